@@ -1,0 +1,179 @@
+// The catalog: every NVIDIA GPU and Alibaba Cloud GPU instance type gpuplan knows, with sources.
+//
+// A Catalog is a plain value built once (from the embedded data/*.csv plus a user's overlay, see
+// io/catalog_loader.h), validated with Catalog::Validate(), then passed around as
+// `const Catalog&`. Unknown facts stay unknown (std::nullopt), never 0.
+//
+//   const Gpu* a10 = catalog.FindGpu("A10");          // aliases work
+//   const InstanceType* t = catalog.FindInstance("ecs.gn7i-c8g1.2xlarge");
+//   if (!t) puts(catalog.SuggestInstance("gn7-m20").c_str());
+//
+// Thread safety: a const Catalog may be shared across threads.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_CATALOG_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_CATALOG_H_
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/status.h"
+
+namespace gpuplan {
+
+// Numeric precisions with a dense peak in the GPU table. Order is the column order of gpus.csv.
+enum class Precision { kFp64, kFp32, kTf32, kBf16, kFp16, kFp8, kInt8 };
+inline constexpr int kPrecisionCount = 7;
+inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions = {
+    Precision::kFp64, Precision::kFp32, Precision::kTf32, Precision::kBf16,
+    Precision::kFp16, Precision::kFp8,  Precision::kInt8};
+// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
+std::string_view PrecisionName(Precision p);
+// Parses a lowercase name as above; nullopt when unknown.
+std::optional<Precision> ParsePrecision(std::string_view name);
+
+// Where a fact comes from. `basis` follows the reference notes: doc, repo, pages, inferred.
+struct Provenance {
+  std::string basis;    // "doc" | "doc-repro" | "repo" | "pages" | "inferred" | "user"
+  std::string source;   // source ids, e.g. "S1;S2" (see data/SOURCES.md)
+  std::string as_of;    // date of the source, e.g. "2025-11" or "2024-12-30"
+  std::string origin;   // file:line the row was read from, for error messages
+  bool inferred() const { return basis.find("inferred") != std::string::npos; }
+};
+
+struct Gpu {
+  std::string name;                  // canonical, e.g. "A100-80G-SXM" (validation files use it)
+  std::vector<std::string> aliases;  // other names users type, e.g. "A100-80G", "A100 80GB"
+  std::string vendor_name;           // "NVIDIA A100 80GB SXM4"
+  std::string architecture;          // "Ampere"
+  std::string compute_capability;    // "8.0"
+  double memory_gib = 0;             // nominal memory as sold (GiB)
+  std::optional<double> usable_memory_gib;  // what CUDA reports as total (ECC, reserved), GiB
+  std::string memory_type;                  // "HBM2e"
+  double memory_bandwidth_gbs = 0;          // GB/s (10^9 bytes/s)
+  // Dense (no sparsity) peak TFLOPS (TOPS for int8) per precision; nullopt where the GPU has
+  // no such unit. Tensor-core numbers where tensor cores exist.
+  std::array<std::optional<double>, kPrecisionCount> tflops;
+  double nvlink_gbs = 0;  // total bidirectional NVLink bandwidth per GPU, GB/s; 0 = none
+  int pcie_gen = 0;       // PCIe generation of the host link (x16)
+  std::optional<double> tdp_w;
+  bool alibaba = false;   // true when some Alibaba instance family ships it
+  std::string notes;
+  Provenance provenance;
+
+  std::optional<double> Tflops(Precision p) const { return tflops[static_cast<int>(p)]; }
+  // Memory a job may use: usable memory when known, else nominal.
+  double EffectiveMemoryGib() const { return usable_memory_gib.value_or(memory_gib); }
+  // One-direction PCIe x16 bandwidth in GB/s for pcie_gen (3: 16, 4: 32, 5: 64); 0 if unknown.
+  double PcieGbs() const;
+};
+
+enum class Interconnect { kPcie, kNvlink, kNvswitch };
+std::string_view InterconnectName(Interconnect i);  // "pcie", "nvlink", "nvswitch"
+
+enum class Lifecycle { kCurrent, kLegacy, kRetired, kPreview };
+std::string_view LifecycleName(Lifecycle s);  // "current", "legacy", "retired", "preview"
+std::optional<Lifecycle> ParseLifecycle(std::string_view name);
+
+struct InstanceType {
+  std::string name;    // "ecs.gn7i-c8g1.2xlarge"
+  std::string family;  // "gn7i"
+  std::string gpu;     // canonical GPU name; must exist in the catalog
+  double gpu_count = 0;       // GPUs per instance; a fraction for vGPU slices (1/6 = 0.1667)
+  double gpu_memory_gib = 0;  // GPU memory per GPU (the slice's share for vGPU types)
+  int vcpu = 0;
+  double memory_gib = 0;      // host RAM
+  double network_gbps = 0;    // baseline VPC bandwidth, Gbit/s
+  std::optional<double> network_burst_gbps;
+  std::optional<double> pps;  // packets per second
+  bool rdma = false;          // supports eRDMA (an elastic RDMA interface, ERI)
+  std::optional<double> rdma_gbps;
+  Interconnect interconnect = Interconnect::kPcie;
+  double local_nvme_gib = 0;  // local NVMe/SSD capacity, 0 = none
+  std::string cpu;            // CPU model as documented
+  bool arm = false;           // ARM host (gn7r)
+  Lifecycle status = Lifecycle::kCurrent;
+  std::string notes;
+  Provenance provenance;
+
+  bool bare_metal() const { return family.rfind("ebm", 0) == 0; }
+  bool vgpu() const { return gpu_count < 1.0; }
+  // Whole GPUs usable by one job (0 for a vGPU slice).
+  int whole_gpus() const { return gpu_count >= 1.0 ? static_cast<int>(gpu_count) : 0; }
+};
+
+struct Family {
+  std::string name;      // "gn7i"
+  std::string gpu;       // canonical GPU name
+  std::string kind;      // "gpu" | "vgpu" | "bare-metal"
+  Lifecycle status = Lifecycle::kCurrent;
+  std::string good_for;  // one sentence: what this family is for
+  std::string avoid_for; // one sentence: what it is not for
+  std::string confusion; // a common wrong belief about the name and its correction, or ""
+  Provenance provenance;
+};
+
+// Billing modes a price can have.
+enum class Billing { kPayg, kSpot, kSubscriptionMonth, kSubscriptionYear, kReservedNoUpfront,
+                     kReservedPartialUpfront };
+std::string_view BillingName(Billing b);  // "payg", "spot", "subscription_month", ...
+std::optional<Billing> ParseBilling(std::string_view name);
+
+enum class PriceSource { kBuiltin, kImport, kApi };
+std::string_view PriceSourceName(PriceSource s);  // "builtin", "import", "api"
+
+struct Price {
+  std::string instance;  // instance type name
+  std::string region;    // "cn-hangzhou"
+  std::string zone;      // "cn-hangzhou-h" or "" for region-wide
+  Billing billing = Billing::kPayg;
+  std::string currency;  // "CNY" | "USD"; never mixed in one sum
+  double amount = 0;     // in currency per unit
+  std::string unit;      // "hour" | "month" | "year"
+  std::string as_of;     // date the price was observed, YYYY-MM-DD
+  std::string trust;     // "high" | "medium" | "low"
+  PriceSource origin = PriceSource::kBuiltin;
+  std::string notes;
+  Provenance provenance;
+};
+
+// One validation finding. Errors make a catalog unusable; warnings are printed.
+struct CatalogIssue {
+  bool error = true;
+  std::string message;  // starts with the row's origin, e.g. "data/instances.csv:12: ..."
+};
+
+class Catalog {
+ public:
+  std::vector<Gpu> gpus;
+  std::vector<InstanceType> instances;
+  std::vector<Family> families;
+  std::vector<Price> prices;
+
+  // Lookups. Names match case-insensitively; GPUs also by alias, instances also without the
+  // "ecs." prefix. Return nullptr when absent.
+  const Gpu* FindGpu(std::string_view name) const;
+  const InstanceType* FindInstance(std::string_view name) const;
+  const Family* FindFamily(std::string_view name) const;
+  // The GPU of an instance type. REQUIRES: the catalog validated without errors.
+  const Gpu& GpuOf(const InstanceType& t) const;
+
+  // Up to `limit` known names closest to `name` (edit distance and shared family prefix), for
+  // "did you mean" messages.
+  std::vector<std::string> SuggestInstances(std::string_view name, int limit = 3) const;
+  std::vector<std::string> SuggestGpus(std::string_view name, int limit = 3) const;
+
+  // Checks references (every instance's GPU and family exist, every price's instance exists),
+  // units and sanity (GPU memory matches the GPU model, vCPU and RAM per GPU plausible,
+  // duplicates). Also fills Gpu::alibaba. Returns every finding, errors first.
+  std::vector<CatalogIssue> Validate();
+
+  // Replaces rows with the same key (GPU name, instance name, family name; prices by
+  // instance+region+zone+billing+origin) and appends new ones. Used for the user overlay.
+  void Overlay(const Catalog& other);
+};
+
+}  // namespace gpuplan
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_CATALOG_H_

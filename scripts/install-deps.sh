@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gpuplan needs to build and test. Idempotent: it only calls
+# apt-get when something is missing. Run as root (or with sudo available).
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build ccache pkg-config python3
+      libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcpp-httplib-dev libssl-dev
+      libgtest-dev libgmock-dev libbenchmark-dev clang)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+"${sudo_cmd[@]}" apt-get update
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every check CI runs, on an already configured build directory ($1), then builds and runs
+# the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer in $2.
+set -euo pipefail
+build=${1:-build}
+asan=${2:-build-asan}
+jobs=$(nproc)
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+echo "== unit and CLI tests =="
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
+
+echo "== contracts (command, flag and JSON names the issues promise) =="
+areas=(catalog)
+for extra in estimate validate plan prices agent; do
+  [ -f "$here/scripts/contract-areas/$extra" ] && areas+=("$extra")
+done
+contracts="$here/../shared/checks/contracts.py"
+[ -f "$contracts" ] || contracts="$here/tests/contracts.py"  # a copy, for clones without shared/
+python3 "$contracts" "$build/gpuplan" "${areas[@]}"
+
+if [ -x "$here/scripts/accuracy.sh" ]; then
+  echo "== accuracy harness =="
+  "$here/scripts/accuracy.sh" "$build/gpuplan"
+fi
+
+echo "== ASan + UBSan build and tests =="
+cmake -S "$here" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPLAN_WERROR=ON \
+  -DGPUPLAN_SANITIZE=address,undefined -DGPUPLAN_CUDA_PROBE=OFF
+cmake --build "$asan" -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$asan" --output-on-failure -j "$jobs"
+echo "== all checks passed =="

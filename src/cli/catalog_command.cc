@@ -1,0 +1,358 @@
+// `gpuplan catalog gpus|instances|families|prices|show`: browse the embedded catalog.
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/strings.h"
+#include "io/catalog_json.h"
+
+namespace gpuplan::cli {
+namespace {
+
+using strings::Num;
+
+struct CatalogFilters {
+  std::string gpu;            // --gpu: GPU name or alias (A10, A100-80G, H20 ...)
+  double min_gpu_memory = 0;  // --min-gpu-memory GiB per GPU
+  double min_gpus = 0;        // --min-gpus per instance
+  bool rdma = false;          // --rdma: only eRDMA types
+  std::string family;         // --family gn7i
+  std::string status;         // --status current|legacy|retired|preview
+  std::string region;         // --region: types with a known price there
+  OutputFormat format = OutputFormat::kTable;
+};
+
+std::string Opt(const std::optional<double>& v, const char* unknown = "-") {
+  return v ? Num(*v) : unknown;
+}
+
+bool SoldIn(const Catalog& c, const std::string& instance, const std::string& region) {
+  return std::any_of(c.prices.begin(), c.prices.end(), [&](const Price& p) {
+    return p.instance == instance && p.region == region;
+  });
+}
+
+// The cheapest pay-as-you-go hourly price of `instance` (in `region` when given), or nullptr.
+const Price* CheapestPayg(const Catalog& c, const std::string& instance, const std::string& region) {
+  const Price* best = nullptr;
+  for (const Price& p : c.prices) {
+    if (p.instance != instance || p.billing != Billing::kPayg || p.unit != "hour") continue;
+    if (!region.empty() && p.region != region) continue;
+    if (!best || (p.currency == best->currency && p.amount < best->amount)) best = &p;
+  }
+  return best;
+}
+
+Status CheckFilters(const Catalog& c, const CatalogFilters& f) {
+  if (!f.gpu.empty() && !c.FindGpu(f.gpu)) {
+    auto near = c.SuggestGpus(f.gpu);
+    return Status::InvalidArgument(fmt::format("--gpu: unknown GPU \"{}\"{}", f.gpu,
+        near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
+  }
+  if (!f.family.empty() && !c.FindFamily(f.family)) {
+    return Status::InvalidArgument(fmt::format("--family: unknown family \"{}\" (see 'gpuplan catalog families')", f.family));
+  }
+  if (!f.status.empty() && !ParseLifecycle(f.status)) {
+    return Status::InvalidArgument("--status: expected current, legacy, retired or preview, got \"" + f.status + "\"");
+  }
+  return Status::Ok();
+}
+
+void RunInstances(CliContext& ctx, const CatalogFilters& f) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  if (Status s = CheckFilters(*c, f); !s.ok()) return ctx.Fail(s, true);
+  const Gpu* want_gpu = f.gpu.empty() ? nullptr : c->FindGpu(f.gpu);
+  io::Table table{{"instance", "family", "gpu", "gpus", "gpu_gib", "vcpu", "ram_gib", "net_gbps",
+                   "rdma", "interconnect", "status", "payg_per_hour"}, {}};
+  nlohmann::json json = nlohmann::json::array();
+  for (const InstanceType& t : c->instances) {
+    if (want_gpu && t.gpu != want_gpu->name) continue;
+    if (t.gpu_memory_gib < f.min_gpu_memory || t.gpu_count < f.min_gpus) continue;
+    if (f.rdma && !t.rdma) continue;
+    if (!f.family.empty() && strings::Lower(t.family) != strings::Lower(f.family)) continue;
+    if (!f.status.empty() && LifecycleName(t.status) != f.status) continue;
+    if (!f.region.empty() && !SoldIn(*c, t.name, f.region)) continue;
+    const Price* price = CheapestPayg(*c, t.name, f.region);
+    const std::string price_text =
+        price ? fmt::format("{} {}{}", price->currency, Num(price->amount),
+                            f.region.empty() ? " (" + price->region + ")" : "")
+              : "unknown";
+    table.rows.push_back({t.name, t.family, t.gpu, Num(t.gpu_count), Num(t.gpu_memory_gib),
+                          std::to_string(t.vcpu), Num(t.memory_gib), Num(t.network_gbps),
+                          t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) : "yes") : "no",
+                          std::string(InterconnectName(t.interconnect)),
+                          std::string(LifecycleName(t.status)), price_text});
+    nlohmann::json j = io::InstanceJson(t);
+    j["payg_price"] = price ? io::PriceJson(*price) : nlohmann::json(nullptr);
+    json.push_back(std::move(j));
+  }
+  Emit(*ctx.out, f.format, table, json);
+  if (f.format == OutputFormat::kTable && table.rows.empty()) {
+    *ctx.err << "gpuplan: no instance type matches these filters\n";
+  }
+}
+
+void RunGpus(CliContext& ctx, const CatalogFilters& f, bool alibaba_only) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  io::Table table{{"gpu", "arch", "mem_gib", "mem_type", "bw_gbs", "fp64", "fp32", "tf32", "bf16",
+                   "fp16", "fp8", "int8", "nvlink_gbs", "pcie", "alibaba"}, {}};
+  nlohmann::json json = nlohmann::json::array();
+  for (const Gpu& g : c->gpus) {
+    if (g.memory_gib < f.min_gpu_memory || (alibaba_only && !g.alibaba)) continue;
+    std::vector<std::string> row = {g.name, g.architecture, Num(g.memory_gib), g.memory_type,
+                                    Num(g.memory_bandwidth_gbs)};
+    for (Precision p : kAllPrecisions) row.push_back(Opt(g.Tflops(p)));
+    row.push_back(g.nvlink_gbs > 0 ? Num(g.nvlink_gbs) : "-");
+    row.push_back(g.pcie_gen ? "gen" + std::to_string(g.pcie_gen) : "-");
+    row.push_back(g.alibaba ? "yes" : "no");
+    table.rows.push_back(std::move(row));
+    json.push_back(io::GpuJson(g));
+  }
+  Emit(*ctx.out, f.format, table, json);
+}
+
+void RunFamilies(CliContext& ctx, OutputFormat format) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  io::Table table{{"family", "gpu", "kind", "types", "status", "good_for"}, {}};
+  nlohmann::json json = nlohmann::json::array();
+  for (const Family& f : c->families) {
+    const auto types = std::count_if(c->instances.begin(), c->instances.end(),
+                                     [&](const InstanceType& t) { return t.family == f.name; });
+    table.rows.push_back({f.name, f.gpu, f.kind, std::to_string(types),
+                          std::string(LifecycleName(f.status)), f.good_for});
+    nlohmann::json j = io::FamilyJson(f);
+    j["types"] = types;
+    json.push_back(std::move(j));
+  }
+  Emit(*ctx.out, format, table, json);
+}
+
+struct PriceFilters {
+  std::string instance, region, billing;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+void RunPrices(CliContext& ctx, const PriceFilters& f) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  const InstanceType* type = f.instance.empty() ? nullptr : c->FindInstance(f.instance);
+  if (!f.instance.empty() && !type) {
+    return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?",
+                                                 f.instance, fmt::join(c->SuggestInstances(f.instance), ", "))), true);
+  }
+  if (!f.billing.empty() && !ParseBilling(f.billing)) {
+    return ctx.Fail(Status::InvalidArgument("--billing: expected payg, spot, subscription_month, subscription_year, reserved_no_upfront or reserved_partial_upfront"), true);
+  }
+  io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
+                   "source", "trust"}, {}};
+  nlohmann::json json = nlohmann::json::array();
+  for (const Price& p : c->prices) {
+    if (type && p.instance != type->name) continue;
+    if (!f.region.empty() && p.region != f.region) continue;
+    if (!f.billing.empty() && BillingName(p.billing) != f.billing) continue;
+    table.rows.push_back({p.instance, p.region, p.zone.empty() ? "-" : p.zone,
+                          std::string(BillingName(p.billing)), Num(p.amount), p.currency, p.unit,
+                          p.as_of, p.provenance.source, p.trust});
+    json.push_back(io::PriceJson(p));
+  }
+  Emit(*ctx.out, f.format, table, json);
+  if (type && table.rows.empty() && f.format == OutputFormat::kTable) {
+    *ctx.err << "price unknown: no sourced price for " << type->name
+             << (f.region.empty() ? "" : " in " + f.region)
+             << "; use 'gpuplan prices refresh' or 'gpuplan prices import' to bring real prices\n";
+  }
+}
+
+std::string Line(const std::string& label, const std::string& value) {
+  return fmt::format("  {:<22}{}\n", label, value);
+}
+
+std::string DescribeGpu(const Gpu& g) {
+  std::string s = fmt::format("GPU {} ({}), {} {}, compute capability {}\n", g.name, g.vendor_name,
+                              g.architecture, g.memory_type, g.compute_capability);
+  s += Line("memory", fmt::format("{} GiB{}", Num(g.memory_gib), g.usable_memory_gib
+      ? fmt::format(" ({} GiB usable by CUDA)", Num(*g.usable_memory_gib)) : ""));
+  s += Line("memory bandwidth", Num(g.memory_bandwidth_gbs) + " GB/s");
+  std::string peaks;
+  for (Precision p : kAllPrecisions) {
+    if (auto v = g.Tflops(p)) peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", PrecisionName(p), Num(*v));
+  }
+  s += Line("dense peak TFLOPS", peaks.empty() ? "unknown" : peaks);
+  if (!g.Tflops(Precision::kBf16)) s += Line("", "no BF16: mixed precision must use FP16 with loss scaling");
+  s += Line("NVLink", g.nvlink_gbs > 0 ? Num(g.nvlink_gbs) + " GB/s per GPU (bidirectional)" : "none (PCIe only)");
+  s += Line("host link", g.pcie_gen ? fmt::format("PCIe Gen{} x16, {} GB/s per direction", g.pcie_gen, Num(g.PcieGbs())) : "unknown");
+  s += Line("TDP", g.tdp_w ? Num(*g.tdp_w) + " W" : "unknown");
+  if (!g.notes.empty()) s += Line("notes", g.notes);
+  s += Line("source", fmt::format("{} {} ({}{})", g.provenance.basis, g.provenance.source, g.provenance.as_of,
+                                  g.provenance.inferred() ? "; inferred, verify before relying on it" : ""));
+  return s;
+}
+
+std::string DescribeInstance(const Catalog& c, const InstanceType& t) {
+  const Gpu& g = c.GpuOf(t);
+  const Family* fam = c.FindFamily(t.family);
+  const double gpus = std::max(t.gpu_count, 1.0);
+  std::string s = fmt::format("{}  ({} family, {}{})\n", t.name, t.family, LifecycleName(t.status),
+                              t.bare_metal() ? ", bare metal" : "");
+  s += Line("GPU", t.vgpu() ? fmt::format("{} of one {} ({} GiB vGPU slice)", Num(t.gpu_count), g.name, Num(t.gpu_memory_gib))
+                            : fmt::format("{} x {} ({} GiB each, {} GiB total)", Num(t.gpu_count), g.name,
+                                          Num(t.gpu_memory_gib), Num(t.gpu_memory_gib * t.gpu_count)));
+  s += Line("vCPU", fmt::format("{} ({} per GPU)", t.vcpu, Num(t.vcpu / gpus)));
+  s += Line("RAM", fmt::format("{} GiB ({} GiB per GPU)", Num(t.memory_gib), Num(t.memory_gib / gpus)));
+  s += Line("CPU", t.cpu + (t.arm ? " [ARM host]" : ""));
+  s += Line("network", fmt::format("{} Gbit/s baseline{}{}", Num(t.network_gbps),
+                                   t.network_burst_gbps ? ", burst " + Num(*t.network_burst_gbps) : "",
+                                   t.pps ? fmt::format(", {} PPS", Num(*t.pps)) : ""));
+  s += Line("eRDMA", t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) + " Gbit/s" : "yes (bandwidth not stated)")
+                            : "no: multi-node NCCL runs over plain VPC TCP");
+  s += Line("GPU interconnect", t.gpu_count < 2 ? "single GPU" : std::string(InterconnectName(t.interconnect)) +
+            (t.interconnect == Interconnect::kPcie ? " (no NVLink: tensor parallel across GPUs is slow)" : ""));
+  s += Line("local NVMe", t.local_nvme_gib > 0 ? Num(t.local_nvme_gib) + " GiB" : "none (use ESSD, CPFS, NAS or OSS)");
+  const Price* price = CheapestPayg(c, t.name, "");
+  s += Line("pay-as-you-go", price ? fmt::format("from {} {}/hour ({}, {} {}, trust {})", price->currency,
+                                                 Num(price->amount), price->region, price->provenance.source,
+                                                 price->as_of, price->trust)
+                                   : "price unknown (no sourced price; use 'gpuplan prices refresh')");
+  if (fam) {
+    s += Line("good for", fam->good_for);
+    s += Line("not for", fam->avoid_for);
+    if (!fam->confusion.empty()) s += Line("correction", fam->confusion);
+  }
+  if (!t.notes.empty()) s += Line("notes", t.notes);
+  s += Line("source", fmt::format("{} {} ({})", t.provenance.basis, t.provenance.source, t.provenance.as_of));
+  s += "\n" + DescribeGpu(g);
+  return s;
+}
+
+std::string DescribeFamily(const Catalog& c, const Family& f) {
+  std::string s = fmt::format("family {}: {} ({}, {})\n", f.name, f.gpu, f.kind, LifecycleName(f.status));
+  s += Line("good for", f.good_for);
+  s += Line("not for", f.avoid_for);
+  if (!f.confusion.empty()) s += Line("correction", f.confusion);
+  s += "  types:\n";
+  for (const InstanceType& t : c.instances) {
+    if (t.family == f.name) {
+      s += fmt::format("    {:<28} {} GPU, {} vCPU, {} GiB\n", t.name, Num(t.gpu_count), t.vcpu, Num(t.memory_gib));
+    }
+  }
+  return s;
+}
+
+// Names the articles use that do not exist, with where to look instead.
+struct KnownConfusion { const char* name; const char* answer; };
+constexpr KnownConfusion kConfusions[] = {
+    {"gn7-m10", "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
+    {"gn7-m20", "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
+    {"gn7v", "There is no gn7v family. A10 is gn7i; 'v' meant V100 16 GB in generation 6 (gn6v)."},
+    {"gn8i", "There is no gn8i family. Generation 8 is gn8is (L20 48 GB), gn8ia and gn8v (H20-class 96 GB)."},
+    {"gni", "There is no gni family. L20 is gn8is, ebmgn8is and ebmgn8ia; no Alibaba ECS family with L40S is documented."},
+    {"gn7-lc4", "ecs.gn7-lc4.2xlarge does not exist. 4 x L20 is ecs.gn8is-4x.16xlarge or ecs.ebmgn8ia.64xlarge."},
+    {"gn6v-c4g1", "ecs.gn6v-c4g1.xlarge does not exist. The smallest gn6v is ecs.gn6v-c8g1.2xlarge (1 x V100 16 GB); the 4-vCPU T4 type is ecs.gn6i-c4g1.xlarge."},
+    {"gn5-i4", "ecs.gn5-i4.2xlarge does not exist. gn5 is P100 16 GB (4 GPUs: ecs.gn5-c8g1.8xlarge); 4 x V100 32 GB is ecs.gn6e-c12g1.12xlarge."},
+};
+
+void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  if (const InstanceType* t = c->FindInstance(name)) {
+    if (format == OutputFormat::kJson) {
+      nlohmann::json j = io::InstanceJson(*t);
+      j["gpu_spec"] = io::GpuJson(c->GpuOf(*t));
+      if (const Family* f = c->FindFamily(t->family)) j["family_info"] = io::FamilyJson(*f);
+      *ctx.out << j.dump(2) << "\n";
+    } else {
+      *ctx.out << DescribeInstance(*c, *t);
+    }
+    return;
+  }
+  if (const Family* f = c->FindFamily(name)) {
+    if (format == OutputFormat::kJson) {
+      *ctx.out << io::FamilyJson(*f).dump(2) << "\n";
+    } else {
+      *ctx.out << DescribeFamily(*c, *f);
+    }
+    return;
+  }
+  if (const Gpu* g = c->FindGpu(name)) {
+    if (format == OutputFormat::kJson) {
+      *ctx.out << io::GpuJson(*g).dump(2) << "\n";
+    } else {
+      *ctx.out << DescribeGpu(*g);
+    }
+    return;
+  }
+  std::string message = fmt::format("unknown instance type, family or GPU \"{}\"", name);
+  const std::string key = strings::Lower(name);
+  for (const KnownConfusion& k : kConfusions) {
+    if (key.find(k.name) != std::string::npos) {
+      message += ". " + std::string(k.answer);
+      return ctx.Fail(Status::NotFound(message));
+    }
+  }
+  auto near = c->SuggestInstances(name);
+  if (!near.empty()) message += fmt::format("; did you mean {}?", fmt::join(near, ", "));
+  ctx.Fail(Status::NotFound(message));
+}
+
+void AddInstanceFilters(CLI::App* cmd, CatalogFilters& f) {
+  cmd->add_option("--gpu", f.gpu, "Only this GPU model or alias (A10, A100-80G, H20 ...)");
+  cmd->add_option("--min-gpu-memory", f.min_gpu_memory, "Minimum GPU memory per GPU, GiB");
+  cmd->add_option("--min-gpus", f.min_gpus, "Minimum GPUs per instance");
+  cmd->add_flag("--rdma", f.rdma, "Only types with eRDMA");
+  cmd->add_option("--family", f.family, "Only this family (gn7i, ebmgn7ex ...)");
+  cmd->add_option("--status", f.status, "Only this lifecycle status: current, legacy, retired, preview");
+  cmd->add_option("--region", f.region, "Only types with a known price in this region (cn-hangzhou ...)");
+  AddFormatFlags(cmd, &f.format);
+}
+
+}  // namespace
+
+void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
+  CLI::App* catalog = app.add_subcommand("catalog", "Browse GPUs, instance types, families and prices");
+  catalog->require_subcommand(1);
+
+  auto instance_filters = std::make_shared<CatalogFilters>();
+  CLI::App* instances = catalog->add_subcommand("instances", "List Alibaba Cloud GPU instance types");
+  AddInstanceFilters(instances, *instance_filters);
+  instances->callback([&ctx, instance_filters] { RunInstances(ctx, *instance_filters); });
+
+  auto gpu_filters = std::make_shared<CatalogFilters>();
+  auto alibaba_only = std::make_shared<bool>(false);
+  CLI::App* gpus = catalog->add_subcommand("gpus", "List GPU models with their specs");
+  gpus->add_option("--min-gpu-memory", gpu_filters->min_gpu_memory, "Minimum memory, GiB");
+  gpus->add_flag("--alibaba", *alibaba_only, "Only GPUs that some Alibaba family ships");
+  AddFormatFlags(gpus, &gpu_filters->format);
+  gpus->callback([&ctx, gpu_filters, alibaba_only] { RunGpus(ctx, *gpu_filters, *alibaba_only); });
+
+  auto family_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
+  CLI::App* families = catalog->add_subcommand("families", "List instance families and what they are for");
+  AddFormatFlags(families, family_format.get());
+  families->callback([&ctx, family_format] { RunFamilies(ctx, *family_format); });
+
+  auto price_filters = std::make_shared<PriceFilters>();
+  CLI::App* prices = catalog->add_subcommand("prices", "List the embedded indicative price book");
+  prices->add_option("--instance", price_filters->instance, "Only this instance type");
+  prices->add_option("--region", price_filters->region, "Only this region");
+  prices->add_option("--billing", price_filters->billing, "Only this billing mode (payg, spot ...)");
+  AddFormatFlags(prices, &price_filters->format);
+  prices->callback([&ctx, price_filters] { RunPrices(ctx, *price_filters); });
+
+  auto show_name = std::make_shared<std::string>();
+  auto show_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
+  CLI::App* show = catalog->add_subcommand("show", "Explain one instance type, family or GPU in full");
+  show->add_option("name", *show_name, "Instance type (ecs.gn7i-c8g1.2xlarge), family (gn7i) or GPU (A10)")->required();
+  AddFormatFlags(show, show_format.get(), false);
+  show->callback([&ctx, show_name, show_format] { RunShow(ctx, *show_name, *show_format); });
+}
+
+}  // namespace gpuplan::cli

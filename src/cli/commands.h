@@ -1,0 +1,47 @@
+// The gpuplan command line: a table of subcommands over the library (ninja's kTools).
+//
+// A subcommand is one function `void AddXCommand(CLI::App& app, CliContext& ctx)` that adds a
+// CLI11 subcommand to `app` with a callback that does the work, writes to ctx.out/ctx.err and
+// sets ctx.exit_code; plus one row in kCommands (commands.cc).
+#ifndef GPUPLAN_SRC_CLI_COMMANDS_H_
+#define GPUPLAN_SRC_CLI_COMMANDS_H_
+
+#include <iosfwd>
+#include <string>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuplan::cli {
+
+// Exit codes, documented in README.md.
+enum class ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
+
+struct CliContext {
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+  std::string catalog_dir;  // --catalog DIR, else $GPUPLAN_CATALOG, else "" (embedded only)
+  ExitCode exit_code = ExitCode::kOk;
+
+  // Prints `gpuplan: error: <status message>` to err and sets kFailure (kUsage for
+  // invalid arguments given on the command line when `usage` is true).
+  void Fail(const Status& status, bool usage = false);
+};
+
+// Runs the gpuplan command line; returns the process exit code.
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+// The embedded catalog plus the user's overlay from ctx.catalog_dir, validated. Warnings are
+// printed to ctx.err.
+Result<Catalog> LoadCliCatalog(const CliContext& ctx);
+
+// One function per subcommand (each in its own <name>_command.cc).
+void AddCatalogCommand(CLI::App& app, CliContext& ctx);
+
+}  // namespace gpuplan::cli
+
+#endif  // GPUPLAN_SRC_CLI_COMMANDS_H_

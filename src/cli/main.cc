@@ -1,0 +1,6 @@
+// gpuplan: parse flags, run the library, print, map the result to an exit code.
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) { return gpuplan::cli::RunCli(argc, argv, std::cout, std::cerr); }

@@ -1,0 +1,297 @@
+#include "gpuplan/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "core/strings.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr std::array<std::string_view, kPrecisionCount> kPrecisionNames = {
+    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+
+// Strips "ecs." so "gn7i-c8g1.2xlarge" finds "ecs.gn7i-c8g1.2xlarge".
+std::string InstanceKey(std::string_view name) {
+  std::string key = strings::Lower(name);
+  if (key.rfind("ecs.", 0) == 0) key.erase(0, 4);
+  return key;
+}
+
+// Drops spaces, dashes and underscores so "A100 80GB", "a100-80gb" and "A100_80GB" compare equal.
+std::string GpuKey(std::string_view name) {
+  std::string key;
+  for (char c : strings::Lower(name)) {
+    if (c != ' ' && c != '-' && c != '_') key.push_back(c);
+  }
+  return key;
+}
+
+std::vector<std::string> Closest(std::string_view name, const std::vector<std::string>& known,
+                                 int limit, std::string (*key)(std::string_view)) {
+  const std::string wanted = key(name);
+  std::vector<std::pair<int, std::string>> scored;
+  for (const std::string& k : known) {
+    const std::string candidate = key(k);
+    int score = strings::EditDistance(wanted, candidate);
+    // Same family (text before the first '-' or '.') is a strong hint: "gn7-m20" -> gn7-*.
+    const auto stem = [](const std::string& s) { return s.substr(0, s.find_first_of("-.")); };
+    if (stem(wanted) == stem(candidate)) score -= 3;
+    if (candidate.find(wanted) != std::string::npos) score -= 2;
+    scored.emplace_back(score, k);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (const auto& [score, k] : scored) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    if (score > static_cast<int>(wanted.size())) break;  // Too far to be a typo.
+    out.push_back(k);
+  }
+  return out;
+}
+
+std::string Where(const Provenance& p) { return p.origin.empty() ? "catalog" : p.origin; }
+
+}  // namespace
+
+std::string_view PrecisionName(Precision p) { return kPrecisionNames[static_cast<size_t>(p)]; }
+
+std::optional<Precision> ParsePrecision(std::string_view name) {
+  for (Precision p : kAllPrecisions) {
+    if (PrecisionName(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
+double Gpu::PcieGbs() const {
+  switch (pcie_gen) {
+    case 3: return 16;  // PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b ~= 15.75 GB/s per direction.
+    case 4: return 32;  // PCIe 4.0 x16: ~31.5 GB/s per direction.
+    case 5: return 64;  // PCIe 5.0 x16: ~63 GB/s per direction.
+    default: return 0;
+  }
+}
+
+std::string_view InterconnectName(Interconnect i) {
+  switch (i) {
+    case Interconnect::kPcie: return "pcie";
+    case Interconnect::kNvlink: return "nvlink";
+    case Interconnect::kNvswitch: return "nvswitch";
+  }
+  return "pcie";
+}
+
+std::string_view LifecycleName(Lifecycle s) {
+  switch (s) {
+    case Lifecycle::kCurrent: return "current";
+    case Lifecycle::kLegacy: return "legacy";
+    case Lifecycle::kRetired: return "retired";
+    case Lifecycle::kPreview: return "preview";
+  }
+  return "current";
+}
+
+std::optional<Lifecycle> ParseLifecycle(std::string_view name) {
+  for (Lifecycle s : {Lifecycle::kCurrent, Lifecycle::kLegacy, Lifecycle::kRetired,
+                      Lifecycle::kPreview}) {
+    if (LifecycleName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::string_view BillingName(Billing b) {
+  switch (b) {
+    case Billing::kPayg: return "payg";
+    case Billing::kSpot: return "spot";
+    case Billing::kSubscriptionMonth: return "subscription_month";
+    case Billing::kSubscriptionYear: return "subscription_year";
+    case Billing::kReservedNoUpfront: return "reserved_no_upfront";
+    case Billing::kReservedPartialUpfront: return "reserved_partial_upfront";
+  }
+  return "payg";
+}
+
+std::optional<Billing> ParseBilling(std::string_view name) {
+  for (Billing b : {Billing::kPayg, Billing::kSpot, Billing::kSubscriptionMonth,
+                    Billing::kSubscriptionYear, Billing::kReservedNoUpfront,
+                    Billing::kReservedPartialUpfront}) {
+    if (BillingName(b) == name) return b;
+  }
+  return std::nullopt;
+}
+
+std::string_view PriceSourceName(PriceSource s) {
+  switch (s) {
+    case PriceSource::kBuiltin: return "builtin";
+    case PriceSource::kImport: return "import";
+    case PriceSource::kApi: return "api";
+  }
+  return "builtin";
+}
+
+const Gpu* Catalog::FindGpu(std::string_view name) const {
+  const std::string key = GpuKey(name);
+  for (const Gpu& g : gpus) {
+    if (GpuKey(g.name) == key) return &g;
+  }
+  for (const Gpu& g : gpus) {
+    for (const std::string& alias : g.aliases) {
+      if (GpuKey(alias) == key) return &g;
+    }
+  }
+  return nullptr;
+}
+
+const InstanceType* Catalog::FindInstance(std::string_view name) const {
+  const std::string key = InstanceKey(name);
+  for (const InstanceType& t : instances) {
+    if (InstanceKey(t.name) == key) return &t;
+  }
+  return nullptr;
+}
+
+const Family* Catalog::FindFamily(std::string_view name) const {
+  const std::string key = strings::Lower(name);
+  for (const Family& f : families) {
+    if (strings::Lower(f.name) == key) return &f;
+  }
+  return nullptr;
+}
+
+const Gpu& Catalog::GpuOf(const InstanceType& t) const {
+  const Gpu* gpu = FindGpu(t.gpu);
+  assert(gpu != nullptr);
+  return *gpu;
+}
+
+std::vector<std::string> Catalog::SuggestInstances(std::string_view name, int limit) const {
+  std::vector<std::string> names;
+  for (const InstanceType& t : instances) names.push_back(t.name);
+  return Closest(name, names, limit, InstanceKey);
+}
+
+std::vector<std::string> Catalog::SuggestGpus(std::string_view name, int limit) const {
+  std::vector<std::string> names;
+  for (const Gpu& g : gpus) names.push_back(g.name);
+  return Closest(name, names, limit, GpuKey);
+}
+
+std::vector<CatalogIssue> Catalog::Validate() {
+  std::vector<CatalogIssue> errors, warnings;
+  auto error = [&](const Provenance& p, const std::string& what) {
+    errors.push_back({true, Where(p) + ": " + what});
+  };
+  auto warn = [&](const Provenance& p, const std::string& what) {
+    warnings.push_back({false, Where(p) + ": " + what});
+  };
+
+  std::set<std::string> seen;
+  for (Gpu& g : gpus) {
+    g.alibaba = false;
+    if (!seen.insert(GpuKey(g.name)).second) error(g.provenance, "duplicate GPU \"" + g.name + "\"");
+    if (g.memory_gib <= 0) error(g.provenance, "GPU \"" + g.name + "\": memory_gib must be > 0");
+    if (g.usable_memory_gib && *g.usable_memory_gib > g.memory_gib * 1.08) {
+      error(g.provenance, "GPU \"" + g.name + "\": usable memory exceeds nominal memory");
+    }
+    if (g.memory_bandwidth_gbs <= 0) {
+      error(g.provenance, "GPU \"" + g.name + "\": memory_bandwidth_gbs must be > 0");
+    }
+    // Tensor-core FP16 is never below FP32 on any NVIDIA GPU since Pascal; a lower value means
+    // the columns were swapped.
+    auto fp16 = g.Tflops(Precision::kFp16), fp32 = g.Tflops(Precision::kFp32);
+    if (fp16 && fp32 && *fp16 < *fp32) {
+      error(g.provenance, "GPU \"" + g.name + "\": fp16 TFLOPS below fp32; columns swapped?");
+    }
+  }
+  seen.clear();
+  for (const Family& f : families) {
+    if (!seen.insert(strings::Lower(f.name)).second) {
+      error(f.provenance, "duplicate family \"" + f.name + "\"");
+    }
+    if (!FindGpu(f.gpu)) error(f.provenance, "family \"" + f.name + "\": unknown GPU \"" + f.gpu + "\"");
+  }
+  seen.clear();
+  for (const InstanceType& t : instances) {
+    const std::string what = "instance \"" + t.name + "\": ";
+    if (!seen.insert(InstanceKey(t.name)).second) error(t.provenance, what + "duplicate name");
+    if (t.name.rfind("ecs.", 0) != 0) error(t.provenance, what + "name must start with \"ecs.\"");
+    if (!FindFamily(t.family)) error(t.provenance, what + "unknown family \"" + t.family + "\"");
+    Gpu* gpu = nullptr;
+    for (Gpu& g : gpus) {
+      if (&g == FindGpu(t.gpu)) gpu = &g;
+    }
+    if (!gpu) {
+      std::string hint;
+      auto near = SuggestGpus(t.gpu, 1);
+      if (!near.empty()) hint = "; did you mean \"" + near[0] + "\"?";
+      error(t.provenance, what + "unknown GPU \"" + t.gpu + "\"" + hint);
+      continue;
+    }
+    gpu->alibaba = true;
+    if (t.gpu_count <= 0 || t.gpu_count > 16) {
+      error(t.provenance, what + "gpu_count must be in (0, 16]");
+    }
+    if (t.gpu_count >= 1 && std::abs(t.gpu_count - std::round(t.gpu_count)) > 1e-9) {
+      error(t.provenance, what + "gpu_count above 1 must be a whole number");
+    }
+    // The per-GPU memory must match the GPU model (a slice gets its share).
+    const double expected = gpu->memory_gib * std::min(1.0, t.gpu_count);
+    if (std::abs(t.gpu_memory_gib - expected) > 0.05 * expected + 0.5) {
+      error(t.provenance, what + "gpu_memory_gib " + strings::Num(t.gpu_memory_gib) +
+                              " does not match " + gpu->name + " (" + strings::Num(expected) +
+                              " GiB per GPU)");
+    }
+    if (t.vcpu <= 0) error(t.provenance, what + "vcpu must be > 0");
+    if (t.memory_gib <= 0) error(t.provenance, what + "memory_gib must be > 0");
+    const double per_gpu = std::max(t.gpu_count, 1.0);
+    if (t.vcpu > 0 && (t.vcpu / per_gpu < 2 || t.vcpu / per_gpu > 128)) {
+      warn(t.provenance, what + "unusual vCPU per GPU (" + strings::Num(t.vcpu / per_gpu) + ")");
+    }
+    if (t.memory_gib > 0 && t.vcpu > 0 && (t.memory_gib / t.vcpu < 1 || t.memory_gib / t.vcpu > 16)) {
+      warn(t.provenance, what + "unusual RAM per vCPU (" + strings::Num(t.memory_gib / t.vcpu) + " GiB)");
+    }
+    if (t.rdma_gbps && !t.rdma) error(t.provenance, what + "rdma_gbps given but rdma is no");
+  }
+  for (const Price& p : prices) {
+    if (!FindInstance(p.instance)) {
+      error(p.provenance, "price for unknown instance \"" + p.instance + "\"");
+    }
+    if (p.amount <= 0) error(p.provenance, "price must be > 0 (leave unknown prices out)");
+    if (p.currency != "CNY" && p.currency != "USD") {
+      error(p.provenance, "currency must be CNY or USD, got \"" + p.currency + "\"");
+    }
+  }
+  errors.insert(errors.end(), warnings.begin(), warnings.end());
+  return errors;
+}
+
+void Catalog::Overlay(const Catalog& other) {
+  auto merge = [](auto& mine, const auto& theirs, auto same) {
+    for (const auto& row : theirs) {
+      auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& m) { return same(m, row); });
+      if (it != mine.end()) {
+        *it = row;
+      } else {
+        mine.push_back(row);
+      }
+    }
+  };
+  merge(gpus, other.gpus, [](const Gpu& a, const Gpu& b) { return GpuKey(a.name) == GpuKey(b.name); });
+  merge(families, other.families,
+        [](const Family& a, const Family& b) { return strings::Lower(a.name) == strings::Lower(b.name); });
+  merge(instances, other.instances, [](const InstanceType& a, const InstanceType& b) {
+    return InstanceKey(a.name) == InstanceKey(b.name);
+  });
+  merge(prices, other.prices, [](const Price& a, const Price& b) {
+    return std::tie(a.instance, a.region, a.zone, a.billing, a.origin) ==
+           std::tie(b.instance, b.region, b.zone, b.billing, b.origin);
+  });
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,19 @@
+// Small string helpers shared by the core (no I/O).
+#ifndef GPUPLAN_SRC_CORE_STRINGS_H_
+#define GPUPLAN_SRC_CORE_STRINGS_H_
+
+#include <string>
+#include <string_view>
+
+namespace gpuplan::strings {
+
+// ASCII lowercase copy.
+std::string Lower(std::string_view s);
+// Levenshtein distance (insert, delete, substitute cost 1).
+int EditDistance(std::string_view a, std::string_view b);
+// A number in its shortest readable form: 24 -> "24", 0.1667 -> "0.17", 31.25 -> "31.25".
+std::string Num(double value);
+
+}  // namespace gpuplan::strings
+
+#endif  // GPUPLAN_SRC_CORE_STRINGS_H_

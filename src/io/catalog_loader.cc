@@ -1,0 +1,213 @@
+#include "io/catalog_loader.h"
+
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "io/csv.h"
+#include "io/embedded_data.h"
+#include "io/file_util.h"
+
+namespace gpuplan::io {
+namespace {
+
+constexpr double kMaxTflops = 100000;
+
+Provenance ReadProvenance(CsvRowReader& r) {
+  Provenance p;
+  p.basis = r.Text("basis");
+  p.source = r.Text("source");
+  p.as_of = r.Text("as_of");
+  p.origin = r.Origin();
+  return p;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Parses every row of `text` with `parse_row`, appending to `out`. Stops at the first error.
+template <typename T, typename ParseRow>
+Status ParseRows(std::string_view text, const std::string& file,
+                 const std::vector<std::string_view>& required, std::vector<T>& out,
+                 ParseRow parse_row) {
+  if (text.empty()) return Status::Ok();
+  Result<CsvTable> table = CsvTable::Parse(text, file);
+  if (!table.ok()) return table.status();
+  if (Status s = table->RequireColumns(required); !s.ok()) return s;
+  for (const CsvRow& row : table->rows()) {
+    CsvRowReader r(*table, row);
+    T value = parse_row(r);
+    if (!r.status().ok()) return r.status();
+    out.push_back(std::move(value));
+  }
+  return Status::Ok();
+}
+
+Gpu ParseGpu(CsvRowReader& r) {
+  Gpu g;
+  g.name = r.Text("name", true);
+  g.aliases = SplitList(r.Text("aliases"));
+  g.vendor_name = r.Text("vendor_name");
+  g.architecture = r.Text("architecture", true);
+  g.compute_capability = r.Text("compute_capability");
+  g.memory_gib = r.Number("memory_gib", 0.5, 1024);
+  if (auto mib = r.OptionalNumber("usable_memory_mib", 256, 1048576)) {
+    g.usable_memory_gib = *mib / 1024.0;
+  }
+  g.memory_type = r.Text("memory_type");
+  g.memory_bandwidth_gbs = r.Number("memory_bandwidth_gbs", 1, 100000);
+  for (Precision p : kAllPrecisions) {
+    g.tflops[static_cast<size_t>(p)] = r.OptionalNumber(PrecisionName(p), 0.001, kMaxTflops);
+  }
+  g.nvlink_gbs = r.OptionalNumber("nvlink_gbs", 0, 10000).value_or(0);
+  g.pcie_gen = static_cast<int>(r.OptionalNumber("pcie_gen", 1, 7).value_or(0));
+  g.tdp_w = r.OptionalNumber("tdp_w", 1, 5000);
+  g.notes = r.Text("notes");
+  g.provenance = ReadProvenance(r);
+  return g;
+}
+
+Family ParseFamily(CsvRowReader& r) {
+  Family f;
+  f.name = r.Text("family", true);
+  f.gpu = r.Text("gpu", true);
+  f.kind = r.OneOf("kind", {"gpu", "vgpu", "bare-metal"});
+  f.status = ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
+                 .value_or(Lifecycle::kCurrent);
+  f.good_for = r.Text("good_for");
+  f.avoid_for = r.Text("avoid_for");
+  f.confusion = r.Text("confusion");
+  f.provenance = ReadProvenance(r);
+  return f;
+}
+
+InstanceType ParseInstance(CsvRowReader& r) {
+  InstanceType t;
+  t.name = r.Text("name", true);
+  t.family = r.Text("family", true);
+  t.gpu = r.Text("gpu", true);
+  t.gpu_count = r.Number("gpu_count", 0.01, 16);
+  t.gpu_memory_gib = r.Number("gpu_memory_gib", 0.5, 1024);
+  t.vcpu = r.Integer("vcpu", 1, 1024);
+  t.memory_gib = r.Number("memory_gib", 1, 65536);
+  t.network_gbps = r.Number("network_gbps", 0.1, 10000);
+  t.network_burst_gbps = r.OptionalNumber("network_burst_gbps", 0.1, 10000);
+  t.pps = r.OptionalNumber("pps", 1000, 1e9);
+  t.rdma = r.Bool("rdma", false);
+  t.rdma_gbps = r.OptionalNumber("rdma_gbps", 1, 10000);
+  const std::string ic = r.OneOf("interconnect", {"pcie", "nvlink", "nvswitch"});
+  t.interconnect = ic == "nvswitch" ? Interconnect::kNvswitch
+                   : ic == "nvlink" ? Interconnect::kNvlink
+                                    : Interconnect::kPcie;
+  t.local_nvme_gib = r.OptionalNumber("local_nvme_gib", 0, 1e6).value_or(0);
+  t.cpu = r.Text("cpu");
+  const std::string arch = r.Text("arch");
+  if (!arch.empty() && arch != "x86_64" && arch != "arm64") {
+    r.Fail("arch", fmt::format("expected x86_64 or arm64, got \"{}\"", arch));
+  }
+  t.arm = arch == "arm64";
+  t.status = ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
+                 .value_or(Lifecycle::kCurrent);
+  t.notes = r.Text("notes");
+  t.provenance = ReadProvenance(r);
+  return t;
+}
+
+Price ParsePrice(CsvRowReader& r, PriceSource origin) {
+  Price p;
+  p.instance = r.Text("instance", true);
+  if (p.instance.rfind("ecs.", 0) != 0) p.instance = "ecs." + p.instance;
+  p.region = r.Text("region", true);
+  p.zone = r.Text("zone");
+  const std::string billing = r.OneOf(
+      "billing", {"payg", "spot", "subscription_month", "subscription_year", "reserved_no_upfront",
+                  "reserved_partial_upfront"});
+  p.billing = ParseBilling(billing).value_or(Billing::kPayg);
+  p.currency = r.OneOf("currency", {"CNY", "USD"});
+  p.amount = r.Number("price", 0.0001, 1e9);
+  p.unit = r.OneOf("unit", {"hour", "month", "year"});
+  p.as_of = r.Text("as_of", true);
+  p.trust = r.OneOf("trust", {"high", "medium", "low"});
+  p.notes = r.Text("notes");
+  p.origin = origin;
+  p.provenance.source = r.Text("source");
+  p.provenance.as_of = p.as_of;
+  p.provenance.basis = "price";
+  p.provenance.origin = r.Origin();
+  return p;
+}
+
+}  // namespace
+
+Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
+  Catalog c;
+  Status s = ParseRows(texts.gpus, texts.dir + "gpus.csv",
+                       {"name", "architecture", "memory_gib", "memory_bandwidth_gbs"}, c.gpus,
+                       ParseGpu);
+  if (s.ok()) {
+    s = ParseRows(texts.families, texts.dir + "families.csv",
+                  {"family", "gpu", "kind", "status"}, c.families, ParseFamily);
+  }
+  if (s.ok()) {
+    s = ParseRows(texts.instances, texts.dir + "instances.csv",
+                  {"name", "family", "gpu", "gpu_count", "gpu_memory_gib", "vcpu", "memory_gib",
+                   "network_gbps", "interconnect", "status"},
+                  c.instances, ParseInstance);
+  }
+  if (s.ok()) {
+    s = ParseRows(texts.prices, texts.dir + "prices.csv",
+                  {"instance", "region", "billing", "currency", "price", "unit", "as_of", "trust"},
+                  c.prices, [](CsvRowReader& r) { return ParsePrice(r, PriceSource::kBuiltin); });
+  }
+  if (!s.ok()) return s;
+  return c;
+}
+
+Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
+  Result<Catalog> catalog = ParseCatalog({.gpus = EmbeddedData("gpus.csv"),
+                                          .families = EmbeddedData("families.csv"),
+                                          .instances = EmbeddedData("instances.csv"),
+                                          .prices = EmbeddedData("prices.csv"),
+                                          .dir = "data/"});
+  if (!catalog.ok() || overlay_dir.empty()) return catalog;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(overlay_dir, ec)) {
+    return Status::NotFound(fmt::format(
+        "catalog overlay \"{}\" is not a directory (expected a directory with any of gpus.csv, "
+        "families.csv, instances.csv, prices.csv)",
+        overlay_dir));
+  }
+  std::string files[4];
+  const char* names[4] = {"gpus.csv", "families.csv", "instances.csv", "prices.csv"};
+  const std::string dir = (fs::path(overlay_dir) / "").string();
+  for (int i = 0; i < 4; ++i) {
+    Result<std::string> text = ReadFile(dir + names[i]);
+    if (text.ok()) {
+      files[i] = std::move(*text);
+    } else if (text.status().code() != ErrorCode::kNotFound) {
+      return text.status();
+    }
+  }
+  Result<Catalog> overlay = ParseCatalog(
+      {.gpus = files[0], .families = files[1], .instances = files[2], .prices = files[3], .dir = dir});
+  if (!overlay.ok()) return overlay.status();
+  for (Gpu& g : overlay->gpus) g.provenance.basis = g.provenance.basis.empty() ? "user" : g.provenance.basis;
+  catalog->Overlay(*overlay);
+  return catalog;
+}
+
+}  // namespace gpuplan::io
