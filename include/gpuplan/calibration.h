@@ -1,0 +1,85 @@
+// Calibration: the few fitted, physically meaningful parameters of the performance model.
+//
+// Everything the model cannot derive from datasheets (what fraction of peak FLOPS a GPU
+// generation really reaches on transformer GEMMs, how much of link bandwidth NCCL gets, how much
+// memory PyTorch's allocator and the CUDA context add) lives here, read from data/calibration.csv
+// (io/calibration_csv.h) where each row names its source and how it was fitted. No model formula
+// contains a fitted constant of its own.
+//
+// Thread safety: a plain value.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/workload.h"
+
+namespace gpuplan {
+
+struct Gpu;
+
+// Efficiency of one GPU generation (Gpu::architecture: "Volta", "Turing", "Ampere", "Ada",
+// "Hopper", "Blackwell").
+struct ArchEfficiency {
+  std::string architecture;
+  // Fraction of the dense tensor peak reached by large, well-shaped training GEMMs (the
+  // asymptote; smaller shapes get less, see Calibration::gemm_half_*).
+  double gemm_fraction = 0.6;
+  // Fraction of the datasheet memory bandwidth reached by streaming reads (decode).
+  double memory_bw_fraction = 0.75;
+};
+
+struct Calibration {
+  std::vector<ArchEfficiency> archs;
+  ArchEfficiency fallback;  // for an architecture not listed
+
+  // GEMM shape: efficiency = gemm_fraction * d/(d + gemm_half_dim) * t/(t + gemm_half_tokens)
+  // with d the per-GPU hidden size (hidden / tp) and t the tokens per micro-batch.
+  double gemm_half_dim = 256;
+  double gemm_half_tokens = 512;
+  // Fused (flash) attention core FLOPs run at this fraction of the GEMM efficiency; unfused
+  // attention is memory-bound and runs at `unfused_attention_factor` of it.
+  double flash_attention_factor = 0.8;
+  double unfused_attention_factor = 0.35;
+  // FP8 GEMMs (Transformer Engine) reach this fraction of the efficiency BF16 GEMMs reach, as
+  // a fraction of the FP8 peak (casts and scaling cost extra).
+  double fp8_gemm_factor = 0.6;
+  // Non-GEMM work (norms, activations, rotary, dropout, loss) as a fraction of GEMM time.
+  double elementwise_overhead = 0.08;
+
+  // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
+  double nvlink_efficiency = 0.75;
+  double pcie_efficiency = 0.6;
+  double rdma_efficiency = 0.8;  // eRDMA / InfiniBand / RoCE
+  double tcp_efficiency = 0.4;   // plain VPC TCP
+  double collective_latency_us = 20;  // per collective step (per ring hop)
+  // Fraction of data-parallel gradient communication hidden behind backward compute.
+  double dp_overlap = 0.7;
+  // Fraction of ZeRO-3 parameter all-gathers hidden behind compute (prefetch).
+  double zero3_overlap = 0.7;
+
+  // Memory: the CUDA context and library workspaces outside the PyTorch allocator (what
+  // nvidia-smi shows above max_memory_reserved), GiB.
+  double cuda_context_gib = 1.3;
+  // Reserved over allocated (fragmentation of the caching allocator), fraction.
+  double allocator_fragmentation = 0.10;
+  // Peak transient buffers (gradient buckets, logits in fp32, temporary GEMM workspaces) as a
+  // fraction of one layer's activations plus the logits.
+  double transient_factor = 1.0;
+
+  // Inference: framework time per layer per generated token (kernel launches, Python) by
+  // engine, microseconds.
+  double hf_layer_overhead_us = 200;
+  double vllm_layer_overhead_us = 20;
+  double trtllm_layer_overhead_us = 5;
+
+  // The efficiency row of `gpu`'s architecture (fallback when not listed).
+  const ArchEfficiency& For(const Gpu& gpu) const;
+  double LayerOverheadUs(Engine engine) const;
+};
+
+}  // namespace gpuplan
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_

@@ -1,0 +1,176 @@
+// The performance model: memory per GPU, step time and throughput of a job on given hardware
+// with a given parallel layout.
+//
+// perf::EstimateRun is pure, deterministic and allocation-light (microseconds per call): the
+// planner calls it for every instance type x node count x layout it considers.
+//
+//   perf::Hardware hw = perf::HardwareFor(*catalog.FindGpu("A100-80G-SXM"), 8, 8);
+//   perf::Layout layout;            // tp=pp=dp=1 ...
+//   layout.dp = 8;
+//   Result<perf::Estimate> e = perf::EstimateRun(workload, arch, hw, layout, calibration);
+//   if (e.ok() && e->memory.fits) Use(e->time.step_s, e->throughput.mfu);
+//
+// Sources: memory follows Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models") and ZeRO (Rajbhandari et al. 2020); time follows Narayanan et al. 2021
+// (Megatron-LM at scale: 6N FLOPs/token + attention, pipeline bubble) with calibrated
+// efficiencies (gpuplan/calibration.h).
+//
+// Thread safety: pure functions over const inputs.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_ESTIMATE_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_ESTIMATE_H_
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "gpuplan/status.h"
+#include "gpuplan/workload.h"
+
+namespace gpuplan::perf {
+
+enum class Offload { kNone, kCpu };  // ZeRO-Offload of optimizer states to host RAM
+
+// How the job is laid out over the GPUs. tp * pp * dp must equal the GPU count.
+struct Layout {
+  int tp = 1;  // tensor parallel degree (inside a node)
+  int pp = 1;  // pipeline stages
+  int dp = 1;  // data parallel replicas
+  int zero = 0;  // ZeRO stage over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
+  int micro_batch = 1;  // sequences per GPU per forward pass
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;  // Megatron sequence parallel (shards norms/dropout over tp)
+  bool flash_attention = true;
+  Offload offload = Offload::kNone;
+
+  int Gpus() const { return tp * pp * dp; }
+};
+
+enum class LinkKind { kNone, kPcie, kNvlink, kNvswitch };
+std::string_view LinkKindName(LinkKind k);  // "none", "pcie", "nvlink", "nvswitch"
+
+struct Hardware {
+  const Gpu* gpu = nullptr;  // not owned; must outlive the Hardware
+  int gpus_per_node = 1;
+  int nodes = 1;
+  LinkKind intra_link = LinkKind::kNone;  // between GPUs of one node
+  double intra_gbs = 0;       // per GPU, one direction, GB/s (NVLink total / 2, or PCIe x16)
+  double inter_node_gbps = 0; // per node, Gbit/s (0 for one node)
+  bool rdma = false;          // inter-node NCCL over eRDMA/IB/RoCE (else VPC TCP)
+  double gpu_memory_gib = 0;  // usable per GPU (vGPU slices and instances may be smaller)
+
+  int Gpus() const { return gpus_per_node * nodes; }
+};
+
+// Hardware of `nodes` instances of `type`: intra-node link from the instance's interconnect and
+// the GPU's NVLink/PCIe bandwidth, inter-node from its network/eRDMA bandwidth. Errors: unknown
+// GPU, a vGPU slice, nodes < 1.
+Result<Hardware> HardwareFor(const Catalog& catalog, const InstanceType& type, int nodes);
+// Hardware of `gpus` GPUs of `gpu`, `gpus_per_node` per node (NVLink when the GPU has it, else
+// PCIe; inter-node 100 Gbit/s RDMA unless changed by the caller). REQUIRES: gpus_per_node >= 1.
+Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node);
+
+// Per-GPU memory parts, GiB (2^30 bytes).
+struct MemoryBreakdown {
+  double weights = 0;      // model weights held on this GPU (after TP/PP/ZeRO-3 sharding)
+  double gradients = 0;    // gradients of trainable parameters
+  double optimizer = 0;    // optimizer states (incl. fp32 master copy for mixed precision)
+  double adapters = 0;     // LoRA weights + their gradients and optimizer states
+  double activations = 0;  // saved activations of in-flight micro-batches
+  double kv_cache = 0;     // inference KV cache
+  double transient = 0;    // peak temporary buffers (logits, workspaces, gathers)
+  double overhead = 0;     // CUDA context + allocator fragmentation
+
+  static constexpr int kParts = 8;
+  // (name, GiB) pairs in a fixed order, for rendering and JSON.
+  std::array<std::pair<std::string_view, double>, kParts> Named() const;
+};
+
+// Step time parts, seconds. They add up to the step time.
+struct TimeBreakdown {
+  double compute = 0;    // forward + backward (+ recompute) math
+  double tp_comm = 0;    // tensor-parallel all-reduces / reduce-scatters, not overlapped
+  double pp_bubble = 0;  // pipeline fill and drain
+  double pp_comm = 0;    // point-to-point activations between stages
+  double dp_comm = 0;    // gradient all-reduce / ZeRO gathers not hidden behind compute
+  double optimizer = 0;  // optimizer step (memory-bound)
+  double offload = 0;    // host <-> GPU traffic for offloaded states
+  double data = 0;       // data loading not hidden behind compute
+
+  static constexpr int kParts = 8;
+  std::array<std::pair<std::string_view, double>, kParts> Named() const;
+};
+
+struct InferenceTimes {
+  int batch = 1;                      // concurrent sequences
+  double prefill_s = 0;               // prompt of the whole batch, one forward
+  double ttft_ms = 0;                 // time to first token (= prefill)
+  double tpot_ms = 0;                 // time per output token after the first
+  double decode_s = 0;                // all output tokens
+  double request_s = 0;               // prefill + decode of one batch
+  double tokens_per_s_per_gpu = 0;    // generated tokens per second per GPU (prefill included)
+  double prefill_tokens_per_s_per_gpu = 0;
+  double requests_per_s = 0;          // sustained by this replica set
+  bool decode_memory_bound = true;    // bandwidth (not compute) limits decode
+};
+
+struct Estimate {
+  struct Memory {
+    double per_gpu_gib = 0;   // peak allocated + overhead on the busiest GPU (nvidia-smi view)
+    double allocated_gib = 0; // peak bytes held by tensors (torch.cuda.max_memory_allocated)
+    double reserved_gib = 0;  // allocated + allocator fragmentation (max_memory_reserved)
+    double capacity_gib = 0;  // usable memory per GPU
+    bool fits = false;        // per_gpu_gib <= capacity_gib
+    MemoryBreakdown breakdown;
+  } memory;
+  struct Time {
+    double step_s = 0;  // one optimizer step (training) or one batch (inference)
+    TimeBreakdown breakdown;
+  } time;
+  struct Throughput {
+    double tokens_per_s_per_gpu = 0;
+    double samples_per_s_per_gpu = 0;
+    double tflops_per_gpu = 0;           // model FLOPs (6N + attention) per second
+    double hardware_tflops_per_gpu = 0;  // including recomputation
+    double mfu = 0;                      // model FLOPs utilisation of the dense peak, 0..1
+  } throughput;
+  struct Job {
+    double steps = 0;
+    double hours = 0;
+    double gpu_hours = 0;
+  } job;  // zero when the workload gives no amount of work
+  std::optional<InferenceTimes> inference;
+  int grad_accum = 1;       // micro-batches per optimizer step per pipeline
+  double peak_tflops = 0;   // dense peak of the GPU at the workload's precision
+  double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)
+};
+
+// Estimates `w` with architecture `arch` on `hw` laid out as `layout`.
+// Errors (InvalidArgument): layout does not match the GPU count, tp does not divide heads, pp
+// exceeds layers, micro-batch larger than the global batch share, the GPU lacks the precision.
+// Unsupported: a task the model does not cover (rendering, hpc) or a kOther model for decode.
+// A job that does not fit is not an error: memory.fits is false.
+Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                             const Layout& layout, const Calibration& cal);
+
+// A sensible layout for `w` on `hw`: data parallel with ZeRO when the model states do not fit,
+// tensor parallel inside the node for the largest models, the largest micro-batch that fits
+// (capped by the global batch), recomputation only when needed. Always returns a layout whose
+// Gpus() == hw.Gpus(); it may still not fit (check the estimate).
+Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                     const Calibration& cal);
+
+// The largest micro-batch (<= limit) that fits with everything else as in `layout`; 0 when
+// not even 1 fits.
+int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                  const Layout& layout, const Calibration& cal, int limit = 1024);
+// The longest sequence (<= limit tokens) that fits; 0 when none does.
+int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
+              const Calibration& cal, int limit = 1 << 20);
+
+}  // namespace gpuplan::perf
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_ESTIMATE_H_

@@ -1,0 +1,150 @@
+// Workload: everything a user says about a job before buying GPUs.
+//
+// A Workload is what the YAML file (io/workload_yaml.h) or the CLI flags produce: the task, the
+// model (a zoo name or an inline architecture), precision, batch, amount of work, dataset,
+// constraints, objective and, for serving, the traffic. It is a plain validated value; the
+// performance model and the planner read it, never modify it.
+//
+//   Result<Workload> w = io::ParseWorkloadYaml(text, "job.yaml");
+//   Result<ModelArch> arch = ResolveModel(*w, zoo);
+//
+// Thread safety: a plain value.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_WORKLOAD_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_WORKLOAD_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "gpuplan/status.h"
+
+namespace gpuplan {
+
+enum class Task { kPretrain, kFinetune, kInference, kRendering, kHpc };
+std::string_view TaskName(Task t);  // "pretrain", "finetune", "inference", "rendering", "hpc"
+std::optional<Task> ParseTask(std::string_view name);
+
+// Fine-tuning method; kFull for pretraining.
+enum class Method { kFull, kLora, kQlora };
+std::string_view MethodName(Method m);  // "full", "lora", "qlora"
+std::optional<Method> ParseMethod(std::string_view name);
+
+enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor };
+std::string_view OptimizerName(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
+std::optional<Optimizer> ParseOptimizer(std::string_view name);
+
+// Activation recomputation (Korthikanti et al. 2022): none keeps all activations, selective
+// recomputes attention's softmax/dropout, full keeps only each layer's input.
+enum class Recompute { kNone, kSelective, kFull };
+std::string_view RecomputeName(Recompute r);  // "none", "selective", "full"
+std::optional<Recompute> ParseRecompute(std::string_view name);
+
+// What the planner minimises.
+enum class Objective { kCost, kTime, kCostWithinDeadline, kTimeWithinBudget };
+// "cost", "time", "cost_within_deadline", "time_within_budget"
+std::string_view ObjectiveName(Objective o);
+std::optional<Objective> ParseObjective(std::string_view name);
+
+// Where the training data lives (decides read throughput advice).
+enum class DataLocation { kUnknown, kOss, kNas, kCpfs, kEssd, kLocalNvme, kMemory };
+// "unknown", "oss", "nas", "cpfs", "essd", "local_nvme", "memory"
+std::string_view DataLocationName(DataLocation l);
+std::optional<DataLocation> ParseDataLocation(std::string_view name);
+
+// Inference engine: decides per-token framework overhead (see data/calibration.csv).
+enum class Engine { kHf, kVllm, kTrtllm };
+std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm"
+std::optional<Engine> ParseEngine(std::string_view name);
+
+struct Budget {
+  double amount = 0;          // in `currency`; 0 = no budget
+  std::string currency = "CNY";
+};
+
+struct Constraints {
+  std::vector<std::string> regions;           // empty = any region
+  std::optional<int> max_gpus;                // total GPUs
+  std::optional<int> max_nodes;
+  std::optional<double> deadline_hours;
+  std::optional<Budget> budget;
+  std::vector<Billing> billing;               // allowed modes; empty = payg and spot
+  std::vector<std::string> include_families;  // empty = all families
+  std::vector<std::string> exclude_families;
+  std::vector<std::string> include_gpus;      // GPU names or aliases; empty = all
+  std::vector<std::string> exclude_gpus;
+  bool need_fp64 = false;      // the job needs real FP64 (HPC)
+  bool need_graphics = false;  // needs graphics APIs / a GRID licence (rendering)
+  bool no_spot = false;        // the job cannot be interrupted
+  bool need_rdma = false;      // multi-node only over eRDMA
+  bool long_running = false;   // a service running for months (compare subscription)
+  std::optional<double> min_gpu_memory_gib;
+};
+
+struct Dataset {
+  std::optional<double> size_gb;    // total size, GB (10^9 bytes)
+  std::optional<double> sample_kb;  // average sample size, KB (10^3 bytes)
+  DataLocation location = DataLocation::kUnknown;
+};
+
+// Serving traffic and targets (task: inference).
+struct InferenceSpec {
+  std::optional<double> requests_per_s;  // sustained request rate to serve
+  int prompt_tokens = 512;               // tokens in per request
+  int output_tokens = 256;               // tokens generated per request
+  std::optional<double> ttft_ms;         // target time to first token
+  std::optional<double> tpot_ms;         // target time per output token
+  std::optional<int> batch;              // fixed batch / concurrency; unset = chosen
+  Engine engine = Engine::kVllm;
+};
+
+struct Workload {
+  Task task = Task::kFinetune;
+  Method method = Method::kFull;
+  // The model: a zoo name, or an inline architecture when `inline_arch` is set (then
+  // `model_name` is "inline" or the name the user gave it).
+  std::string model_name;
+  std::optional<ModelArch> inline_arch;
+  Precision precision = Precision::kBf16;  // compute precision of weights and activations
+  // Bits per weight of a quantised frozen base (4 = NF4/GPTQ-int4, 8 = int8); 0 = not
+  // quantised. QLoRA implies 4.
+  int weight_bits = 0;
+  int seq_len = 2048;                      // tokens per sample
+  std::optional<int> micro_batch;          // per-GPU sequences per forward; unset = chosen
+  int global_batch = 32;                   // sequences per optimizer step
+  // Amount of work: tokens, or samples x epochs. Unset = per-step numbers only.
+  std::optional<double> tokens;
+  std::optional<double> samples;
+  double epochs = 1;
+  Optimizer optimizer = Optimizer::kAdamw;
+  std::optional<Recompute> recompute;  // unset = chosen by the layout
+  int lora_rank = 16;                  // LoRA/QLoRA adapter rank
+  bool flash_attention = true;         // fused attention without the s^2 score matrix
+  Dataset dataset;
+  Constraints constraints;
+  Objective objective = Objective::kCost;
+  InferenceSpec inference;
+
+  bool IsTraining() const { return task == Task::kPretrain || task == Task::kFinetune; }
+  // Tokens processed by the whole job (tokens, else samples x epochs x seq_len); nullopt when
+  // neither is given.
+  std::optional<double> TotalTokens() const;
+};
+
+// Checks cross-field rules (positive sizes, method only for finetune, qlora needs 4-bit,
+// inference spec sane). Returns InvalidArgument naming the field.
+Status ValidateWorkload(const Workload& w);
+
+// The architecture the workload names: the inline one, else the zoo entry. NotFound with a
+// "did you mean" list for an unknown name.
+Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo);
+
+// Parses an amount with an optional suffix K, M, B (or G), T: "100M" -> 1e8, "1.5B" -> 1.5e9.
+// nullopt when malformed or negative.
+std::optional<double> ParseAmount(std::string_view text);
+
+}  // namespace gpuplan
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_WORKLOAD_H_
