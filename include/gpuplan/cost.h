@@ -52,7 +52,8 @@ class Money {
   Money operator*(double k) const { return Money(amount_ * k, currency_); }
   Money operator/(double k) const { return Money(amount_ / k, currency_); }
 
-  // this + other; kInvalidArgument "cannot add USD 1.00 to CNY 2.00" when currencies differ.
+  // this + other; kInvalidArgument "cannot add CNY 2.00 and USD 1.00: currencies differ ..."
+  // when the currencies differ.
   Result<Money> Plus(const Money& other) const;
   Result<Money> Minus(const Money& other) const;
   // this / other as a plain number (e.g. spot / PAYG); error when currencies differ.
@@ -190,6 +191,10 @@ struct SpotAdvice {
 struct MarketData {
   std::vector<StockRecord> stock;
   std::vector<SpotAdvice> spot_advice;
+  // Regions whose stock was fetched for every type (DescribeAvailableResource without an
+  // InstanceType filter): there, a type with no stock record is not sold. Elsewhere absence
+  // proves nothing (an import or a filtered refresh lists only some types).
+  std::vector<std::string> complete_stock_regions;
 };
 
 // Whether a type can be bought in a region (and zone, when given), and why not.
@@ -199,8 +204,9 @@ struct Availability {
   std::vector<std::string> zones;   // zones with stock, when stock data exists
   bool stock_checked = false;       // true when DescribeAvailableResource data decided it
 };
-// Stock data for the region decides when present (any zone in stock, or the given zone);
-// otherwise the price book: a type with no price of any billing in the region is not sold there.
+// Stock data for the type in the region decides when present (any zone in stock, or the given
+// zone); in a complete-stock region a type without records is not sold; otherwise the price
+// book decides: a type with no price of any billing in the region is not sold there.
 Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
                                std::string_view instance, std::string_view region,
                                std::string_view zone = "");
@@ -279,11 +285,17 @@ struct JobCostEstimate {
   std::vector<std::string> notes;   // one line per modelling step, for the breakdown
 };
 
-// Cost of running `job` in `options.mode`. Errors: invalid job (hours <= 0, instances < 1),
-// savings plan without a rate, spot whose expected loss per interruption exceeds the MTBF
-// (kUnsupported "spot cannot finish: ...").
+// Cost of running `job` in `options.mode`:
+//  payg: price x hours x instances (per-second billing, no rounding up).
+//  spot: market price x expected wall time, where interruptions add restart time and rework
+//    (half a checkpoint interval on average) and checkpoints add C per interval (Young/Daly).
+//  subscription_month/_year: whole months/years per instance (the whole term is `total`).
+//  reserved_no_upfront / savings_plan: the hours used at the discounted rate; `commitment` is
+//    the whole term's charge, due whether used or not (reference 3.3).
+// Errors: invalid job (hours <= 0, instances < 1), savings plan without a rate, spot whose
+// expected loss per interruption reaches the MTBF (kUnsupported "spot cannot finish: ...").
 Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
-                                const CostOptions& options);
+                                const CostOptions& options, const PriceRatios& ratios = {});
 
 // A service running `hours_per_month` on `instances` instances, per month.
 struct MonthlyCostEstimate {

@@ -1,0 +1,305 @@
+// Price lookup across sources, billing-mode rates and availability (include/gpuplan/cost.h).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "core/strings.h"
+#include "gpuplan/cost.h"
+
+namespace gpuplan::cost {
+namespace {
+
+// Trust order of sources: live API data beats a user's import beats the embedded book.
+int SourceRank(PriceSource s) {
+  switch (s) {
+    case PriceSource::kApi: return 2;
+    case PriceSource::kImport: return 1;
+    case PriceSource::kBuiltin: return 0;
+  }
+  return 0;
+}
+
+int TrustRank(std::string_view trust) {
+  if (trust == "high") return 2;
+  if (trust == "medium") return 1;
+  return 0;
+}
+
+// The catalog's spelling of an instance name ("gn7i-c8g1.2xlarge" -> "ecs.gn7i-c8g1.2xlarge").
+std::string CanonicalInstance(const Catalog& catalog, std::string_view name) {
+  if (const InstanceType* t = catalog.FindInstance(name)) return t->name;
+  std::string lower = strings::Lower(name);
+  if (lower.rfind("ecs.", 0) != 0) lower = "ecs." + lower;
+  return lower;
+}
+
+bool SameName(std::string_view a, std::string_view b) { return strings::Lower(a) == strings::Lower(b); }
+
+PriceQuote Quote(const Price& p, Currency currency, std::string_view today) {
+  PriceQuote q;
+  q.instance = p.instance;
+  q.region = p.region;
+  q.zone = p.zone;
+  q.billing = p.billing;
+  q.price = Money(p.amount, currency);
+  q.unit = p.unit;
+  q.source = p.origin;
+  q.as_of = p.as_of;
+  if (!today.empty()) q.age_days = DaysBetween(p.as_of, today);
+  q.trust = p.trust;
+  q.basis = p.provenance.source.empty() ? std::string(PriceSourceName(p.origin))
+                                        : p.provenance.source;
+  if (!p.notes.empty()) q.basis += "; " + p.notes;
+  return q;
+}
+
+// Sort key: higher is better. Source, then exact zone, then trust, then newest date; for spot
+// with no zone asked, the cheapest zone last (ties keep catalog order).
+struct Rank {
+  int source, zone_exact, trust;
+  std::string as_of;
+  double neg_amount;
+  auto Tie() const { return std::tie(source, zone_exact, trust, as_of, neg_amount); }
+  bool operator>(const Rank& o) const { return Tie() > o.Tie(); }
+};
+
+Rank RankOf(const Price& p, const PriceQuery& q) {
+  const bool cheapest = q.billing == Billing::kSpot && q.zone.empty();
+  return Rank{SourceRank(p.origin), !q.zone.empty() && p.zone == q.zone ? 1 : 0,
+              TrustRank(p.trust), p.as_of, cheapest ? -p.amount : 0.0};
+}
+
+std::string Describe(const PriceQuery& q, std::string_view instance) {
+  std::string s = std::string(instance) + " " + std::string(BillingName(q.billing)) + " in " +
+                  q.region;
+  if (!q.zone.empty()) s += " zone " + q.zone;
+  return s;
+}
+
+}  // namespace
+
+Money PriceQuote::HourlyPrice(const PriceRatios& ratios) const {
+  if (unit == "month") return price / ratios.hours_per_month;
+  if (unit == "year") return price / (12 * ratios.hours_per_month);
+  return price;
+}
+
+Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
+                             std::string_view today) {
+  const std::string instance = CanonicalInstance(catalog, query.instance);
+  const Price* best = nullptr;
+  Currency best_currency = Currency::kCny;
+  Rank best_rank{};
+  for (const Price& p : catalog.prices) {
+    if (p.billing != query.billing || !SameName(p.instance, instance) ||
+        !SameName(p.region, query.region)) {
+      continue;
+    }
+    if (!query.zone.empty() && !p.zone.empty() && !SameName(p.zone, query.zone)) continue;
+    std::optional<Currency> currency = ParseCurrency(p.currency);
+    if (!currency || !(p.amount > 0)) continue;  // 0 means "not priced", never free
+    Rank r = RankOf(p, query);
+    if (!best || r > best_rank) {
+      best = &p;
+      best_rank = r;
+      best_currency = *currency;
+    }
+  }
+  if (!best) return Status::NotFound("price unknown for " + Describe(query, instance));
+  return Quote(*best, best_currency, today);
+}
+
+std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view instance,
+                                        std::string_view region, std::optional<Billing> billing,
+                                        std::string_view today) {
+  const std::string want = instance.empty() ? "" : CanonicalInstance(catalog, instance);
+  using Key = std::tuple<std::string, std::string, int, std::string>;
+  std::map<Key, std::pair<const Price*, Rank>> best;
+  std::map<Key, Currency> currency_of;
+  for (const Price& p : catalog.prices) {
+    if (!want.empty() && !SameName(p.instance, want)) continue;
+    if (!region.empty() && !SameName(p.region, region)) continue;
+    if (billing && p.billing != *billing) continue;
+    std::optional<Currency> currency = ParseCurrency(p.currency);
+    if (!currency || !(p.amount > 0)) continue;
+    PriceQuery q{p.instance, p.region, p.zone, p.billing};
+    Key key{p.instance, p.region, static_cast<int>(p.billing), p.zone};
+    Rank r = RankOf(p, q);
+    auto it = best.find(key);
+    if (it == best.end() || r > it->second.second) {
+      best[key] = {&p, r};
+      currency_of[key] = *currency;
+    }
+  }
+  std::vector<PriceQuote> out;
+  out.reserve(best.size());
+  for (const auto& [key, entry] : best) out.push_back(Quote(*entry.first, currency_of[key], today));
+  return out;  // std::map order: instance, region, billing, zone
+}
+
+Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& query,
+                                  const PriceRatios& ratios, std::string_view today) {
+  PriceQuery q = query;
+  q.billing = Billing::kPayg;
+  Result<PriceQuote> payg = FindPrice(catalog, q, today);
+  if (!payg.ok()) return payg.status();
+  if (payg->unit != "hour") {
+    return Status::InvalidArgument("PAYG price of " + payg->instance + " in " + payg->region +
+                                   " is per " + payg->unit + ", expected per hour");
+  }
+  BillingRates rates;
+  rates.payg = *payg;
+  const Currency cur = payg->price.currency();
+  const Money hourly = payg->price;
+
+  // A listed price of another mode is used only in the PAYG currency and its expected unit.
+  auto listed = [&](Billing b, std::string_view unit) -> std::optional<PriceQuote> {
+    PriceQuery lq = query;
+    lq.billing = b;
+    Result<PriceQuote> r = FindPrice(catalog, lq, today);
+    if (!r.ok() || r->price.currency() != cur || r->unit != unit) return std::nullopt;
+    return *r;
+  };
+  auto derived = [&](Billing b, Money price, std::string unit, std::string trust,
+                     std::string basis) {
+    PriceQuote d = rates.payg;
+    d.billing = b;
+    d.price = price;
+    d.unit = std::move(unit);
+    d.derived = true;
+    d.trust = std::move(trust);
+    d.basis = std::move(basis);
+    return d;
+  };
+
+  if (auto s = listed(Billing::kSpot, "hour")) {
+    rates.spot = *s;
+    // SpotAsPriceGo bids are capped at the PAYG price (reference 3.2).
+    if (s->price.amount() > hourly.amount()) {
+      rates.spot.price = hourly;
+      rates.spot.basis += "; capped at the PAYG price";
+    }
+  } else {
+    const double ratio = std::max(ratios.spot_default, ratios.spot_floor);
+    rates.spot = derived(Billing::kSpot, hourly * ratio, "hour", "low",
+                         strings::Num(ratio) + " x PAYG (spot scenario: C2 best-zone median "
+                         "2024-10-09; no spot price listed)");
+  }
+  if (auto m = listed(Billing::kSubscriptionMonth, "month")) {
+    rates.subscription_month = *m;
+  } else {
+    rates.subscription_month = derived(
+        Billing::kSubscriptionMonth,
+        hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "month", "medium",
+        strings::Num(ratios.subscription_month_vs_payg) + " x " +
+            strings::Num(ratios.hours_per_month) + " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
+  }
+  if (auto y = listed(Billing::kSubscriptionYear, "year")) {
+    rates.subscription_year = *y;
+  } else {
+    rates.subscription_year =
+        derived(Billing::kSubscriptionYear, rates.subscription_month.price * 12.0, "year", "low",
+                "upper bound 12 x monthly subscription: no yearly discount is documented");
+  }
+  if (auto r = listed(Billing::kReservedNoUpfront, "hour")) {
+    rates.reserved_no_upfront = *r;
+  } else {
+    rates.reserved_no_upfront = derived(
+        Billing::kReservedNoUpfront, hourly * ratios.reserved_no_upfront_vs_payg, "hour", "low",
+        strings::Num(ratios.reserved_no_upfront_vs_payg) +
+            " x PAYG (RI No-Upfront ratio seen on gn7i only, P1 2025-12-29)");
+  }
+  return rates;
+}
+
+Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
+                               std::string_view instance, std::string_view region,
+                               std::string_view zone) {
+  const std::string name = CanonicalInstance(catalog, instance);
+  Availability a;
+  std::set<std::string> zones_seen;
+  std::string as_of;
+  bool any_record = false;
+  for (const StockRecord& s : market.stock) {
+    if (!SameName(s.instance, name) || !SameName(s.region, region)) continue;
+    if (!zone.empty() && !SameName(s.zone, zone)) continue;
+    any_record = true;
+    as_of = std::max(as_of, s.as_of);
+    if (s.in_stock()) zones_seen.insert(s.zone);
+  }
+  const std::string where =
+      std::string(region) + (zone.empty() ? "" : " zone " + std::string(zone));
+  if (any_record) {
+    a.stock_checked = true;
+    a.zones.assign(zones_seen.begin(), zones_seen.end());
+    a.available = !a.zones.empty();
+    a.reason = a.available
+                   ? name + " in stock in " + where + " (DescribeAvailableResource " + as_of + ")"
+                   : name + " sold out in " + where + " (DescribeAvailableResource " + as_of + ")";
+    return a;
+  }
+  const bool complete = std::any_of(
+      market.complete_stock_regions.begin(), market.complete_stock_regions.end(),
+      [&](const std::string& r) { return SameName(r, region); });
+  if (complete) {
+    a.stock_checked = true;
+    a.available = false;
+    a.reason = name + " is not offered in " + where + " (not listed by DescribeAvailableResource)";
+    return a;
+  }
+  std::set<std::string> priced_regions;
+  bool priced_here = false;
+  for (const Price& p : catalog.prices) {
+    if (!SameName(p.instance, name) || !(p.amount > 0)) continue;
+    priced_regions.insert(p.region);
+    if (SameName(p.region, region)) priced_here = true;
+  }
+  if (priced_here) {
+    a.available = true;
+    a.reason = name + " has a price in " + std::string(region) +
+               " (price book; stock not checked - run 'gpuplan prices refresh')";
+    return a;
+  }
+  a.available = false;
+  if (priced_regions.empty()) {
+    a.reason = name + " has no price in any region of the price book; not plannable without "
+               "'gpuplan prices refresh' or 'gpuplan prices import'";
+  } else {
+    std::string list;
+    int n = 0;
+    for (const std::string& r : priced_regions) {
+      if (n++ == 6) {
+        list += ", ...";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + r;
+    }
+    a.reason = name + " is not sold in " + std::string(region) +
+               " per the price book (priced in " + list + ")";
+  }
+  return a;
+}
+
+std::optional<double> ReclaimRatePerHour(const MarketData& market, std::string_view instance,
+                                         std::string_view region, std::string_view zone) {
+  std::optional<double> worst;
+  for (const SpotAdvice& s : market.spot_advice) {
+    if (!SameName(s.region, region) || (!zone.empty() && !SameName(s.zone, zone))) continue;
+    std::string a = strings::Lower(s.instance), b = strings::Lower(instance);
+    if (a.rfind("ecs.", 0) != 0) a = "ecs." + a;
+    if (b.rfind("ecs.", 0) != 0) b = "ecs." + b;
+    if (a != b) continue;
+    // InterruptionRate is a fraction (0.03); values above 1 are read as percent.
+    double r = s.interruption_rate > 1 ? s.interruption_rate / 100 : s.interruption_rate;
+    r = std::clamp(r, 0.0, 0.999);
+    // Share of instances released within the 30-day (720 h) window -> constant hazard per hour.
+    const double rate = -std::log1p(-r) / 720.0;
+    if (!worst || rate > *worst) worst = rate;
+  }
+  return worst;
+}
+
+}  // namespace gpuplan::cost
