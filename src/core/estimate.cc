@@ -1,0 +1,757 @@
+// The performance model. Every formula names its source; every fitted number comes from the
+// Calibration (data/calibration.csv), never from a literal here.
+#include "gpuplan/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace gpuplan::perf {
+namespace {
+
+constexpr double kGiB = 1073741824.0;  // 2^30 bytes
+
+// Bytes per element of weights and activations at a compute precision. FP8 training (NVIDIA
+// Transformer Engine) keeps BF16 weights and activations and casts per GEMM.
+double ElementBytes(Precision p) {
+  switch (p) {
+    case Precision::kFp64: return 8;
+    case Precision::kFp32: case Precision::kTf32: return 4;
+    case Precision::kInt8: case Precision::kFp8: case Precision::kBf16: case Precision::kFp16:
+      return 2;
+  }
+  return 2;
+}
+
+// Bits per parameter of a quantised base. QLoRA NF4: 4 bits + double-quantised constants
+// (8-bit absmax per 64 weights + fp32 per 256 blocks = 0.127 bits; Dettmers et al. 2023, 2.2).
+// GPTQ/AWQ int4/int8 with group size 128: fp16 scale + packed zero point per group
+// (16 + bits)/128 bits (Frantar et al. 2022; AutoGPTQ default group_size=128).
+double QuantBits(int bits, bool nf4) {
+  if (nf4) return 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0);
+  return bits + (16.0 + bits) / 128.0;
+}
+
+// The model's per-layer sizes in elements, shared by the memory and time formulas.
+struct Dims {
+  double layers = 0, h = 0, heads = 0, kvd = 0, ffn = 0, vocab = 0;
+  double mlp_mats = 2;        // weight matrices in the MLP (GELU 2, SwiGLU 3)
+  double layer_params = 0;    // one layer's parameters
+  double embed_params = 0;    // embedding (+ untied head)
+  double head_params = 0;     // the output projection's parameters (computed, tied or not)
+  double params = 0;          // total
+};
+
+Dims DimsOf(const ModelArch& m) {
+  Dims d;
+  d.layers = m.layers;
+  d.h = m.hidden;
+  d.heads = m.heads;
+  d.kvd = static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) * m.HeadDim();
+  d.ffn = m.ffn;
+  d.vocab = m.vocab;
+  d.mlp_mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
+  d.params = m.Params();
+  if (m.IsTransformer()) {
+    d.layer_params = m.LayerParams() / m.layers;
+    d.embed_params = m.EmbeddingParams();
+    d.head_params = m.kind == ModelKind::kDecoder ? d.vocab * d.h : 0;
+    // A published total overrides the shape (biases, position tables); scale the layers so the
+    // total matches while keeping the embedding exact.
+    const double shape_total = m.LayerParams() + d.embed_params + d.h;
+    if (m.params > 0 && shape_total > 0 && m.params > d.embed_params) {
+      d.layer_params *= (m.params - d.embed_params) / (shape_total - d.embed_params);
+    }
+  }
+  return d;
+}
+
+// LoRA adapter parameters per layer when every linear layer is adapted (QLoRA paper, 4: "LoRA
+// on all linear transformer block layers"): r x (in + out) per matrix.
+double AdapterParamsPerLayer(const Dims& d, double rank) {
+  const double attention = rank * ((d.h + d.h) + 2 * (d.h + d.kvd) + (d.h + d.h));
+  const double mlp = d.mlp_mats * rank * (d.h + d.ffn);
+  return attention + mlp;
+}
+
+// Saved activations of one transformer layer for one micro-batch, bytes. Korthikanti et al.
+// 2022, 4.1, generalised to grouped-query attention, SwiGLU and fused attention:
+//   norm inputs 2 e sbh; attention: QKV input e sbh, Q e sbh, K and V e sb kvd each, projection
+//   input e sbh; unfused attention adds softmax output e a s^2 b (+ dropout mask a s^2 b and
+//   output e a s^2 b); flash attention keeps only the fp32 log-sum-exp 4 a s b.
+//   MLP: input e sbh; GELU input and output e sbf each; SwiGLU gate, up, SiLU output and product
+//   e sbf each. Dropout masks (1 byte) after attention and MLP.
+// For GELU, f = 4h, kvd = h, e = 2 and dropout this is sbh(34 + 5as/h) (their eq. 1); with
+// tensor parallel t the parts inside the TP region divide by t, the rest too under sequence
+// parallelism (eqs. 2-4); selective recompute drops the s^2 terms; full recompute keeps only
+// the layer input.
+double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp, bool sp,
+                            bool flash, Recompute rc, bool dropout) {
+  const double t = tp;
+  const double sbh = s * b * d.h;
+  if (rc == Recompute::kFull) return e * sbh / (sp ? t : 1);
+  const double drop = dropout ? 1 : 0;
+  // Outside the TP region: norm inputs, QKV input, MLP input, two dropout masks.
+  const double replicated = (2 * e + e + e + 2 * drop) * sbh;
+  // Inside the TP region.
+  double sharded = e * (sbh + 2 * s * b * d.kvd + sbh);                // Q, K, V, proj input
+  sharded += (d.mlp_mats == 3 ? 4 : 2) * e * s * b * d.ffn;           // MLP internals
+  if (flash) {
+    sharded += 4 * d.heads * s * b;  // fp32 log-sum-exp per head and position
+  } else if (rc != Recompute::kSelective) {
+    sharded += (e + drop * (1 + e)) * d.heads * s * s * b;  // softmax (+ dropout) scores
+  }
+  return replicated / (sp ? t : 1) + sharded / t;
+}
+
+// Ring collective time (NCCL): an all-reduce moves 2(n-1)/n of the buffer over the slowest
+// link, an all-gather or reduce-scatter (n-1)/n; plus a latency per ring step (Thakur et al.
+// 2005; NCCL docs "busbw").
+double RingTime(double bytes, int n, double factor, double bw_bytes_s, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double nn = n;
+  return factor * (nn - 1) / nn * bytes / bw_bytes_s + factor * (nn - 1) * latency_s;
+}
+
+// Effective bandwidth (bytes/s) of a collective over `n` GPUs placed `per_node` to a node: over
+// the intra-node link inside a node; across nodes the ring crosses each node's NICs once per
+// channel, so the node's total network bandwidth is the bottleneck (NCCL multi-rail rings).
+double GroupBandwidth(const Hardware& hw, const Calibration& cal, int n, int span_per_node) {
+  const double intra_eff = hw.intra_link == LinkKind::kPcie ? cal.pcie_efficiency
+                                                            : cal.nvlink_efficiency;
+  const double intra = hw.intra_gbs * 1e9 * intra_eff;
+  if (n <= span_per_node || hw.nodes <= 1) return intra > 0 ? intra : 1e9;
+  const double inter = hw.inter_node_gbps / 8 * 1e9 *
+                       (hw.rdma ? cal.rdma_efficiency : cal.tcp_efficiency);
+  if (inter <= 0) return 1e9;
+  return intra > 0 ? std::min(intra, inter) : inter;
+}
+
+// Achieved fraction of the dense peak for GEMMs with per-GPU inner size `dim` over `tokens`
+// rows: a saturating curve in each (calibrated; see data/calibration.csv).
+double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, double dim,
+                      double tokens, Precision p) {
+  double eff = arch.gemm_fraction * dim / (dim + cal.gemm_half_dim) *
+               tokens / (tokens + cal.gemm_half_tokens);
+  if (p == Precision::kFp8) eff *= cal.fp8_gemm_factor;
+  return eff;
+}
+
+// The dense peak used for GEMMs at precision p. FP32 training runs FP32 math (PyTorch leaves
+// TF32 off for matmul by default since 1.12); INT8 inference weights are dequantised to FP16.
+std::optional<double> PeakTflops(const Gpu& g, Precision p) {
+  if (p == Precision::kInt8) return g.Tflops(Precision::kFp16);
+  return g.Tflops(p);
+}
+
+Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                   const Layout& l) {
+  auto bad = [](const std::string& msg) { return Status::InvalidArgument(msg); };
+  if (hw.gpu == nullptr) return bad("hardware has no GPU");
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1) return bad("layout: tp, pp and dp must be >= 1");
+  if (l.Gpus() != hw.Gpus()) {
+    return bad("layout: tp*pp*dp = " + std::to_string(l.Gpus()) + " but the hardware has " +
+               std::to_string(hw.Gpus()) + " GPUs");
+  }
+  if (l.zero < 0 || l.zero > 3) return bad("layout: zero must be 0, 1, 2 or 3");
+  if (l.micro_batch < 1) return bad("layout: micro_batch must be >= 1");
+  if (arch.IsTransformer()) {
+    if (arch.heads % l.tp != 0) {
+      return bad("layout: tp " + std::to_string(l.tp) + " does not divide the " +
+                 std::to_string(arch.heads) + " attention heads");
+    }
+    if (l.pp > arch.layers) {
+      return bad("layout: pp " + std::to_string(l.pp) + " exceeds the " +
+                 std::to_string(arch.layers) + " layers");
+    }
+  } else if (l.tp > 1 || l.pp > 1) {
+    return bad("layout: tensor and pipeline parallelism need a transformer architecture");
+  }
+  if (w.IsTraining() && l.micro_batch * l.dp > w.global_batch) {
+    return bad("layout: micro_batch " + std::to_string(l.micro_batch) + " x dp " +
+               std::to_string(l.dp) + " exceeds global_batch " + std::to_string(w.global_batch));
+  }
+  return Status::Ok();
+}
+
+// Memory common to training and inference: overhead on top of what tensors hold.
+void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal) {
+  MemoryBreakdown& m = e.memory.breakdown;
+  const double allocated = m.weights + m.gradients + m.optimizer + m.adapters + m.activations +
+                           m.kv_cache + m.transient;
+  e.memory.allocated_gib = allocated;
+  e.memory.reserved_gib = allocated * (1 + cal.allocator_fragmentation);
+  m.overhead = e.memory.reserved_gib - allocated + cal.cuda_context_gib;
+  e.memory.per_gpu_gib = allocated + m.overhead;
+  e.memory.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib
+                                                : hw.gpu->EffectiveMemoryGib();
+  e.memory.fits = e.memory.per_gpu_gib <= e.memory.capacity_gib;
+}
+
+Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                  const Layout& l, const Calibration& cal, double peak) {
+  Estimate est;
+  const Gpu& gpu = *hw.gpu;
+  const ArchEfficiency& eff_row = cal.For(gpu);
+  const Dims d = DimsOf(arch);
+  const double s = w.seq_len;
+  const double b = l.micro_batch;
+  const double e = ElementBytes(w.precision);
+  const bool transformer = arch.IsTransformer();
+  const bool lora = w.method == Method::kLora || w.method == Method::kQlora;
+  const double tp = l.tp, pp = l.pp, dp = l.dp;
+
+  // --- Micro-batches per step (global = micro x dp x accumulation).
+  const int m = std::max(1, static_cast<int>(std::ceil(static_cast<double>(w.global_batch) /
+                                                       (l.micro_batch * l.dp))));
+  est.grad_accum = m;
+
+  // --- Parameters held by the busiest pipeline stage (the first: its layers plus the
+  // embedding; Megatron gives the last stage the head, so with pp > 1 each end holds one
+  // vocab x h table).
+  const double stage_layers = transformer ? std::ceil(d.layers / pp) : 0;
+  const double stage_embed = !transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
+  const double stage_params = transformer ? (stage_layers * d.layer_params + stage_embed) / tp
+                                          : d.params;
+  const double stage_layer_params = stage_layers * d.layer_params / tp;
+
+  // --- Memory: model states (ZeRO, Rajbhandari et al. 2020, 3: mixed-precision AdamW keeps
+  // 2-byte weights and gradients plus 12 bytes of fp32 master weights, momentum and variance
+  // = 16 bytes/param; K = 12 for Adam).
+  const bool half = e == 2;
+  const double master = half ? 4 : 0;  // fp32 master copy under mixed precision
+  double state_bytes = 0;                // optimizer states per trainable parameter
+  switch (w.optimizer) {
+    case Optimizer::kAdamw: state_bytes = 8; break;      // fp32 m and v
+    case Optimizer::kAdamw8bit: state_bytes = 2; break;  // 8-bit m and v (Dettmers et al. 2022)
+    case Optimizer::kSgd: state_bytes = 4; break;        // fp32 momentum
+    // Factored second moment, O(rows + cols) per matrix (Shazeer & Stern 2018): ~0 per param.
+    case Optimizer::kAdafactor: state_bytes = 0; break;
+  }
+  MemoryBreakdown& mem = est.memory.breakdown;
+  const double zero_opt = l.zero >= 1 ? dp : 1;
+  const double zero_grad = l.zero >= 2 ? dp : 1;
+  const double zero_w = l.zero >= 3 ? dp : 1;
+  double trainable_local = 0;  // trainable parameters on this GPU before ZeRO sharding
+  if (!lora) {
+    mem.weights = stage_params * e / zero_w;
+    mem.gradients = stage_params * e / zero_grad;
+    mem.optimizer = stage_params * (master + state_bytes) / zero_opt;
+    trainable_local = stage_params;
+  } else {
+    // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
+    // embeddings, head and norms in 16 bits (Dettmers et al. 2023).
+    const bool nf4 = w.method == Method::kQlora || w.weight_bits == 4;
+    const double layer_bytes = (w.method == Method::kQlora || w.weight_bits > 0)
+                                   ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, nf4) / 8
+                                   : e;
+    mem.weights = (stage_layer_params * layer_bytes + (stage_params - stage_layer_params) * e) /
+                  zero_w;
+    // Adapters train in fp32 (PEFT casts adapter weights to fp32 by default): weight 4 +
+    // gradient 4 + AdamW states 8 bytes per parameter.
+    const double adapter_params = stage_layers * AdapterParamsPerLayer(d, w.lora_rank) / tp;
+    mem.adapters = adapter_params * (4 + 4 + state_bytes) / zero_opt;
+    trainable_local = adapter_params;
+  }
+
+  // --- Memory: activations. With 1F1B pipelining the first stage holds min(pp, m) micro-batches
+  // of its layers (Narayanan et al. 2021, 2.2.1; Korthikanti et al. 2022, 4.2).
+  const Recompute rc = l.recompute;
+  const bool flash = l.flash_attention && w.flash_attention;
+  const double layer_act =
+      transformer ? LayerActivationBytes(d, s, b, e, l.tp, l.sequence_parallel, flash, rc,
+                                         arch.dropout)
+                  : 0;
+  const double in_flight = l.pp > 1 ? std::min<double>(pp, m) : 1;
+  mem.activations = layer_act * stage_layers * in_flight / kGiB;
+  // Transients at the peak: the logits of the last stage in 16-bit plus their fp32 copy for
+  // the loss (Megatron/HF upcast), one layer's full activations when it is recomputed in
+  // backward, and with ZeRO-3 the gathered parameters of the layer in use and the prefetched
+  // next (PyTorch FSDP forward/backward prefetch).
+  double transient = 0;
+  if (transformer) {
+    transient += cal.transient_factor * s * b * d.vocab / tp * (e + 4);
+    if (rc != Recompute::kNone) {
+      transient += LayerActivationBytes(d, s, b, e, l.tp, l.sequence_parallel, flash,
+                                        Recompute::kNone, arch.dropout);
+    }
+    if (l.zero >= 3 && dp > 1) transient += 2 * d.layer_params / tp * e;
+  }
+  mem.transient = transient / kGiB;
+  mem.weights /= kGiB;
+  mem.gradients /= kGiB;
+  mem.optimizer /= kGiB;
+  mem.adapters /= kGiB;
+  FinishMemory(est, hw, cal);
+
+  // --- FLOPs. Model FLOPs per token: 6 per weight (forward 2, backward 4) plus attention
+  // 12 L h s (QK^T and AV, forward 4 L h s, counted over the full square as Megatron, PaLM
+  // (Chowdhery et al. 2022, App. B) and llm-foundry do). Embedding lookups are free; the
+  // output head counts (it is in the params).
+  const double weight_flops_tok = 6 * (d.params - (transformer ? d.embed_params - d.head_params
+                                                               : 0));
+  const double attn_flops_tok = transformer ? 12 * d.layers * d.h * s : 0;
+  double model_flops_tok = weight_flops_tok + attn_flops_tok;
+  if (!transformer && arch.forward_flops_per_sample > 0) {
+    const double seq = arch.default_seq_len > 0 ? arch.default_seq_len : s;
+    model_flops_tok = 3 * arch.forward_flops_per_sample / seq;
+  }
+  // LoRA: the frozen weights need no weight gradient, so backward costs one forward (input
+  // gradients only): 4 per weight instead of 6 (Hu et al. 2021 train only adapters).
+  const double lora_scale = lora ? 4.0 / 6.0 : 1.0;
+  // Recomputation adds a forward: full recompute repeats all of it (8N + 16Lhs: Korthikanti
+  // et al. 2022, 5), selective only the attention core (their "selective" recomputes QK^T,
+  // softmax and AV).
+  const double fwd_w = weight_flops_tok / 3, fwd_a = attn_flops_tok / 3;
+  double hw_flops_tok = weight_flops_tok * lora_scale + attn_flops_tok;
+  if (rc == Recompute::kFull) hw_flops_tok += fwd_w + fwd_a;
+  if (rc == Recompute::kSelective) hw_flops_tok += fwd_a;
+  if (!transformer) hw_flops_tok = model_flops_tok * lora_scale * (rc == Recompute::kFull ? 4.0 / 3 : 1);
+  est.flops_per_token = model_flops_tok;
+
+  // --- Compute time of one micro-batch on one stage.
+  const double tokens_mb = s * b;
+  const double dim = transformer ? d.h / tp : 4096;
+  const double gemm_eff = GemmEfficiency(eff_row, cal, dim, tokens_mb, w.precision);
+  // Fused attention runs causal (skips the masked half: Dao 2023) at a fraction of GEMM speed;
+  // unfused attention materialises the scores and is memory-bound.
+  const double attn_factor = flash ? cal.flash_attention_factor * 2
+                                   : cal.unfused_attention_factor;
+  const double stage_share = transformer ? stage_layers / d.layers : 1;
+  const double gemm_flops_mb =
+      (hw_flops_tok - (attn_flops_tok + (rc != Recompute::kNone ? fwd_a : 0))) * tokens_mb *
+      stage_share / tp;
+  const double attn_flops_mb =
+      (attn_flops_tok + (rc != Recompute::kNone ? fwd_a : 0)) * tokens_mb * stage_share / tp;
+  const double peak_flops = peak * 1e12;
+  double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
+                attn_flops_mb / (peak_flops * gemm_eff * attn_factor);
+  t_mb *= 1 + cal.elementwise_overhead;
+  // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
+  // 2 bytes per weight per pass (forward, backward, and the recompute forward).
+  if (w.method == Method::kQlora) {
+    const double passes = 2 + (rc == Recompute::kFull ? 1 : 0);
+    t_mb += passes * stage_layer_params * 4.5 /
+            (gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction);
+  }
+
+  TimeBreakdown& tb = est.time.breakdown;
+  tb.compute = t_mb * m;
+  // Pipeline bubble: (pp - 1) micro-batch times per step, i.e. a fraction (pp-1)/(m+pp-1)
+  // of the step (GPipe/1F1B; Narayanan et al. 2021, eq. 1).
+  tb.pp_bubble = (pp - 1) * t_mb;
+
+  // --- Tensor-parallel communication: 2 all-reduces of s b h activations per layer forward and
+  // 2 backward (Megatron-LM, Shoeybi et al. 2019, Fig. 4), +2 for a full-recompute forward;
+  // sequence parallel replaces each by a reduce-scatter + all-gather of the same volume.
+  const double latency = cal.collective_latency_us * 1e-6;
+  if (l.tp > 1 && transformer) {
+    const double bw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
+    const double per_layer = 4 + (rc == Recompute::kFull ? 2 : 0);
+    tb.tp_comm = m * stage_layers * per_layer * RingTime(s * b * d.h * e, l.tp, 2, bw, latency);
+  }
+  // Pipeline point-to-point: each micro-batch sends s b h activations forward and their
+  // gradient back at each stage boundary; the slowest boundary crosses nodes when stages do.
+  if (l.pp > 1 && transformer) {
+    const int stage_span = l.tp * l.dp;
+    const double bw = GroupBandwidth(hw, cal, stage_span * 2, hw.gpus_per_node);
+    tb.pp_comm = 2 * m * s * b * d.h / tp * e / bw;
+  }
+  // --- Data-parallel gradient synchronisation, overlapped with backward compute.
+  if (l.dp > 1) {
+    const int span = l.tp * l.pp * l.dp;  // dp groups are strided over the whole job
+    const double bw = GroupBandwidth(hw, cal, span, hw.gpus_per_node);
+    const double grad_bytes = trainable_local * (half ? 2 : 4);
+    double comm = 0;
+    double overlap = cal.dp_overlap;
+    if (l.zero >= 3) {
+      // FSDP FULL_SHARD per micro-batch: all-gather parameters for forward and backward, and
+      // reduce-scatter gradients (Zhao et al. 2023, PyTorch FSDP, 3.2).
+      comm = m * (2 * RingTime(stage_params * e, l.dp, 1, bw, latency) +
+                  RingTime(grad_bytes, l.dp, 1, bw, latency));
+      overlap = cal.zero3_overlap;
+    } else if (l.zero == 2) {
+      comm = m * RingTime(grad_bytes, l.dp, 1, bw, latency) +
+             RingTime(trainable_local * e, l.dp, 1, bw, latency);
+    } else {
+      comm = RingTime(grad_bytes, l.dp, 2, bw, latency);
+    }
+    // Hidden behind compute: at most `overlap` of the communication, and at most the backward
+    // (2/3 of compute) for gradient traffic.
+    const double window = l.zero >= 3 ? tb.compute : tb.compute * 2 / 3;
+    const double hidden = std::min(comm * overlap, window);
+    tb.dp_comm = comm - hidden;
+  }
+  // --- Optimizer step: memory-bound elementwise update. AdamW mixed precision reads gradient,
+  // master, m, v and writes master, m, v and the 16-bit weight: (2+4+4+4) + (4+4+4+2) = 28
+  // bytes per parameter (Adam-style kernels, e.g. apex FusedAdam).
+  {
+    const double grad_b = half ? 2 : 4;
+    const double per_param = grad_b + 2 * (master + state_bytes) + (half ? 2 : 0) +
+                             (lora ? 8 : 0);
+    const double params_local = trainable_local / zero_opt;
+    tb.optimizer = params_local * per_param /
+                   (gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction);
+  }
+  // Offloaded optimizer (ZeRO-Offload, Ren et al. 2021): gradients to host and updated 16-bit
+  // weights back over PCIe each step.
+  if (l.offload == Offload::kCpu) {
+    const double params_local = trainable_local / zero_opt;
+    tb.offload = params_local * (e + e) / (gpu.PcieGbs() * 1e9 * cal.pcie_efficiency);
+    mem.optimizer = 0;
+    FinishMemory(est, hw, cal);
+  }
+
+  est.time.step_s = tb.compute + tb.pp_bubble + tb.tp_comm + tb.pp_comm + tb.dp_comm +
+                    tb.optimizer + tb.offload + tb.data;
+  const double tokens_step_gpu = static_cast<double>(m) * l.micro_batch * l.dp * s / hw.Gpus();
+  est.throughput.tokens_per_s_per_gpu = tokens_step_gpu / est.time.step_s;
+  est.throughput.samples_per_s_per_gpu = est.throughput.tokens_per_s_per_gpu / s;
+  est.throughput.tflops_per_gpu = est.throughput.tokens_per_s_per_gpu * model_flops_tok / 1e12;
+  est.throughput.hardware_tflops_per_gpu = est.throughput.tokens_per_s_per_gpu * hw_flops_tok /
+                                           1e12;
+  est.throughput.mfu = est.throughput.tflops_per_gpu / peak;
+  return est;
+}
+
+Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                   const Layout& l, const Calibration& cal, double peak) {
+  if (arch.kind == ModelKind::kOther) {
+    return Status::Unsupported("inference of non-transformer models (" + arch.name +
+                               ") is not modelled");
+  }
+  Estimate est;
+  const Gpu& gpu = *hw.gpu;
+  const ArchEfficiency& eff_row = cal.For(gpu);
+  const Dims d = DimsOf(arch);
+  const double e = ElementBytes(w.precision);
+  const double tp = l.tp, pp = l.pp;
+  const InferenceSpec& inf = w.inference;
+  const double batch = inf.batch ? *inf.batch : l.micro_batch;
+  const double prompt = inf.prompt_tokens;
+  const double out = arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens;
+  const double stage_layers = std::ceil(d.layers / pp);
+
+  // --- Memory: weights of this GPU's share; quantised layers at their bit width, embeddings
+  // and head in 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised).
+  const double layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : e;
+  const double stage_embed = l.pp > 1 ? d.vocab * d.h : d.embed_params;
+  const double weight_bytes = stage_layers * d.layer_params / tp * layer_bytes +
+                              stage_embed / tp * e;
+  MemoryBreakdown& mem = est.memory.breakdown;
+  mem.weights = weight_bytes / kGiB;
+  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1).
+  const double ctx = prompt + out;
+  const double kv_per_token = 2 * stage_layers * d.kvd / tp * e;
+  mem.kv_cache = kv_per_token * ctx * batch / kGiB;
+  // Prefill transients: the widest MLP intermediate of one layer and the logits (HF computes
+  // logits for every prompt position, upcast to fp32).
+  const double mlp_tmp = (d.mlp_mats == 3 ? 3 : 2) * prompt * batch * d.ffn / tp * e;
+  const double logits = cal.transient_factor * prompt * batch * d.vocab / tp * (e + 4);
+  mem.transient = std::max(mlp_tmp, arch.kind == ModelKind::kDecoder ? logits : 0) / kGiB;
+  FinishMemory(est, hw, cal);
+
+  // --- Prefill: compute-bound GEMMs over batch x prompt tokens, plus causal attention
+  // (4 L h s^2 per sequence forward, halved by causal masking for decoders).
+  const double peak_flops = peak * 1e12;
+  const double bw = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
+  const double overhead_s = cal.LayerOverheadUs(inf.engine) * 1e-6 * d.layers;
+  const double gemm_weights = d.params - d.embed_params + d.head_params;
+  const double prefill_tokens = prompt * batch;
+  const double attn_prefill = 4 * d.layers * d.h * prompt * prompt * batch *
+                              (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
+  const double eff_prefill = GemmEfficiency(eff_row, cal, d.h / tp, prefill_tokens, w.precision);
+  const double prefill_compute =
+      (2 * gemm_weights * prefill_tokens + attn_prefill) / (tp * pp) /
+      (peak_flops * eff_prefill) * (1 + cal.elementwise_overhead);
+  // Pipeline stages run one after another for one batch (no micro-batching in HF
+  // device_map=auto), so latency sums over stages: count all weights once.
+  const double prefill_mem = weight_bytes * pp / bw;
+  double tp_comm_layer = 0;
+  if (l.tp > 1) {
+    const double lbw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
+    tp_comm_layer = 2 * RingTime(batch * d.h * e, l.tp, 2, lbw, cal.collective_latency_us * 1e-6);
+  }
+  InferenceTimes it;
+  it.batch = static_cast<int>(batch);
+  const double prefill_tp = l.tp > 1 ? d.layers * 2 *
+      RingTime(prefill_tokens * d.h * e, l.tp, 2, GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node),
+               cal.collective_latency_us * 1e-6) : 0;
+  it.prefill_s = std::max(prefill_compute * pp, prefill_mem) + overhead_s + prefill_tp;
+  it.ttft_ms = it.prefill_s * 1e3;
+
+  // --- Decode: each token reads all weights and the KV cache so far (memory-bound at small
+  // batch; compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022).
+  if (out > 0) {
+    const double mid_ctx = prompt + out / 2;  // cache grows linearly: average length
+    const double bytes = weight_bytes * pp + kv_per_token * pp * mid_ctx * batch;
+    const double t_mem = bytes / bw;
+    const double eff_dec = GemmEfficiency(eff_row, cal, d.h / tp, batch, w.precision);
+    const double flops = (2 * gemm_weights * batch + 4 * d.layers * d.h * mid_ctx * batch) / tp;
+    const double t_comp = flops / (peak_flops * eff_dec);
+    it.decode_memory_bound = t_mem >= t_comp;
+    const double t_token = std::max(t_mem, t_comp) + overhead_s + d.layers * tp_comm_layer;
+    it.tpot_ms = t_token * 1e3;
+    it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
+  }
+  it.request_s = it.prefill_s + it.decode_s;
+  const double gpus = hw.Gpus();
+  // Data-parallel replicas (dp) serve independent batches.
+  it.tokens_per_s_per_gpu = out > 0 ? batch * out / it.request_s / (tp * pp) : 0;
+  it.prefill_tokens_per_s_per_gpu = prefill_tokens / it.prefill_s / (tp * pp);
+  it.requests_per_s = batch / it.request_s * l.dp;
+  est.time.step_s = it.request_s;
+  est.time.breakdown.compute = it.request_s;
+  est.throughput.tokens_per_s_per_gpu = it.tokens_per_s_per_gpu;
+  est.throughput.samples_per_s_per_gpu = batch / it.request_s / (tp * pp);
+  const double flops_req = 2 * gemm_weights * (prefill_tokens + batch * out) + attn_prefill;
+  est.throughput.tflops_per_gpu = flops_req / it.request_s / (tp * pp) / 1e12;
+  est.throughput.hardware_tflops_per_gpu = est.throughput.tflops_per_gpu;
+  est.throughput.mfu = est.throughput.tflops_per_gpu / peak;
+  est.flops_per_token = 2 * gemm_weights;
+  (void)gpus;
+  est.inference = it;
+  return est;
+}
+
+}  // namespace
+
+std::string_view LinkKindName(LinkKind k) {
+  switch (k) {
+    case LinkKind::kNone: return "none";
+    case LinkKind::kPcie: return "pcie";
+    case LinkKind::kNvlink: return "nvlink";
+    case LinkKind::kNvswitch: return "nvswitch";
+  }
+  return "none";
+}
+
+std::array<std::pair<std::string_view, double>, MemoryBreakdown::kParts> MemoryBreakdown::Named()
+    const {
+  return {{{"weights", weights},
+           {"gradients", gradients},
+           {"optimizer", optimizer},
+           {"adapters", adapters},
+           {"activations", activations},
+           {"kv_cache", kv_cache},
+           {"transient", transient},
+           {"overhead", overhead}}};
+}
+
+std::array<std::pair<std::string_view, double>, TimeBreakdown::kParts> TimeBreakdown::Named()
+    const {
+  return {{{"compute", compute},
+           {"tp_comm", tp_comm},
+           {"pp_bubble", pp_bubble},
+           {"pp_comm", pp_comm},
+           {"dp_comm", dp_comm},
+           {"optimizer", optimizer},
+           {"offload", offload},
+           {"data", data}}};
+}
+
+Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node) {
+  Hardware hw;
+  hw.gpu = &gpu;
+  hw.gpus_per_node = std::max(1, std::min(gpus, gpus_per_node));
+  hw.nodes = std::max(1, (gpus + hw.gpus_per_node - 1) / hw.gpus_per_node);
+  if (hw.gpus_per_node > 1) {
+    // NVLink bandwidth in the catalog is bidirectional per GPU; a ring uses one direction.
+    if (gpu.nvlink_gbs > 0) {
+      hw.intra_link = LinkKind::kNvlink;
+      hw.intra_gbs = gpu.nvlink_gbs / 2;
+    } else {
+      hw.intra_link = LinkKind::kPcie;
+      hw.intra_gbs = gpu.PcieGbs();
+    }
+  }
+  if (hw.nodes > 1) {
+    // Default cross-node fabric when the caller knows nothing: 100 Gbit/s RDMA per node.
+    hw.inter_node_gbps = 100;
+    hw.rdma = true;
+  }
+  hw.gpu_memory_gib = gpu.EffectiveMemoryGib();
+  return hw;
+}
+
+Result<Hardware> HardwareFor(const Catalog& catalog, const InstanceType& type, int nodes) {
+  if (nodes < 1) return Status::InvalidArgument("nodes must be >= 1");
+  const Gpu* gpu = catalog.FindGpu(type.gpu);
+  if (gpu == nullptr) {
+    return Status::NotFound("instance type " + type.name + ": unknown GPU \"" + type.gpu + "\"");
+  }
+  if (type.vgpu()) {
+    return Status::Unsupported("instance type " + type.name +
+                               " is a vGPU slice; training and serving estimates need whole GPUs");
+  }
+  Hardware hw;
+  hw.gpu = gpu;
+  hw.gpus_per_node = type.whole_gpus();
+  hw.nodes = nodes;
+  switch (type.interconnect) {
+    case Interconnect::kNvswitch:
+      hw.intra_link = LinkKind::kNvswitch;
+      hw.intra_gbs = gpu->nvlink_gbs / 2;
+      break;
+    case Interconnect::kNvlink:
+      hw.intra_link = LinkKind::kNvlink;
+      hw.intra_gbs = gpu->nvlink_gbs / 2;
+      break;
+    case Interconnect::kPcie:
+      hw.intra_link = LinkKind::kPcie;
+      hw.intra_gbs = gpu->PcieGbs();
+      break;
+  }
+  if (hw.gpus_per_node <= 1) {
+    hw.intra_link = LinkKind::kNone;
+    hw.intra_gbs = 0;
+  }
+  if (nodes > 1) {
+    hw.rdma = type.rdma;
+    hw.inter_node_gbps = type.rdma && type.rdma_gbps ? *type.rdma_gbps : type.network_gbps;
+  }
+  // A GPU slice of an instance may expose less memory than the full GPU.
+  hw.gpu_memory_gib = std::min(gpu->EffectiveMemoryGib(), type.gpu_memory_gib > 0
+                                                              ? type.gpu_memory_gib
+                                                              : gpu->EffectiveMemoryGib());
+  return hw;
+}
+
+Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                             const Layout& layout, const Calibration& cal) {
+  if (Status s = CheckLayout(w, arch, hw, layout); !s.ok()) return s;
+  if (w.task == Task::kRendering || w.task == Task::kHpc) {
+    return Status::Unsupported("task " + std::string(TaskName(w.task)) +
+                               " has no performance model (only memory and GPU capability checks)");
+  }
+  const std::optional<double> peak = PeakTflops(*hw.gpu, w.precision);
+  if (!peak || *peak <= 0) {
+    return Status::InvalidArgument(hw.gpu->name + " has no " +
+                                   std::string(PrecisionName(w.precision)) + " support");
+  }
+  Result<Estimate> est = w.IsTraining() ? EstimateTraining(w, arch, hw, layout, cal, *peak)
+                                        : EstimateInference(w, arch, hw, layout, cal, *peak);
+  if (!est.ok()) return est;
+  est->peak_tflops = *peak;
+  if (w.IsTraining()) {
+    if (std::optional<double> total = w.TotalTokens()) {
+      const double tokens_per_step = static_cast<double>(w.global_batch) * w.seq_len;
+      est->job.steps = std::ceil(*total / tokens_per_step);
+      est->job.hours = est->job.steps * est->time.step_s / 3600;
+      est->job.gpu_hours = est->job.hours * hw.Gpus();
+    }
+  } else if (w.inference.requests_per_s && est->inference) {
+    // Hours per million requests at the sustained rate is not a job; leave job empty.
+  }
+  return est;
+}
+
+int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                  const Layout& layout, const Calibration& cal, int limit) {
+  Workload wl = w;
+  Layout l = layout;
+  auto fits = [&](int mb) {
+    l.micro_batch = mb;
+    if (w.IsTraining()) {
+      wl.global_batch = std::max(w.global_batch, mb * l.dp);
+    } else {
+      wl.inference.batch = mb;
+    }
+    Result<Estimate> e = EstimateRun(wl, arch, hw, l, cal);
+    return e.ok() && e->memory.fits;
+  };
+  if (!fits(1)) return 0;
+  int lo = 1, hi = 2;
+  while (hi <= limit && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  hi = std::min(hi, limit + 1);
+  while (hi - lo > 1) {  // memory is monotone in micro-batch: binary search
+    const int mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
+              const Calibration& cal, int limit) {
+  Workload wl = w;
+  auto fits = [&](int s) {
+    wl.seq_len = s;
+    wl.inference.prompt_tokens = s;
+    Result<Estimate> e = EstimateRun(wl, arch, hw, layout, cal);
+    return e.ok() && e->memory.fits;
+  };
+  if (!fits(1)) return 0;
+  int lo = 1, hi = 2;
+  while (hi <= limit && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  hi = std::min(hi, limit + 1);
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                     const Calibration& cal) {
+  const int gpus = hw.Gpus();
+  Layout best;
+  best.dp = gpus;
+  best.flash_attention = w.flash_attention;
+  double best_time = 0;
+  bool best_fits = false;
+  double best_mem = 0;
+  // Candidates: tp over divisors of the node size (and heads), zero 0..3, recompute none or
+  // full; micro-batch the largest that fits (capped by what global_batch allows). Keep the
+  // fastest that fits, else the one with the least memory.
+  const int heads = arch.IsTransformer() ? arch.heads : 1;
+  for (int tp = 1; tp <= hw.gpus_per_node; tp *= 2) {
+    if (gpus % tp != 0 || heads % tp != 0 || hw.gpus_per_node % tp != 0) continue;
+    if (tp > 1 && !arch.IsTransformer()) break;
+    for (int zero : {0, 1, 2, 3}) {
+      if (zero > 0 && (gpus / tp == 1 || !w.IsTraining())) continue;
+      for (Recompute rc : {Recompute::kNone, Recompute::kFull}) {
+        if (w.recompute && rc != *w.recompute) continue;
+        if (!w.recompute && rc == Recompute::kFull && !w.IsTraining()) continue;
+        Layout l;
+        l.tp = tp;
+        l.dp = gpus / tp;
+        l.zero = zero;
+        l.recompute = w.recompute ? *w.recompute : rc;
+        l.flash_attention = w.flash_attention;
+        l.sequence_parallel = tp > 1;
+        int cap = w.IsTraining() ? std::max(1, w.global_batch / l.dp) : 1;
+        if (w.micro_batch) {
+          l.micro_batch = std::min(*w.micro_batch, cap);
+        } else if (w.IsTraining()) {
+          l.micro_batch = std::max(1, MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+        } else {
+          l.micro_batch = w.inference.batch ? *w.inference.batch : 1;
+        }
+        if (w.IsTraining() && l.micro_batch * l.dp > w.global_batch) continue;
+        Result<Estimate> e = EstimateRun(w, arch, hw, l, cal);
+        if (!e.ok()) continue;
+        const bool fits = e->memory.fits;
+        const double t = w.IsTraining() ? 1 / e->throughput.tokens_per_s_per_gpu
+                                        : e->time.step_s;
+        const bool better = (fits && (!best_fits || t < best_time)) ||
+                            (!fits && !best_fits &&
+                             (best_mem == 0 || e->memory.per_gpu_gib < best_mem));
+        if (better) {
+          best = l;
+          best_time = t;
+          best_fits = fits;
+          best_mem = e->memory.per_gpu_gib;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace gpuplan::perf
