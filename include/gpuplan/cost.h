@@ -7,11 +7,13 @@
 // old it is; an unknown price is an error value ("price unknown"), never 0.
 //
 //   Result<cost::BillingRates> rates =
-//       cost::ResolveRates(catalog, {.instance = "ecs.gn7i-c8g1.2xlarge", .region = "cn-hangzhou"},
+//       cost::ResolveRates(catalog, {"ecs.gn7i-c8g1.2xlarge", "cn-hangzhou", "", Billing::kPayg},
 //                          cost::PriceRatios{}, "2026-11-30");
 //   if (!rates.ok()) return rates.status();          // "price unknown for ..."
 //   cost::JobSpec job{.work_hours = 100, .instances = 2};
-//   Result<cost::JobCostEstimate> spot = cost::JobCost(*rates, job, {.mode = cost::Mode::kSpot});
+//   cost::CostOptions spot_options = cost::CostOptions::Of(cost::Mode::kSpot);
+//   spot_options.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(market, type, region);
+//   Result<cost::JobCostEstimate> spot = cost::JobCost(*rates, job, spot_options);
 //   // spot->total: Money; spot->checkpoint_interval_hours: the Young/Daly interval.
 //
 // Money never mixes currencies: `Money + Money` returns Result<Money>, an error when CNY meets USD.
@@ -265,6 +267,14 @@ struct CostOptions {
   // (reference 3.3: "up to 76%" off; ecs.c5 example 0.422), so nullopt = unknown -> error.
   std::optional<double> savings_plan_rate;
   int savings_plan_years = 1;  // 1 or 3
+
+  // Options for `mode` with every other field at its default (designated initializers that
+  // skip fields trip -Wmissing-field-initializers).
+  static CostOptions Of(Mode mode) {
+    CostOptions o;
+    o.mode = mode;
+    return o;
+  }
 };
 
 struct JobCostEstimate {

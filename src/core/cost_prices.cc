@@ -87,8 +87,13 @@ Money PriceQuote::HourlyPrice(const PriceRatios& ratios) const {
   return price;
 }
 
-Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
-                             std::string_view today) {
+namespace {
+
+// The best row for `query`, optionally only in `currency` and `unit` (so a USD quote never
+// hides a CNY one when the caller needs CNY).
+Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query,
+                            std::string_view today, std::optional<Currency> want_currency,
+                            std::string_view want_unit) {
   const std::string instance = CanonicalInstance(catalog, query.instance);
   const Price* best = nullptr;
   Currency best_currency = Currency::kCny;
@@ -101,6 +106,8 @@ Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
     if (!query.zone.empty() && !p.zone.empty() && !SameName(p.zone, query.zone)) continue;
     std::optional<Currency> currency = ParseCurrency(p.currency);
     if (!currency || !(p.amount > 0)) continue;  // 0 means "not priced", never free
+    if (want_currency && *currency != *want_currency) continue;
+    if (!want_unit.empty() && p.unit != want_unit) continue;
     Rank r = RankOf(p, query);
     if (!best || r > best_rank) {
       best = &p;
@@ -110,6 +117,13 @@ Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
   }
   if (!best) return Status::NotFound("price unknown for " + Describe(query, instance));
   return Quote(*best, best_currency, today);
+}
+
+}  // namespace
+
+Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
+                             std::string_view today) {
+  return FindBest(catalog, query, today, std::nullopt, "");
 }
 
 std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view instance,
@@ -144,12 +158,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
                                   const PriceRatios& ratios, std::string_view today) {
   PriceQuery q = query;
   q.billing = Billing::kPayg;
-  Result<PriceQuote> payg = FindPrice(catalog, q, today);
+  Result<PriceQuote> payg = FindBest(catalog, q, today, std::nullopt, "hour");
   if (!payg.ok()) return payg.status();
-  if (payg->unit != "hour") {
-    return Status::InvalidArgument("PAYG price of " + payg->instance + " in " + payg->region +
-                                   " is per " + payg->unit + ", expected per hour");
-  }
   BillingRates rates;
   rates.payg = *payg;
   const Currency cur = payg->price.currency();
@@ -159,8 +169,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   auto listed = [&](Billing b, std::string_view unit) -> std::optional<PriceQuote> {
     PriceQuery lq = query;
     lq.billing = b;
-    Result<PriceQuote> r = FindPrice(catalog, lq, today);
-    if (!r.ok() || r->price.currency() != cur || r->unit != unit) return std::nullopt;
+    Result<PriceQuote> r = FindBest(catalog, lq, today, cur, unit);
+    if (!r.ok()) return std::nullopt;
     return *r;
   };
   auto derived = [&](Billing b, Money price, std::string unit, std::string trust,
