@@ -101,6 +101,7 @@ struct InferenceSpec {
 };
 
 struct Workload {
+  std::string name;  // optional label for reports
   Task task = Task::kFinetune;
   Method method = Method::kFull;
   // The model: a zoo name, or an inline architecture when `inline_arch` is set (then

@@ -18,6 +18,8 @@ struct CommandRow {
 
 // One row per subcommand. Keep in the order `gpuplan --help` should list them.
 constexpr CommandRow kCommands[] = {
+    {"estimate", AddEstimateCommand},
+    {"validate", AddValidateCommand},
     {"catalog", AddCatalogCommand},
 };
 

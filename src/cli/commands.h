@@ -41,6 +41,8 @@ Result<Catalog> LoadCliCatalog(const CliContext& ctx);
 
 // One function per subcommand (each in its own <name>_command.cc).
 void AddCatalogCommand(CLI::App& app, CliContext& ctx);
+void AddEstimateCommand(CLI::App& app, CliContext& ctx);
+void AddValidateCommand(CLI::App& app, CliContext& ctx);
 
 }  // namespace gpuplan::cli
 

@@ -1,0 +1,393 @@
+// `gpuplan estimate [WORKLOAD.yaml] [workload flags] (--gpu NAME --gpus N | --instance TYPE
+// [--nodes K]) [layout flags] [--json]`: memory, time and throughput of one job on one choice of
+// hardware and layout, with breakdowns.
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/strings.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/workload.h"
+#include "io/calibration_csv.h"
+#include "io/model_zoo.h"
+#include "io/table.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::cli {
+namespace {
+
+using strings::Num;
+
+struct EstimateOptions {
+  std::string workload_file;
+  // Workload flags (override the file). Empty / unset = not given.
+  std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
+  std::optional<int> seq_len, micro_batch, global_batch, lora_rank, weight_bits;
+  std::optional<double> epochs;
+  std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;
+  std::optional<int> prompt_tokens, output_tokens, batch;
+  bool no_flash_attention = false;
+  // Hardware.
+  std::string gpu, instance;
+  std::optional<int> gpus, gpus_per_node, nodes;
+  std::optional<double> inter_node_gbps;
+  // Layout.
+  std::optional<int> tp, pp, dp, zero;
+  bool sequence_parallel = false, offload = false;
+  bool list_models = false;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
+
+template <typename E>
+Status SetEnum(const std::string& flag, const std::string& text,
+               std::optional<E> (*parse)(std::string_view), std::string_view expected, E& out) {
+  if (text.empty()) return Status::Ok();
+  std::optional<E> v = parse(text);
+  if (!v) return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
+  out = *v;
+  return Status::Ok();
+}
+
+// The workload: the file (if any), then every flag given on top.
+Result<Workload> BuildWorkload(const EstimateOptions& o) {
+  Workload w;
+  if (!o.workload_file.empty()) {
+    Result<Workload> file = io::LoadWorkloadYaml(o.workload_file);
+    if (!file.ok()) return file.status();
+    w = *file;
+  } else if (o.model.empty() && !o.layers) {
+    return Usage("give a workload file or --model NAME (or --layers/--hidden/... inline)");
+  }
+  const bool method_given = !o.method.empty();
+  if (Status s = SetEnum<Task>("--task", o.task, ParseTask,
+                               "pretrain, finetune, inference, rendering or hpc", w.task);
+      !s.ok()) {
+    return s;
+  }
+  if (!o.task.empty() && !method_given && w.task != Task::kFinetune) w.method = Method::kFull;
+  if (Status s = SetEnum<Method>("--method", o.method, ParseMethod, "full, lora or qlora",
+                                 w.method);
+      !s.ok()) {
+    return s;
+  }
+  if (!o.precision.empty()) {
+    std::optional<Precision> p = ParsePrecision(o.precision);
+    if (!p || p == Precision::kInt8 || p == Precision::kTf32) {
+      return Usage("--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"" + o.precision +
+                   "\"");
+    }
+    w.precision = *p;
+  }
+  if (Status s = SetEnum<Optimizer>("--optimizer", o.optimizer, ParseOptimizer,
+                                    "adamw, adamw_8bit, sgd or adafactor", w.optimizer);
+      !s.ok()) {
+    return s;
+  }
+  if (!o.recompute.empty()) {
+    Recompute rc = Recompute::kNone;
+    if (Status s = SetEnum<Recompute>("--recompute", o.recompute, ParseRecompute,
+                                      "none, selective or full", rc);
+        !s.ok()) {
+      return s;
+    }
+    w.recompute = rc;
+  }
+  if (Status s = SetEnum<Engine>("--engine", o.engine, ParseEngine, "hf, vllm or trtllm",
+                                 w.inference.engine);
+      !s.ok()) {
+    return s;
+  }
+  if (!o.tokens.empty()) {
+    w.tokens = ParseAmount(o.tokens);
+    if (!w.tokens) return Usage("--tokens: expected an amount like 100M or 2B, got \"" + o.tokens + "\"");
+  }
+  if (!o.samples.empty()) {
+    w.samples = ParseAmount(o.samples);
+    if (!w.samples) return Usage("--samples: expected an amount like 50K, got \"" + o.samples + "\"");
+  }
+  if (o.epochs) w.epochs = *o.epochs;
+  if (o.seq_len) w.seq_len = *o.seq_len;
+  if (o.micro_batch) w.micro_batch = *o.micro_batch;
+  if (o.global_batch) w.global_batch = *o.global_batch;
+  if (o.lora_rank) w.lora_rank = *o.lora_rank;
+  if (o.weight_bits) w.weight_bits = *o.weight_bits;
+  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
+  if (o.no_flash_attention) w.flash_attention = false;
+  if (o.prompt_tokens) w.inference.prompt_tokens = *o.prompt_tokens;
+  if (o.output_tokens) w.inference.output_tokens = *o.output_tokens;
+  if (o.batch) w.inference.batch = *o.batch;
+  if (!o.model.empty()) {
+    w.model_name = o.model;
+    w.inline_arch.reset();
+  }
+  if (o.layers || o.hidden || o.heads || o.ffn || o.vocab) {
+    if (!(o.layers && o.hidden && o.heads && o.ffn && o.vocab)) {
+      return Usage("an inline architecture needs --layers, --hidden, --heads, --ffn and --vocab "
+                   "(--kv-heads defaults to --heads)");
+    }
+    ModelArch a;
+    a.name = o.model.empty() ? "inline" : o.model;
+    a.layers = *o.layers;
+    a.hidden = *o.hidden;
+    a.heads = *o.heads;
+    a.kv_heads = o.kv_heads.value_or(*o.heads);
+    a.ffn = *o.ffn;
+    a.vocab = *o.vocab;
+    a.mlp = a.ffn == 4 * a.hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
+    w.inline_arch = a;
+    w.model_name = a.name;
+  }
+  if (Status s = ValidateWorkload(w); !s.ok()) return Usage(s.message());
+  return w;
+}
+
+Result<perf::Hardware> BuildHardware(const EstimateOptions& o, const Catalog& c) {
+  if (!o.instance.empty()) {
+    if (!o.gpu.empty() || o.gpus) return Usage("give either --instance or --gpu/--gpus, not both");
+    const InstanceType* t = c.FindInstance(o.instance);
+    if (t == nullptr) {
+      return Status::NotFound(fmt::format("--instance: unknown instance type \"{}\"; did you mean "
+                                          "{}?", o.instance,
+                                          fmt::join(c.SuggestInstances(o.instance), ", ")));
+    }
+    Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
+    if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
+    return hw;
+  }
+  if (o.gpu.empty()) return Usage("give --gpu NAME --gpus N, or --instance TYPE [--nodes K]");
+  const Gpu* g = c.FindGpu(o.gpu);
+  if (g == nullptr) {
+    return Status::NotFound(fmt::format("--gpu: unknown GPU \"{}\"; did you mean {}?", o.gpu,
+                                        fmt::join(c.SuggestGpus(o.gpu), ", ")));
+  }
+  const int gpus = o.gpus.value_or(1);
+  perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)));
+  if (hw.Gpus() != gpus) {
+    return Usage(fmt::format("--gpus {} is not a multiple of --gpus-per-node {}", gpus,
+                             hw.gpus_per_node));
+  }
+  if (o.inter_node_gbps) hw.inter_node_gbps = *o.inter_node_gbps;
+  return hw;
+}
+
+Result<perf::Layout> BuildLayout(const EstimateOptions& o, const Workload& w,
+                                 const ModelArch& arch, const perf::Hardware& hw,
+                                 const Calibration& cal) {
+  const bool given = o.tp || o.pp || o.dp || o.zero;
+  perf::Layout l = perf::DefaultLayout(w, arch, hw, cal);
+  if (!given) return l;
+  l.tp = o.tp.value_or(1);
+  l.pp = o.pp.value_or(1);
+  l.dp = o.dp.value_or(hw.Gpus() / std::max(1, l.tp * l.pp));
+  l.zero = o.zero.value_or(0);
+  if (o.sequence_parallel) l.sequence_parallel = true;
+  if (l.Gpus() != hw.Gpus()) {
+    return Usage(fmt::format("--tp {} x --pp {} x --dp {} = {} GPUs, but the hardware has {}",
+                             l.tp, l.pp, l.dp, l.Gpus(), hw.Gpus()));
+  }
+  if (w.micro_batch) {
+    l.micro_batch = *w.micro_batch;
+  } else if (w.IsTraining()) {
+    const int cap = std::max(1, w.global_batch / l.dp);
+    l.micro_batch = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+  }
+  if (w.recompute) l.recompute = *w.recompute;
+  return l;
+}
+
+nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
+                            const perf::Layout& l, const perf::Estimate& e) {
+  nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();
+  for (const auto& [k, v] : e.memory.breakdown.Named()) mem_parts[std::string(k)] = v;
+  for (const auto& [k, v] : e.time.breakdown.Named()) time_parts[std::string(k)] = v;
+  nlohmann::json j = {
+      {"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)},
+                    {"model", arch.name}, {"params", arch.Params()},
+                    {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
+                    {"global_batch", w.global_batch}}},
+      {"hardware", {{"gpu", hw.gpu->name}, {"gpus", hw.Gpus()},
+                    {"gpus_per_node", hw.gpus_per_node}, {"nodes", hw.nodes},
+                    {"intra_link", perf::LinkKindName(hw.intra_link)},
+                    {"intra_gbs", hw.intra_gbs}, {"inter_node_gbps", hw.inter_node_gbps},
+                    {"rdma", hw.rdma}}},
+      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero},
+                  {"micro_batch", l.micro_batch}, {"grad_accum", e.grad_accum},
+                  {"recompute", RecomputeName(l.recompute)},
+                  {"sequence_parallel", l.sequence_parallel},
+                  {"flash_attention", l.flash_attention}}},
+      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"allocated_gib", e.memory.allocated_gib},
+                  {"reserved_gib", e.memory.reserved_gib},
+                  {"capacity_gib", e.memory.capacity_gib}, {"breakdown", mem_parts}}},
+      {"fits", e.memory.fits},
+      {"time", {{"step_s", e.time.step_s}, {"breakdown", time_parts}}},
+      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
+                      {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
+                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
+                      {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
+                      {"mfu", e.throughput.mfu}, {"peak_tflops", e.peak_tflops}}},
+      {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
+  };
+  if (e.inference) {
+    const perf::InferenceTimes& it = *e.inference;
+    j["inference"] = {{"batch", it.batch}, {"prefill_s", it.prefill_s}, {"ttft_ms", it.ttft_ms},
+                      {"tpot_ms", it.tpot_ms}, {"decode_s", it.decode_s},
+                      {"request_s", it.request_s},
+                      {"tokens_per_s_per_gpu", it.tokens_per_s_per_gpu},
+                      {"requests_per_s", it.requests_per_s},
+                      {"decode_memory_bound", it.decode_memory_bound}};
+  }
+  return j;
+}
+
+std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
+                         const perf::Layout& l, const perf::Estimate& e) {
+  std::string s = fmt::format(
+      "{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n", TaskName(w.task),
+      MethodName(w.method), arch.name, arch.Params() / 1e9, PrecisionName(w.precision), w.seq_len,
+      w.global_batch);
+  s += fmt::format("on {} x {} ({} node(s) of {}, {} {} GB/s{})\n", hw.Gpus(), hw.gpu->name,
+                   hw.nodes, hw.gpus_per_node, perf::LinkKindName(hw.intra_link),
+                   Num(hw.intra_gbs),
+                   hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes",
+                                              Num(hw.inter_node_gbps), hw.rdma ? "RDMA" : "TCP")
+                                : "");
+  s += fmt::format("layout: tp {} pp {} dp {} zero {} micro-batch {} x {} accumulation, "
+                   "recompute {}{}\n\n",
+                   l.tp, l.pp, l.dp, l.zero, l.micro_batch, e.grad_accum,
+                   RecomputeName(l.recompute), l.sequence_parallel ? ", sequence parallel" : "");
+  io::Table mem{{"memory per GPU", "GiB"}, {}};
+  for (const auto& [k, v] : e.memory.breakdown.Named()) {
+    if (v > 0) mem.rows.push_back({std::string(k), fmt::format("{:.2f}", v)});
+  }
+  mem.rows.push_back({"total", fmt::format("{:.2f}", e.memory.per_gpu_gib)});
+  mem.rows.push_back({"capacity", fmt::format("{:.2f}", e.memory.capacity_gib)});
+  s += io::RenderAligned(mem);
+  s += e.memory.fits ? "fits\n\n" : "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
+  io::Table time{{"time per step", "s", "share"}, {}};
+  for (const auto& [k, v] : e.time.breakdown.Named()) {
+    if (v > 0) {
+      time.rows.push_back({std::string(k), fmt::format("{:.4g}", v),
+                           fmt::format("{:.1f}%", 100 * v / e.time.step_s)});
+    }
+  }
+  time.rows.push_back({"step", fmt::format("{:.4g}", e.time.step_s), "100%"});
+  s += io::RenderAligned(time);
+  s += fmt::format("\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "
+                   "{} dense peak\n",
+                   e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu,
+                   100 * e.throughput.mfu, Num(e.peak_tflops));
+  if (e.job.hours > 0) {
+    s += fmt::format("job: {:.0f} steps, {:.2f} hours, {:.1f} GPU-hours\n", e.job.steps,
+                     e.job.hours, e.job.gpu_hours);
+  }
+  if (e.inference) {
+    const perf::InferenceTimes& it = *e.inference;
+    s += fmt::format("inference at batch {}: TTFT {:.1f} ms, TPOT {:.2f} ms ({}), {:.0f} output "
+                     "tokens/s per GPU, {:.2f} requests/s\n",
+                     it.batch, it.ttft_ms, it.tpot_ms,
+                     it.decode_memory_bound ? "memory-bound" : "compute-bound",
+                     it.tokens_per_s_per_gpu, it.requests_per_s);
+  }
+  return s;
+}
+
+void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
+  Result<ModelZoo> zoo = io::LoadModelZoo();
+  if (!zoo.ok()) return ctx.Fail(zoo.status());
+  if (o.list_models) {
+    io::Table t{{"model", "kind", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn",
+                 "vocab", "source"}, {}};
+    for (const ModelArch& m : zoo->models) {
+      t.rows.push_back({m.name, std::string(ModelKindName(m.kind)), Num(m.Params() / 1e9),
+                        std::to_string(m.layers), std::to_string(m.hidden),
+                        std::to_string(m.heads), std::to_string(m.kv_heads),
+                        std::to_string(m.ffn), std::to_string(m.vocab), m.source});
+    }
+    *ctx.out << io::RenderAligned(t);
+    return;
+  }
+  Result<Workload> w = BuildWorkload(o);
+  if (!w.ok()) return ctx.Fail(w.status(), w.status().code() == ErrorCode::kInvalidArgument &&
+                                               o.workload_file.empty());
+  Result<ModelArch> arch = ResolveModel(*w, *zoo);
+  if (!arch.ok()) return ctx.Fail(arch.status());
+  Result<Catalog> catalog = LoadCliCatalog(ctx);
+  if (!catalog.ok()) return ctx.Fail(catalog.status());
+  Result<Calibration> cal = io::LoadCalibration();
+  if (!cal.ok()) return ctx.Fail(cal.status());
+  Result<perf::Hardware> hw = BuildHardware(o, *catalog);
+  if (!hw.ok()) return ctx.Fail(hw.status(), true);
+  Result<perf::Layout> layout = BuildLayout(o, *w, *arch, *hw, *cal);
+  if (!layout.ok()) return ctx.Fail(layout.status(), true);
+  Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
+  if (!e.ok()) return ctx.Fail(e.status());
+  if (o.format == OutputFormat::kJson) {
+    *ctx.out << EstimateJson(*w, *arch, *hw, *layout, *e).dump(2) << "\n";
+  } else {
+    *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
+  }
+}
+
+}  // namespace
+
+void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<EstimateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "estimate",
+      "Memory per GPU, step time, throughput and job time of one job on one hardware choice, "
+      "with breakdowns");
+  cmd->add_option("workload", o->workload_file, "Workload YAML file (flags override its fields)");
+  // Workload.
+  cmd->add_option("--task", o->task, "pretrain | finetune | inference | rendering | hpc");
+  cmd->add_option("--method", o->method, "full | lora | qlora (finetune)");
+  cmd->add_option("--model", o->model, "Zoo model name (see --list-models)");
+  cmd->add_option("--precision", o->precision, "bf16 | fp16 | fp32 | fp8 | fp64");
+  cmd->add_option("--seq-len", o->seq_len, "Tokens per sample");
+  cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per forward pass");
+  cmd->add_option("--global-batch", o->global_batch, "Sequences per optimizer step");
+  cmd->add_option("--tokens", o->tokens, "Tokens of the whole job (suffix K M B T)");
+  cmd->add_option("--samples", o->samples, "Samples per epoch (suffix K M B T)");
+  cmd->add_option("--epochs", o->epochs, "Epochs over --samples");
+  cmd->add_option("--optimizer", o->optimizer, "adamw | adamw_8bit | sgd | adafactor");
+  cmd->add_option("--recompute", o->recompute, "none | selective | full");
+  cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank");
+  cmd->add_option("--weight-bits", o->weight_bits, "Quantised base weights: 4 or 8");
+  cmd->add_flag("--no-flash-attention", o->no_flash_attention, "Unfused attention (s^2 scores)");
+  cmd->add_option("--layers", o->layers, "Inline architecture: layers");
+  cmd->add_option("--hidden", o->hidden, "Inline architecture: hidden size");
+  cmd->add_option("--heads", o->heads, "Inline architecture: attention heads");
+  cmd->add_option("--kv-heads", o->kv_heads, "Inline architecture: KV heads (GQA)");
+  cmd->add_option("--ffn", o->ffn, "Inline architecture: MLP width");
+  cmd->add_option("--vocab", o->vocab, "Inline architecture: vocabulary");
+  cmd->add_option("--prompt-tokens", o->prompt_tokens, "Inference: prompt tokens per request");
+  cmd->add_option("--output-tokens", o->output_tokens, "Inference: generated tokens per request");
+  cmd->add_option("--batch", o->batch, "Inference: concurrent sequences");
+  cmd->add_option("--engine", o->engine, "Inference engine: hf | vllm | trtllm");
+  // Hardware.
+  cmd->add_option("--gpu", o->gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
+  cmd->add_option("--gpus", o->gpus, "Total GPUs (with --gpu)");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (with --gpu; default 8)");
+  cmd->add_option("--instance", o->instance, "Instance type, e.g. ecs.gn7e-c16g1.4xlarge");
+  cmd->add_option("--nodes", o->nodes, "Number of instances (with --instance)");
+  cmd->add_option("--inter-node-gbps", o->inter_node_gbps, "Network between nodes, Gbit/s");
+  // Layout.
+  cmd->add_option("--tp", o->tp, "Tensor parallel degree");
+  cmd->add_option("--pp", o->pp, "Pipeline parallel degree");
+  cmd->add_option("--dp", o->dp, "Data parallel degree");
+  cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+  cmd->add_flag("--sequence-parallel", o->sequence_parallel, "Megatron sequence parallelism");
+  cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
+  AddFormatFlags(cmd, &o->format, /*csv=*/false);
+  cmd->callback([&ctx, o] { RunEstimate(ctx, *o); });
+}
+
+}  // namespace gpuplan::cli

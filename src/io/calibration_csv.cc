@@ -1,0 +1,109 @@
+#include "io/calibration_csv.h"
+
+#include <map>
+#include <string>
+
+#include "io/csv.h"
+#include "io/embedded_data.h"
+
+namespace gpuplan::io {
+namespace {
+
+struct Range {
+  double min, max;
+};
+
+// Parameters with a scope "*" (global) and their plausible ranges.
+Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader& r) {
+  const std::map<std::string, std::pair<double*, Range>> globals = {
+      {"gemm_half_dim", {&c.gemm_half_dim, {0, 1e5}}},
+      {"gemm_half_tokens", {&c.gemm_half_tokens, {0, 1e7}}},
+      {"flash_attention_factor", {&c.flash_attention_factor, {0.01, 1}}},
+      {"unfused_attention_factor", {&c.unfused_attention_factor, {0.01, 1}}},
+      {"fp8_gemm_factor", {&c.fp8_gemm_factor, {0.01, 1}}},
+      {"elementwise_overhead", {&c.elementwise_overhead, {0, 2}}},
+      {"nvlink_efficiency", {&c.nvlink_efficiency, {0.01, 1}}},
+      {"pcie_efficiency", {&c.pcie_efficiency, {0.01, 1}}},
+      {"rdma_efficiency", {&c.rdma_efficiency, {0.01, 1}}},
+      {"tcp_efficiency", {&c.tcp_efficiency, {0.01, 1}}},
+      {"collective_latency_us", {&c.collective_latency_us, {0, 1e4}}},
+      {"dp_overlap", {&c.dp_overlap, {0, 1}}},
+      {"zero3_overlap", {&c.zero3_overlap, {0, 1}}},
+      {"cuda_context_gib", {&c.cuda_context_gib, {0, 16}}},
+      {"allocator_fragmentation", {&c.allocator_fragmentation, {0, 1}}},
+      {"transient_factor", {&c.transient_factor, {0, 10}}},
+      {"hf_layer_overhead_us", {&c.hf_layer_overhead_us, {0, 1e5}}},
+      {"vllm_layer_overhead_us", {&c.vllm_layer_overhead_us, {0, 1e5}}},
+      {"trtllm_layer_overhead_us", {&c.trtllm_layer_overhead_us, {0, 1e5}}},
+  };
+  auto it = globals.find(name);
+  if (it == globals.end()) {
+    r.Fail("parameter", "unknown parameter \"" + name + "\" for scope \"*\"");
+    return r.status();
+  }
+  if (v < it->second.second.min || v > it->second.second.max) {
+    r.Fail("value", "expected " + std::to_string(it->second.second.min) + " to " +
+                        std::to_string(it->second.second.max) + " for " + name);
+    return r.status();
+  }
+  *it->second.first = v;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Calibration> ParseCalibration(std::string_view text, const std::string& file) {
+  Result<CsvTable> table = CsvTable::Parse(text, file);
+  if (!table.ok()) return table.status();
+  if (Status s = table->RequireColumns({"parameter", "scope", "value", "unit", "source", "fitted"});
+      !s.ok()) {
+    return s;
+  }
+  Calibration c;
+  for (const CsvRow& row : table->rows()) {
+    CsvRowReader r(*table, row);
+    const std::string name = r.Text("parameter", true);
+    const std::string scope = r.Text("scope", true);
+    const double v = r.Number("value", 0, 1e7);
+    r.Text("source", true);
+    r.Text("fitted", true);
+    if (!r.status().ok()) return r.status();
+    if (scope == "*") {
+      if (Status s = SetGlobal(c, name, v, r); !s.ok()) return s;
+      continue;
+    }
+    // Per-architecture rows; "fallback" is the row for unlisted architectures.
+    if (name != "gemm_fraction" && name != "memory_bw_fraction") {
+      r.Fail("parameter", "expected gemm_fraction or memory_bw_fraction for an architecture "
+                          "scope, got \"" + name + "\"");
+      return r.status();
+    }
+    if (v <= 0 || v > 1) {
+      r.Fail("value", "expected a fraction in (0, 1]");
+      return r.status();
+    }
+    ArchEfficiency* a = nullptr;
+    if (scope == "fallback") {
+      a = &c.fallback;
+    } else {
+      for (ArchEfficiency& x : c.archs) {
+        if (x.architecture == scope) a = &x;
+      }
+      if (a == nullptr) {
+        c.archs.push_back(ArchEfficiency{});
+        a = &c.archs.back();
+        a->architecture = scope;
+        a->gemm_fraction = c.fallback.gemm_fraction;
+        a->memory_bw_fraction = c.fallback.memory_bw_fraction;
+      }
+    }
+    (name == "gemm_fraction" ? a->gemm_fraction : a->memory_bw_fraction) = v;
+  }
+  return c;
+}
+
+Result<Calibration> LoadCalibration() {
+  return ParseCalibration(EmbeddedData("calibration.csv"), "data/calibration.csv");
+}
+
+}  // namespace gpuplan::io

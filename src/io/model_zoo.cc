@@ -1,0 +1,78 @@
+#include "io/model_zoo.h"
+
+#include <utility>
+
+#include "io/csv.h"
+#include "io/embedded_data.h"
+
+namespace gpuplan::io {
+namespace {
+
+// A whole number column that may be empty (kind=other rows have no shape).
+int OptionalInt(CsvRowReader& r, std::string_view column, int max) {
+  if (r.Text(column).empty()) return 0;
+  return r.Integer(column, 1, max);
+}
+
+ModelArch ParseModelRow(CsvRowReader& r) {
+  ModelArch m;
+  m.name = r.Text("name", true);
+  const std::string kind = r.OneOf("kind", {"decoder", "encoder", "other"});
+  m.kind = kind == "decoder" ? ModelKind::kDecoder
+           : kind == "encoder" ? ModelKind::kEncoder
+                               : ModelKind::kOther;
+  if (m.kind != ModelKind::kOther) {
+    m.mlp = r.OneOf("mlp", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::kSwiglu : MlpKind::kGelu;
+    m.layers = r.Integer("layers", 1, 1000);
+    m.hidden = r.Integer("hidden", 1, 1 << 20);
+    m.heads = r.Integer("heads", 1, 4096);
+    m.kv_heads = r.Integer("kv_heads", 1, 4096);
+    m.ffn = r.Integer("ffn", 1, 1 << 22);
+    m.vocab = r.Integer("vocab", 1, 1 << 22);
+  } else {
+    m.layers = OptionalInt(r, "layers", 1000);
+  }
+  m.tied_embeddings = r.Bool("tied_embeddings", false);
+  m.dropout = r.Bool("dropout", false);
+  m.params = r.OptionalNumber("params_b", 1e-6, 1e5).value_or(0) * 1e9;
+  m.forward_flops_per_sample =
+      r.OptionalNumber("forward_gflops_per_sample", 1e-6, 1e9).value_or(0) * 1e9;
+  m.default_seq_len = OptionalInt(r, "default_seq_len", 1 << 24);
+  m.source = r.Text("source", true);
+  m.as_of = r.Text("as_of", true);
+  if (m.kind == ModelKind::kOther && (m.params <= 0 || m.forward_flops_per_sample <= 0)) {
+    r.Fail("params_b", "kind other needs params_b and forward_gflops_per_sample");
+  }
+  if (r.status().ok()) {
+    if (Status s = ValidateModelArch(m); !s.ok()) r.Fail("name", s.message());
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<ModelZoo> ParseModelZoo(std::string_view text, const std::string& file) {
+  Result<CsvTable> table = CsvTable::Parse(text, file);
+  if (!table.ok()) return table.status();
+  if (Status s = table->RequireColumns({"name", "kind", "mlp", "layers", "hidden", "heads",
+                                        "kv_heads", "ffn", "vocab", "tied_embeddings",
+                                        "params_b", "source", "as_of"});
+      !s.ok()) {
+    return s;
+  }
+  ModelZoo zoo;
+  for (const CsvRow& row : table->rows()) {
+    CsvRowReader r(*table, row);
+    ModelArch m = ParseModelRow(r);
+    if (!r.status().ok()) return r.status();
+    if (zoo.Find(m.name) != nullptr) {
+      return Status::InvalidArgument(r.Origin() + ": duplicate model \"" + m.name + "\"");
+    }
+    zoo.models.push_back(std::move(m));
+  }
+  return zoo;
+}
+
+Result<ModelZoo> LoadModelZoo() { return ParseModelZoo(EmbeddedData("models.csv"), "data/models.csv"); }
+
+}  // namespace gpuplan::io

@@ -1,0 +1,418 @@
+#include "io/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/strings.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/workload.h"
+#include "io/csv.h"
+
+namespace gpuplan::io {
+namespace {
+
+// Metrics pooled as "throughput-like" for the issue's targets.
+bool IsThroughputMetric(const std::string& m) {
+  return m == "tokens_per_s_per_gpu" || m == "tflops_per_gpu" || m == "mfu" ||
+         m == "step_time_s" || m == "samples_per_s_per_gpu" || m == "ttft_ms" ||
+         m == "tpot_ms" || m == "prefill_tokens_per_s_per_gpu" ||
+         m == "decode_tokens_per_s_per_gpu" || m == "time_to_train_min" || m == "gpu_hours";
+}
+bool IsMemoryMetric(const std::string& m) { return m == "peak_mem_gib" || m == "max_seq_len_fit"; }
+
+// The value of a `key=value` token in the notes column ("impl=vLLM 0.6.3; ..."), or "".
+std::string NoteToken(const std::string& notes, std::string_view key) {
+  const std::string k = std::string(key) + "=";
+  size_t pos = notes.find(k);
+  while (pos != std::string::npos && pos > 0 && notes[pos - 1] != ' ' && notes[pos - 1] != ';') {
+    pos = notes.find(k, pos + 1);
+  }
+  if (pos == std::string::npos) return "";
+  const size_t start = pos + k.size();
+  size_t end = notes.find(';', start);
+  if (end == std::string::npos) end = notes.size();
+  std::string v = notes.substr(start, end - start);
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+bool Contains(const std::string& haystack, std::string_view needle) {
+  return strings::Lower(haystack).find(needle) != std::string::npos;
+}
+
+// Everything needed to predict one row.
+struct RowInputs {
+  Workload w;
+  ModelArch arch;
+  perf::Hardware hw;
+  perf::Layout layout;
+  std::string memory_kind;   // allocated | reserved | nvidia_smi | ""
+  double mfu_peak = 0;       // peak_tflops from mfu_basis; 0 = the GPU's own peak
+  bool hardware_flops = false;  // mfu_basis flops=hardware
+  std::optional<double> vram_budget_gib;
+  std::optional<double> train_tokens;
+  std::string task;  // the row's task column
+  std::string assumptions;
+};
+
+// Reads an optional number column; nullopt when empty, error when malformed.
+std::optional<double> Opt(CsvRowReader& r, std::string_view column) {
+  return r.OptionalNumber(column, -1e18, 1e18);
+}
+
+// The MLP kind of a model: README of the validation set: SwiGLU for Llama/Mistral/Qwen/TinyLlama,
+// 4h GELU for GPT/MPT/OPT/BLOOM/BERT/Falcon/GPT-J.
+MlpKind MlpOf(const std::string& model, int hidden, int ffn) {
+  for (std::string_view swiglu : {"llama", "mistral", "qwen", "tinyllama", "phi-3", "gemma"}) {
+    if (Contains(model, swiglu)) return MlpKind::kSwiglu;
+  }
+  return ffn == 4 * hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
+}
+
+// Returns "" when the row can be predicted, else the reason it cannot.
+std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo& zoo,
+                        RowInputs& in) {
+  const std::string notes = r.Text("notes");
+  const std::string model = r.Text("model");
+  in.task = r.Text("task");
+  const std::string metric = r.Text("metric");
+
+  // --- GPU.
+  const std::string gpu_name = r.Text("gpu");
+  const std::string budget = NoteToken(notes, "vram_budget_gb");
+  if (!budget.empty()) {
+    if (std::optional<double> b = ParseDecimal(budget)) in.vram_budget_gib = *b * 1e9 / (1 << 30);
+  }
+  const Gpu* gpu = catalog.FindGpu(gpu_name);
+  if (gpu == nullptr && in.vram_budget_gib && (gpu_name == "OTHER" || gpu_name.empty())) {
+    // A memory-budget row ("fits in 16 GB") does not depend on the GPU's speed: use a GPU of
+    // the row's precision class and the stated budget as capacity.
+    gpu = catalog.FindGpu("A100-80G-SXM");
+    in.assumptions += "capacity = vram_budget_gb; ";
+  }
+  if (gpu == nullptr) {
+    return gpu_name.empty() ? "no GPU named" : "unknown GPU \"" + gpu_name + "\"";
+  }
+
+  // --- Architecture: the row's columns, else the zoo.
+  const ModelArch* zoo_arch = zoo.Find(model);
+  ModelArch a;
+  a.name = model;
+  const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),
+                              heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"),
+                              ffn = Opt(r, "ffn"), vocab = Opt(r, "vocab"),
+                              params_b = Opt(r, "params_b");
+  if (layers && hidden && heads && ffn) {
+    a.layers = static_cast<int>(*layers);
+    a.hidden = static_cast<int>(*hidden);
+    a.heads = static_cast<int>(*heads);
+    a.kv_heads = kv ? static_cast<int>(*kv) : a.heads;
+    a.ffn = static_cast<int>(*ffn);
+    a.vocab = vocab ? static_cast<int>(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
+    a.mlp = MlpOf(model, a.hidden, a.ffn);
+    a.tied_embeddings = zoo_arch ? zoo_arch->tied_embeddings : Contains(notes, "tied embeddings");
+    a.dropout = zoo_arch != nullptr && zoo_arch->dropout;
+    if (a.vocab == 0) return "missing vocab";
+  } else if (zoo_arch != nullptr) {
+    a = *zoo_arch;
+  } else {
+    return "missing architecture (layers/hidden/heads/ffn) and model \"" + model +
+           "\" not in the zoo";
+  }
+  if (Contains(model, "bert")) a.kind = ModelKind::kEncoder;
+  if (params_b && *params_b > 0) a.params = *params_b * 1e9;
+  if (Status s = ValidateModelArch(a); !s.ok()) return "architecture: " + s.message();
+  in.arch = a;
+
+  // --- Workload.
+  Workload& w = in.w;
+  w.model_name = model;
+  if (in.task == "pretrain") {
+    w.task = Task::kPretrain;
+  } else if (in.task == "finetune_full") {
+    w.task = Task::kFinetune;
+  } else if (in.task == "finetune_lora") {
+    w.task = Task::kFinetune;
+    w.method = Method::kLora;
+  } else if (in.task == "finetune_qlora") {
+    w.task = Task::kFinetune;
+    w.method = Method::kQlora;
+    w.weight_bits = 4;
+  } else if (in.task.rfind("inference", 0) == 0) {
+    w.task = Task::kInference;
+  } else {
+    return "unknown task \"" + in.task + "\"";
+  }
+  if (Contains(in.task, "lora") && Contains(notes, "llama-adapter")) {
+    return "LLaMA-Adapter is not modelled";
+  }
+  const std::string precision = r.Text("precision");
+  if (precision.empty()) {
+    w.precision = Precision::kBf16;
+    in.assumptions += "precision unset: bf16 assumed; ";
+  } else if (std::optional<Precision> p = ParsePrecision(precision)) {
+    w.precision = *p;
+  } else {
+    return "unknown precision \"" + precision + "\"";
+  }
+  if (std::optional<double> q = Opt(r, "quant_bits"); q && w.method != Method::kQlora) {
+    w.weight_bits = static_cast<int>(*q);
+  }
+  if (w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
+    return fmt::format("{}-bit weights are not modelled", w.weight_bits);
+  }
+  const std::optional<double> seq = Opt(r, "seq_len");
+  const bool seq_needed = metric != "max_seq_len_fit";
+  if (!seq && seq_needed) return "missing seq_len";
+  w.seq_len = seq ? std::max(1, static_cast<int>(*seq)) : 2048;
+  if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = static_cast<int>(*rank);
+  const std::string fa = r.Text("flash_attention");
+  w.flash_attention = fa != "no";
+  const std::string opt = r.Text("optimizer");
+  if (!opt.empty()) {
+    std::optional<Optimizer> o = ParseOptimizer(opt);
+    if (!o) return "unknown optimizer \"" + opt + "\"";
+    w.optimizer = *o;
+  }
+
+  // --- Layout and hardware.
+  perf::Layout& l = in.layout;
+  const int gpus = static_cast<int>(Opt(r, "gpus").value_or(1));
+  l.tp = static_cast<int>(Opt(r, "tp").value_or(1));
+  l.pp = static_cast<int>(Opt(r, "pp").value_or(1));
+  const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep");
+  if ((cp && *cp > 1) || (ep && *ep > 1)) return "context/expert parallelism is not modelled";
+  l.dp = static_cast<int>(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
+  l.zero = static_cast<int>(Opt(r, "zero").value_or(0));
+  const std::string offload = r.Text("offload");
+  if (offload == "cpu") l.offload = perf::Offload::kCpu;
+  const std::string rc = r.Text("recompute");
+  l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
+  l.sequence_parallel = Contains(notes, "sequence parallel");
+  l.flash_attention = w.flash_attention;
+  const int gpn = static_cast<int>(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
+  if (l.Gpus() != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", l.Gpus(), gpus);
+  in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
+  const std::string intra = r.Text("intra_node");
+  if (intra == "pcie") {
+    in.hw.intra_link = perf::LinkKind::kPcie;
+    in.hw.intra_gbs = gpu->PcieGbs();
+  } else if ((intra == "nvlink" || intra == "nvswitch") && gpu->nvlink_gbs > 0) {
+    in.hw.intra_link = intra == "nvlink" ? perf::LinkKind::kNvlink : perf::LinkKind::kNvswitch;
+    in.hw.intra_gbs = gpu->nvlink_gbs / 2;
+  }
+  const std::string inter = r.Text("inter_node");
+  if (inter == "ethernet") in.hw.rdma = false;
+  if (std::optional<double> g = Opt(r, "inter_node_gbps"); g && *g > 0) {
+    in.hw.inter_node_gbps = *g;
+  }
+  if (in.vram_budget_gib) in.hw.gpu_memory_gib = *in.vram_budget_gib;
+
+  if (w.IsTraining()) {
+    const std::optional<double> mb = Opt(r, "micro_batch");
+    if (!mb) return "missing micro_batch";
+    l.micro_batch = std::max(1, static_cast<int>(*mb));
+    const std::optional<double> gb = Opt(r, "global_batch");
+    const std::optional<double> ga = Opt(r, "grad_accum");
+    w.global_batch = gb ? static_cast<int>(*gb)
+                        : l.micro_batch * l.dp * static_cast<int>(ga.value_or(1));
+    w.micro_batch = l.micro_batch;
+  } else {
+    InferenceSpec& inf = w.inference;
+    inf.prompt_tokens = w.seq_len;
+    const std::optional<double> out = Opt(r, "output_tokens");
+    inf.output_tokens = out ? static_cast<int>(*out) : 0;
+    if (in.task == "inference_prefill") inf.output_tokens = 0;
+    inf.batch = static_cast<int>(Opt(r, "batch_size_inference").value_or(1));
+    l.micro_batch = *inf.batch;
+    const std::string impl = NoteToken(notes, "impl");
+    if (Contains(impl, "vllm")) {
+      inf.engine = Engine::kVllm;
+    } else if (Contains(impl, "tensorrt") || Contains(impl, "fastertransformer")) {
+      inf.engine = Engine::kTrtllm;
+    } else {
+      inf.engine = Engine::kHf;  // HF transformers, TorchScript and unknown: eager PyTorch
+    }
+  }
+
+  // --- What the measurement means.
+  in.memory_kind = r.Text("memory_kind");
+  const std::string basis = r.Text("mfu_basis");
+  const std::string peak = NoteToken(basis, "peak_tflops");
+  if (!peak.empty()) in.mfu_peak = ParseDecimal(peak).value_or(0);
+  in.hardware_flops = NoteToken(basis, "flops") == "hardware";
+  const std::string tt = NoteToken(notes, "train_tokens");
+  if (!tt.empty()) in.train_tokens = ParseDecimal(tt);
+  if (in.train_tokens) w.tokens = in.train_tokens;
+  if (Status s = ValidateWorkload(w); !s.ok()) return "workload: " + s.message();
+  return "";
+}
+
+// Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot.
+std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
+                              std::string& reason) {
+  Result<perf::Estimate> e = perf::EstimateRun(in.w, in.arch, in.hw, in.layout, cal);
+  if (!e.ok()) {
+    reason = e.status().message();
+    return std::nullopt;
+  }
+  const bool inference = !in.w.IsTraining();
+  if (metric == "peak_mem_gib") {
+    if (in.memory_kind == "reserved") return e->memory.reserved_gib;
+    if (in.memory_kind == "nvidia_smi") return e->memory.per_gpu_gib;
+    return e->memory.allocated_gib;  // allocated, and the default for unstated kinds
+  }
+  if (metric == "fits") return e->memory.fits ? 1.0 : 0.0;
+  if (metric == "max_seq_len_fit") {
+    return perf::MaxSeqLen(in.w, in.arch, in.hw, in.layout, cal, 1 << 21);
+  }
+  if (metric == "tokens_per_s_per_gpu") {
+    if (inference && in.task == "inference_decode" && e->inference) {
+      return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
+    }
+    return e->throughput.tokens_per_s_per_gpu;
+  }
+  if (metric == "samples_per_s_per_gpu") {
+    if (inference && e->inference) {
+      return e->inference->batch / (in.w.inference.output_tokens > 0 ? e->inference->request_s
+                                                                     : e->inference->prefill_s) /
+             in.hw.Gpus();
+    }
+    return e->throughput.samples_per_s_per_gpu;
+  }
+  if (metric == "ttft_ms" && e->inference) return e->inference->ttft_ms;
+  if (metric == "tpot_ms" && e->inference) return e->inference->tpot_ms;
+  if (metric == "prefill_tokens_per_s_per_gpu" && e->inference) {
+    return e->inference->prefill_tokens_per_s_per_gpu;
+  }
+  if (metric == "decode_tokens_per_s_per_gpu" && e->inference) {
+    return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
+  }
+  const double tflops = in.hardware_flops ? e->throughput.hardware_tflops_per_gpu
+                                          : e->throughput.tflops_per_gpu;
+  if (metric == "tflops_per_gpu") return tflops;
+  if (metric == "mfu") return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e->peak_tflops);
+  if (metric == "step_time_s") return e->time.step_s;
+  if (metric == "time_to_train_min" || metric == "gpu_hours") {
+    if (e->job.hours <= 0) {
+      reason = "no train_tokens= in notes: the amount of work is unknown";
+      return std::nullopt;
+    }
+    return metric == "gpu_hours" ? e->job.gpu_hours : e->job.hours * 60;
+  }
+  reason = "metric \"" + metric + "\" is not modelled";
+  return std::nullopt;
+}
+
+void Summarise(ValidationReport& report) {
+  ValidationSummary& s = report.summary;
+  std::map<std::string, std::vector<double>> by_metric, by_gpu;
+  std::vector<double> throughput, memory;
+  for (const ValidationRow& row : report.rows) {
+    ++s.total;
+    if (row.status == RowStatus::kUnsupported) ++s.unsupported;
+    if (row.status == RowStatus::kError) ++s.errors;
+    if (row.status != RowStatus::kOk) continue;
+    ++s.ok;
+    if (row.metric == "fits") {
+      ++s.fits_rows;
+      if ((row.predicted >= 0.5) == (row.measured >= 0.5)) ++s.fits_correct;
+      continue;
+    }
+    by_metric[row.metric].push_back(row.ape);
+    by_gpu[row.gpu].push_back(row.ape);
+    if (IsThroughputMetric(row.metric)) throughput.push_back(row.ape);
+    if (IsMemoryMetric(row.metric)) memory.push_back(row.ape);
+  }
+  s.supported_fraction = s.total > 0 ? static_cast<double>(s.ok) / s.total : 0;
+  s.fits_accuracy = s.fits_rows > 0 ? static_cast<double>(s.fits_correct) / s.fits_rows : 1;
+  for (auto& [k, v] : by_metric) s.by_metric[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_gpu) s.by_gpu[k] = Stats(std::move(v));
+  s.throughput = Stats(std::move(throughput));
+  s.memory = Stats(std::move(memory));
+}
+
+}  // namespace
+
+std::string_view RowStatusName(RowStatus s) {
+  switch (s) {
+    case RowStatus::kOk: return "ok";
+    case RowStatus::kUnsupported: return "unsupported";
+    case RowStatus::kError: return "error";
+  }
+  return "error";
+}
+
+ErrorStats Stats(std::vector<double> values) {
+  ErrorStats s;
+  s.rows = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  s.median_ape = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  // Nearest-rank 90th percentile: the smallest value with at least 90% of values <= it.
+  const size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  s.p90_ape = values[std::max<size_t>(rank, 1) - 1];
+  return s;
+}
+
+Result<ValidationReport> Validate(std::string_view csv_text, const std::string& file,
+                                  const Catalog& catalog, const ModelZoo& zoo,
+                                  const Calibration& cal) {
+  Result<CsvTable> table = CsvTable::Parse(csv_text, file);
+  if (!table.ok()) return table.status();
+  if (Status s = table->RequireColumns({"id", "model", "task", "gpu", "metric", "value"});
+      !s.ok()) {
+    return s;
+  }
+  ValidationReport report;
+  for (const CsvRow& csv_row : table->rows()) {
+    CsvRowReader r(*table, csv_row);
+    ValidationRow row;
+    row.id = r.Text("id");
+    row.metric = r.Text("metric");
+    row.gpu = r.Text("gpu");
+    const std::optional<double> measured = r.OptionalNumber("value", -1e18, 1e18);
+    RowInputs in;
+    std::string why;
+    if (r.status().ok()) why = BuildInputs(r, catalog, zoo, in);
+    if (!r.status().ok()) {
+      row.status = RowStatus::kError;
+      row.reason = r.status().message();
+    } else if (!measured) {
+      row.status = RowStatus::kUnsupported;
+      row.reason = "no measured value";
+    } else if (!why.empty()) {
+      row.status = RowStatus::kUnsupported;
+      row.reason = why;
+      row.measured = *measured;
+    } else {
+      row.measured = *measured;
+      std::string reason;
+      std::optional<double> predicted = Predict(row.metric, in, cal, reason);
+      if (!predicted) {
+        row.status = RowStatus::kUnsupported;
+        row.reason = reason;
+      } else {
+        row.predicted = *predicted;
+        row.reason = in.assumptions;
+        if (row.metric != "fits") {
+          row.ape = row.measured != 0 ? std::abs(row.predicted - row.measured) /
+                                            std::abs(row.measured)
+                                      : 0;
+        }
+      }
+    }
+    report.rows.push_back(std::move(row));
+  }
+  Summarise(report);
+  return report;
+}
+
+}  // namespace gpuplan::io

@@ -1,0 +1,72 @@
+// The accuracy harness behind `gpuplan validate`: reads measurement rows in the schema of
+// shared/data/validation/README.md, predicts each row's metric with the performance model and
+// summarises the absolute percentage errors.
+//
+// Nothing here knows particular rows or sources: a row is turned into a Workload, a ModelArch,
+// Hardware and a Layout from its columns alone (and documented note tokens such as impl= and
+// vram_budget_gb=), then predicted.
+#ifndef GPUPLAN_SRC_IO_VALIDATION_H_
+#define GPUPLAN_SRC_IO_VALIDATION_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "gpuplan/status.h"
+
+namespace gpuplan::io {
+
+enum class RowStatus { kOk, kUnsupported, kError };
+std::string_view RowStatusName(RowStatus s);  // "ok", "unsupported", "error"
+
+struct ValidationRow {
+  std::string id;
+  std::string metric;
+  std::string gpu;
+  double predicted = 0;  // in the metric's unit; 0 unless status is kOk
+  double measured = 0;
+  RowStatus status = RowStatus::kOk;
+  std::string reason;    // why unsupported / error; notes on assumptions for ok rows
+  double ape = 0;        // |predicted - measured| / measured, for kOk rows of numeric metrics
+};
+
+// Error statistics of a group of ok rows.
+struct ErrorStats {
+  int rows = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+};
+
+struct ValidationSummary {
+  int total = 0, ok = 0, unsupported = 0, errors = 0;
+  double supported_fraction = 0;         // ok / total
+  std::map<std::string, ErrorStats> by_metric;
+  std::map<std::string, ErrorStats> by_gpu;
+  ErrorStats throughput;   // every time/throughput-like metric pooled
+  ErrorStats memory;       // peak_mem_gib and max_seq_len_fit
+  int fits_rows = 0;       // rows with metric fits
+  int fits_correct = 0;
+  double fits_accuracy = 0;  // fits_correct / fits_rows (1 when there are none)
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  ValidationSummary summary;
+};
+
+// Predicts every row of `csv_text` (`file` names it in errors). Errors only for a file that is
+// not CSV or lacks required columns; a bad row is reported with status kError.
+Result<ValidationReport> Validate(std::string_view csv_text, const std::string& file,
+                                  const Catalog& catalog, const ModelZoo& zoo,
+                                  const Calibration& cal);
+
+// The median and 90th percentile (nearest-rank) of `values`, which it sorts.
+ErrorStats Stats(std::vector<double> values);
+
+}  // namespace gpuplan::io
+
+#endif  // GPUPLAN_SRC_IO_VALIDATION_H_
