@@ -70,14 +70,20 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
   auto end_record = [&] {
     end_field();
     const bool blank = current.fields.size() == 1 && Trim(current.fields[0]).empty();
-    const bool comment = table.header_.empty() && records.empty() && !current.fields.empty() &&
-                         !current.fields[0].empty() && current.fields[0][0] == '#';
-    if (!blank && !comment) records.push_back(std::move(current));
+    if (!blank) records.push_back(std::move(current));
     current = CsvRow();
     at_record_start = true;
   };
   while (i < text.size()) {
     const char c = text[i];
+    if (at_record_start && records.empty() && c == '#') {
+      // A comment line before the header: skip it whole (quotes in it mean nothing).
+      while (i < text.size() && text[i] != '\n') ++i;
+      ++i;
+      ++line;
+      col = 1;
+      continue;
+    }
     if (at_record_start) {
       current.line = line;
       at_record_start = false;

@@ -57,3 +57,17 @@ TEST(CsvTest, ParseDecimal) {
 
 }  // namespace
 }  // namespace gpuplan::io
+
+namespace gpuplan::io {
+namespace {
+
+TEST(CsvTest, CommentLinesBeforeTheHeaderMayHoldQuotesAndCommas) {
+  auto t = CsvTable::Parse("# a \"quoted\", note\n# another\nname,v\nx,1\n", "c.csv");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->header()[0], "name");
+  ASSERT_EQ(t->rows().size(), 1u);
+  EXPECT_EQ(t->rows()[0].line, 4);
+}
+
+}  // namespace
+}  // namespace gpuplan::io

@@ -1,0 +1,102 @@
+// The planner: searches every instance type x node count x parallel layout x billing mode for a
+// workload, drops what cannot work (with the reason), ranks the rest and explains the pick.
+//
+//   planner::PlanOptions options;
+//   options.today = "2026-11-30";
+//   Result<planner::Plan> plan = planner::MakePlan(workload, arch, catalog, calibration, options);
+//   if (plan.ok() && !plan->candidates.empty()) Show(plan->candidates[0]);
+//   // No candidate is a valid answer: plan->rejected says why each type was dropped.
+//
+// Thread safety: pure function over const inputs; a Plan is a plain value.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_PLAN_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/rules.h"
+#include "gpuplan/status.h"
+#include "gpuplan/workload.h"
+
+namespace gpuplan::planner {
+
+struct PlanOptions {
+  int top_n = 10;           // candidates kept in Plan::candidates
+  std::string today;        // "YYYY-MM-DD", for price ages; "" = ages unknown
+  int default_max_nodes = 16;  // node limit when the workload sets neither max_nodes nor max_gpus
+  cost::PriceRatios ratios;    // for billing modes without a listed price
+  cost::MarketData market;     // stock and spot advice from the price cache (may be empty)
+  cost::SpotRisk spot;         // restart and checkpoint times for the interruption model
+  // Replace the search over layouts with this one (gpuplan explain/estimate use it); its
+  // Gpus() must match each candidate.
+  std::optional<perf::Layout> fixed_layout;
+  // Only this instance type ("" = all): gpuplan explain.
+  std::string only_instance;
+};
+
+// What to put the data on, with the read rate it must sustain.
+struct StoragePlan {
+  std::string kind;            // "local_nvme", "essd_pl1", "cpfs", "nas", "oss", "memory"
+  double size_gib = 0;         // suggested capacity
+  double required_mbs = 0;     // read rate the job needs, MB/s (0 = unknown)
+  double expected_mbs = 0;     // what the choice delivers, MB/s
+  std::string why;
+};
+
+// OS image, driver, CUDA and framework that support the GPU's architecture.
+struct ImagePlan {
+  std::string os;         // "Alibaba Cloud Linux 3" or "Ubuntu 22.04"
+  std::string driver;     // minimum NVIDIA driver branch
+  std::string cuda;       // CUDA toolkit version range
+  std::string framework;  // PyTorch version range
+  std::string why;
+};
+
+struct Candidate {
+  std::string instance;  // instance type name
+  std::string family;
+  std::string gpu;
+  std::string region;
+  int nodes = 1;
+  int gpus = 1;           // total GPUs
+  int replicas = 1;       // inference: copies of the model serving traffic
+  perf::Layout layout;
+  perf::Estimate estimate;
+  cost::Mode billing = cost::Mode::kPayg;
+  cost::JobCostEstimate cost;  // for the job (training, batch inference)
+  std::optional<cost::MonthlyCostEstimate> monthly;  // for a service (inference)
+  double job_hours = 0;   // wall-clock, including spot overhead
+  double score = 0;       // what the objective ranks by (lower is better)
+  bool pareto = false;    // on the time-vs-cost Pareto front
+  std::vector<rules::Advice> advice;
+  StoragePlan storage;
+  ImagePlan image;
+  std::string why;        // one paragraph: why this candidate
+};
+
+struct Rejection {
+  std::string instance;  // instance type (or family/"*" for a whole-catalog reason)
+  std::string reason;    // "needs 31.2 GiB per GPU, T4-16G has 14.8 GiB"
+};
+
+struct Plan {
+  std::vector<Candidate> candidates;  // best first, at most top_n
+  std::vector<Candidate> pareto;      // time-vs-cost Pareto front, fastest first
+  std::vector<Rejection> rejected;    // one line per instance type that cannot work
+  int evaluated = 0;                  // performance-model evaluations made
+  std::vector<std::string> notes;     // assumptions the whole plan rests on
+};
+
+// Plans `w` (architecture `arch`) over `catalog`. Errors only for invalid input (a workload that
+// fails ValidateWorkload); an unsatisfiable workload is an empty `candidates` with reasons.
+Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
+                      const Calibration& cal, const PlanOptions& options);
+
+}  // namespace gpuplan::planner
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_PLAN_H_

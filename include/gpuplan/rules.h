@@ -1,0 +1,60 @@
+// Advice rules: the checks a careful engineer makes before renting GPUs (from the two advice
+// articles, corrected), each a named rule with a severity and a short why.
+//
+//   std::vector<rules::Advice> advice = rules::Check(context);
+//
+// Thread safety: pure functions.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_RULES_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_RULES_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/workload.h"
+
+namespace gpuplan::rules {
+
+enum class Severity { kInfo, kWarning, kCritical };
+std::string_view SeverityName(Severity s);  // "info", "warning", "critical"
+
+struct Advice {
+  std::string rule;      // stable id, e.g. "multi-node-needs-erdma"
+  Severity severity = Severity::kInfo;
+  std::string message;   // what to do and why, one or two sentences
+};
+
+// Everything a rule may look at for one candidate.
+struct Context {
+  const Workload* workload = nullptr;
+  const InstanceType* instance = nullptr;
+  const Gpu* gpu = nullptr;
+  int nodes = 1;
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  cost::Mode billing = cost::Mode::kPayg;
+  double job_hours = 0;              // 0 = unknown
+  double step_s = 0;                 // 0 = not a training step
+  double dp_comm_s = 0;              // exposed data-parallel communication per step
+  double tp_comm_s = 0;              // exposed tensor-parallel communication per step
+  double memory_per_gpu_gib = 0;
+  double memory_capacity_gib = 0;
+  double samples_per_s = 0;          // whole job (all GPUs), for the data read rate
+  double tokens_per_s = 0;           // whole job (all GPUs), when samples are token sequences
+  int vocab = 0;                     // decides bytes per stored token (2 or 4)
+  std::optional<double> checkpoint_interval_hours;  // spot: Young/Daly
+  bool spot_cost_lower_bound = false;
+};
+
+// The read rate the job needs from storage, MB/s (samples/s x sample size); 0 when unknown.
+double RequiredReadMbs(const Context& c);
+
+// Every rule that applies to `c`, critical first, then warning, then info; stable order.
+std::vector<Advice> Check(const Context& c);
+
+}  // namespace gpuplan::rules
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_RULES_H_

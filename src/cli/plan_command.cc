@@ -1,0 +1,179 @@
+// `gpuplan plan WORKLOAD.yaml` and `gpuplan explain TYPE WORKLOAD.yaml`: the main job.
+#include <ctime>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "gpuplan/plan.h"
+#include "io/calibration_csv.h"
+#include "io/model_zoo.h"
+#include "io/plan_render.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::cli {
+namespace {
+
+struct PlanFlags {
+  std::string workload_path;
+  std::string instance;  // explain only
+  int top = 10;
+  bool json = false;
+  bool markdown = false;
+  std::vector<std::string> regions;  // override constraints.regions
+  std::string objective;             // override objective
+};
+
+std::string Today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// Loads everything a plan needs; on error reports it and returns nullopt.
+struct PlanInputs {
+  Catalog catalog;
+  Workload workload;
+  ModelArch arch;
+  Calibration calibration;
+};
+
+std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
+  Result<Workload> w = io::LoadWorkloadYaml(f.workload_path);
+  if (!w.ok()) {
+    ctx.Fail(w.status());
+    return std::nullopt;
+  }
+  if (!f.regions.empty()) w->constraints.regions = f.regions;
+  if (!f.objective.empty()) {
+    auto o = ParseObjective(f.objective);
+    if (!o) {
+      ctx.Fail(Status::InvalidArgument("--objective: expected cost, time, cost_within_deadline or "
+                                       "time_within_budget, got \"" + f.objective + "\""), true);
+      return std::nullopt;
+    }
+    w->objective = *o;
+  }
+  Result<Catalog> catalog = LoadCliCatalog(ctx);
+  if (!catalog.ok()) {
+    ctx.Fail(catalog.status());
+    return std::nullopt;
+  }
+  Result<ModelZoo> zoo = io::LoadModelZoo();
+  if (!zoo.ok()) {
+    ctx.Fail(zoo.status());
+    return std::nullopt;
+  }
+  Result<ModelArch> arch = ResolveModel(*w, *zoo);
+  if (!arch.ok()) {
+    ctx.Fail(arch.status().WithContext(f.workload_path));
+    return std::nullopt;
+  }
+  Result<Calibration> cal = io::LoadCalibration();
+  if (!cal.ok()) {
+    ctx.Fail(cal.status());
+    return std::nullopt;
+  }
+  return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
+}
+
+void RunPlan(CliContext& ctx, const PlanFlags& f) {
+  std::optional<PlanInputs> in = Load(ctx, f);
+  if (!in) return;
+  planner::PlanOptions options;
+  options.top_n = f.top;
+  options.today = Today();
+  Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  if (!plan.ok()) return ctx.Fail(plan.status().WithContext(f.workload_path));
+  if (f.json) {
+    *ctx.out << io::PlanJson(in->workload, *plan).dump(2) << "\n";
+  } else if (f.markdown) {
+    *ctx.out << io::PlanMarkdown(in->workload, *plan);
+  } else {
+    *ctx.out << io::PlanText(in->workload, *plan);
+  }
+}
+
+void RunExplain(CliContext& ctx, const PlanFlags& f) {
+  std::optional<PlanInputs> in = Load(ctx, f);
+  if (!in) return;
+  const InstanceType* type = in->catalog.FindInstance(f.instance);
+  if (!type) {
+    return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
+                                                 fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
+  }
+  planner::PlanOptions options;
+  options.today = Today();
+  Result<planner::Plan> overall = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  options.only_instance = type->name;
+  options.top_n = 100;
+  Result<planner::Plan> mine = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  if (!overall.ok() || !mine.ok()) return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
+  if (f.json) {
+    nlohmann::json j = {{"instance", type->name}, {"candidates", nlohmann::json::array()},
+                        {"rejected", nlohmann::json::array()}};
+    for (const auto& c : mine->candidates) j["candidates"].push_back(io::CandidateJson(c));
+    for (const auto& r : mine->rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
+    if (!overall->candidates.empty()) j["winner"] = io::CandidateJson(overall->candidates[0]);
+    *ctx.out << j.dump(2) << "\n";
+    return;
+  }
+  std::string s;
+  if (mine->candidates.empty()) {
+    s = fmt::format("{} cannot run this workload: {}\n", type->name,
+                    mine->rejected.empty() ? "no reason recorded" : mine->rejected[0].reason);
+  } else {
+    const auto& c = mine->candidates[0];
+    s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
+                    cost::ModeName(c.billing), c.why.empty() ? "" : c.why);
+    s += fmt::format("  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
+                     strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours), c.cost.total.ToString());
+    for (const auto& a : c.advice) {
+      s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
+    }
+  }
+  if (!overall->candidates.empty()) {
+    const auto& w = overall->candidates[0];
+    if (w.instance == type->name) {
+      s += "It is the plan's first choice.\n";
+    } else {
+      s += fmt::format("The plan's first choice is {} x {} {} ({} h, {}).\n", w.nodes, w.instance,
+                       cost::ModeName(w.billing), strings::Num(w.job_hours), w.cost.total.ToString());
+      for (size_t i = 0; i < overall->candidates.size(); ++i) {
+        if (overall->candidates[i].instance == type->name) {
+          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());
+        }
+      }
+    }
+  }
+  *ctx.out << s;
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, CliContext& ctx) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* plan = app.add_subcommand("plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
+  plan->add_option("workload", flags->workload_path, "Workload YAML file (see examples/)")->required();
+  plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
+  plan->add_option("--region", flags->regions, "Only these regions (overrides constraints.regions)");
+  plan->add_option("--objective", flags->objective, "cost, time, cost_within_deadline or time_within_budget");
+  auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
+  plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
+  plan->callback([&ctx, flags] { RunPlan(ctx, *flags); });
+
+  auto eflags = std::make_shared<PlanFlags>();
+  CLI::App* explain = app.add_subcommand("explain", "Why (not) this instance type for a workload?");
+  explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
+  explain->add_option("workload", eflags->workload_path, "Workload YAML file")->required();
+  explain->add_flag("--json", eflags->json, "Print JSON");
+  explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,247 @@
+#include "gpuplan/rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+
+namespace gpuplan::rules {
+namespace {
+
+using strings::Num;
+
+
+// Compute capability as a number (8.6 -> 86); 0 when unknown.
+int Sm(const Gpu& g) {
+  int major = 0;
+  size_t i = 0;
+  const std::string& cc = g.compute_capability;
+  for (; i < cc.size() && cc[i] >= '0' && cc[i] <= '9'; ++i) major = major * 10 + (cc[i] - '0');
+  if (i == 0 || i + 1 >= cc.size() || cc[i] != '.' || cc[i + 1] < '0' || cc[i + 1] > '9') return 0;
+  return major * 10 + (cc[i + 1] - '0');
+}
+
+using Rule = void (*)(const Context& c, std::vector<Advice>& out);
+
+void Add(std::vector<Advice>& out, const char* rule, Severity s, std::string message) {
+  out.push_back({rule, s, std::move(message)});
+}
+
+// The articles' "CPU and RAM per GPU" advice: PyTorch data loaders need cores to decode and
+// augment; 4 vCPU per GPU is the usual floor for text, 8 for images/video (large samples).
+void CpuPerGpu(const Context& c, std::vector<Advice>& out) {
+  if (!c.workload->IsTraining()) return;
+  const double per_gpu = c.instance->vcpu / std::max(c.instance->gpu_count, 1.0);
+  const bool heavy_samples = c.workload->dataset.sample_kb && *c.workload->dataset.sample_kb >= 100;
+  const double want = heavy_samples ? 8 : 4;
+  if (per_gpu < want) {
+    Add(out, "vcpu-per-gpu", Severity::kWarning,
+        "only " + Num(per_gpu) + " vCPU per GPU; data loading " +
+            (heavy_samples ? "of large samples (images, audio) " : "") + "wants at least " +
+            Num(want) + " per GPU or the GPU waits for batches (watch it with gpuplan monitor)");
+  }
+}
+
+// Host RAM should hold at least the GPUs' memory: checkpoints are staged in RAM, pinned buffers
+// and data-loader workers live there, and ZeRO-Offload needs far more.
+void RamPerGpu(const Context& c, std::vector<Advice>& out) {
+  const double gpus = std::max(c.instance->gpu_count, 1.0);
+  const double gpu_total = c.instance->gpu_memory_gib * gpus;
+  if (c.workload->IsTraining() && c.instance->memory_gib < gpu_total) {
+    Add(out, "ram-per-gpu", Severity::kWarning,
+        Num(c.instance->memory_gib) + " GiB RAM for " + Num(gpu_total) +
+            " GiB of GPU memory; saving and loading checkpoints and data-loader workers need at "
+            "least as much host RAM as GPU memory");
+  }
+}
+
+void MultiNodeNetwork(const Context& c, std::vector<Advice>& out) {
+  if (c.nodes < 2) return;
+  const double share = c.step_s > 0 ? c.dp_comm_s / c.step_s : 0;
+  if (!c.instance->rdma) {
+    Add(out, "multi-node-needs-erdma", share > 0.3 ? Severity::kCritical : Severity::kWarning,
+        c.instance->family + " has no eRDMA: NCCL between the " + std::to_string(c.nodes) +
+            " nodes runs over VPC TCP at " + Num(c.instance->network_gbps) + " Gbit/s" +
+            (share > 0 ? "; gradient all-reduce takes " + Num(share * 100) + "% of each step" : "") +
+            ". Prefer an eRDMA family (ebmgn7ex, ebmgn8v, ebmgn8is, gn8is, gn8v)");
+  } else {
+    Add(out, "erdma-jumbo-frames", Severity::kInfo,
+        "multi-node NCCL over eRDMA: attach an ERI to each node, install the eRDMA driver and "
+        "enable jumbo frames (MTU 8500) for NCCL's LL128 protocol, otherwise MTU 1400 (Alibaba "
+        "eRDMA doc); check all-reduce bus bandwidth with gpuplan probe before the full run");
+  }
+}
+
+void TensorParallelLink(const Context& c, std::vector<Advice>& out) {
+  if (c.tp < 2) return;
+  if (c.instance->interconnect == Interconnect::kPcie) {
+    Add(out, "tensor-parallel-needs-nvlink", Severity::kWarning,
+        "tensor parallel over PCIe (" + c.gpu->name +
+            " has no NVLink): each layer's all-reduces cross PCIe; keep tp small or pick an "
+            "NVLink/NVSwitch family (gn7, gn7e, ebmgn7ex, gn8v)");
+  }
+}
+
+void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
+  if (!c.workload->IsTraining()) return;
+  const std::string& g = c.gpu->name;
+  if (g.rfind("T4", 0) == 0 || g.rfind("P4", 0) == 0 || g.rfind("A16", 0) == 0) {
+    Add(out, "inference-gpu-for-training", Severity::kWarning,
+        g + " is an inference card (" + Num(c.gpu->Tflops(Precision::kFp16).value_or(0)) +
+            " FP16 TFLOPS, " + Num(c.gpu->memory_bandwidth_gbs) +
+            " GB/s, low power): fine for small LoRA tests, slow for real training");
+  }
+  if (c.instance->vgpu()) {
+    Add(out, "vgpu-not-for-training", Severity::kCritical,
+        "a vGPU slice shares one GPU; CUDA training needs whole GPUs");
+  }
+}
+
+// CUDA 13.0 removed support for Maxwell, Pascal and Volta (sm_50-sm_70): such GPUs need
+// CUDA 12.x and frameworks built for it (NVIDIA CUDA 13.0 release notes).
+void LegacyGeneration(const Context& c, std::vector<Advice>& out) {
+  const int sm = Sm(*c.gpu);
+  if (sm > 0 && sm < 75) {
+    Add(out, "legacy-gpu-cuda-support", Severity::kWarning,
+        c.gpu->name + " (" + c.gpu->architecture + ", sm_" + std::to_string(sm) +
+            ") is dropped by CUDA 13; stay on CUDA 12.x images and framework builds for it, and "
+            "expect no BF16, FP8 or FlashAttention 2");
+  }
+  if (c.instance->status == Lifecycle::kRetired || c.instance->status == Lifecycle::kLegacy) {
+    Add(out, "legacy-family", Severity::kInfo,
+        c.instance->family + " is " + std::string(LifecycleName(c.instance->status)) +
+            ": stock may be thin and newer families are usually cheaper per unit of work");
+  }
+  if (c.instance->status == Lifecycle::kPreview) {
+    Add(out, "preview-family", Severity::kWarning,
+        c.instance->family + " is an invitational preview: request access from Alibaba Cloud "
+                             "sales before you plan on it");
+  }
+}
+
+void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
+  const Precision p = c.workload->precision;
+  if (!c.gpu->Tflops(p)) {
+    Add(out, "precision-unsupported", Severity::kCritical,
+        c.gpu->name + " has no " + std::string(PrecisionName(p)) +
+            " units" + (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
+  }
+  if (c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) {
+    const double fp64 = c.gpu->Tflops(Precision::kFp64).value_or(0);
+    if (fp64 < 5) {
+      Add(out, "fp64-needs-hpc-gpu", Severity::kCritical,
+          c.gpu->name + " has " + (fp64 > 0 ? Num(fp64) + " FP64 TFLOPS" : "no usable FP64") +
+              "; FP64 work needs A100/A30/V100/P100-class GPUs (gn7, gn7e, gn7s, gn6v, gn5)");
+    }
+  }
+}
+
+void Storage(const Context& c, std::vector<Advice>& out) {
+  const Dataset& d = c.workload->dataset;
+  const double need = RequiredReadMbs(c);
+  if (d.location == DataLocation::kNas && d.sample_kb && *d.sample_kb < 64) {
+    Add(out, "nas-small-files", Severity::kWarning,
+        "samples of " + Num(*d.sample_kb) +
+            " KB on NAS are bound by metadata operations, not bandwidth; pack them into large "
+            "shards (tar/WebDataset, Arrow, TFRecord) or copy them to local disk first");
+  }
+  if (d.location == DataLocation::kOss) {
+    Add(out, "oss-staging", Severity::kInfo,
+        "read OSS through its internal (VPC) endpoint in the same region, in large sequential "
+        "objects; for many epochs stage the data to ESSD, local NVMe or CPFS first");
+  }
+  if (d.location == DataLocation::kEssd && need > 350) {
+    Add(out, "essd-throughput", Severity::kWarning,
+        "the job reads " + Num(need) +
+            " MB/s; one ESSD PL1 disk tops out at 350 MB/s (PL2 750 at >= 1260 GiB, PL3 4000 at "
+            ">= 7760 GiB; the instance's disk bandwidth also caps it)");
+  }
+  if (d.size_gb && *d.size_gb * 0.931 < 0.5 * c.instance->memory_gib) {
+    Add(out, "dataset-fits-in-ram", Severity::kInfo,
+        "the " + Num(*d.size_gb) + " GB dataset fits in the page cache of this instance's " +
+            Num(c.instance->memory_gib) + " GiB RAM; after the first epoch storage speed stops mattering");
+  }
+  if (c.nodes > 1 && d.location != DataLocation::kCpfs && d.location != DataLocation::kOss) {
+    Add(out, "shared-storage-multi-node", Severity::kInfo,
+        "with " + std::to_string(c.nodes) +
+            " nodes, keep the data on shared storage (CPFS for throughput, or OSS) or copy it to "
+            "each node's disk before starting");
+  }
+}
+
+void Billing(const Context& c, std::vector<Advice>& out) {
+  if (c.billing == cost::Mode::kSpot) {
+    std::string interval = c.checkpoint_interval_hours
+                               ? " every " + Num(*c.checkpoint_interval_hours * 60) + " minutes (Young/Daly)"
+                               : " regularly";
+    Add(out, "spot-needs-checkpoints", Severity::kWarning,
+        "spot instances are reclaimed with a 5-minute notice after the 1-hour protection: save "
+        "checkpoints" + interval + ", make the job resume from the latest one, and run "
+        "'gpuplan watch-spot --pid PID' to checkpoint on the notice" +
+            (c.spot_cost_lower_bound
+                 ? "; the spot cost is a lower bound (no reclaim rate known: run 'gpuplan prices "
+                   "refresh' for DescribeSpotAdvice)"
+                 : ""));
+  }
+  if (c.workload->constraints.long_running || c.job_hours > 480) {
+    Add(out, "long-running-subscription", Severity::kInfo,
+        "running " + (c.job_hours > 0 ? Num(c.job_hours) + " h" : std::string("for months")) +
+            ": above about 66% utilisation (482 h a month) a monthly subscription beats "
+            "pay-as-you-go (list prices: subscription = 0.66 x 730 h PAYG); compare with "
+            "'gpuplan prices compare' and consider a savings plan");
+  }
+}
+
+void Security(const Context& c, std::vector<Advice>& out) {
+  (void)c;
+  Add(out, "data-in-vpc", Severity::kInfo,
+      "keep training data and checkpoints in the same region and VPC (private OSS buckets via "
+      "the internal endpoint, NAS/CPFS mount targets in the VPC): no public egress cost, no "
+      "public exposure");
+}
+
+void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
+  if (c.memory_capacity_gib <= 0) return;
+  const double used = c.memory_per_gpu_gib / c.memory_capacity_gib;
+  if (used > 0.9) {
+    Add(out, "memory-headroom", Severity::kWarning,
+        "the estimate uses " + Num(used * 100) +
+            "% of GPU memory; fragmentation or a longer batch can OOM. Keep "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and test the first steps");
+  }
+}
+
+constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus, MultiNodeNetwork,
+                           TensorParallelLink, CpuPerGpu,        RamPerGpu,
+                           MemoryHeadroom,     LegacyGeneration, Storage,
+                           Billing,            Security};
+
+}  // namespace
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "info";
+}
+
+double RequiredReadMbs(const Context& c) {
+  const Dataset& d = c.workload->dataset;
+  if (d.sample_kb && c.samples_per_s > 0) return c.samples_per_s * *d.sample_kb / 1000;
+  // Pre-tokenized text: 2 bytes per token (uint16) while the vocabulary fits, else 4 (uint32).
+  if (c.tokens_per_s > 0) return c.tokens_per_s * (c.vocab > 65535 ? 4 : 2) / 1e6;
+  return 0;
+}
+
+std::vector<Advice> Check(const Context& c) {
+  std::vector<Advice> out;
+  for (Rule rule : kRules) rule(c, out);
+  std::stable_sort(out.begin(), out.end(), [](const Advice& a, const Advice& b) {
+    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+  });
+  return out;
+}
+
+}  // namespace gpuplan::rules

@@ -1,0 +1,239 @@
+#include "io/plan_render.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+#include "io/table.h"
+
+namespace gpuplan::io {
+namespace {
+
+using strings::Num;
+
+nlohmann::json LayoutJson(const perf::Layout& l) {
+  return {{"tp", l.tp},
+          {"pp", l.pp},
+          {"dp", l.dp},
+          {"zero", l.zero},
+          {"micro_batch", l.micro_batch},
+          {"recompute", RecomputeName(l.recompute)},
+          {"sequence_parallel", l.sequence_parallel},
+          {"flash_attention", l.flash_attention}};
+}
+
+std::string LayoutText(const perf::Layout& l) {
+  return fmt::format("tp{} pp{} dp{} z{} mb{}{}", l.tp, l.pp, l.dp, l.zero, l.micro_batch,
+                     l.recompute == Recompute::kNone ? "" : " rc:" + std::string(RecomputeName(l.recompute)));
+}
+
+double MoneyValue(const planner::Candidate& c) {
+  return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
+}
+
+std::string CostText(const planner::Candidate& c) {
+  if (c.monthly) return c.monthly->per_month.ToString() + "/month";
+  return c.cost.total.ToString() + (c.job_hours > 0 ? "" : "/h") + (c.cost.lower_bound ? " (min)" : "");
+}
+
+// Rejections with the same reason, listed once: "ecs.gn5-c4g1.xlarge (+7 more gn5)".
+std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::Plan& plan) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& r : plan.rejected) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == r.reason; });
+    if (it == groups.end()) {
+      groups.push_back({r.reason, {r.instance}});
+    } else {
+      it->second.push_back(r.instance);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [reason, types] : groups) {
+    std::string names = types[0];
+    if (types.size() == 2) names += ", " + types[1];
+    if (types.size() > 2) names += fmt::format(" and {} more", types.size() - 1);
+    out.emplace_back(reason, names);
+  }
+  return out;
+}
+
+std::string Hours(double h) { return h > 0 ? Num(h) : "-"; }
+
+}  // namespace
+
+nlohmann::json CandidateJson(const planner::Candidate& c) {
+  const perf::Estimate& e = c.estimate;
+  nlohmann::json memory_parts = nlohmann::json::object();
+  for (const auto& [name, gib] : e.memory.breakdown.Named()) memory_parts[std::string(name)] = gib;
+  nlohmann::json time_parts = nlohmann::json::object();
+  for (const auto& [name, s] : e.time.breakdown.Named()) time_parts[std::string(name)] = s;
+  nlohmann::json advice = nlohmann::json::array();
+  for (const rules::Advice& a : c.advice) {
+    advice.push_back({{"rule", a.rule}, {"severity", rules::SeverityName(a.severity)}, {"message", a.message}});
+  }
+  nlohmann::json cost = {
+      {"total", c.cost.total.amount()},
+      {"currency", CurrencyName(c.cost.total.currency())},
+      {"per_instance_hour", c.cost.rate_per_hour.amount()},
+      {"billed_instance_hours", c.cost.billed_instance_hours},
+      {"lower_bound", c.cost.lower_bound},
+      {"price_source", PriceSourceName(c.cost.price.source)},
+      {"price_as_of", c.cost.price.as_of},
+      {"price_basis", c.cost.price.basis},
+      {"price_derived", c.cost.price.derived},
+      {"notes", c.cost.notes},
+  };
+  if (c.cost.checkpoint_interval_hours) cost["checkpoint_interval_hours"] = *c.cost.checkpoint_interval_hours;
+  if (c.cost.commitment) cost["commitment"] = c.cost.commitment->amount();
+  if (c.monthly) cost["per_month"] = c.monthly->per_month.amount();
+  nlohmann::json j = {
+      {"instance", c.instance},
+      {"family", c.family},
+      {"gpu", c.gpu},
+      {"region", c.region},
+      {"nodes", c.nodes},
+      {"gpus", c.gpus},
+      {"replicas", c.replicas},
+      {"layout", LayoutJson(c.layout)},
+      {"billing", cost::ModeName(c.billing)},
+      {"fits", e.memory.fits},
+      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"capacity_gib", e.memory.capacity_gib}, {"breakdown", memory_parts}}},
+      {"time", {{"job_hours", c.job_hours}, {"step_s", e.time.step_s}, {"breakdown", time_parts}}},
+      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
+                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
+                      {"mfu", e.throughput.mfu}}},
+      {"cost", cost},
+      {"advice", advice},
+      {"storage", {{"kind", c.storage.kind}, {"size_gib", c.storage.size_gib},
+                   {"required_mbs", c.storage.required_mbs}, {"expected_mbs", c.storage.expected_mbs},
+                   {"why", c.storage.why}}},
+      {"image", {{"os", c.image.os}, {"driver", c.image.driver}, {"cuda", c.image.cuda},
+                 {"framework", c.image.framework}, {"why", c.image.why}}},
+      {"pareto", c.pareto},
+      {"why", c.why},
+  };
+  if (e.inference) {
+    j["inference"] = {{"batch", e.inference->batch},
+                      {"ttft_ms", e.inference->ttft_ms},
+                      {"tpot_ms", e.inference->tpot_ms},
+                      {"tokens_per_s_per_gpu", e.inference->tokens_per_s_per_gpu},
+                      {"requests_per_s", e.inference->requests_per_s}};
+  }
+  return j;
+}
+
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& c : plan.candidates) candidates.push_back(CandidateJson(c));
+  nlohmann::json pareto = nlohmann::json::array();
+  for (const auto& c : plan.pareto) {
+    pareto.push_back({{"instance", c.instance}, {"nodes", c.nodes}, {"billing", cost::ModeName(c.billing)},
+                      {"region", c.region}, {"job_hours", c.job_hours},
+                      {"cost", MoneyValue(c)}, {"currency", CurrencyName(c.cost.total.currency())}});
+  }
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const auto& r : plan.rejected) rejected.push_back({{"instance", r.instance}, {"reason", r.reason}});
+  return {{"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)}, {"model", w.model_name},
+                        {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
+                        {"global_batch", w.global_batch}, {"objective", ObjectiveName(w.objective)}}},
+          {"candidates", candidates},
+          {"pareto", pareto},
+          {"rejected", rejected},
+          {"evaluated", plan.evaluated},
+          {"notes", plan.notes}};
+}
+
+std::string PlanText(const Workload& w, const planner::Plan& plan) {
+  std::string s = fmt::format("Plan for {} {} of {} ({}, seq {}, global batch {}), objective {}\n\n",
+                              TaskName(w.task), w.task == Task::kFinetune ? MethodName(w.method) : "",
+                              w.model_name, PrecisionName(w.precision), w.seq_len, w.global_batch,
+                              ObjectiveName(w.objective));
+  if (plan.candidates.empty()) {
+    s += "No instance type can run this workload under its constraints. Reasons:\n";
+  } else {
+    Table t{{"#", "instance", "nodes", "gpus", "region", "billing", "layout", "mem_gib", "hours", "cost"}, {}};
+    int rank = 1;
+    for (const auto& c : plan.candidates) {
+      t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes), std::to_string(c.gpus),
+                        c.region, std::string(cost::ModeName(c.billing)), LayoutText(c.layout),
+                        Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c)});
+    }
+    s += RenderAligned(t);
+    const auto& best = plan.candidates[0];
+    s += "\nWhy: " + best.why + "\n";
+    s += "\nMemory per GPU (GiB):";
+    for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
+      if (gib > 0.005) s += fmt::format(" {} {}", name, Num(gib));
+    }
+    s += fmt::format(" = {} of {}\n", Num(best.estimate.memory.per_gpu_gib), Num(best.estimate.memory.capacity_gib));
+    if (best.estimate.time.step_s > 0) {
+      s += fmt::format("Step time (s):");
+      for (const auto& [name, sec] : best.estimate.time.breakdown.Named()) {
+        if (sec > 0.0005) s += fmt::format(" {} {}", name, Num(sec));
+      }
+      s += fmt::format(" = {}; {} tokens/s per GPU, MFU {}%\n", Num(best.estimate.time.step_s),
+                       Num(best.estimate.throughput.tokens_per_s_per_gpu), Num(best.estimate.throughput.mfu * 100));
+    }
+    s += "Cost: ";
+    for (size_t i = 0; i < best.cost.notes.size(); ++i) s += (i ? "; " : "") + best.cost.notes[i];
+    s += "\nStorage: " + best.storage.kind + " " + Num(best.storage.size_gib) + " GiB: " + best.storage.why + "\n";
+    s += "Image: " + best.image.os + "; driver " + best.image.driver + ", CUDA " + best.image.cuda + ", " +
+         best.image.framework + "\n";
+    if (!best.advice.empty()) {
+      s += "\nAdvice:\n";
+      for (const auto& a : best.advice) {
+        s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
+      }
+    }
+    if (plan.pareto.size() > 1) {
+      s += "\nTime vs cost (Pareto front):\n";
+      for (const auto& c : plan.pareto) {
+        s += fmt::format("  {} x {} {}: {} h, {}\n", c.nodes, c.instance, cost::ModeName(c.billing),
+                         Hours(c.job_hours), CostText(c));
+      }
+    }
+    s += "\nRejected:\n";
+  }
+  for (const auto& [reason, types] : GroupRejections(plan)) s += "  " + types + ": " + reason + "\n";
+  for (const auto& n : plan.notes) s += "Note: " + n + "\n";
+  return s;
+}
+
+std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
+  std::string s = fmt::format("# GPU plan: {} {}\n\n", TaskName(w.task), w.model_name);
+  s += fmt::format("Precision {}, sequence length {}, global batch {}, objective {}.\n\n",
+                   PrecisionName(w.precision), w.seq_len, w.global_batch, ObjectiveName(w.objective));
+  if (!plan.candidates.empty()) {
+    const auto& best = plan.candidates[0];
+    s += "## Recommendation\n\n" + best.why + "\n\n";
+    s += "| # | instance | nodes | GPUs | region | billing | layout | GiB/GPU | hours | cost |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|\n";
+    int rank = 1;
+    for (const auto& c : plan.candidates) {
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance, c.nodes,
+                       c.gpus, c.region, cost::ModeName(c.billing), LayoutText(c.layout),
+                       Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c));
+    }
+    s += "\n## Storage and image\n\n";
+    s += "- Storage: " + best.storage.kind + ", " + Num(best.storage.size_gib) + " GiB. " + best.storage.why + "\n";
+    s += "- Image: " + best.image.os + "; NVIDIA driver " + best.image.driver + ", CUDA " + best.image.cuda +
+         ", " + best.image.framework + ". " + best.image.why + "\n";
+    s += "\n## Advice\n\n";
+    for (const auto& a : best.advice) {
+      s += fmt::format("- **{}** ({}): {}\n", a.rule, rules::SeverityName(a.severity), a.message);
+    }
+  } else {
+    s += "No instance type can run this workload under its constraints.\n";
+  }
+  s += "\n## Rejected\n\n";
+  for (const auto& [reason, types] : GroupRejections(plan)) s += "- " + types + ": " + reason + "\n";
+  if (!plan.notes.empty()) {
+    s += "\n## Notes\n\n";
+    for (const auto& n : plan.notes) s += "- " + n + "\n";
+  }
+  return s;
+}
+
+}  // namespace gpuplan::io

@@ -1,0 +1,31 @@
+// Renderings of a Plan: JSON (the contract in README "gpuplan plan --json"), an aligned terminal
+// report, and Markdown for design reviews. Renderers only format; the Plan holds every number.
+#ifndef GPUPLAN_SRC_IO_PLAN_RENDER_H_
+#define GPUPLAN_SRC_IO_PLAN_RENDER_H_
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "gpuplan/plan.h"
+
+namespace gpuplan::io {
+
+// {"workload": {...}, "candidates": [...], "pareto": [...], "rejected": [{instance, reason}],
+//  "evaluated": N, "notes": [...]}. Each candidate has instance, region, nodes, gpus, layout,
+// billing, fits, memory{per_gpu_gib, capacity_gib, breakdown}, time{job_hours, step_s,
+// breakdown}, throughput{...}, cost{total, currency, per_hour, ...}, advice[{rule, severity,
+// message}], storage, image, why.
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan);
+nlohmann::json CandidateJson(const planner::Candidate& c);
+
+// The terminal report: the ranked table, a "why" under the winner, its breakdowns and advice,
+// the Pareto front and a summary of rejected types.
+std::string PlanText(const Workload& w, const planner::Plan& plan);
+
+// The same as a Markdown document.
+std::string PlanMarkdown(const Workload& w, const planner::Plan& plan);
+
+}  // namespace gpuplan::io
+
+#endif  // GPUPLAN_SRC_IO_PLAN_RENDER_H_

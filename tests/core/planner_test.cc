@@ -1,0 +1,210 @@
+#include "gpuplan/plan.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "io/calibration_csv.h"
+#include "io/catalog_loader.h"
+#include "io/model_zoo.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::planner {
+namespace {
+
+struct Fixture {
+  Catalog catalog;
+  ModelZoo zoo;
+  Calibration cal;
+};
+
+const Fixture& Embedded() {
+  static const Fixture* f = [] {
+    auto* x = new Fixture;
+    auto c = io::LoadCatalog("");
+    auto z = io::LoadModelZoo();
+    auto k = io::LoadCalibration();
+    EXPECT_TRUE(c.ok() && z.ok() && k.ok());
+    if (c.ok()) x->catalog = *c;
+    (void)x->catalog.Validate();
+    if (z.ok()) x->zoo = *z;
+    if (k.ok()) x->cal = *k;
+    return x;
+  }();
+  return *f;
+}
+
+Plan PlanYaml(const std::string& yaml, std::string only = "") {
+  const Fixture& f = Embedded();
+  Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  if (!w.ok()) return {};
+  Result<ModelArch> arch = ResolveModel(*w, f.zoo);
+  EXPECT_TRUE(arch.ok()) << arch.status().message();
+  if (!arch.ok()) return {};
+  PlanOptions options;
+  options.today = "2026-11-30";
+  options.only_instance = only;
+  Result<Plan> plan = MakePlan(*w, *arch, f.catalog, f.cal, options);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return plan.ok() ? *plan : Plan{};
+}
+
+const Rejection* RejectionOf(const Plan& p, const std::string& instance) {
+  auto it = std::find_if(p.rejected.begin(), p.rejected.end(),
+                         [&](const Rejection& r) { return r.instance == instance; });
+  return it == p.rejected.end() ? nullptr : &*it;
+}
+
+bool HasAdvice(const Candidate& c, const std::string& rule) {
+  return std::any_of(c.advice.begin(), c.advice.end(), [&](const rules::Advice& a) { return a.rule == rule; });
+}
+
+TEST(PlannerTest, LoraOf7bFitsOneA10AndASingleGpuTypeWinsOnCost) {
+  Plan p = PlanYaml(R"(task: finetune
+method: lora
+model: llama-2-7b
+precision: bf16
+seq_len: 2048
+global_batch: 32
+tokens: 50M
+constraints: {regions: [cn-hangzhou], billing: [payg]}
+objective: cost
+)");
+  ASSERT_FALSE(p.candidates.empty());
+  const Candidate& best = p.candidates[0];
+  EXPECT_EQ(best.gpus, 1) << best.instance;
+  EXPECT_TRUE(best.estimate.memory.fits);
+  EXPECT_GT(best.job_hours, 0);
+  EXPECT_EQ(best.region, "cn-hangzhou");
+  // One A10 type must be among the feasible candidates.
+  Plan a10 = PlanYaml(R"(task: finetune
+method: lora
+model: llama-2-7b
+precision: bf16
+seq_len: 2048
+global_batch: 32
+tokens: 50M
+constraints: {regions: [cn-hangzhou], billing: [payg]}
+)", "ecs.gn7i-c8g1.2xlarge");
+  ASSERT_FALSE(a10.candidates.empty()) << (a10.rejected.empty() ? "" : a10.rejected[0].reason);
+  EXPECT_LT(a10.candidates[0].estimate.memory.per_gpu_gib, 22.2);
+  // Candidates are ranked by cost.
+  for (size_t i = 1; i < p.candidates.size(); ++i) {
+    EXPECT_LE(p.candidates[i - 1].score, p.candidates[i].score);
+  }
+}
+
+TEST(PlannerTest, FullFinetuneOf70bIsRejectedOn24GbCardsWithTheReason) {
+  Plan p = PlanYaml(R"(task: finetune
+method: full
+model: llama-2-70b
+precision: bf16
+seq_len: 2048
+global_batch: 64
+tokens: 100M
+constraints: {max_nodes: 2, billing: [payg]}
+objective: cost
+)");
+  const Rejection* a10 = RejectionOf(p, "ecs.gn7i-c8g1.2xlarge");
+  ASSERT_NE(a10, nullptr);
+  EXPECT_NE(a10->reason.find("GiB per GPU"), std::string::npos) << a10->reason;
+  for (const Candidate& c : p.candidates) {
+    EXPECT_GE(c.estimate.memory.capacity_gib, 40) << c.instance << " is not an 80 GB-class or sharded option";
+    EXPECT_GE(c.gpus, 8) << c.instance;
+  }
+}
+
+TEST(PlannerTest, Fp64HpcAvoidsGpusWithoutRealFp64) {
+  Plan p = PlanYaml(R"(task: hpc
+precision: fp64
+constraints: {billing: [payg]}
+)");
+  ASSERT_FALSE(p.candidates.empty());
+  for (const Candidate& c : p.candidates) {
+    EXPECT_TRUE(c.gpu.rfind("A100", 0) == 0 || c.gpu.rfind("V100", 0) == 0 || c.gpu.rfind("P100", 0) == 0 ||
+                c.gpu.rfind("A30", 0) == 0) << c.gpu;
+  }
+  for (const char* t : {"ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge", "ecs.gn8is.2xlarge"}) {
+    const Rejection* r = RejectionOf(p, t);
+    ASSERT_NE(r, nullptr) << t;
+    EXPECT_NE(r->reason.find("FP64"), std::string::npos) << r->reason;
+  }
+}
+
+TEST(PlannerTest, MultiNodeWithoutErdmaGetsTheWarning) {
+  Plan p = PlanYaml(R"(task: pretrain
+model: llama-2-13b
+precision: bf16
+seq_len: 4096
+global_batch: 256
+tokens: 1B
+constraints: {max_nodes: 2, billing: [payg]}
+objective: time
+)", "ecs.gn7-c13g1.26xlarge");
+  const Candidate* two = nullptr;
+  Plan all = PlanYaml(R"(task: pretrain
+model: llama-2-13b
+precision: bf16
+seq_len: 4096
+global_batch: 256
+tokens: 1B
+constraints: {max_nodes: 2, billing: [payg], include_families: [gn7]}
+objective: time
+)");
+  for (const Candidate& c : all.candidates) {
+    if (c.nodes == 2) two = &c;
+  }
+  ASSERT_NE(two, nullptr) << "a 2-node gn7 candidate";
+  EXPECT_TRUE(HasAdvice(*two, "multi-node-needs-erdma"));
+}
+
+TEST(PlannerTest, ImpossibleConstraintsGiveAnEmptyPlanWithReasons) {
+  Plan p = PlanYaml(R"(task: pretrain
+model: llama-2-70b
+precision: bf16
+seq_len: 4096
+global_batch: 1024
+tokens: 1T
+constraints: {max_gpus: 8, deadline_hours: 24, billing: [payg]}
+objective: cost
+)");
+  EXPECT_TRUE(p.candidates.empty());
+  EXPECT_FALSE(p.rejected.empty());
+  for (const Rejection& r : p.rejected) EXPECT_FALSE(r.reason.empty()) << r.instance;
+}
+
+TEST(PlannerTest, SpotCandidatesCarryCheckpointAdvice) {
+  Plan p = PlanYaml(R"(task: finetune
+method: lora
+model: llama-2-7b
+precision: bf16
+seq_len: 2048
+global_batch: 32
+tokens: 50M
+constraints: {regions: [cn-hangzhou], billing: [spot]}
+)");
+  ASSERT_FALSE(p.candidates.empty());
+  EXPECT_EQ(p.candidates[0].billing, cost::Mode::kSpot);
+  EXPECT_TRUE(HasAdvice(p.candidates[0], "spot-needs-checkpoints"));
+}
+
+TEST(PlannerTest, ParetoFrontIsNonDominated) {
+  Plan p = PlanYaml(R"(task: finetune
+method: full
+model: llama-2-7b
+precision: bf16
+seq_len: 2048
+global_batch: 64
+tokens: 200M
+constraints: {max_nodes: 4, billing: [payg]}
+)");
+  ASSERT_GE(p.pareto.size(), 1u);
+  for (size_t i = 1; i < p.pareto.size(); ++i) {
+    EXPECT_GE(p.pareto[i].job_hours, p.pareto[i - 1].job_hours);
+    EXPECT_LT(p.pareto[i].cost.total.amount(), p.pareto[i - 1].cost.total.amount());
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::planner
