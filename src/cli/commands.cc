@@ -21,6 +21,7 @@ constexpr CommandRow kCommands[] = {
     {"estimate", AddEstimateCommand},
     {"validate", AddValidateCommand},
     {"catalog", AddCatalogCommand},
+    {"prices", AddPricesCommand},
 };
 
 }  // namespace
@@ -33,6 +34,7 @@ void CliContext::Fail(const Status& status, bool usage) {
 Result<Catalog> LoadCliCatalog(const CliContext& ctx) {
   Result<Catalog> catalog = io::LoadCatalog(ctx.catalog_dir);
   if (!catalog.ok()) return catalog;
+  ApplyCliPriceCache(ctx, &*catalog);  // cached api/import prices rank above built-in ones
   for (const CatalogIssue& issue : catalog->Validate()) {
     if (issue.error) return Status::InvalidArgument(issue.message);
     *ctx.err << "gpuplan: warning: " << issue.message << "\n";

@@ -16,6 +16,11 @@ namespace CLI {
 class App;
 }
 
+namespace gpuplan::cost {
+struct MarketData;
+struct PriceRatios;
+}  // namespace gpuplan::cost
+
 namespace gpuplan::cli {
 
 // Exit codes, documented in README.md.
@@ -41,6 +46,18 @@ Result<Catalog> LoadCliCatalog(const CliContext& ctx);
 
 // One function per subcommand (each in its own <name>_command.cc).
 void AddCatalogCommand(CLI::App& app, CliContext& ctx);
+void AddPricesCommand(CLI::App& app, CliContext& ctx);
+
+// Price data for every command (prices_command.cc). ApplyCliPriceCache adds the cached
+// api/import prices of $XDG_CACHE_HOME/gpuplan/prices.json to `catalog` (LoadCliCatalog calls
+// it; a corrupt cache is a warning). LoadCliMarketData gives the cached stock and spot advice
+// for cost::CheckAvailability and cost::ReclaimRatePerHour (empty when nothing is cached).
+// CliPriceRatios reads data/price_ratios.csv. CliToday is today's UTC date "YYYY-MM-DD"
+// ($GPUPLAN_TODAY overrides it, for reproducible output).
+void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog);
+cost::MarketData LoadCliMarketData(const CliContext& ctx);
+cost::PriceRatios CliPriceRatios();
+std::string CliToday();
 void AddEstimateCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 

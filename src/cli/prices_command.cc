@@ -1,0 +1,604 @@
+// `gpuplan prices [refresh|import|compare|cache]`: show prices with their source and age, fetch
+// live prices from the Alibaba Cloud API into the local cache, import aliyun CLI JSON, and
+// compare billing modes for a job or a service.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/strings.h"
+#include "gpuplan/cost.h"
+#include "io/aliyun_client.h"
+#include "io/file_util.h"
+#include "io/price_cache.h"
+#include "io/price_import.h"
+
+namespace gpuplan::cli {
+namespace {
+
+using strings::Num;
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+Result<std::string> CacheDir() { return io::PriceCacheDir(Env("XDG_CACHE_HOME"), Env("HOME")); }
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Status UnknownInstance(const Catalog& c, const std::string& name) {
+  std::vector<std::string> near = c.SuggestInstances(name);
+  return Status::NotFound(fmt::format("unknown instance type \"{}\"{}", name,
+                                      near.empty() ? "" : fmt::format("; did you mean {}?",
+                                                                      fmt::join(near, ", "))));
+}
+
+std::string Age(const std::optional<int>& days) { return days ? std::to_string(*days) : "-"; }
+
+// ------------------------------------------------------------------------------------------
+// gpuplan prices
+
+struct ListOptions {
+  std::string instance, region, billing;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+void RunList(CliContext& ctx, const ListOptions& o) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  if (!o.instance.empty() && !c->FindInstance(o.instance)) {
+    return ctx.Fail(UnknownInstance(*c, o.instance), true);
+  }
+  std::optional<Billing> billing;
+  if (!o.billing.empty()) {
+    billing = ParseBilling(o.billing);
+    if (!billing) {
+      return ctx.Fail(Status::InvalidArgument(
+                          "--billing: expected payg, spot, subscription_month, subscription_year, "
+                          "reserved_no_upfront or reserved_partial_upfront, got \"" + o.billing +
+                          "\""),
+                      true);
+    }
+  }
+  const std::string today = CliToday();
+  std::vector<cost::PriceQuote> rows = cost::EffectivePrices(*c, o.instance, o.region, billing, today);
+  io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "source",
+                   "as_of", "age_days", "trust"}, {}};
+  nlohmann::json json = nlohmann::json::array();
+  for (const cost::PriceQuote& q : rows) {
+    const std::string currency(CurrencyName(q.price.currency()));
+    table.rows.push_back({q.instance, q.region, q.zone.empty() ? "-" : q.zone,
+                          std::string(BillingName(q.billing)), Num(q.price.amount()), currency,
+                          q.unit, std::string(PriceSourceName(q.source)), q.as_of, Age(q.age_days),
+                          q.trust});
+    nlohmann::json j = {{"instance", q.instance}, {"region", q.region}, {"zone", q.zone},
+                        {"billing", BillingName(q.billing)}, {"price", q.price.amount()},
+                        {"currency", currency}, {"unit", q.unit},
+                        {"source", PriceSourceName(q.source)}, {"as_of", q.as_of},
+                        {"age_days", nullptr}, {"trust", q.trust}};
+    if (q.age_days) j["age_days"] = *q.age_days;
+    json.push_back(std::move(j));
+  }
+  Emit(*ctx.out, o.format, table, json);
+  if (rows.empty()) {
+    *ctx.err << "price unknown: no price" << (o.instance.empty() ? "" : " for " + o.instance)
+             << (o.region.empty() ? "" : " in " + o.region)
+             << "; bring real prices with 'gpuplan prices refresh' or 'gpuplan prices import'\n";
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// gpuplan prices refresh
+
+struct RefreshOptions {
+  std::string region;
+  std::string types;
+  std::string endpoint;
+  double timeout_s = 30;
+  int retries = 3;
+  double backoff_s = 1;
+  bool no_subscription = false;
+};
+
+void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
+  if (!o.endpoint.empty()) {
+    if (Result<io::Endpoint> ep = io::ParseEndpoint(o.endpoint); !ep.ok()) {
+      return ctx.Fail(ep.status(), true);
+    }
+  }
+  if (o.timeout_s <= 0 || o.retries < 0 || o.backoff_s < 0) {
+    return ctx.Fail(Status::InvalidArgument("--timeout must be > 0, --retries and --backoff >= 0"),
+                    true);
+  }
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  io::RefreshRequest req;
+  req.region = o.region;
+  req.today = CliToday();
+  req.subscription = !o.no_subscription;
+  for (const std::string& t : SplitList(o.types)) {
+    const InstanceType* known = c->FindInstance(t);
+    if (!known) return ctx.Fail(UnknownInstance(*c, t), true);
+    req.types.push_back(known->name);
+  }
+  std::optional<std::string> config;
+  std::string config_path = "~/.aliyun/config.json";
+  if (const char* home = Env("HOME")) {
+    config_path = std::string(home) + "/.aliyun/config.json";
+    if (Result<std::string> text = io::ReadFile(config_path); text.ok()) config = *text;
+  }
+  Result<io::AliyunCredentials> creds =
+      io::CredentialsFrom(Env("ALIBABA_CLOUD_ACCESS_KEY_ID"), Env("ALIBABA_CLOUD_ACCESS_KEY_SECRET"),
+                          Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
+  if (!creds.ok()) return ctx.Fail(creds.status());
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok()) return ctx.Fail(dir.status());
+  // Read the cache first: a corrupt cache is reported, never silently overwritten.
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok()) return ctx.Fail(cache.status());
+
+  io::ClientOptions options;
+  options.endpoint = o.endpoint;
+  options.connect_timeout_s = std::min(o.timeout_s, 10.0);
+  options.read_timeout_s = o.timeout_s;
+  options.max_attempts = 1 + o.retries;
+  options.backoff_initial_s = o.backoff_s;
+  io::EcsClient client(*creds, o.region, options);
+  io::RefreshReport report;
+  Result<io::PriceCache> fetched = io::FetchRegion(client, req, *c, &report);
+  if (!fetched.ok()) {
+    return ctx.Fail(fetched.status().WithContext(
+        "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(*dir) + ")"));
+  }
+  // Fresh API rows for these types replace every older API row of the region (zones that no
+  // longer quote a spot price must not linger).
+  std::set<std::string> fetched_types;
+  for (const Price& p : fetched->prices) fetched_types.insert(p.instance);
+  std::erase_if(cache->prices, [&](const Price& p) {
+    return p.origin == PriceSource::kApi && p.region == o.region && fetched_types.count(p.instance);
+  });
+  io::MergePriceCache(*fetched, &*cache);
+  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok()) return ctx.Fail(s);
+  *ctx.out << fmt::format(
+      "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
+      "spot-advice records ({} API requests)\nwrote {}\n",
+      o.region, req.today, creds->Redacted(), report.types_priced, report.spot_prices,
+      report.stock_records, report.advice_records, client.requests_sent(),
+      io::PriceCachePath(*dir));
+  for (const std::string& w : report.warnings) *ctx.err << "gpuplan: warning: " << w << "\n";
+}
+
+// ------------------------------------------------------------------------------------------
+// gpuplan prices import
+
+struct ImportOptions {
+  std::vector<std::string> files;
+  std::string instance, region, zone, price_unit = "Hour", as_of;
+  int period = 1;
+  bool spot = false;
+};
+
+void RunImport(CliContext& ctx, const ImportOptions& o) {
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  io::ImportContext ictx;
+  ictx.as_of = o.as_of.empty() ? CliToday() : o.as_of;
+  if (!DaysBetween(ictx.as_of, ictx.as_of) || ictx.as_of.size() != 10) {
+    return ctx.Fail(Status::InvalidArgument("--as-of: expected YYYY-MM-DD, got \"" + o.as_of + "\""),
+                    true);
+  }
+  if (!o.instance.empty() && !c->FindInstance(o.instance)) {
+    return ctx.Fail(UnknownInstance(*c, o.instance), true);
+  }
+  ictx.instance = o.instance.empty() ? "" : c->FindInstance(o.instance)->name;
+  ictx.region = o.region;
+  ictx.zone = o.zone;
+  ictx.price_unit = o.price_unit;
+  ictx.period = o.period;
+  ictx.spot = o.spot;
+  // All files or none: one bad file leaves the cache as it was.
+  io::PriceCache imported;
+  for (const std::string& file : o.files) {
+    Result<std::string> text = io::ReadFile(file);
+    if (!text.ok()) return ctx.Fail(text.status());
+    Result<io::PriceCache> rows = io::ParseAliyunResponse(*text, file, ictx);
+    if (!rows.ok()) return ctx.Fail(rows.status().WithContext("import failed, cache unchanged"));
+    io::MergePriceCache(*rows, &imported);
+  }
+  int unknown = 0;
+  std::set<std::string> unknown_names;
+  std::erase_if(imported.prices, [&](Price& p) {
+    const InstanceType* t = c->FindInstance(p.instance);
+    if (t) p.instance = t->name;
+    if (!t) unknown_names.insert(p.instance);
+    return t == nullptr;
+  });
+  unknown = static_cast<int>(unknown_names.size());
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok()) return ctx.Fail(dir.status());
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok()) return ctx.Fail(cache.status());
+  io::MergePriceCache(imported, &*cache);
+  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok()) return ctx.Fail(s);
+  *ctx.out << fmt::format(
+      "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
+      "wrote {}\n",
+      imported.prices.size(), imported.market.stock.size(), imported.market.spot_advice.size(),
+      o.files.size(), ictx.as_of, io::PriceCachePath(*dir));
+  if (unknown > 0) {
+    *ctx.err << fmt::format("gpuplan: warning: skipped prices of {} instance type(s) not in the "
+                            "catalog (e.g. {})\n", unknown, *unknown_names.begin());
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// gpuplan prices compare
+
+struct CompareOptions {
+  std::string instance, region, zone;
+  double hours = 0;          // --hours: a job of H hours
+  double monthly_hours = 0;  // --monthly-hours: a service running H hours a month
+  int instances = 1;
+  std::optional<double> reclaim_rate, spot_ratio, savings_plan_rate;
+  double restart_min = 15;
+  double checkpoint_min = 3;
+  std::optional<double> checkpoint_interval_h;
+  bool checkpoint_on_notice = false;
+  bool no_protection = false;
+  int savings_plan_years = 1;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+nlohmann::json QuoteJson(const cost::PriceQuote& q) {
+  nlohmann::json j = {{"price", q.price.amount()}, {"currency", CurrencyName(q.price.currency())},
+                      {"unit", q.unit}, {"source", PriceSourceName(q.source)},
+                      {"as_of", q.as_of}, {"derived", q.derived}, {"basis", q.basis},
+                      {"trust", q.trust}, {"zone", q.zone}};
+  return j;
+}
+
+void RunCompare(CliContext& ctx, const CompareOptions& o) {
+  const bool job = o.hours > 0;
+  if (job == (o.monthly_hours > 0)) {
+    return ctx.Fail(Status::InvalidArgument(
+                        "give exactly one of --hours H (a job) or --monthly-hours H (a service)"),
+                    true);
+  }
+  Result<Catalog> c = LoadCliCatalog(ctx);
+  if (!c.ok()) return ctx.Fail(c.status());
+  const InstanceType* t = c->FindInstance(o.instance);
+  if (!t) return ctx.Fail(UnknownInstance(*c, o.instance), true);
+  const cost::PriceRatios ratios = CliPriceRatios();
+  const cost::MarketData market = LoadCliMarketData(ctx);
+  const std::string today = CliToday();
+  cost::Availability avail = cost::CheckAvailability(*c, market, t->name, o.region, o.zone);
+  Result<cost::BillingRates> rates =
+      cost::ResolveRates(*c, {t->name, o.region, o.zone, Billing::kPayg}, ratios, today);
+  if (!rates.ok()) {
+    return ctx.Fail(rates.status().WithContext(
+        "cannot compare billing modes (" + avail.reason + ")"));
+  }
+  cost::CostOptions base;
+  base.spot.reclaim_rate_per_hour =
+      o.reclaim_rate ? o.reclaim_rate : cost::ReclaimRatePerHour(market, t->name, o.region, o.zone);
+  base.spot.restart_hours = o.restart_min / 60;
+  base.spot.checkpoint_hours = o.checkpoint_min / 60;
+  base.spot.checkpoint_interval_hours = o.checkpoint_interval_h;
+  base.spot.checkpoint_on_notice = o.checkpoint_on_notice;
+  base.spot.protection_hour = !o.no_protection;
+  base.spot.spot_ratio = o.spot_ratio;
+  base.savings_plan_rate = o.savings_plan_rate;
+  base.savings_plan_years = o.savings_plan_years;
+  const std::string reclaim_source =
+      o.reclaim_rate ? "--reclaim-rate"
+                     : (base.spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)" : "unknown");
+
+  io::Table table{{"mode", job ? "total" : "per_month", "currency", "per_hour",
+                   job ? "wall_h" : "utilisation", "price_source", "as_of", "note"}, {}};
+  nlohmann::json modes = nlohmann::json::array();
+  std::vector<std::string> notes;
+  for (cost::Mode mode : cost::kAllModes) {
+    cost::CostOptions opt = base;
+    opt.mode = mode;
+    const std::string name(cost::ModeName(mode));
+    nlohmann::json j = {{"mode", name}};
+    if (job) {
+      Result<cost::JobCostEstimate> e =
+          cost::JobCost(*rates, {o.hours, o.instances}, opt, ratios);
+      if (!e.ok()) {
+        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
+        j["error"] = e.status().message();
+        modes.push_back(std::move(j));
+        continue;
+      }
+      std::string note = e->lower_bound ? "lower bound" : "";
+      if (e->checkpoint_interval_hours) {
+        note = "checkpoint every " + Num(*e->checkpoint_interval_hours) + " h (Young/Daly)";
+      }
+      if (e->commitment && mode != cost::Mode::kSubscriptionMonth &&
+          mode != cost::Mode::kSubscriptionYear) {
+        note = "commits " + e->commitment->ToString() + " for the term";
+      }
+      if (e->price.derived && note.empty()) note = "derived price";
+      table.rows.push_back({name, Num(e->total.amount()),
+                            std::string(CurrencyName(e->total.currency())),
+                            Num(e->rate_per_hour.amount()), Num(e->wall_hours),
+                            std::string(PriceSourceName(e->price.source)) +
+                                (e->price.derived ? " (derived)" : ""),
+                            e->price.as_of, note});
+      j.update({{"total", e->total.amount()}, {"currency", CurrencyName(e->total.currency())},
+                {"rate_per_hour", e->rate_per_hour.amount()}, {"wall_hours", e->wall_hours},
+                {"billed_instance_hours", e->billed_instance_hours},
+                {"lower_bound", e->lower_bound},
+                {"expected_interruptions", e->expected_interruptions},
+                {"checkpoint_interval_hours", nullptr}, {"mtbf_hours", nullptr},
+                {"interruption_overhead", e->interruption_overhead.amount()},
+                {"commitment", nullptr}, {"price", QuoteJson(e->price)}, {"notes", e->notes}});
+      if (e->checkpoint_interval_hours) j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
+      if (e->mtbf_hours) j["mtbf_hours"] = *e->mtbf_hours;
+      if (e->commitment) j["commitment"] = e->commitment->amount();
+      for (const std::string& n : e->notes) notes.push_back(name + ": " + n);
+    } else {
+      Result<cost::MonthlyCostEstimate> e =
+          cost::MonthlyCost(*rates, o.monthly_hours, o.instances, opt, ratios);
+      if (!e.ok()) {
+        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
+        j["error"] = e.status().message();
+        modes.push_back(std::move(j));
+        continue;
+      }
+      table.rows.push_back({name, Num(e->per_month.amount()),
+                            std::string(CurrencyName(e->per_month.currency())),
+                            Num(e->price.HourlyPrice(ratios).amount()),
+                            Num(100 * e->utilisation) + "%",
+                            std::string(PriceSourceName(e->price.source)) +
+                                (e->price.derived ? " (derived)" : ""),
+                            e->price.as_of, e->notes.empty() ? "" : e->notes.back()});
+      j.update({{"per_month", e->per_month.amount()},
+                {"currency", CurrencyName(e->per_month.currency())},
+                {"utilisation", e->utilisation}, {"price", QuoteJson(e->price)},
+                {"notes", e->notes}});
+    }
+    modes.push_back(std::move(j));
+  }
+  Result<cost::BreakEven> be = cost::SubscriptionBreakEven(*rates, ratios);
+  nlohmann::json out = {{"instance", t->name}, {"region", o.region}, {"zone", o.zone},
+                        {"instances", o.instances},
+                        {"currency", CurrencyName(rates->currency())},
+                        {"availability", {{"available", avail.available},
+                                          {"reason", avail.reason},
+                                          {"zones", avail.zones}}},
+                        {"reclaim_rate_per_hour", nullptr}, {"reclaim_rate_source", reclaim_source},
+                        {"modes", modes}};
+  if (job) {
+    out["hours"] = o.hours;
+  } else {
+    out["monthly_hours"] = o.monthly_hours;
+  }
+  if (base.spot.reclaim_rate_per_hour) out["reclaim_rate_per_hour"] = *base.spot.reclaim_rate_per_hour;
+  if (be.ok()) {
+    out["break_even"] = {{"utilisation", be->utilisation}, {"hours_per_month", be->hours_per_month},
+                         {"basis", be->basis}};
+  }
+  if (o.format == OutputFormat::kJson) {
+    *ctx.out << out.dump(2) << "\n";
+    return;
+  }
+  *ctx.out << fmt::format("{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", t->name,
+                          o.region, o.zone.empty() ? "" : " zone " + o.zone, o.instances,
+                          job ? "job of " + Num(o.hours) + " h"
+                              : "service " + Num(o.monthly_hours) + " h/month",
+                          rates->payg.price.ToString(), PriceSourceName(rates->payg.source),
+                          rates->payg.as_of,
+                          rates->payg.age_days ? Num(*rates->payg.age_days) + " days old"
+                                               : "age unknown");
+  if (!avail.available) *ctx.out << "warning: " << avail.reason << "\n";
+  Emit(*ctx.out, o.format, table, out);
+  if (o.format != OutputFormat::kTable) return;
+  if (be.ok()) {
+    *ctx.out << fmt::format(
+        "break-even: a monthly subscription beats PAYG above {}% utilisation ({} h of {} h a "
+        "month)\n", Num(100 * be->utilisation), Num(be->hours_per_month),
+        Num(ratios.hours_per_month));
+  }
+  *ctx.out << "spot reclaim rate: "
+           << (base.spot.reclaim_rate_per_hour
+                   ? Num(*base.spot.reclaim_rate_per_hour) + "/instance-hour (" + reclaim_source + ")"
+                   : "unknown (give --reclaim-rate or refresh DescribeSpotAdvice)")
+           << "\n";
+  for (const std::string& n : notes) *ctx.out << "  " << n << "\n";
+}
+
+// ------------------------------------------------------------------------------------------
+// gpuplan prices cache
+
+void RunCacheInfo(CliContext& ctx, OutputFormat format) {
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok()) return ctx.Fail(dir.status());
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok()) return ctx.Fail(cache.status());
+  std::set<std::string> regions;
+  for (const Price& p : cache->prices) regions.insert(p.region);
+  nlohmann::json j = {{"path", io::PriceCachePath(*dir)}, {"prices", cache->prices.size()},
+                      {"stock", cache->market.stock.size()},
+                      {"spot_advice", cache->market.spot_advice.size()},
+                      {"regions", regions}};
+  if (format == OutputFormat::kJson) {
+    *ctx.out << j.dump(2) << "\n";
+    return;
+  }
+  *ctx.out << fmt::format("{}: {} prices, {} stock records, {} spot-advice records; regions: {}\n",
+                          io::PriceCachePath(*dir), cache->prices.size(),
+                          cache->market.stock.size(), cache->market.spot_advice.size(),
+                          regions.empty() ? "none" : fmt::format("{}", fmt::join(regions, ", ")));
+}
+
+}  // namespace
+
+std::string CliToday() {
+  if (const char* fixed = Env("GPUPLAN_TODAY")) {
+    if (std::string_view(fixed).size() == 10 && DaysBetween(fixed, fixed)) return fixed;
+  }
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+cost::PriceRatios CliPriceRatios() {
+  Result<cost::PriceRatios> r = io::LoadPriceRatios();
+  // The embedded file is checked by tests; the struct defaults are the same values.
+  return r.ok() ? *r : cost::PriceRatios{};
+}
+
+void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog) {
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok()) return;  // no HOME: nothing cached
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok()) {
+    *ctx.err << "gpuplan: warning: " << cache.status().message()
+             << " (using built-in prices only)\n";
+    return;
+  }
+  io::ApplyPriceCache(*cache, catalog);
+}
+
+cost::MarketData LoadCliMarketData(const CliContext& ctx) {
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok()) return {};
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok()) {
+    *ctx.err << "gpuplan: warning: " << cache.status().message() << "\n";
+    return {};
+  }
+  return cache->market;
+}
+
+void AddPricesCommand(CLI::App& app, CliContext& ctx) {
+  CLI::App* cmd = app.add_subcommand(
+      "prices",
+      "Show prices with their source (api > import > builtin) and age; refresh them from the "
+      "Alibaba Cloud API, import aliyun CLI JSON, compare billing modes");
+  auto list = std::make_shared<ListOptions>();
+  cmd->add_option("--instance", list->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge");
+  cmd->add_option("--region", list->region, "Region, e.g. cn-hangzhou");
+  cmd->add_option("--billing", list->billing,
+                  "payg, spot, subscription_month, subscription_year, reserved_no_upfront");
+  AddFormatFlags(cmd, &list->format);
+  cmd->callback([&ctx, cmd, list] {
+    if (!cmd->get_subcommands().empty()) return;
+    RunList(ctx, *list);
+  });
+
+  auto refresh = std::make_shared<RefreshOptions>();
+  CLI::App* r = cmd->add_subcommand(
+      "refresh",
+      "Fetch live prices (DescribePrice, DescribeSpotPriceHistory), stock "
+      "(DescribeAvailableResource) and spot advice (DescribeSpotAdvice) for one region into "
+      "the cache ($XDG_CACHE_HOME/gpuplan/prices.json). Credentials: "
+      "ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET or ~/.aliyun/config.json. A failed refresh leaves "
+      "the cache unchanged and exits 1");
+  r->add_option("--region", refresh->region, "Region to refresh, e.g. cn-hangzhou")->required();
+  r->add_option("--types", refresh->types,
+                "Comma-separated instance types (default: every catalog type the region offers)");
+  r->add_option("--endpoint", refresh->endpoint,
+                "API endpoint URL (default https://ecs.REGION.aliyuncs.com); plain http only "
+                "for loopback addresses");
+  r->add_option("--timeout", refresh->timeout_s, "Seconds to wait for each response (default 30)");
+  r->add_option("--retries", refresh->retries,
+                "Retries after throttling, 5xx or network errors (default 3)");
+  r->add_option("--backoff", refresh->backoff_s,
+                "First retry delay in seconds, doubled per retry (default 1)");
+  r->add_flag("--no-subscription", refresh->no_subscription,
+              "Skip the 1-month and 1-year DescribePrice quotes");
+  r->callback([&ctx, refresh] { RunRefresh(ctx, *refresh); });
+
+  auto imp = std::make_shared<ImportOptions>();
+  CLI::App* i = cmd->add_subcommand(
+      "import",
+      "Import aliyun CLI JSON output of DescribePrice, DescribeSpotPriceHistory, "
+      "DescribeAvailableResource or DescribeSpotAdvice into the cache (all files or none)");
+  i->add_option("files", imp->files, "JSON files (one response, or a list of responses each)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  i->add_option("--instance", imp->instance, "Instance type of DescribePrice responses");
+  i->add_option("--region", imp->region, "Region of DescribePrice responses");
+  i->add_option("--zone", imp->zone, "Zone of DescribePrice responses (optional)");
+  i->add_option("--price-unit", imp->price_unit,
+                "PriceUnit of DescribePrice responses: Hour (default), Month or Year")
+      ->check(CLI::IsMember({"Hour", "Month", "Year"}));
+  i->add_option("--period", imp->period, "Period of DescribePrice responses (default 1)")
+      ->check(CLI::Range(1, 60));
+  i->add_flag("--spot", imp->spot, "DescribePrice responses are spot quotes (SpotStrategy)");
+  i->add_option("--as-of", imp->as_of,
+                "Date of the data, YYYY-MM-DD (default today; spot history uses its timestamps)");
+  i->callback([&ctx, imp] { RunImport(ctx, *imp); });
+
+  auto cmp = std::make_shared<CompareOptions>();
+  CLI::App* c = cmd->add_subcommand(
+      "compare",
+      "Compare billing modes (payg, spot, subscription, reserved, savings plan) for a job of "
+      "--hours H or a service running --monthly-hours H, with the subscription break-even");
+  c->add_option("--instance", cmp->instance, "Instance type")->required();
+  c->add_option("--region", cmp->region, "Region")->required();
+  c->add_option("--zone", cmp->zone, "Zone (spot prices and stock differ by zone)");
+  c->add_option("--hours", cmp->hours, "A job of H hours (uninterrupted wall time)");
+  c->add_option("--monthly-hours", cmp->monthly_hours, "A service running H hours a month")
+      ->check(CLI::Range(0.0, 744.0));
+  c->add_option("--instances", cmp->instances, "Instances used together (default 1)")
+      ->check(CLI::Range(1, 10000));
+  c->add_option("--reclaim-rate", cmp->reclaim_rate,
+                "Spot reclaims per instance-hour (default: DescribeSpotAdvice from the cache)")
+      ->check(CLI::Range(0.0, 10.0));
+  c->add_option("--restart-min", cmp->restart_min,
+                "Minutes to get a new instance and resume after a reclaim (default 15)")
+      ->check(CLI::Range(0.0, 1440.0));
+  c->add_option("--checkpoint-min", cmp->checkpoint_min,
+                "Minutes to write one checkpoint (default 3)")
+      ->check(CLI::Range(0.0, 1440.0));
+  c->add_option("--checkpoint-every", cmp->checkpoint_interval_h,
+                "Fixed checkpoint interval in hours (default: Young/Daly optimum)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--checkpoint-on-notice", cmp->checkpoint_on_notice,
+              "Checkpoint on the 5-minute reclaim notice (when a checkpoint fits in it)");
+  c->add_flag("--no-protection", cmp->no_protection,
+              "Spot without the 1-hour protection period (SpotDuration=0)");
+  c->add_option("--spot-ratio", cmp->spot_ratio,
+                "Spot price as a share of PAYG for a scenario (0.15, 0.25, 0.35 ...)")
+      ->check(CLI::Range(0.0, 1.0));
+  c->add_option("--savings-plan-rate", cmp->savings_plan_rate,
+                "Savings plan price per PAYG unit you were quoted (0.6 = 40% off)")
+      ->check(CLI::Range(0.01, 1.0));
+  c->add_option("--savings-plan-years", cmp->savings_plan_years, "1 or 3 (default 1)")
+      ->check(CLI::IsMember({1, 3}));
+  AddFormatFlags(c, &cmp->format, /*csv=*/true);
+  c->callback([&ctx, cmp] { RunCompare(ctx, *cmp); });
+
+  auto cache_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
+  CLI::App* k = cmd->add_subcommand("cache", "Show where the price cache is and what it holds");
+  AddFormatFlags(k, cache_format.get(), /*csv=*/false);
+  k->callback([&ctx, cache_format] { RunCacheInfo(ctx, *cache_format); });
+}
+
+}  // namespace gpuplan::cli
