@@ -46,8 +46,13 @@ struct Calibration {
   // FP8 GEMMs (Transformer Engine) reach this fraction of the efficiency BF16 GEMMs reach, as
   // a fraction of the FP8 peak (casts and scaling cost extra).
   double fp8_gemm_factor = 0.6;
-  // Non-GEMM work (norms, activations, rotary, dropout, loss) as a fraction of GEMM time.
-  double elementwise_overhead = 0.08;
+  // Non-GEMM work (norms, activation functions, residual adds, rotary, dropout) is
+  // memory-bound: bytes moved per token per layer in one forward pass, in units of
+  // (hidden + ffn) x element size. Backward moves twice as much.
+  double elementwise_traffic = 8;
+  // Fixed time per layer per forward or backward pass of a micro-batch in eager PyTorch
+  // training (kernel launches, hooks), microseconds.
+  double train_layer_overhead_us = 100;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = 0.75;
@@ -69,15 +74,21 @@ struct Calibration {
   // fraction of one layer's activations plus the logits.
   double transient_factor = 1.0;
 
-  // Inference: framework time per layer per generated token (kernel launches, Python) by
-  // engine, microseconds.
-  double hf_layer_overhead_us = 200;
-  double vllm_layer_overhead_us = 20;
-  double trtllm_layer_overhead_us = 5;
+  // Inference engine overheads per forward pass (one generated token, or the prefill), by
+  // engine, microseconds. `layer`: host time to launch one layer's kernels; it runs ahead of
+  // the GPU, so a pass takes max(GPU time, layers x layer). `step`: serial work per pass
+  // (scheduling, sampling, detokenising) added to it.
+  double hf_layer_overhead_us = 850;
+  double vllm_layer_overhead_us = 0;
+  double trtllm_layer_overhead_us = 0;
+  double hf_step_overhead_us = 0;
+  double vllm_step_overhead_us = 3500;
+  double trtllm_step_overhead_us = 500;
 
   // The efficiency row of `gpu`'s architecture (fallback when not listed).
   const ArchEfficiency& For(const Gpu& gpu) const;
   double LayerOverheadUs(Engine engine) const;
+  double StepOverheadUs(Engine engine) const;
 };
 
 }  // namespace gpuplan

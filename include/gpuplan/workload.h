@@ -122,6 +122,9 @@ struct Workload {
   Optimizer optimizer = Optimizer::kAdamw;
   std::optional<Recompute> recompute;  // unset = chosen by the layout
   int lora_rank = 16;                  // LoRA/QLoRA adapter rank
+  // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed
+  // when adding tokens.
+  bool train_embeddings = false;
   bool flash_attention = true;         // fused attention without the s^2 score matrix
   Dataset dataset;
   Constraints constraints;

@@ -23,6 +23,7 @@ struct ValidateOptions {
   std::string file;
   OutputFormat format = OutputFormat::kTable;
   bool all_rows = false;  // --rows: print every row in the table view
+  std::string calibration;  // --calibration FILE instead of the embedded data/calibration.csv
 };
 
 std::string Pct(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
@@ -106,6 +107,11 @@ void RunValidate(CliContext& ctx, const ValidateOptions& o) {
   Result<ModelZoo> zoo = io::LoadModelZoo();
   if (!zoo.ok()) return ctx.Fail(zoo.status());
   Result<Calibration> cal = io::LoadCalibration();
+  if (!o.calibration.empty()) {
+    Result<std::string> cal_text = io::ReadFile(o.calibration);
+    if (!cal_text.ok()) return ctx.Fail(cal_text.status());
+    cal = io::ParseCalibration(*cal_text, o.calibration);
+  }
   if (!cal.ok()) return ctx.Fail(cal.status());
   Result<io::ValidationReport> report = io::Validate(*text, o.file, *catalog, *zoo, *cal);
   if (!report.ok()) return ctx.Fail(report.status());
@@ -127,6 +133,8 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
       "percentage error per metric and per GPU");
   cmd->add_option("file", opts->file, "Measurements CSV")->required();
   cmd->add_flag("--rows", opts->all_rows, "List every row, not only the outliers");
+  cmd->add_option("--calibration", opts->calibration,
+                  "Calibration CSV to use instead of the embedded data/calibration.csv");
   AddFormatFlags(cmd, &opts->format, /*csv=*/false);
   cmd->callback([&ctx, opts] { RunValidate(ctx, *opts); });
 }

@@ -20,4 +20,13 @@ double Calibration::LayerOverheadUs(Engine engine) const {
   return hf_layer_overhead_us;
 }
 
+double Calibration::StepOverheadUs(Engine engine) const {
+  switch (engine) {
+    case Engine::kHf: return hf_step_overhead_us;
+    case Engine::kVllm: return vllm_step_overhead_us;
+    case Engine::kTrtllm: return trtllm_step_overhead_us;
+  }
+  return hf_step_overhead_us;
+}
+
 }  // namespace gpuplan

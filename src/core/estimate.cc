@@ -252,6 +252,13 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
     const double adapter_params = stage_layers * AdapterParamsPerLayer(d, w.lora_rank) / tp;
     mem.adapters = adapter_params * (4 + 4 + state_bytes) / zero_opt;
     trainable_local = adapter_params;
+    if (w.train_embeddings) {
+      // PEFT modules_to_save: a trainable copy of the embedding and head (16-bit weight and
+      // gradient) with AdamW states in fp32.
+      const double emb = stage_embed / tp;
+      mem.adapters += emb * (e + e + state_bytes) / zero_opt;
+      trainable_local += emb;
+    }
   }
 
   // --- Memory: activations. With 1F1B pipelining the first stage holds min(pp, m) micro-batches
@@ -326,13 +333,20 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   const double peak_flops = peak * 1e12;
   double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
                 attn_flops_mb / (peak_flops * gemm_eff * attn_factor);
-  t_mb *= 1 + cal.elementwise_overhead;
+  // Memory-bound elementwise kernels (norms, activation functions, residual adds, dropout):
+  // bytes per token per layer proportional to (h + ffn); backward moves twice the forward's.
+  const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
+  const double passes = 3 + (rc == Recompute::kFull ? 1 : 0);
+  if (transformer) {
+    t_mb += cal.elementwise_traffic * (d.h + d.ffn) / tp * e * tokens_mb * stage_layers * passes /
+            bw_bytes;
+    // Fixed per-layer cost of each forward/backward pass (launches, framework hooks).
+    t_mb += cal.train_layer_overhead_us * 1e-6 * stage_layers * (passes - 1);
+  }
   // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
   // 2 bytes per weight per pass (forward, backward, and the recompute forward).
   if (w.method == Method::kQlora) {
-    const double passes = 2 + (rc == Recompute::kFull ? 1 : 0);
-    t_mb += passes * stage_layer_params * 4.5 /
-            (gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction);
+    t_mb += (passes - 1) * stage_layer_params * 4.5 / bw_bytes;
   }
 
   TimeBreakdown& tb = est.time.breakdown;
@@ -444,18 +458,21 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double ctx = prompt + out;
   const double kv_per_token = 2 * stage_layers * d.kvd / tp * e;
   mem.kv_cache = kv_per_token * ctx * batch / kGiB;
-  // Prefill transients: the widest MLP intermediate of one layer and the logits (HF computes
-  // logits for every prompt position, upcast to fp32).
+  // Prefill transients: the widest MLP intermediate of one layer and the logits of the last
+  // position only (generate() keeps one position: HF num_logits_to_keep, vLLM, TRT-LLM),
+  // upcast to fp32 for sampling.
   const double mlp_tmp = (d.mlp_mats == 3 ? 3 : 2) * prompt * batch * d.ffn / tp * e;
-  const double logits = cal.transient_factor * prompt * batch * d.vocab / tp * (e + 4);
+  const double logits = cal.transient_factor * batch * d.vocab / tp * (e + 4);
   mem.transient = std::max(mlp_tmp, arch.kind == ModelKind::kDecoder ? logits : 0) / kGiB;
   FinishMemory(est, hw, cal);
 
+  const double bw = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
   // --- Prefill: compute-bound GEMMs over batch x prompt tokens, plus causal attention
   // (4 L h s^2 per sequence forward, halved by causal masking for decoders).
   const double peak_flops = peak * 1e12;
-  const double bw = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
-  const double overhead_s = cal.LayerOverheadUs(inf.engine) * 1e-6 * d.layers;
+  // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
+  const double launch_s = cal.LayerOverheadUs(inf.engine) * 1e-6 * d.layers;
+  const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
   const double gemm_weights = d.params - d.embed_params + d.head_params;
   const double prefill_tokens = prompt * batch;
   const double attn_prefill = 4 * d.layers * d.h * prompt * prompt * batch *
@@ -463,7 +480,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double eff_prefill = GemmEfficiency(eff_row, cal, d.h / tp, prefill_tokens, w.precision);
   const double prefill_compute =
       (2 * gemm_weights * prefill_tokens + attn_prefill) / (tp * pp) /
-      (peak_flops * eff_prefill) * (1 + cal.elementwise_overhead);
+      (peak_flops * eff_prefill) +
+      cal.elementwise_traffic * (d.h + d.ffn) / tp * e * prefill_tokens * d.layers / pp / bw;
   // Pipeline stages run one after another for one batch (no micro-batching in HF
   // device_map=auto), so latency sums over stages: count all weights once.
   const double prefill_mem = weight_bytes * pp / bw;
@@ -477,7 +495,7 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double prefill_tp = l.tp > 1 ? d.layers * 2 *
       RingTime(prefill_tokens * d.h * e, l.tp, 2, GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node),
                cal.collective_latency_us * 1e-6) : 0;
-  it.prefill_s = std::max(prefill_compute * pp, prefill_mem) + overhead_s + prefill_tp;
+  it.prefill_s = std::max({prefill_compute * pp, prefill_mem, launch_s}) + step_s + prefill_tp;
   it.ttft_ms = it.prefill_s * 1e3;
 
   // --- Decode: each token reads all weights and the KV cache so far (memory-bound at small
@@ -486,11 +504,15 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     const double mid_ctx = prompt + out / 2;  // cache grows linearly: average length
     const double bytes = weight_bytes * pp + kv_per_token * pp * mid_ctx * batch;
     const double t_mem = bytes / bw;
-    const double eff_dec = GemmEfficiency(eff_row, cal, d.h / tp, batch, w.precision);
-    const double flops = (2 * gemm_weights * batch + 4 * d.layers * d.h * mid_ctx * batch) / tp;
+    // The compute bound is the GEMMs at full row efficiency: with few rows a GEMM is a
+    // bandwidth-bound GEMV, which t_mem already counts; attention over the cache is a read of
+    // the cache, also in t_mem.
+    const double eff_dec = GemmEfficiency(eff_row, cal, d.h / tp, 1e12, w.precision);
+    const double flops = 2 * gemm_weights * batch / tp;
     const double t_comp = flops / (peak_flops * eff_dec);
     it.decode_memory_bound = t_mem >= t_comp;
-    const double t_token = std::max(t_mem, t_comp) + overhead_s + d.layers * tp_comm_layer;
+    const double t_token = std::max({t_mem, t_comp * pp, launch_s}) + step_s +
+                           d.layers * tp_comm_layer;
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
   }
@@ -566,8 +588,12 @@ Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node) {
     }
   }
   if (hw.nodes > 1) {
-    // Default cross-node fabric when the caller knows nothing: 100 Gbit/s RDMA per node.
-    hw.inter_node_gbps = 100;
+    // Default cross-node fabric when the caller knows nothing: NVIDIA's DGX/HGX reference
+    // designs give each GPU its own RDMA NIC: 400 Gbit/s ConnectX-7 for Hopper (DGX H100),
+    // 200 Gbit/s ConnectX-6 for Ampere (DGX A100), 100 Gbit/s for older generations.
+    const double per_gpu = gpu.architecture == "Hopper" ? 400
+                           : gpu.architecture == "Ampere" ? 200 : 100;
+    hw.inter_node_gbps = per_gpu * hw.gpus_per_node;
     hw.rdma = true;
   }
   hw.gpu_memory_gib = gpu.EffectiveMemoryGib();

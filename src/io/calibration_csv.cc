@@ -21,7 +21,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"flash_attention_factor", {&c.flash_attention_factor, {0.01, 1}}},
       {"unfused_attention_factor", {&c.unfused_attention_factor, {0.01, 1}}},
       {"fp8_gemm_factor", {&c.fp8_gemm_factor, {0.01, 1}}},
-      {"elementwise_overhead", {&c.elementwise_overhead, {0, 2}}},
+      {"elementwise_traffic", {&c.elementwise_traffic, {0, 100}}},
+      {"train_layer_overhead_us", {&c.train_layer_overhead_us, {0, 1e5}}},
       {"nvlink_efficiency", {&c.nvlink_efficiency, {0.01, 1}}},
       {"pcie_efficiency", {&c.pcie_efficiency, {0.01, 1}}},
       {"rdma_efficiency", {&c.rdma_efficiency, {0.01, 1}}},
@@ -35,6 +36,9 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"hf_layer_overhead_us", {&c.hf_layer_overhead_us, {0, 1e5}}},
       {"vllm_layer_overhead_us", {&c.vllm_layer_overhead_us, {0, 1e5}}},
       {"trtllm_layer_overhead_us", {&c.trtllm_layer_overhead_us, {0, 1e5}}},
+      {"hf_step_overhead_us", {&c.hf_step_overhead_us, {0, 1e6}}},
+      {"vllm_step_overhead_us", {&c.vllm_step_overhead_us, {0, 1e6}}},
+      {"trtllm_step_overhead_us", {&c.trtllm_step_overhead_us, {0, 1e6}}},
   };
   auto it = globals.find(name);
   if (it == globals.end()) {

@@ -171,6 +171,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   if (!seq && seq_needed) return "missing seq_len";
   w.seq_len = seq ? std::max(1, static_cast<int>(*seq)) : 2048;
   if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = static_cast<int>(*rank);
+  w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
   const std::string fa = r.Text("flash_attention");
   w.flash_attention = fa != "no";
   const std::string opt = r.Text("optimizer");
