@@ -29,6 +29,10 @@ struct ArchEfficiency {
   double gemm_fraction = 0.6;
   // Fraction of the datasheet memory bandwidth reached by streaming reads (decode).
   double memory_bw_fraction = 0.75;
+  // Fraction of the dense peak reached by fused (flash) attention forward+backward on the
+  // FLOPs it executes (causal: half the square). FlashAttention-2 is tuned for Ampere and
+  // reaches a smaller share of Hopper's peak (Dao 2023; Shah et al. 2024).
+  double attention_fraction = 0.4;
 };
 
 struct Calibration {
@@ -39,9 +43,8 @@ struct Calibration {
   // with d the per-GPU hidden size (hidden / tp) and t the tokens per micro-batch.
   double gemm_half_dim = 256;
   double gemm_half_tokens = 512;
-  // Fused (flash) attention core FLOPs run at this fraction of the GEMM efficiency; unfused
-  // attention is memory-bound and runs at `unfused_attention_factor` of it.
-  double flash_attention_factor = 0.8;
+  // Unfused attention materialises the s x s scores and is memory-bound: it runs at this
+  // fraction of the GEMM efficiency.
   double unfused_attention_factor = 0.35;
   // FP8 GEMMs (Transformer Engine) reach this fraction of the efficiency BF16 GEMMs reach, as
   // a fraction of the FP8 peak (casts and scaling cost extra).

@@ -237,6 +237,9 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
     mem.weights = stage_params * e / zero_w;
     mem.gradients = stage_params * e / zero_grad;
     mem.optimizer = stage_params * (master + state_bytes) / zero_opt;
+    // ZeRO's mixed-precision optimizer (DeepSpeed stages 1-3) also keeps the fp32 gradient
+    // of its partition for accumulation and clipping: 4 bytes per parameter / dp.
+    if (l.zero >= 1 && half) mem.optimizer += stage_params * 4 / zero_opt;
     trainable_local = stage_params;
   } else {
     // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
@@ -320,10 +323,11 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   const double tokens_mb = s * b;
   const double dim = transformer ? d.h / tp : 4096;
   const double gemm_eff = GemmEfficiency(eff_row, cal, dim, tokens_mb, w.precision);
-  // Fused attention runs causal (skips the masked half: Dao 2023) at a fraction of GEMM speed;
-  // unfused attention materialises the scores and is memory-bound.
-  const double attn_factor = flash ? cal.flash_attention_factor * 2
-                                   : cal.unfused_attention_factor;
+  // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
+  // the architecture's attention fraction of peak; unfused attention materialises the scores
+  // and is memory-bound.
+  const double attn_rate = flash ? 2 * eff_row.attention_fraction
+                                 : gemm_eff * cal.unfused_attention_factor;
   const double stage_share = transformer ? stage_layers / d.layers : 1;
   const double gemm_flops_mb =
       (hw_flops_tok - (attn_flops_tok + (rc != Recompute::kNone ? fwd_a : 0))) * tokens_mb *
@@ -332,7 +336,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
       (attn_flops_tok + (rc != Recompute::kNone ? fwd_a : 0)) * tokens_mb * stage_share / tp;
   const double peak_flops = peak * 1e12;
   double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
-                attn_flops_mb / (peak_flops * gemm_eff * attn_factor);
+                attn_flops_mb / (peak_flops * attn_rate);
   // Memory-bound elementwise kernels (norms, activation functions, residual adds, dropout):
   // bytes per token per layer proportional to (h + ffn); backward moves twice the forward's.
   const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;

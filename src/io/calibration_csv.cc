@@ -18,7 +18,6 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
   const std::map<std::string, std::pair<double*, Range>> globals = {
       {"gemm_half_dim", {&c.gemm_half_dim, {0, 1e5}}},
       {"gemm_half_tokens", {&c.gemm_half_tokens, {0, 1e7}}},
-      {"flash_attention_factor", {&c.flash_attention_factor, {0.01, 1}}},
       {"unfused_attention_factor", {&c.unfused_attention_factor, {0.01, 1}}},
       {"fp8_gemm_factor", {&c.fp8_gemm_factor, {0.01, 1}}},
       {"elementwise_traffic", {&c.elementwise_traffic, {0, 100}}},
@@ -77,9 +76,9 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       continue;
     }
     // Per-architecture rows; "fallback" is the row for unlisted architectures.
-    if (name != "gemm_fraction" && name != "memory_bw_fraction") {
-      r.Fail("parameter", "expected gemm_fraction or memory_bw_fraction for an architecture "
-                          "scope, got \"" + name + "\"");
+    if (name != "gemm_fraction" && name != "memory_bw_fraction" && name != "attention_fraction") {
+      r.Fail("parameter", "expected gemm_fraction, memory_bw_fraction or attention_fraction for "
+                          "an architecture scope, got \"" + name + "\"");
       return r.status();
     }
     if (v <= 0 || v > 1) {
@@ -99,9 +98,12 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
         a->architecture = scope;
         a->gemm_fraction = c.fallback.gemm_fraction;
         a->memory_bw_fraction = c.fallback.memory_bw_fraction;
+        a->attention_fraction = c.fallback.attention_fraction;
       }
     }
-    (name == "gemm_fraction" ? a->gemm_fraction : a->memory_bw_fraction) = v;
+    (name == "gemm_fraction"        ? a->gemm_fraction
+     : name == "memory_bw_fraction" ? a->memory_bw_fraction
+                                    : a->attention_fraction) = v;
   }
   return c;
 }

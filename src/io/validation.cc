@@ -267,7 +267,9 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   if (metric == "peak_mem_gib") {
     if (in.memory_kind == "reserved") return e->memory.reserved_gib;
     if (in.memory_kind == "nvidia_smi") return e->memory.per_gpu_gib;
-    return e->memory.allocated_gib;  // allocated, and the default for unstated kinds
+    if (in.memory_kind == "allocated") return e->memory.allocated_gib;
+    // Unstated: what the device shows (nvidia-smi), the figure a user compares with capacity.
+    return e->memory.per_gpu_gib;
   }
   if (metric == "fits") return e->memory.fits ? 1.0 : 0.0;
   if (metric == "max_seq_len_fit") {
