@@ -87,6 +87,11 @@ struct Calibration {
   double hf_step_overhead_us = 0;
   double vllm_step_overhead_us = 3500;
   double trtllm_step_overhead_us = 500;
+  // HF eager decode: extra passes over an all-heads copy of the KV cache per token (repeat_kv
+  // expansion for GQA and the cache concatenation).
+  double hf_kv_expand_passes = 2;
+  // HF eager: extra host time per layer for quantised (GPTQ/AWQ) linear kernels, us.
+  double hf_quant_layer_overhead_us = 150;
 
   // The efficiency row of `gpu`'s architecture (fallback when not listed).
   const ArchEfficiency& For(const Gpu& gpu) const;

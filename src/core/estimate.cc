@@ -442,7 +442,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const Gpu& gpu = *hw.gpu;
   const ArchEfficiency& eff_row = cal.For(gpu);
   const Dims d = DimsOf(arch);
-  const double e = ElementBytes(w.precision);
+  // FP8 inference (TensorRT-LLM, vLLM) stores weights and the KV cache in FP8: 1 byte.
+  const double e = w.precision == Precision::kFp8 ? 1 : ElementBytes(w.precision);
   const double tp = l.tp, pp = l.pp;
   const InferenceSpec& inf = w.inference;
   const double batch = inf.batch ? *inf.batch : l.micro_batch;
@@ -475,16 +476,25 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // (4 L h s^2 per sequence forward, halved by causal masking for decoders).
   const double peak_flops = peak * 1e12;
   // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
-  const double launch_s = cal.LayerOverheadUs(inf.engine) * 1e-6 * d.layers;
+  const double launch_s = (cal.LayerOverheadUs(inf.engine) +
+                           (w.weight_bits > 0 && inf.engine == Engine::kHf
+                                ? cal.hf_quant_layer_overhead_us
+                                : 0)) *
+                          1e-6 * d.layers;
   const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
   const double gemm_weights = d.params - d.embed_params + d.head_params;
   const double prefill_tokens = prompt * batch;
   const double attn_prefill = 4 * d.layers * d.h * prompt * prompt * batch *
                               (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
   const double eff_prefill = GemmEfficiency(eff_row, cal, d.h / tp, prefill_tokens, w.precision);
+  // Attention core: fused kernels at the architecture's attention fraction of peak; unfused
+  // (materialised scores) memory-bound at a fraction of GEMM speed.
+  const bool flash = w.flash_attention && l.flash_attention;
+  const double attn_rate = flash ? eff_row.attention_fraction
+                                 : eff_prefill * cal.unfused_attention_factor;
   const double prefill_compute =
-      (2 * gemm_weights * prefill_tokens + attn_prefill) / (tp * pp) /
-      (peak_flops * eff_prefill) +
+      2 * gemm_weights * prefill_tokens / (tp * pp) / (peak_flops * eff_prefill) +
+      attn_prefill / (tp * pp) / (peak_flops * attn_rate) +
       cal.elementwise_traffic * (d.h + d.ffn) / tp * e * prefill_tokens * d.layers / pp / bw;
   // Pipeline stages run one after another for one batch (no micro-batching in HF
   // device_map=auto), so latency sums over stages: count all weights once.
@@ -506,7 +516,13 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // batch; compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022).
   if (out > 0) {
     const double mid_ctx = prompt + out / 2;  // cache grows linearly: average length
-    const double bytes = weight_bytes * pp + kv_per_token * pp * mid_ctx * batch;
+    double bytes = weight_bytes * pp + kv_per_token * pp * mid_ctx * batch;
+    // Eager HF attention with grouped-query attention expands K and V to every query head
+    // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
+    // copy of the cache.
+    if (inf.engine == Engine::kHf) {
+      bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * e * mid_ctx * batch;
+    }
     const double t_mem = bytes / bw;
     // The compute bound is the GEMMs at full row efficiency: with few rows a GEMM is a
     // bandwidth-bound GEMV, which t_mem already counts; attention over the cache is a read of

@@ -173,7 +173,9 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = static_cast<int>(*rank);
   w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
   const std::string fa = r.Text("flash_attention");
-  w.flash_attention = fa != "no";
+  // Unstated: decoders in current engines use fused attention; encoder (BERT-era) stacks
+  // materialise the scores.
+  w.flash_attention = fa.empty() ? a.kind != ModelKind::kEncoder : fa != "no";
   const std::string opt = r.Text("optimizer");
   if (!opt.empty()) {
     std::optional<Optimizer> o = ParseOptimizer(opt);
