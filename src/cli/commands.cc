@@ -22,6 +22,9 @@ constexpr CommandRow kCommands[] = {
     {"validate", AddValidateCommand},
     {"catalog", AddCatalogCommand},
     {"prices", AddPricesCommand},
+    {"probe", AddProbeCommand},
+    {"monitor", AddMonitorCommand},
+    {"watch-spot", AddWatchSpotCommand},
 };
 
 }  // namespace

@@ -60,6 +60,9 @@ cost::PriceRatios CliPriceRatios();
 std::string CliToday();
 void AddEstimateCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
+void AddProbeCommand(CLI::App& app, CliContext& ctx);
+void AddMonitorCommand(CLI::App& app, CliContext& ctx);
+void AddWatchSpotCommand(CLI::App& app, CliContext& ctx);
 
 }  // namespace gpuplan::cli
 

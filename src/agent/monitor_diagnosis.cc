@@ -1,0 +1,214 @@
+#include "agent/monitor_diagnosis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/strings.h"
+
+namespace gpuplan::agent {
+namespace {
+
+using strings::Num;
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+std::string Pct(double v) { return Num(std::round(v)) + "%"; }
+
+Finding DataLoading(const Diagnosis& d, const DiagnosisOptions& o, bool cpu, bool one_core,
+                    bool disk) {
+  Finding f;
+  f.id = "data-loading-bound";
+  f.severity = "warning";
+  f.title = "Data-loading bound: the GPU waits for input";
+  std::vector<std::string> ev = {
+      fmt::format("GPU utilisation {}", Pct(*d.gpu_util_mean_pct))};
+  std::vector<std::string> advice;
+  if (cpu) {
+    ev.push_back(fmt::format("CPU {} (saturated at {})", Pct(d.cpu_util_mean_pct),
+                             Pct(o.cpu_saturated_pct)));
+    advice.push_back("choose a type with more vCPU per GPU and raise DataLoader num_workers; "
+                     "move decoding/augmentation to the GPU (DALI) or pre-process offline");
+  }
+  if (one_core) {
+    ev.push_back(fmt::format("busiest core {} while the average is {}", Pct(d.max_core_mean_pct),
+                             Pct(d.cpu_util_mean_pct)));
+    advice.push_back("one core is saturated: the loader runs in the main process; set "
+                     "num_workers > 0 and pin_memory=True");
+  }
+  if (disk) {
+    ev.push_back(fmt::format("disk utilisation {}, iowait {}", Pct(d.disk_util_mean_pct),
+                             Pct(d.cpu_iowait_mean_pct)));
+    advice.push_back("the disk is saturated: use a faster disk (ESSD PL2/PL3 or the type's "
+                     "local NVMe), cache the dataset locally, or store it in larger shards");
+  }
+  f.evidence = fmt::format("{}", fmt::join(ev, "; "));
+  f.advice = fmt::format("{}", fmt::join(advice, "; "));
+  return f;
+}
+
+}  // namespace
+
+Diagnosis Diagnose(const std::vector<MonitorSample>& samples, const DiagnosisOptions& o) {
+  Diagnosis d;
+  d.samples = static_cast<int>(samples.size());
+  if (samples.size() < 2) {
+    d.verdict = "too-short";
+    d.findings.push_back({"too-short", "info", "Too few samples to diagnose",
+                          fmt::format("{} sample(s)", samples.size()),
+                          "monitor for at least a few training steps (tens of seconds)"});
+    return d;
+  }
+  std::vector<double> gpu_util, power_frac, cpu, max_core, iowait, disk, net, host_mem;
+  double mem_peak = -1;
+  std::map<int, std::vector<double>> per_gpu;
+  for (const MonitorSample& s : samples) {
+    cpu.push_back(s.cpu_util_pct);
+    max_core.push_back(s.MaxCorePct());
+    iowait.push_back(s.cpu_iowait_pct);
+    disk.push_back(s.disk_util_pct);
+    net.push_back((s.net_rx_mbs + s.net_tx_mbs) * 8 / 1000);  // MB/s -> Gbit/s
+    if (s.mem_total_gib > 0) host_mem.push_back(s.mem_used_gib / s.mem_total_gib);
+    if (std::optional<double> u = s.MeanGpuUtil()) gpu_util.push_back(*u);
+    for (const GpuSample& g : s.gpus) {
+      per_gpu[g.index].push_back(g.util_pct);
+      if (g.mem_total_gib > 0) mem_peak = std::max(mem_peak, g.mem_used_gib / g.mem_total_gib);
+      if (g.power_w && g.power_limit_w && *g.power_limit_w > 0) {
+        power_frac.push_back(*g.power_w / *g.power_limit_w);
+      }
+    }
+  }
+  d.cpu_util_mean_pct = Mean(cpu);
+  d.max_core_mean_pct = Mean(max_core);
+  d.cpu_iowait_mean_pct = Mean(iowait);
+  d.disk_util_mean_pct = Mean(disk);
+  d.net_mean_gbps = Mean(net);
+  if (!gpu_util.empty()) d.gpu_util_mean_pct = Mean(gpu_util);
+  if (!power_frac.empty()) d.gpu_power_fraction_mean = Mean(power_frac);
+  if (mem_peak >= 0) d.gpu_memory_peak_fraction = mem_peak;
+
+  const bool cpu_sat = d.cpu_util_mean_pct >= o.cpu_saturated_pct;
+  const bool one_core = !cpu_sat && d.max_core_mean_pct >= o.core_saturated_pct;
+  const bool disk_sat = d.disk_util_mean_pct >= o.disk_saturated_pct ||
+                        d.cpu_iowait_mean_pct >= o.iowait_high_pct;
+  const bool net_sat = o.network_gbps && *o.network_gbps > 0 &&
+                       d.net_mean_gbps >= *o.network_gbps * o.network_saturated_fraction;
+  const std::string comm_advice =
+      "use an eRDMA-capable type (or NVLink/NVSwitch inside one node for tensor parallelism), "
+      "accumulate gradients over more micro-batches, overlap communication with compute "
+      "(DDP bucket sizes, FSDP prefetch), or use fewer, larger nodes";
+
+  if (!d.gpu_util_mean_pct) {
+    d.verdict = "no-gpu-data";
+    d.findings.push_back({"no-gpu-data", "info", "No GPU telemetry",
+                          "NVML was not available, so GPU utilisation is unknown",
+                          "run on the GPU instance with the NVIDIA driver installed"});
+  } else if (*d.gpu_util_mean_pct >= o.gpu_busy_pct) {
+    if (d.gpu_power_fraction_mean && *d.gpu_power_fraction_mean < o.low_power_fraction &&
+        per_gpu.size() > 1) {
+      d.verdict = "communication-bound";
+      d.findings.push_back(
+          {"communication-bound", "warning",
+           "Communication bound (suspected): GPUs look busy but draw little power",
+           fmt::format("GPU utilisation {} at {} of the power limit; NCCL kernels waiting for "
+                       "peers count as busy",
+                       Pct(*d.gpu_util_mean_pct), Pct(100 * *d.gpu_power_fraction_mean)),
+           comm_advice});
+    } else {
+      d.verdict = "gpu-bound";
+      d.findings.push_back({"gpu-bound", "info", "GPU-bound: the GPUs are the bottleneck",
+                            fmt::format("GPU utilisation {}", Pct(*d.gpu_util_mean_pct)),
+                            "good: you pay for GPUs and use them; to go faster use mixed "
+                            "precision, flash attention, or more/faster GPUs"});
+    }
+  } else if (*d.gpu_util_mean_pct < o.gpu_idle_pct) {
+    if (cpu_sat || one_core || disk_sat) {
+      d.verdict = "data-loading-bound";
+      d.findings.push_back(DataLoading(d, o, cpu_sat, one_core, disk_sat));
+    } else if (net_sat) {
+      d.verdict = "communication-bound";
+      d.findings.push_back(
+          {"communication-bound", "warning",
+           "Communication bound: the GPU waits while the network is near its limit",
+           fmt::format("GPU utilisation {}; network {} of {} Gbit/s",
+                       Pct(*d.gpu_util_mean_pct), Num(d.net_mean_gbps), Num(*o.network_gbps)),
+           comm_advice});
+    } else {
+      d.verdict = "underutilised";
+      d.findings.push_back(
+          {"underutilised", "warning", "GPU underutilised with no saturated host resource",
+           fmt::format("GPU utilisation {}, CPU {}, disk {}, network {} Gbit/s",
+                       Pct(*d.gpu_util_mean_pct), Pct(d.cpu_util_mean_pct),
+                       Pct(d.disk_util_mean_pct), Num(d.net_mean_gbps)),
+           "the job may be too small for this GPU (raise the batch size, or rent a smaller "
+           "GPU), synchronising often (.item(), logging every step), or waiting on something "
+           "outside the machine; profile a few steps with torch.profiler"});
+    }
+  } else {
+    d.verdict = "mixed";
+    d.findings.push_back(
+        {"mixed", "info", "Partly GPU-bound",
+         fmt::format("GPU utilisation {} (between {} and {})", Pct(*d.gpu_util_mean_pct),
+                     Pct(o.gpu_idle_pct), Pct(o.gpu_busy_pct)),
+         cpu_sat || one_core || disk_sat
+             ? "input pipeline shows strain: see the data-loading finding"
+             : "some steps wait; overlap data loading and communication with compute"});
+    if (cpu_sat || one_core || disk_sat) {
+      d.findings.push_back(DataLoading(d, o, cpu_sat, one_core, disk_sat));
+    }
+  }
+
+  if (per_gpu.size() > 1) {
+    double lo = 101, hi = -1;
+    int lo_i = 0, hi_i = 0;
+    for (const auto& [i, v] : per_gpu) {
+      const double m = Mean(v);
+      if (m < lo) lo = m, lo_i = i;
+      if (m > hi) hi = m, hi_i = i;
+    }
+    // Data-parallel ranks do the same work; a 25-point spread means one rank waits for others.
+    if (hi - lo >= 25) {
+      d.findings.push_back(
+          {"gpu-imbalance", "warning", "GPUs are unevenly used",
+           fmt::format("GPU {} at {}, GPU {} at {}", hi_i, Pct(hi), lo_i, Pct(lo)),
+           "check that every GPU runs a rank (CUDA_VISIBLE_DEVICES, torchrun --nproc_per_node) "
+           "and that pipeline stages are balanced"});
+    }
+  }
+  if (d.gpu_memory_peak_fraction) {
+    const double f = *d.gpu_memory_peak_fraction;
+    if (f < o.memory_headroom_fraction) {
+      d.findings.push_back(
+          {"memory-headroom", "info", "GPU memory headroom left",
+           fmt::format("peak GPU memory {} of the total", Pct(100 * f)),
+           "raise the micro-batch size (fewer steps, better GEMM efficiency), turn off "
+           "activation recomputation, or rent a GPU with less memory for this job"});
+    } else if (f >= o.memory_full_fraction) {
+      d.findings.push_back(
+          {"memory-near-full", "warning", "GPU memory nearly full",
+           fmt::format("peak GPU memory {} of the total", Pct(100 * f)),
+           "an allocation spike will run out of memory: lower the micro-batch, enable "
+           "recomputation or ZeRO/FSDP sharding, or set "
+           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"});
+    }
+  }
+  if (!host_mem.empty() &&
+      *std::max_element(host_mem.begin(), host_mem.end()) >= o.host_memory_full_fraction) {
+    d.findings.push_back(
+        {"host-memory-near-full", "warning", "Host memory nearly full",
+         fmt::format("peak host memory {} of the total",
+                     Pct(100 * *std::max_element(host_mem.begin(), host_mem.end()))),
+         "loader workers may be killed by the OOM killer: fewer workers, smaller prefetch, or "
+         "a type with more RAM per GPU"});
+  }
+  return d;
+}
+
+}  // namespace gpuplan::agent
