@@ -525,11 +525,14 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
   r->add_option("--endpoint", refresh->endpoint,
                 "API endpoint URL (default https://ecs.REGION.aliyuncs.com); plain http only "
                 "for loopback addresses");
-  r->add_option("--timeout", refresh->timeout_s, "Seconds to wait for each response (default 30)");
+  r->add_option("--timeout", refresh->timeout_s, "Seconds to wait for each response (default 30)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   r->add_option("--retries", refresh->retries,
-                "Retries after throttling, 5xx or network errors (default 3)");
+                "Retries after throttling, 5xx or network errors (default 3)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   r->add_option("--backoff", refresh->backoff_s,
-                "First retry delay in seconds, doubled per retry (default 1)");
+                "First retry delay in seconds, doubled per retry (default 1)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   r->add_flag("--no-subscription", refresh->no_subscription,
               "Skip the 1-month and 1-year DescribePrice quotes");
   r->callback([&ctx, refresh] { RunRefresh(ctx, *refresh); });

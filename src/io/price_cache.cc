@@ -80,6 +80,12 @@ class Fields {
   Status status_;
 };
 
+// An lvalue, so `cond ? entry : EmptyObject()` binds Fields to no temporary.
+const json& EmptyObject() {
+  static const json kEmpty = json::object();
+  return kEmpty;
+}
+
 json PriceJson(const Price& p) {
   return json{{"instance", p.instance}, {"region", p.region}, {"zone", p.zone},
               {"billing", BillingName(p.billing)}, {"price", p.amount},
@@ -145,7 +151,7 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
   if (!prices.ok()) return prices.status();
   for (size_t i = 0; i < (*prices)->size(); ++i) {
     const json& e = (**prices)[i];
-    Fields f(e.is_object() ? e : json::object(), fmt::format("{}: prices[{}]", file, i));
+    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: prices[{}]", file, i));
     Price p;
     p.instance = f.Str("instance");
     p.region = f.Str("region");
@@ -181,7 +187,7 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
   if (!stock.ok()) return stock.status();
   for (size_t i = 0; i < (*stock)->size(); ++i) {
     const json& e = (**stock)[i];
-    Fields f(e.is_object() ? e : json::object(), fmt::format("{}: stock[{}]", file, i));
+    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: stock[{}]", file, i));
     cost::StockRecord s;
     s.instance = f.Str("instance");
     s.region = f.Str("region");
@@ -197,7 +203,7 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
   if (!advice.ok()) return advice.status();
   for (size_t i = 0; i < (*advice)->size(); ++i) {
     const json& e = (**advice)[i];
-    Fields f(e.is_object() ? e : json::object(), fmt::format("{}: spot_advice[{}]", file, i));
+    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: spot_advice[{}]", file, i));
     cost::SpotAdvice a;
     a.instance = f.Str("instance");
     a.region = f.Str("region");
