@@ -100,9 +100,11 @@ class Reader {
     }
     if (!v || *v < min || *v > max) {
       Fail(node, field,
-           fmt::format("expected {} from {} to {}, got {}", amount ? "an amount (suffix K M B T)"
-                                                                   : "a number",
-                       strings::Num(min), strings::Num(max), Got(node)));
+           amount ? fmt::format("expected a positive amount like 100M, 2B or 1.5T (suffix K M B "
+                                "T), got {}",
+                                Got(node))
+                  : fmt::format("expected a number from {} to {}, got {}", strings::Num(min),
+                                strings::Num(max), Got(node)));
       return std::nullopt;
     }
     return v;

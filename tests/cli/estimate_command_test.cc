@@ -1,0 +1,92 @@
+// End-to-end checks of `gpuplan estimate` and `gpuplan validate` through the CLI.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/cli_runner.h"
+
+namespace gpuplan::testing {
+namespace {
+
+TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
+  const CliRun run = RunGpuplan({"estimate", "--task", "finetune", "--method", "lora",
+                                 "--model", "llama-2-7b", "--seq-len", "2048",
+                                 "--global-batch", "32", "--tokens", "10M", "--gpu",
+                                 "A100-80G-SXM", "--gpus", "1", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  for (const char* path : {"/memory/per_gpu_gib", "/memory/breakdown/weights", "/fits",
+                           "/time/step_s", "/time/breakdown/compute", "/time/breakdown/dp_comm",
+                           "/throughput/tokens_per_s_per_gpu", "/throughput/tflops_per_gpu",
+                           "/throughput/mfu", "/job/hours", "/job/gpu_hours"}) {
+    SCOPED_TRACE(path);
+    EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(path)));
+  }
+  EXPECT_TRUE(j["fits"].get<bool>());  // 7B LoRA fits one 80 GB GPU
+  const double mfu = j["throughput"]["mfu"].get<double>();
+  EXPECT_GT(mfu, 0.05);
+  EXPECT_LT(mfu, 1.0);
+  EXPECT_GT(j["job"]["hours"].get<double>(), 0);
+}
+
+TEST(EstimateCommandTest, InstanceHardwareAndLayoutFlags) {
+  const CliRun run = RunGpuplan({"estimate", "--task", "pretrain", "--model", "llama-2-13b",
+                                 "--instance", "ecs.gn7e-c16g1.32xlarge", "--nodes", "2",
+                                 "--tp", "2", "--zero", "1", "--micro-batch", "1",
+                                 "--global-batch", "64"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("layout: tp 2 pp 1 dp 8 zero 1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("dp_comm"), std::string::npos);
+}
+
+TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    int want_exit;
+    const char* want_err;
+  };
+  const Case kCases[] = {
+      {"unknown_gpu", {"estimate", "--model", "llama-2-7b", "--gpu", "A1000", "--gpus", "1"}, 2,
+       "--gpu: unknown GPU \"A1000\"; did you mean"},
+      {"unknown_model", {"estimate", "--model", "llama-2-8b", "--gpu", "A10", "--gpus", "1"}, 1,
+       "field \"model\": unknown model \"llama-2-8b\"; did you mean"},
+      {"bad_precision",
+       {"estimate", "--model", "llama-2-7b", "--precision", "bf8", "--gpu", "A10"}, 2,
+       "--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"bf8\""},
+      {"layout_mismatch",
+       {"estimate", "--model", "llama-2-7b", "--gpu", "A10", "--gpus", "2", "--tp", "4"}, 2,
+       "--tp 4 x --pp 1 x --dp 0 = 0 GPUs, but the hardware has 2"},
+      {"no_hardware", {"estimate", "--model", "llama-2-7b"}, 2,
+       "give --gpu NAME --gpus N, or --instance TYPE [--nodes K]"},
+      {"missing_file", {"estimate", "/nonexistent/w.yaml", "--gpu", "A10"}, 1,
+       "/nonexistent/w.yaml"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const CliRun run = RunGpuplan(c.args);
+    EXPECT_EQ(run.exit_code, c.want_exit) << run.err;
+    EXPECT_NE(run.err.find(c.want_err), std::string::npos) << run.err;
+  }
+}
+
+TEST(ValidateCommandTest, ShippedCalibrationSetMeetsIssueTargets) {
+  const CliRun run =
+      RunGpuplan({"validate", TestDataPath("validation/calibration.csv"), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  const nlohmann::json& s = j["summary"];
+  EXPECT_GE(s["supported_fraction"].get<double>(), 0.85);
+  EXPECT_LE(s["throughput"]["median_ape"].get<double>(), 0.15);
+  EXPECT_LE(s["throughput"]["p90_ape"].get<double>(), 0.35);
+  EXPECT_LE(s["memory"]["median_ape"].get<double>(), 0.10);
+  for (const nlohmann::json& row : j["rows"]) {
+    const std::string status = row["status"];
+    EXPECT_TRUE(status == "ok" || status == "unsupported" || status == "error") << status;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::testing

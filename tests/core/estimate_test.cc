@@ -1,0 +1,334 @@
+// Pins each formula of the performance model to a hand-worked example with its source.
+#include "gpuplan/estimate.h"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpuplan::perf {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// An A100-80G-SXM as in data/gpus.csv (only the fields the model reads).
+Gpu A100() {
+  Gpu g;
+  g.name = "A100-80G-SXM";
+  g.architecture = "Ampere";
+  g.memory_gib = 80;
+  g.usable_memory_gib = 79.35;
+  g.memory_bandwidth_gbs = 2039;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
+  g.nvlink_gbs = 600;
+  g.pcie_gen = 4;
+  return g;
+}
+
+// A calibration with round numbers so expected values can be worked by hand: no
+// fragmentation or context, no transients.
+Calibration Plain() {
+  Calibration c;
+  c.allocator_fragmentation = 0;
+  c.cuda_context_gib = 0;
+  c.transient_factor = 0;
+  return c;
+}
+
+// Llama-2-7B shape with exactly 7e9 parameters published.
+ModelArch Model7B() {
+  ModelArch m;
+  m.name = "test-7b";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.ffn = 11008;
+  m.vocab = 32000;
+  m.mlp = MlpKind::kSwiglu;
+  m.params = 7e9;
+  return m;
+}
+
+// GPT-style layer as in Korthikanti et al. 2022 (GELU, f = 4h, dropout, no GQA).
+ModelArch GptLike() {
+  ModelArch m;
+  m.name = "gpt-like";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.ffn = 4 * 4096;
+  m.vocab = 51200;
+  m.mlp = MlpKind::kGelu;
+  m.dropout = true;
+  return m;
+}
+
+Workload Pretrain(int seq, int global_batch) {
+  Workload w;
+  w.task = Task::kPretrain;
+  w.method = Method::kFull;
+  w.seq_len = seq;
+  w.global_batch = global_batch;
+  return w;
+}
+
+TEST(EstimateTest, ModelStatesFollowZeroPaper) {
+  // Rajbhandari et al. 2020 (ZeRO), 3.1: mixed-precision Adam = 2 + 2 + 12 = 16 bytes/param;
+  // 7e9 x 16 B = 104.3 GiB before activations. ZeRO stages shard states over dp; gpuplan adds
+  // DeepSpeed's fp32 gradient partition (4 B/param) under ZeRO >= 1.
+  struct Case {
+    std::string name;
+    Optimizer optimizer;
+    int dp, zero;
+    double want_states_gib;
+  };
+  const double n = 7e9 / kGiB;
+  const Case kCases[] = {
+      {"adamw_mixed_16_bytes", Optimizer::kAdamw, 1, 0, 16 * n},  // 104.3 GiB
+      {"adamw_8bit_10_bytes", Optimizer::kAdamw8bit, 1, 0, 10 * n},
+      {"sgd_momentum_12_bytes", Optimizer::kSgd, 1, 0, 12 * n},
+      {"zero1_dp8", Optimizer::kAdamw, 8, 1, 2 * n + 2 * n + 16 * n / 8},
+      {"zero2_dp8", Optimizer::kAdamw, 8, 2, 2 * n + 2 * n / 8 + 16 * n / 8},
+      {"zero3_dp8", Optimizer::kAdamw, 8, 3, 20 * n / 8},
+  };
+  const Gpu gpu = A100();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w = Pretrain(2048, 64);
+    w.optimizer = c.optimizer;
+    Layout l;
+    l.dp = c.dp;
+    l.zero = c.zero;
+    Result<Estimate> e = EstimateRun(w, Model7B(), HardwareFor(gpu, c.dp, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const MemoryBreakdown& m = e->memory.breakdown;
+    EXPECT_NEAR(m.weights + m.gradients + m.optimizer, c.want_states_gib, 0.05);
+  }
+  EXPECT_NEAR(16 * n, 104.3, 0.05);
+}
+
+TEST(EstimateTest, ActivationsFollowKorthikanti) {
+  // Korthikanti et al. 2022, Table 2: per layer sbh(34 + 5as/h) without parallelism;
+  // sbh(10 + 24/t + 5as/(ht)) with tensor parallel t; sbh(34/t) with sequence parallel and
+  // selective recompute; 2sbh with full recompute. Flash attention drops the 5as/h term and
+  // keeps a 4-byte log-sum-exp per head and position.
+  const double s = 2048, b = 1, h = 4096, a = 32, layers = 32;
+  const double sbh = s * b * h;
+  struct Case {
+    std::string name;
+    int tp;
+    bool sp, flash;
+    Recompute rc;
+    double want_per_layer_bytes;
+  };
+  const Case kCases[] = {
+      {"no_parallelism", 1, false, false, Recompute::kNone, sbh * (34 + 5 * a * s / h)},
+      {"tensor_parallel_8", 8, false, false, Recompute::kNone,
+       sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8))},
+      {"tp8_sequence_parallel", 8, true, false, Recompute::kNone,
+       sbh * (34 + 5 * a * s / h) / 8},
+      {"tp8_sp_selective", 8, true, false, Recompute::kSelective, sbh * 34 / 8},
+      {"full_recompute", 1, false, false, Recompute::kFull, 2 * sbh},
+      {"flash_attention", 1, false, true, Recompute::kNone, sbh * 34 + 4 * a * s * b},
+  };
+  const Gpu gpu = A100();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w = Pretrain(2048, 8);
+    Layout l;
+    l.tp = c.tp;
+    l.dp = 8 / c.tp;
+    l.sequence_parallel = c.sp;
+    l.flash_attention = c.flash;
+    l.recompute = c.rc;
+    Result<Estimate> e = EstimateRun(w, GptLike(), HardwareFor(gpu, 8, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->memory.breakdown.activations, c.want_per_layer_bytes * layers / kGiB, 1e-6);
+  }
+}
+
+TEST(EstimateTest, LoraAndQloraWeights) {
+  // QLoRA (Dettmers et al. 2023): NF4 base = 4 bits + double-quantised constants (8/64 +
+  // 32/(64*256) bits) = 4.127 bits/param for the layers; embeddings stay 16-bit. LoRA on all
+  // linear layers adds r(in + out) per matrix, trained in fp32 with AdamW: 16 B/param.
+  const ModelArch m = Model7B();
+  const double layer_params = 7e9 - 2 * 32000.0 * 4096;  // published total minus embeddings
+  const double r = 8;
+  const double adapters_per_layer =
+      r * (2 * 4096 + 2 * (4096 + 4096) + 2 * 4096) + 3 * r * (4096 + 11008);
+  struct Case {
+    std::string name;
+    Method method;
+    double want_weights_gib, want_adapters_gib;
+  };
+  const Case kCases[] = {
+      {"lora_bf16_base", Method::kLora, 7e9 * 2 / kGiB, 32 * adapters_per_layer * 16 / kGiB},
+      {"qlora_nf4_base", Method::kQlora,
+       (layer_params * (4 + 8.0 / 64 + 32.0 / (64 * 256)) / 8 + 2 * 32000.0 * 4096 * 2) / kGiB,
+       32 * adapters_per_layer * 16 / kGiB},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w = Pretrain(512, 1);
+    w.task = Task::kFinetune;
+    w.method = c.method;
+    w.weight_bits = c.method == Method::kQlora ? 4 : 0;
+    w.lora_rank = static_cast<int>(r);
+    const Gpu gpu = A100();
+    Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 1, 1), Layout{}, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->memory.breakdown.weights, c.want_weights_gib, 0.01);
+    EXPECT_NEAR(e->memory.breakdown.adapters, c.want_adapters_gib, 0.01);
+    EXPECT_EQ(e->memory.breakdown.gradients, 0);
+    EXPECT_EQ(e->memory.breakdown.optimizer, 0);
+  }
+}
+
+TEST(EstimateTest, KvCacheAndFlopsPerToken) {
+  // KV cache (Pope et al. 2022): 2 (K, V) x layers x context x kv_heads x head_dim x 2 bytes:
+  // Llama-2-7B at 4096 tokens, batch 1 = 2 x 32 x 4096 x 4096 x 2 B = 2.0 GiB.
+  Workload inf;
+  inf.task = Task::kInference;
+  inf.inference.prompt_tokens = 2048;
+  inf.inference.output_tokens = 2048;
+  inf.inference.batch = 1;
+  const Gpu gpu = A100();
+  Result<Estimate> e = EstimateRun(inf, Model7B(), HardwareFor(gpu, 1, 1), Layout{}, Plain());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_NEAR(e->memory.breakdown.kv_cache, 2.0, 1e-9);
+  ASSERT_TRUE(e->inference.has_value());
+  EXPECT_TRUE(e->inference->decode_memory_bound);  // batch 1 decode reads every weight
+
+  // Training FLOPs per token (Narayanan et al. 2021; PaLM App. B): 6 N + 12 L h s, with N
+  // the parameters that multiply (embedding lookups are free; the output head counts).
+  ModelArch m = GptLike();
+  Result<Estimate> t = EstimateRun(Pretrain(2048, 8), m, HardwareFor(gpu, 1, 1), Layout{},
+                                   Plain());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const double n_matmul = m.Params() - m.EmbeddingParams() + 51200.0 * 4096;
+  EXPECT_NEAR(t->flops_per_token, 6 * n_matmul + 12.0 * 32 * 4096 * 2048, 1);
+}
+
+TEST(EstimateTest, PipelineBubbleAndRingAllReduce) {
+  const Gpu gpu = A100();
+  // GPipe/1F1B bubble (Narayanan et al. 2021, eq. 1): (pp-1)/(m+pp-1) of the step.
+  struct BubbleCase {
+    std::string name;
+    int pp, global_batch;
+  };
+  const BubbleCase kBubbles[] = {{"pp4_m4", 4, 4}, {"pp4_m16", 4, 16}, {"pp2_m1", 2, 1}};
+  for (const BubbleCase& c : kBubbles) {
+    SCOPED_TRACE(c.name);
+    Layout l;
+    l.pp = c.pp;
+    Result<Estimate> e = EstimateRun(Pretrain(2048, c.global_batch), GptLike(),
+                                     HardwareFor(gpu, c.pp, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const double m = c.global_batch;
+    const TimeBreakdown& t = e->time.breakdown;
+    EXPECT_NEAR(t.pp_bubble / (t.compute + t.pp_bubble), (c.pp - 1) / (m + c.pp - 1), 1e-9);
+  }
+  // Ring all-reduce (Thakur et al. 2005): 2(n-1)/n x bytes / bandwidth. With no overlap, no
+  // latency and ideal links, dp=2 over NVLink (300 GB/s one direction) moves 2 B/param once.
+  Calibration c = Plain();
+  c.dp_overlap = 0;
+  c.collective_latency_us = 0;
+  c.nvlink_efficiency = 1;
+  Layout l;
+  l.dp = 2;
+  Result<Estimate> e = EstimateRun(Pretrain(2048, 2), Model7B(), HardwareFor(gpu, 2, 8), l, c);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const double grad_bytes = (7e9 - 4096) * 2;  // layers + embeddings (final norm is not staged)
+  EXPECT_NEAR(e->time.breakdown.dp_comm, 2.0 * 1 / 2 * grad_bytes / 300e9, 1e-3);
+}
+
+TEST(EstimateTest, BadLayoutsAreErrors) {
+  const Gpu gpu = A100();
+  struct Case {
+    std::string name;
+    Layout layout;
+    int gpus;
+    std::string want;
+  };
+  Layout too_many;
+  too_many.dp = 4;
+  Layout bad_tp;
+  bad_tp.tp = 3;
+  bad_tp.dp = 1;
+  Layout big_mb;
+  big_mb.micro_batch = 64;
+  const Case kCases[] = {
+      {"gpu_count_mismatch", too_many, 2, "layout: tp*pp*dp = 4 but the hardware has 2 GPUs"},
+      {"tp_not_divisor", bad_tp, 3, "layout: tp 3 does not divide the 32 attention heads"},
+      {"micro_batch_over_global", big_mb, 1,
+       "layout: micro_batch 64 x dp 1 exceeds global_batch 8"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Estimate> e = EstimateRun(Pretrain(2048, 8), GptLike(),
+                                     HardwareFor(gpu, c.gpus, 8), c.layout, Plain());
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.status().message(), c.want);
+  }
+}
+
+TEST(EstimateTest, FitSearchesAreMonotoneAndDeterministic) {
+  const Gpu gpu = A100();
+  Hardware hw = HardwareFor(gpu, 1, 1);
+  Workload w = Pretrain(4096, 1024);
+  w.task = Task::kFinetune;
+  w.method = Method::kLora;
+  Layout l;
+  const int mb = MaxMicroBatch(w, Model7B(), hw, l, Calibration{});
+  ASSERT_GT(mb, 0);
+  l.micro_batch = mb;
+  Result<Estimate> at = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  l.micro_batch = mb + 1;
+  Result<Estimate> over = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  ASSERT_TRUE(at.ok() && over.ok());
+  EXPECT_TRUE(at->memory.fits);
+  EXPECT_FALSE(over->memory.fits);
+  // 70B full fine-tuning cannot fit one 80 GB GPU at any sequence length.
+  ModelArch big = Model7B();
+  big.params = 70e9;
+  Workload full = Pretrain(2048, 8);
+  EXPECT_EQ(MaxSeqLen(full, big, hw, Layout{}, Calibration{}), 0);
+  // Same inputs, same answer.
+  Result<Estimate> again = EstimateRun(w, Model7B(), hw, Layout{}, Calibration{});
+  Result<Estimate> once = EstimateRun(w, Model7B(), hw, Layout{}, Calibration{});
+  EXPECT_EQ(again->time.step_s, once->time.step_s);
+  EXPECT_EQ(again->memory.per_gpu_gib, once->memory.per_gpu_gib);
+}
+
+TEST(EstimateTest, DefaultLayoutFitsWhereOneExists) {
+  const Gpu gpu = A100();
+  struct Case {
+    std::string name;
+    double params;
+    int gpus;
+    bool want_fits;
+  };
+  const Case kCases[] = {
+      {"7b_full_on_8", 7e9, 8, true},      // 16 B/param over 8 with ZeRO
+      {"70b_full_on_1", 70e9, 1, false},   // 1.1 TB of states on one GPU
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    ModelArch m = Model7B();
+    m.params = c.params;
+    Workload w = Pretrain(2048, 64);
+    Hardware hw = HardwareFor(gpu, c.gpus, 8);
+    Layout l = DefaultLayout(w, m, hw, Calibration{});
+    EXPECT_EQ(l.Gpus(), c.gpus);
+    Result<Estimate> e = EstimateRun(w, m, hw, l, Calibration{});
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_EQ(e->memory.fits, c.want_fits);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::perf

@@ -1,0 +1,93 @@
+// The embedded model zoo and calibration load, and their numbers agree with the sources.
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "io/calibration_csv.h"
+#include "io/model_zoo.h"
+
+namespace gpuplan::io {
+namespace {
+
+TEST(ModelZooTest, EmbeddedZooLoadsAndShapesMatchPublishedParams) {
+  Result<ModelZoo> zoo = LoadModelZoo();
+  ASSERT_TRUE(zoo.ok()) << zoo.status().message();
+  // Parameters computed from the shape agree with the published totals (biases and position
+  // tables aside) to 2%: a wrong hidden/ffn/vocab shows up here.
+  struct Case {
+    const char* name;
+    double want_b;
+  };
+  const Case kCases[] = {{"llama-2-7b", 6.738},   {"llama-2-70b", 68.977},
+                         {"llama-3.1-405b", 405.853}, {"qwen2.5-0.5b", 0.494},
+                         {"qwen2.5-72b", 72.706}, {"mistral-7b", 7.242},
+                         {"gpt3-175b", 175.0},    {"bloom-176b", 176.247},
+                         {"tinyllama-1.1b", 1.1}, {"opt-66b", 66.0}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const ModelArch* m = zoo->Find(c.name);
+    ASSERT_NE(m, nullptr);
+    ModelArch shape_only = *m;
+    shape_only.params = 0;
+    EXPECT_NEAR(shape_only.Params() / 1e9, c.want_b, 0.02 * c.want_b);
+  }
+  for (const ModelArch& m : zoo->models) {
+    SCOPED_TRACE(m.name);
+    EXPECT_TRUE(ValidateModelArch(m).ok());
+    EXPECT_FALSE(m.source.empty());
+    EXPECT_FALSE(m.as_of.empty());
+  }
+  EXPECT_NE(zoo->Find("meta-llama/Llama-2-7b"), nullptr);  // HF-style ids resolve
+  EXPECT_EQ(zoo->Suggest("llama-2-7").front(), "llama-2-7b");
+}
+
+TEST(ModelZooTest, BadRowsNameLineAndField) {
+  const std::string header =
+      "name,kind,mlp,layers,hidden,heads,kv_heads,ffn,vocab,tied_embeddings,dropout,params_b,"
+      "forward_gflops_per_sample,default_seq_len,basis,source,as_of,notes\n";
+  struct Case {
+    const char* name;
+    const char* row;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"kv_heads_not_divisor", "m,decoder,gelu,2,64,8,3,256,100,no,no,,,,repo,s,2024,\n",
+       "m.csv:2:1: field \"name\": field \"kv_heads\": expected a divisor of heads (8), got 3"},
+      {"bad_kind", "m,rnn,gelu,2,64,8,8,256,100,no,no,,,,repo,s,2024,\n",
+       "m.csv:2:3: field \"kind\": expected one of decoder|encoder|other, got \"rnn\""},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<ModelZoo> zoo = ParseModelZoo(header + c.row, "m.csv");
+    ASSERT_FALSE(zoo.ok());
+    EXPECT_EQ(zoo.status().message(), c.want);
+  }
+}
+
+TEST(CalibrationCsvTest, EmbeddedCalibrationLoadsEveryArchitecture) {
+  Result<Calibration> cal = LoadCalibration();
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  for (const char* arch : {"Ampere", "Hopper", "Volta", "Turing", "Ada"}) {
+    SCOPED_TRACE(arch);
+    Gpu g;
+    g.architecture = arch;
+    const ArchEfficiency& e = cal->For(g);
+    EXPECT_EQ(e.architecture, arch);
+    EXPECT_GT(e.gemm_fraction, 0.3);
+    EXPECT_LE(e.gemm_fraction, 1.0);
+  }
+}
+
+TEST(CalibrationCsvTest, UnknownParametersAreErrors) {
+  const char* text =
+      "parameter,scope,value,unit,source,fitted\n"
+      "dp_overlapp,*,0.5,fraction,x,prior\n";
+  Result<Calibration> cal = ParseCalibration(text, "c.csv");
+  ASSERT_FALSE(cal.ok());
+  EXPECT_EQ(cal.status().message(),
+            "c.csv:2:1: field \"parameter\": unknown parameter \"dp_overlapp\" for scope \"*\"");
+}
+
+}  // namespace
+}  // namespace gpuplan::io

@@ -1,0 +1,86 @@
+#include "io/validation.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "io/calibration_csv.h"
+#include "io/catalog_loader.h"
+#include "io/model_zoo.h"
+
+namespace gpuplan::io {
+namespace {
+
+TEST(ValidationTest, StatsUseMedianAndNearestRankP90) {
+  struct Case {
+    const char* name;
+    std::vector<double> values;
+    double median, p90;
+  };
+  const Case kCases[] = {
+      {"odd", {0.3, 0.1, 0.2}, 0.2, 0.3},
+      {"even", {0.4, 0.1, 0.2, 0.3}, 0.25, 0.4},
+      {"ten", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5.5, 9},
+      {"empty", {}, 0, 0},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    ErrorStats s = Stats(c.values);
+    EXPECT_DOUBLE_EQ(s.median_ape, c.median);
+    EXPECT_DOUBLE_EQ(s.p90_ape, c.p90);
+  }
+}
+
+TEST(ValidationTest, RowsGetStatusAndReason) {
+  Result<Catalog> catalog = LoadCatalog("");
+  ASSERT_TRUE(catalog.ok());
+  catalog->Validate();
+  Result<ModelZoo> zoo = LoadModelZoo();
+  Result<Calibration> cal = LoadCalibration();
+  ASSERT_TRUE(zoo.ok() && cal.ok());
+  const std::string header =
+      "id,model,params_b,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,task,precision,gpu,gpus,"
+      "tp,pp,dp,zero,micro_batch,global_batch,recompute,metric,value,memory_kind,mfu_basis,"
+      "notes\n";
+  const std::string rows =
+      "ok-mfu,mpt-7b,,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,1,8,3,8,"
+      "64,none,mfu,0.5,,peak_tflops=312;flops=model,\n"
+      "other-gpu,mpt-7b,,32,4096,32,32,16384,50368,2048,pretrain,bf16,OTHER,8,1,1,8,3,8,64,"
+      "none,mfu,0.5,,,\n"
+      "no-seq,llama-2-7b,,,,,,,,,finetune_lora,bf16,A100-40G-SXM,1,1,1,1,0,2,2,,peak_mem_gib,"
+      "20,allocated,,\n"
+      "bad-number,mpt-7b,,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,1,8,3,8,"
+      "64,none,mfu,fast,,,\n"
+      "oom,llama-2-70b,,,,,,,,2048,finetune_full,bf16,A100-80G-SXM,1,1,1,1,0,1,1,none,fits,0,,,\n";
+  Result<ValidationReport> r = Validate(header + rows, "v.csv", *catalog, *zoo, *cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 5u);
+  struct Want {
+    RowStatus status;
+    const char* reason;
+  };
+  const Want kWant[] = {
+      {RowStatus::kOk, ""},
+      {RowStatus::kUnsupported, "unknown GPU \"OTHER\""},
+      {RowStatus::kUnsupported, "missing seq_len"},
+      {RowStatus::kError,
+       "v.csv:5:102: field \"value\": expected a number from -1e+18 to 1e+18, got \"fast\""},
+      {RowStatus::kOk, ""},
+  };
+  for (size_t i = 0; i < r->rows.size(); ++i) {
+    SCOPED_TRACE(r->rows[i].id);
+    EXPECT_EQ(r->rows[i].status, kWant[i].status);
+    EXPECT_EQ(r->rows[i].reason, kWant[i].reason);
+  }
+  EXPECT_GT(r->rows[0].predicted, 0.2);  // a plausible MFU, not a placeholder
+  EXPECT_LT(r->rows[0].predicted, 0.8);
+  EXPECT_EQ(r->rows[4].predicted, 0);  // 70B full fine-tune does not fit one GPU
+  EXPECT_EQ(r->summary.fits_rows, 1);
+  EXPECT_EQ(r->summary.fits_correct, 1);
+  EXPECT_EQ(r->summary.total, 5);
+  EXPECT_EQ(r->summary.unsupported, 2);
+  EXPECT_EQ(r->summary.errors, 1);
+}
+
+}  // namespace
+}  // namespace gpuplan::io

@@ -1,0 +1,147 @@
+#include "io/workload_yaml.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpuplan::io {
+namespace {
+
+// The contract workload of /work/shared/checks/contracts.py (issue 4's keys as written).
+constexpr char kContractWorkload[] = R"(task: finetune
+method: lora
+model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 32, ffn: 11008, vocab: 32000}
+precision: bf16
+seq_len: 2048
+global_batch: 32
+tokens: 10M
+constraints:
+  max_gpus: 8
+  billing: [payg]
+objective: cost
+)";
+
+TEST(WorkloadYamlTest, ContractWorkloadParses) {
+  Result<Workload> w = ParseWorkloadYaml(kContractWorkload, "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->task, Task::kFinetune);
+  EXPECT_EQ(w->method, Method::kLora);
+  ASSERT_TRUE(w->inline_arch.has_value());
+  EXPECT_EQ(w->inline_arch->ffn, 11008);
+  EXPECT_EQ(w->inline_arch->mlp, MlpKind::kSwiglu);  // ffn != 4h: Llama-style
+  EXPECT_EQ(w->seq_len, 2048);
+  EXPECT_EQ(w->global_batch, 32);
+  ASSERT_TRUE(w->tokens.has_value());
+  EXPECT_DOUBLE_EQ(*w->tokens, 1e7);
+  EXPECT_EQ(w->constraints.max_gpus, 8);
+  ASSERT_EQ(w->constraints.billing.size(), 1u);
+  EXPECT_EQ(w->constraints.billing[0], Billing::kPayg);
+  EXPECT_EQ(w->objective, Objective::kCost);
+}
+
+TEST(WorkloadYamlTest, EveryDocumentedKeyParses) {
+  const char* text = R"(name: chat service
+task: inference
+model: qwen2.5-7b
+precision: fp16
+weight_bits: 4
+seq_len: 4096
+inference: {requests_per_s: 20, prompt_tokens: 1000, output_tokens: 300, ttft_ms: 500,
+            tpot_ms: 50, batch: 16, engine: vllm}
+dataset: {size_gb: 10, sample_kb: 4, location: oss}
+constraints:
+  regions: [cn-hangzhou, cn-beijing]
+  max_gpus: 4
+  max_nodes: 1
+  deadline_hours: 12.5
+  budget: {amount: 5000, currency: CNY}
+  billing: [payg, spot, subscription]
+  include_families: [gn7i]
+  exclude_families: [gn6i]
+  need_fp64: false
+  need_graphics: no
+  no_spot: false
+  long_running: true
+objective: time
+)";
+  Result<Workload> w = ParseWorkloadYaml(text, "s.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->name, "chat service");
+  EXPECT_EQ(w->method, Method::kFull);  // not a fine-tune
+  EXPECT_EQ(w->weight_bits, 4);
+  EXPECT_EQ(w->inference.engine, Engine::kVllm);
+  EXPECT_EQ(w->inference.batch, 16);
+  EXPECT_EQ(w->dataset.location, DataLocation::kOss);
+  EXPECT_EQ(w->constraints.billing.size(), 3u);
+  EXPECT_EQ(w->constraints.billing[2], Billing::kSubscriptionMonth);
+  EXPECT_EQ(w->constraints.budget->amount, 5000);
+  EXPECT_TRUE(w->constraints.long_running);
+  EXPECT_DOUBLE_EQ(*w->constraints.deadline_hours, 12.5);
+}
+
+TEST(WorkloadYamlTest, AmountsTakeSuffixes) {
+  struct Case {
+    const char* text;
+    double want;
+  };
+  const Case kCases[] = {{"100M", 1e8}, {"1.5B", 1.5e9}, {"2T", 2e12}, {"50K", 5e4},
+                         {"123", 123}, {"3e9", 3e9}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.text);
+    Result<Workload> w = ParseWorkloadYaml(
+        std::string("task: pretrain\nmodel: llama-2-7b\ntokens: ") + c.text + "\n", "a.yaml");
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    EXPECT_DOUBLE_EQ(*w->tokens, c.want);
+  }
+}
+
+TEST(WorkloadYamlTest, ErrorsNameLineColumnFieldAndExpectedForm) {
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"unknown_key_did_you_mean", "task: finetune\nmodel: llama-2-7b\noptimiser: adamw\n",
+       "b.yaml:3:1: field \"optimiser\": unknown key \"optimiser\"; did you mean \"optimizer\"?"},
+      {"unknown_nested_key", "task: finetune\nmodel: x\nconstraints:\n  max_gpu: 8\n",
+       "b.yaml:4:3: field \"constraints.max_gpu\": unknown key \"max_gpu\"; did you mean "
+       "\"max_gpus\"?"},
+      {"bad_integer", "task: finetune\nmodel: x\nseq_len: long\n",
+       "b.yaml:3:10: field \"seq_len\": expected a whole number from 1 to 16777216, got \"long\""},
+      {"bad_enum", "task: train\nmodel: x\n",
+       "b.yaml:1:7: field \"task\": expected pretrain, finetune, inference, rendering or hpc, got "
+       "\"train\""},
+      {"bad_amount", "task: pretrain\nmodel: x\ntokens: lots\n",
+       "b.yaml:3:9: field \"tokens\": expected a positive amount like 100M, 2B or 1.5T (suffix K "
+       "M B T), got \"lots\""},
+      {"bad_billing", "task: pretrain\nmodel: x\nconstraints: {billing: [payg, monthly]}\n",
+       "b.yaml:3:31: field \"constraints.billing\": expected payg, spot or subscription, got "
+       "\"monthly\""},
+      {"inline_model_missing_field", "task: pretrain\nmodel: {layers: 2, hidden: 64}\n",
+       "b.yaml:2:8: field \"model.heads\": expected it in an inline architecture {layers, hidden, "
+       "heads, kv_heads, ffn, vocab}, got nothing"},
+      {"inline_model_inconsistent",
+       "task: pretrain\nmodel: {layers: 2, hidden: 64, heads: 5, ffn: 256, vocab: 100}\n",
+       "b.yaml:2:8: field \"model\": field \"heads\": expected a divisor of hidden (64), got 5"},
+      {"lora_outside_finetune", "task: pretrain\nmethod: lora\nmodel: x\n",
+       "b.yaml:2:9: field \"method\": expected full unless task is finetune (lora and qlora are "
+       "fine-tuning methods), got lora"},
+      {"missing_task", "model: x\n",
+       "b.yaml:1:1: field \"task\": expected pretrain, finetune, inference, rendering or hpc, got "
+       "nothing"},
+      {"not_a_mapping", "- a\n- b\n",
+       "b.yaml:1:1: field \"(document)\": expected a mapping of keys, got a list"},
+      {"malformed_yaml", "task: [finetune\n", "b.yaml:2:1: malformed YAML: end of sequence flow not found"},
+      {"empty", "", "b.yaml:1:1: empty workload: expected a mapping with at least task and model"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(c.text, "b.yaml");
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.status().message(), c.want);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::io
