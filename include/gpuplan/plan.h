@@ -92,6 +92,10 @@ struct Plan {
   std::vector<std::string> notes;     // assumptions the whole plan rests on
 };
 
+// The architecture to plan with: ResolveModel(), except that rendering and HPC jobs need no
+// model (they get an empty kOther architecture).
+Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo);
+
 // Plans `w` (architecture `arch`) over `catalog`. Errors only for invalid input (a workload that
 // fails ValidateWorkload); an unsatisfiable workload is an empty `candidates` with reasons.
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,

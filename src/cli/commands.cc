@@ -18,6 +18,8 @@ struct CommandRow {
 
 // One row per subcommand. Keep in the order `gpuplan --help` should list them.
 constexpr CommandRow kCommands[] = {
+    {"plan", AddPlanCommand},
+    {"wizard", AddWizardCommand},
     {"estimate", AddEstimateCommand},
     {"validate", AddValidateCommand},
     {"catalog", AddCatalogCommand},

@@ -63,6 +63,8 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddProbeCommand(CLI::App& app, CliContext& ctx);
 void AddMonitorCommand(CLI::App& app, CliContext& ctx);
 void AddWatchSpotCommand(CLI::App& app, CliContext& ctx);
+void AddPlanCommand(CLI::App& app, CliContext& ctx);  // plan and explain
+void AddWizardCommand(CLI::App& app, CliContext& ctx);
 
 }  // namespace gpuplan::cli
 

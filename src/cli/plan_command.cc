@@ -70,7 +70,7 @@ std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
     ctx.Fail(zoo.status());
     return std::nullopt;
   }
-  Result<ModelArch> arch = ResolveModel(*w, *zoo);
+  Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
   if (!arch.ok()) {
     ctx.Fail(arch.status().WithContext(f.workload_path));
     return std::nullopt;

@@ -252,10 +252,16 @@ struct Priced {
   std::optional<cost::MonthlyCostEstimate> monthly;
 };
 
-// Everything pricing needs that is the same for every candidate.
+// One region's rates for an instance type, or why it cannot be bought or priced there.
+struct RegionRates {
+  std::string region;
+  std::optional<cost::BillingRates> rates;
+  std::string reason;
+};
+
+// Everything pricing needs that is the same for every candidate of one instance type.
 struct Pricing {
-  const Catalog* prices = nullptr;  // this instance type's price rows
-  std::vector<std::string> regions;
+  std::vector<RegionRates> rates;
   std::vector<cost::Mode> modes;
   std::string currency;
   const PlanOptions* options = nullptr;
@@ -272,24 +278,13 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
   const bool per_hour = hours <= 0;
   const double work_hours = per_hour ? 1.0 : hours;
   bool any = false;
-  for (const std::string& region : pricing.regions) {
-    const cost::Availability avail = cost::CheckAvailability(*pricing.prices, options.market, t.name, region);
-    if (!avail.available) {
-      rejection = avail.reason;
+  for (const RegionRates& rr : pricing.rates) {
+    const std::string& region = rr.region;
+    if (!rr.rates) {
+      rejection = rr.reason;
       continue;
     }
-    Result<cost::BillingRates> rates = cost::ResolveRates(
-        *pricing.prices, {.instance = t.name, .region = region, .zone = "", .billing = Billing::kPayg},
-        options.ratios, options.today);
-    if (!rates.ok()) {
-      rejection = rates.status().message() + " (bring a price with 'gpuplan prices refresh' or 'prices import')";
-      continue;
-    }
-    if (CurrencyName(rates->currency()) != pricing.currency) {
-      rejection = "priced in " + std::string(CurrencyName(rates->currency())) + " in " + region +
-                  ", the plan's currency is " + pricing.currency + " (set constraints.budget.currency)";
-      continue;
-    }
+    const cost::BillingRates* rates = &*rr.rates;
     for (cost::Mode mode : pricing.modes) {
       cost::CostOptions co;
       co.mode = mode;
@@ -334,6 +329,16 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
 
 }  // namespace
 
+Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
+  if ((w.task == Task::kRendering || w.task == Task::kHpc) && w.model_name.empty() && !w.inline_arch) {
+    ModelArch none;
+    none.name = "none";
+    none.kind = ModelKind::kOther;
+    return none;
+  }
+  return ResolveModel(w, zoo);
+}
+
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
   if (Status s = ValidateWorkload(w); !s.ok()) return s;
@@ -371,7 +376,25 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       for (const Price& p : prices.prices) seen.insert(p.region);
       regions.assign(seen.begin(), seen.end());
     }
-    Pricing pricing{&prices, regions, modes, currency, &options};
+    Pricing pricing{{}, modes, currency, &options};
+    for (const std::string& region : regions) {
+      RegionRates rr{region, std::nullopt, ""};
+      const cost::Availability avail = cost::CheckAvailability(prices, options.market, t.name, region);
+      Result<cost::BillingRates> rates = cost::ResolveRates(
+          prices, {.instance = t.name, .region = region, .zone = "", .billing = Billing::kPayg},
+          options.ratios, options.today);
+      if (!avail.available) {
+        rr.reason = avail.reason;
+      } else if (!rates.ok()) {
+        rr.reason = rates.status().message() + " (bring a price with 'gpuplan prices refresh' or 'prices import')";
+      } else if (CurrencyName(rates->currency()) != currency) {
+        rr.reason = "priced in " + std::string(CurrencyName(rates->currency())) + " in " + region +
+                    ", the plan's currency is " + currency + " (set constraints.budget.currency)";
+      } else {
+        rr.rates = *rates;
+      }
+      pricing.rates.push_back(std::move(rr));
+    }
     std::string rejection;
     bool any = false;
     if (w.task == Task::kRendering || w.task == Task::kHpc) {
@@ -388,7 +411,13 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
       continue;
     }
-    for (int nodes : NodeCounts(w, t, options)) {
+    const std::vector<int> node_counts = NodeCounts(w, t, options);
+    if (node_counts.empty()) {
+      plan.rejected.push_back({t.name, std::to_string(t.whole_gpus()) + " GPUs per instance, over constraints.max_gpus (" +
+                                           std::to_string(w.constraints.max_gpus.value_or(0)) + ")"});
+      continue;
+    }
+    for (int nodes : node_counts) {
       Result<perf::Hardware> hw = perf::HardwareFor(catalog, t, nodes);
       if (!hw.ok()) {
         rejection = hw.status().message();
@@ -537,16 +566,26 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     std::string why = std::to_string(best.nodes) + " x " + best.instance + " (" +
                       std::to_string(best.gpus) + " x " + best.gpu + ") in " + best.region + ", " +
                       std::string(cost::ModeName(best.billing)) + ": ";
-    why += w.IsTraining() ? "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " +
-                                Num(best.estimate.memory.capacity_gib) + " GiB per GPU with tp=" +
-                                std::to_string(best.layout.tp) + " pp=" + std::to_string(best.layout.pp) +
-                                " dp=" + std::to_string(best.layout.dp) + " ZeRO-" +
-                                std::to_string(best.layout.zero) + ", micro-batch " +
-                                std::to_string(best.layout.micro_batch) + ", MFU " +
-                                Num(best.estimate.throughput.mfu * 100) + "%"
-                          : "serves at " + Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU";
-    why += best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
-                              : "; " + best.cost.total.ToString() + " per hour";
+    if (w.IsTraining()) {
+      why += "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " + Num(best.estimate.memory.capacity_gib) +
+             " GiB per GPU with tp=" + std::to_string(best.layout.tp) + " pp=" + std::to_string(best.layout.pp) +
+             " dp=" + std::to_string(best.layout.dp) + " ZeRO-" + std::to_string(best.layout.zero) +
+             ", micro-batch " + std::to_string(best.layout.micro_batch) + ", MFU " +
+             Num(best.estimate.throughput.mfu * 100) + "%";
+    } else if (best.estimate.inference) {
+      const perf::InferenceTimes& inf = *best.estimate.inference;
+      why += "each instance serves " + Num(inf.requests_per_s) + " requests/s at batch " + std::to_string(inf.batch) +
+             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) + " ms, " +
+             Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU); " + std::to_string(best.replicas) +
+             " replica(s)";
+    } else {
+      const InstanceType* t = catalog.FindInstance(best.instance);
+      why += "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS among types that can " +
+             (w.task == Task::kHpc ? "run FP64 work" : "render") + " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
+    }
+    why += best.monthly     ? "; " + best.monthly->per_month.ToString() + " per month"
+           : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
+                                : "; " + best.cost.total.ToString() + " per hour";
     if (plan.candidates.size() > 1) {
       const Candidate& next = plan.candidates[1];
       why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +

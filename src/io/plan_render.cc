@@ -59,6 +59,20 @@ std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::
   return out;
 }
 
+// "finetune (lora) of llama-2-7b, bf16, seq 2048, global batch 32" and the like, per task.
+std::string Describe(const Workload& w) {
+  std::string s(TaskName(w.task));
+  if (w.task == Task::kFinetune) s += fmt::format(" ({})", MethodName(w.method));
+  if (!w.model_name.empty()) s += " of " + w.model_name;
+  s += fmt::format(", {}", PrecisionName(w.precision));
+  if (w.IsTraining()) s += fmt::format(", seq {}, global batch {}", w.seq_len, w.global_batch);
+  if (w.task == Task::kInference) {
+    s += fmt::format(", {} prompt + {} output tokens", w.inference.prompt_tokens, w.inference.output_tokens);
+    if (w.inference.requests_per_s) s += fmt::format(", {} requests/s", Num(*w.inference.requests_per_s));
+  }
+  return s;
+}
+
 std::string Hours(double h) { return h > 0 ? Num(h) : "-"; }
 
 }  // namespace
@@ -146,28 +160,29 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
 }
 
 std::string PlanText(const Workload& w, const planner::Plan& plan) {
-  std::string s = fmt::format("Plan for {} {} of {} ({}, seq {}, global batch {}), objective {}\n\n",
-                              TaskName(w.task), w.task == Task::kFinetune ? MethodName(w.method) : "",
-                              w.model_name, PrecisionName(w.precision), w.seq_len, w.global_batch,
-                              ObjectiveName(w.objective));
+  std::string s = "Plan for " + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + "\n\n";
   if (plan.candidates.empty()) {
     s += "No instance type can run this workload under its constraints. Reasons:\n";
   } else {
+    const bool modelled = w.task != Task::kRendering && w.task != Task::kHpc;
     Table t{{"#", "instance", "nodes", "gpus", "region", "billing", "layout", "mem_gib", "hours", "cost"}, {}};
     int rank = 1;
     for (const auto& c : plan.candidates) {
       t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes), std::to_string(c.gpus),
-                        c.region, std::string(cost::ModeName(c.billing)), LayoutText(c.layout),
-                        Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c)});
+                        c.region, std::string(cost::ModeName(c.billing)),
+                        modelled ? LayoutText(c.layout) : "-",
+                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", Hours(c.job_hours), CostText(c)});
     }
     s += RenderAligned(t);
     const auto& best = plan.candidates[0];
-    s += "\nWhy: " + best.why + "\n";
-    s += "\nMemory per GPU (GiB):";
-    for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
-      if (gib > 0.005) s += fmt::format(" {} {}", name, Num(gib));
+    s += "\nWhy: " + best.why + "\n\n";
+    if (modelled) {
+      s += "Memory per GPU (GiB):";
+      for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
+        if (gib > 0.005) s += fmt::format(" {} {}", name, Num(gib));
+      }
+      s += fmt::format(" = {} of {}\n", Num(best.estimate.memory.per_gpu_gib), Num(best.estimate.memory.capacity_gib));
     }
-    s += fmt::format(" = {} of {}\n", Num(best.estimate.memory.per_gpu_gib), Num(best.estimate.memory.capacity_gib));
     if (best.estimate.time.step_s > 0) {
       s += fmt::format("Step time (s):");
       for (const auto& [name, sec] : best.estimate.time.breakdown.Named()) {
@@ -202,9 +217,7 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
 }
 
 std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
-  std::string s = fmt::format("# GPU plan: {} {}\n\n", TaskName(w.task), w.model_name);
-  s += fmt::format("Precision {}, sequence length {}, global batch {}, objective {}.\n\n",
-                   PrecisionName(w.precision), w.seq_len, w.global_batch, ObjectiveName(w.objective));
+  std::string s = "# GPU plan\n\n" + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + ".\n\n";
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";

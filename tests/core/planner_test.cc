@@ -39,7 +39,7 @@ Plan PlanYaml(const std::string& yaml, std::string only = "") {
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   EXPECT_TRUE(w.ok()) << w.status().message();
   if (!w.ok()) return {};
-  Result<ModelArch> arch = ResolveModel(*w, f.zoo);
+  Result<ModelArch> arch = PlanModel(*w, f.zoo);
   EXPECT_TRUE(arch.ok()) << arch.status().message();
   if (!arch.ok()) return {};
   PlanOptions options;
@@ -73,7 +73,10 @@ objective: cost
 )");
   ASSERT_FALSE(p.candidates.empty());
   const Candidate& best = p.candidates[0];
-  EXPECT_EQ(best.gpus, 1) << best.instance;
+  const InstanceType* type = Embedded().catalog.FindInstance(best.instance);
+  ASSERT_NE(type, nullptr);
+  EXPECT_EQ(type->gpu_count, 1) << best.instance << ": a single-GPU type wins on cost";
+  EXPECT_EQ(best.gpu, "A10-24G") << "the cheapest GPU that does the job";
   EXPECT_TRUE(best.estimate.memory.fits);
   EXPECT_GT(best.job_hours, 0);
   EXPECT_EQ(best.region, "cn-hangzhou");

@@ -1,0 +1,196 @@
+// `gpuplan wizard`: the interactive checklist (see wizard.h).
+#include "cli/wizard.h"
+
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/strings.h"
+#include "gpuplan/workload.h"
+#include "io/file_util.h"
+#include "io/model_zoo.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::cli {
+namespace {
+
+// Returns "" when `answer` is valid, else what is expected.
+using Check = std::function<std::string(const std::string& answer)>;
+
+struct Question {
+  std::string key;       // for the prompt
+  std::string prompt;
+  std::string fallback;  // default answer; "" = none (the key is left out)
+  std::string help;
+  Check check;
+};
+
+std::string OneOf(const std::string& a, std::initializer_list<const char*> options) {
+  for (const char* o : options) {
+    if (a == o) return "";
+  }
+  std::string list;
+  for (const char* o : options) list += std::string(list.empty() ? "" : ", ") + o;
+  return "expected one of " + list;
+}
+
+std::string PositiveNumber(const std::string& a) {
+  auto v = ParseAmount(a);
+  return v && *v > 0 ? "" : "expected a positive number (suffixes K M B T allowed)";
+}
+
+// Asks one question; nullopt at end of input or after three invalid answers.
+Result<std::string> Ask(std::istream& in, std::ostream& out, const Question& q) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    out << q.prompt << (q.fallback.empty() ? " [skip]" : " [" + q.fallback + "]") << ": " << std::flush;
+    std::string line;
+    if (!std::getline(in, line)) {
+      return Status::InvalidArgument("wizard: input ended at \"" + q.key + "\"");
+    }
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    while (!line.empty() && line.front() == ' ') line.erase(0, 1);
+    if (line == "?") {
+      out << "  " << q.help << "\n";
+      --attempt;
+      continue;
+    }
+    if (line.empty()) return q.fallback;
+    const std::string problem = q.check ? q.check(line) : "";
+    if (problem.empty()) return line;
+    out << "  " << q.key << ": " << problem << " (type ? for help)\n";
+  }
+  return Status::InvalidArgument("wizard: three invalid answers for \"" + q.key + "\"");
+}
+
+std::string YamlList(const std::string& csv) {
+  std::string out;
+  std::stringstream ss(csv);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out += (out.empty() ? "" : ", ") + item;
+  }
+  return "[" + out + "]";
+}
+
+}  // namespace
+
+Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo) {
+  out << "gpuplan wizard: answer each question; Enter takes the default, ? explains.\n";
+  std::string yaml = "# Written by gpuplan wizard. Edit freely; 'gpuplan plan FILE' plans it.\n";
+  auto ask = [&](const Question& q) -> Result<std::string> { return Ask(in, out, q); };
+
+  Result<std::string> task = ask({"task", "What is the job? pretrain, finetune, inference, rendering, hpc",
+                                  "finetune", "pretrain = train from scratch; finetune = adapt a model; inference = serve or batch-predict; rendering = graphics; hpc = FP64 simulation",
+                                  [](const std::string& a) { return OneOf(a, {"pretrain", "finetune", "inference", "rendering", "hpc"}); }});
+  if (!task.ok()) return task.status();
+  yaml += "task: " + *task + "\n";
+  const bool model_job = *task == "pretrain" || *task == "finetune" || *task == "inference";
+  if (*task == "finetune") {
+    Result<std::string> method = ask({"method", "Method? full, lora, qlora", "lora",
+                                      "full updates every weight (16 bytes/param with AdamW); lora trains small adapters on a frozen base; qlora also quantises the base to 4 bits",
+                                      [](const std::string& a) { return OneOf(a, {"full", "lora", "qlora"}); }});
+    if (!method.ok()) return method.status();
+    yaml += "method: " + *method + "\n";
+  }
+  if (model_job) {
+    Result<std::string> model = ask({"model", "Model name (e.g. llama-2-7b, qwen2.5-7b, mistral-7b)", "llama-2-7b",
+                                     "a model gpuplan knows; 'gpuplan estimate --list-models' lists them all",
+                                     [&zoo](const std::string& a) {
+                                       if (zoo.Find(a)) return std::string();
+                                       auto near = zoo.Suggest(a);
+                                       return "unknown model" + (near.empty() ? std::string() : "; did you mean " + near[0] + "?");
+                                     }});
+    if (!model.ok()) return model.status();
+    yaml += "model: " + *model + "\n";
+  }
+  const std::string default_precision = *task == "hpc" ? "fp64" : *task == "rendering" ? "fp32" : "bf16";
+  Result<std::string> precision = ask({"precision", "Precision? bf16, fp16, fp32, fp8, fp64", default_precision,
+                                       "bf16 is the default for training on Ampere and newer; fp16 for V100/T4; fp8 needs Hopper/Ada/Blackwell; fp64 for HPC",
+                                       [](const std::string& a) { return OneOf(a, {"bf16", "fp16", "fp32", "fp8", "fp64"}); }});
+  if (!precision.ok()) return precision.status();
+  yaml += "precision: " + *precision + "\n";
+  if (*task == "pretrain" || *task == "finetune") {
+    for (const Question& q : {Question{"seq_len", "Sequence length (tokens per sample)", "2048", "longer sequences need more activation memory", PositiveNumber},
+                              Question{"global_batch", "Global batch (sequences per optimizer step)", "32", "micro-batch x data-parallel x accumulation", PositiveNumber},
+                              Question{"tokens", "Tokens to train on (e.g. 100M, 2B)", "100M", "the amount of work; the plan's hours and cost scale with it", PositiveNumber}}) {
+      Result<std::string> a = ask(q);
+      if (!a.ok()) return a.status();
+      yaml += q.key + ": " + *a + "\n";
+    }
+  }
+  if (*task == "inference") {
+    yaml += "inference:\n";
+    for (const Question& q : {Question{"requests_per_s", "Requests per second to serve", "10", "sustained rate; replicas are sized for it", PositiveNumber},
+                              Question{"prompt_tokens", "Prompt tokens per request", "512", "input length", PositiveNumber},
+                              Question{"output_tokens", "Output tokens per request", "256", "generated length", PositiveNumber},
+                              Question{"tpot_ms", "Target time per output token, ms", "50", "decode latency target; 50 ms is about 20 tokens/s per user", PositiveNumber}}) {
+      Result<std::string> a = ask(q);
+      if (!a.ok()) return a.status();
+      yaml += "  " + q.key + ": " + *a + "\n";
+    }
+  }
+  yaml += "constraints:\n";
+  Result<std::string> regions = ask({"regions", "Regions (comma separated)", "cn-hangzhou", "e.g. cn-hangzhou, cn-shanghai, ap-southeast-1; prices differ by region", nullptr});
+  if (!regions.ok()) return regions.status();
+  yaml += "  regions: " + YamlList(*regions) + "\n";
+  for (const Question& q : {Question{"max_gpus", "Most GPUs you may use", "8", "an upper bound for the search", PositiveNumber},
+                            Question{"deadline_hours", "Deadline in hours", "", "plans slower than this are rejected", PositiveNumber}}) {
+    Result<std::string> a = ask(q);
+    if (!a.ok()) return a.status();
+    if (!a->empty()) yaml += "  " + q.key + ": " + *a + "\n";
+  }
+  Result<std::string> budget = ask({"budget", "Budget in CNY", "", "plans costing more are rejected", PositiveNumber});
+  if (!budget.ok()) return budget.status();
+  if (!budget->empty()) yaml += "  budget: {amount: " + *budget + ", currency: CNY}\n";
+  Result<std::string> billing = ask({"billing", "Billing modes (payg, spot, subscription)", *task == "inference" ? "payg, subscription" : "payg, spot",
+                                     "spot is cheaper but can be reclaimed with 5 minutes' notice: checkpoint often; subscription pays off above ~66% utilisation",
+                                     [](const std::string& a) {
+                                       std::stringstream ss(a);
+                                       std::string item;
+                                       while (std::getline(ss, item, ',')) {
+                                         while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+                                         while (!item.empty() && item.back() == ' ') item.pop_back();
+                                         if (std::string p = OneOf(item, {"payg", "spot", "subscription"}); !p.empty()) return p;
+                                       }
+                                       return std::string();
+                                     }});
+  if (!billing.ok()) return billing.status();
+  yaml += "  billing: " + YamlList(*billing) + "\n";
+  Result<std::string> objective = ask({"objective", "Objective? cost or time", "cost", "cost = cheapest plan that meets the constraints; time = fastest",
+                                       [](const std::string& a) { return OneOf(a, {"cost", "time", "cost_within_deadline", "time_within_budget"}); }});
+  if (!objective.ok()) return objective.status();
+  yaml += "objective: " + *objective + "\n";
+  return yaml;
+}
+
+void AddWizardCommand(CLI::App& app, CliContext& ctx) {
+  auto path = std::make_shared<std::string>("workload.yaml");
+  auto plan_after = std::make_shared<bool>(true);
+  CLI::App* wizard = app.add_subcommand("wizard", "Answer the checklist questions, write a workload YAML, then plan it");
+  wizard->add_option("--output,-o", *path, "Where to write the workload (default workload.yaml)");
+  wizard->add_flag("!--no-plan", *plan_after, "Only write the file; do not plan it");
+  wizard->callback([&ctx, path, plan_after] {
+    Result<ModelZoo> zoo = io::LoadModelZoo();
+    if (!zoo.ok()) return ctx.Fail(zoo.status());
+    Result<std::string> yaml = AskWorkload(std::cin, *ctx.out, *zoo);
+    if (!yaml.ok()) return ctx.Fail(yaml.status());
+    // The wizard's own output must parse; a failure here is a bug, reported with the text.
+    if (Result<Workload> w = io::ParseWorkloadYaml(*yaml, *path); !w.ok()) {
+      return ctx.Fail(Status::Internal("wizard wrote an invalid workload: " + w.status().message()));
+    }
+    if (Status s = io::WriteFileAtomic(*path, *yaml); !s.ok()) return ctx.Fail(s);
+    *ctx.out << "wrote " << *path << "\n";
+    if (*plan_after) {
+      const char* argv[] = {"gpuplan", "plan", path->c_str()};
+      ctx.exit_code = static_cast<ExitCode>(RunCli(3, argv, *ctx.out, *ctx.err));
+    }
+  });
+}
+
+}  // namespace gpuplan::cli
