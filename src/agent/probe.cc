@@ -184,7 +184,11 @@ ProbeReport RunProbe(const ProbeOptions& o, ProbeEnvironment& env, const Catalog
   if (device_count_known) {
     count.measured = static_cast<double>(r.devices.size());
   } else {
-    count.note = "no NVML and no CUDA: cannot count GPUs";
+    std::string cuda_why;
+    for (const CudaSkip& s : cuda.skipped) {
+      if (s.gpu == -1 && s.metric == "*") cuda_why = s.reason;
+    }
+    count.note = "cannot count GPUs: no NVML" + (cuda_why.empty() ? "" : "; " + cuda_why);
   }
   r.metrics.push_back(count);
 
