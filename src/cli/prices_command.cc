@@ -54,6 +54,20 @@ Status UnknownInstance(const Catalog& c, const std::string& name) {
 
 std::string Age(const std::optional<int>& days) { return days ? std::to_string(*days) : "-"; }
 
+// Unit prices keep up to 4 decimals as the price lists do (9.5326, 0.0838); totals use Num().
+std::string PriceText(double v) {
+  std::string s = fmt::format("{:.4f}", v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// Mainland China regions are cn-* except Hong Kong; C1/C2 prices for the others are China-site
+// CNY, and the international site bills about CNY / 6.96 in USD there (F1, price_ratios.csv).
+bool Overseas(std::string_view region) {
+  return region.rfind("cn-", 0) != 0 || region == "cn-hongkong";
+}
+
 // ------------------------------------------------------------------------------------------
 // gpuplan prices
 
@@ -87,7 +101,7 @@ void RunList(CliContext& ctx, const ListOptions& o) {
   for (const cost::PriceQuote& q : rows) {
     const std::string currency(CurrencyName(q.price.currency()));
     table.rows.push_back({q.instance, q.region, q.zone.empty() ? "-" : q.zone,
-                          std::string(BillingName(q.billing)), Num(q.price.amount()), currency,
+                          std::string(BillingName(q.billing)), PriceText(q.price.amount()), currency,
                           q.unit, std::string(PriceSourceName(q.source)), q.as_of, Age(q.age_days),
                           q.trust});
     nlohmann::json j = {{"instance", q.instance}, {"region", q.region}, {"zone", q.zone},
@@ -341,7 +355,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
       if (e->price.derived && note.empty()) note = "derived price";
       table.rows.push_back({name, Num(e->total.amount()),
                             std::string(CurrencyName(e->total.currency())),
-                            Num(e->rate_per_hour.amount()), Num(e->wall_hours),
+                            PriceText(e->rate_per_hour.amount()), Num(e->wall_hours),
                             std::string(PriceSourceName(e->price.source)) +
                                 (e->price.derived ? " (derived)" : ""),
                             e->price.as_of, note});
@@ -368,7 +382,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
       }
       table.rows.push_back({name, Num(e->per_month.amount()),
                             std::string(CurrencyName(e->per_month.currency())),
-                            Num(e->price.HourlyPrice(ratios).amount()),
+                            PriceText(e->price.HourlyPrice(ratios).amount()),
                             Num(100 * e->utilisation) + "%",
                             std::string(PriceSourceName(e->price.source)) +
                                 (e->price.derived ? " (derived)" : ""),
@@ -412,6 +426,13 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
                           rates->payg.age_days ? Num(*rates->payg.age_days) + " days old"
                                                : "age unknown");
   if (!avail.available) *ctx.out << "warning: " << avail.reason << "\n";
+  if (Overseas(o.region) && rates->currency() == Currency::kCny) {
+    *ctx.out << fmt::format(
+        "note: China-site CNY prices; an international-site account in {} pays about USD {}/h "
+        "(CNY / {}, ratio F1)\n",
+        o.region, PriceText(rates->payg.price.amount() / ratios.cny_per_usd_overseas),
+        Num(ratios.cny_per_usd_overseas));
+  }
   Emit(*ctx.out, o.format, table, out);
   if (o.format != OutputFormat::kTable) return;
   if (be.ok()) {

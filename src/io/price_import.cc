@@ -1,6 +1,7 @@
 #include "io/price_import.h"
 
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -57,10 +58,10 @@ class Reader {
       if (required) Fail(path + "." + key, "is missing; expected a number");
       return std::nullopt;
     }
-    if (it->is_number()) return it->get<double>();
-    if (it->is_string()) {
-      if (std::optional<double> v = ParseDecimal(it->get<std::string>())) return v;
-    }
+    std::optional<double> v;
+    if (it->is_number()) v = it->get<double>();
+    if (it->is_string()) v = ParseDecimal(it->get<std::string>());
+    if (v && std::isfinite(*v)) return v;
     Fail(path + "." + key, "expected a number");
     return std::nullopt;
   }
