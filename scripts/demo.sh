@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
-# The main job on the embedded catalog: what a new user sees first.
+# The main job on the embedded catalog: a plan for an example workload.
 set -euo pipefail
 gp=${1:-build/gpuplan}
-echo "== gpuplan catalog instances --gpu A10 (the embedded catalog) =="
-"$gp" catalog instances --gpu A10
-echo
-echo "== gpuplan catalog show ecs.gn7e-c16g1.4xlarge =="
-"$gp" catalog show ecs.gn7e-c16g1.4xlarge
+here=$(cd "$(dirname "$0")/.." && pwd)
+echo "== gpuplan plan examples/llm-lora-finetune.yaml (embedded catalog and prices) =="
+"$gp" plan "$here/examples/llm-lora-finetune.yaml" --top 5

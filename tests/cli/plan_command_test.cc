@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/cli_runner.h"
+
+namespace gpuplan {
+namespace {
+
+using testing::RunGpuplan;
+using testing::TestDataPath;
+
+std::string Example(const std::string& name) { return std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name; }
+
+TEST(PlanCommandTest, JsonHasTheDocumentedShape) {
+  auto run = RunGpuplan({"plan", Example("llm-lora-finetune.yaml"), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  ASSERT_TRUE(j["candidates"].is_array());
+  ASSERT_FALSE(j["candidates"].empty());
+  ASSERT_TRUE(j["rejected"].is_array());
+  ASSERT_TRUE(j["pareto"].is_array());
+  for (const auto& c : j["candidates"]) {
+    for (const char* key : {"instance", "nodes", "gpus", "layout", "billing", "fits", "advice"}) {
+      EXPECT_TRUE(c.contains(key)) << key;
+    }
+    EXPECT_TRUE(c["fits"].get<bool>());
+    EXPECT_GT(c["memory"]["per_gpu_gib"].get<double>(), 0);
+    EXPECT_GT(c["time"]["job_hours"].get<double>(), 0);
+    EXPECT_GT(c["cost"]["total"].get<double>(), 0);
+    EXPECT_EQ(c["cost"]["currency"], "CNY");
+    EXPECT_LE(c["cost"]["total"].get<double>(), 5000) << "the example's budget";
+    EXPECT_LE(c["time"]["job_hours"].get<double>(), 48) << "the example's deadline";
+    for (const auto& a : c["advice"]) {
+      EXPECT_TRUE(a.contains("rule") && a.contains("severity") && a.contains("message"));
+    }
+  }
+  for (const auto& r : j["rejected"]) EXPECT_FALSE(r["reason"].get<std::string>().empty());
+}
+
+TEST(PlanCommandTest, UnsatisfiableWorkloadExitsZeroWithReasons) {
+  auto run = RunGpuplan({"plan", TestDataPath("workloads/impossible.yaml"), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j["candidates"].empty());
+  EXPECT_FALSE(j["rejected"].empty());
+}
+
+TEST(PlanCommandTest, MalformedWorkloadFailsNamingLineAndField) {
+  auto run = RunGpuplan({"plan", TestDataPath("workloads/bad_method.yaml")});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("bad_method.yaml:2:"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("method"), std::string::npos) << run.err;
+  auto missing = RunGpuplan({"plan", "/nonexistent/w.yaml"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("/nonexistent/w.yaml"), std::string::npos) << missing.err;
+}
+
+TEST(PlanCommandTest, TextAndMarkdownReportsExplainTheWinner) {
+  auto text = RunGpuplan({"plan", Example("llm-lora-finetune.yaml")});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* part : {"Why:", "Memory per GPU", "Storage:", "Image:", "Advice:", "Rejected:"}) {
+    EXPECT_NE(text.out.find(part), std::string::npos) << part;
+  }
+  auto md = RunGpuplan({"plan", Example("llm-lora-finetune.yaml"), "--markdown"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  for (const char* part : {"# GPU plan", "## Recommendation", "| # | instance", "## Advice", "## Rejected"}) {
+    EXPECT_NE(md.out.find(part), std::string::npos) << part;
+  }
+}
+
+TEST(PlanCommandTest, ExplainSaysWhyNot) {
+  auto run = RunGpuplan({"explain", "ecs.gn6i-c4g1.xlarge", TestDataPath("workloads/full70b.yaml")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("cannot run this workload"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("first choice is"), std::string::npos) << run.out;
+  auto unknown = RunGpuplan({"explain", "ecs.gn7-m20.8xlarge", TestDataPath("workloads/full70b.yaml")});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("did you mean"), std::string::npos) << unknown.err;
+}
+
+TEST(PlanCommandTest, EveryExampleWorkloadPlans) {
+  for (const char* name : {"llm-lora-finetune.yaml", "high-concurrency-inference.yaml", "light-image-processing.yaml",
+                           "rendering-farm.yaml", "llama-70b-pretrain.yaml", "llama-13b-qlora-budget.yaml"}) {
+    SCOPED_TRACE(name);
+    auto run = RunGpuplan({"plan", Example(name), "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto j = nlohmann::json::parse(run.out);
+    EXPECT_FALSE(j["candidates"].empty()) << "an example must have an answer";
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
