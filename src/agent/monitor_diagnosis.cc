@@ -110,6 +110,16 @@ Diagnosis Diagnose(const std::vector<MonitorSample>& samples, const DiagnosisOpt
     d.findings.push_back({"no-gpu-data", "info", "No GPU telemetry",
                           "NVML was not available, so GPU utilisation is unknown",
                           "run on the GPU instance with the NVIDIA driver installed"});
+    // The host side still tells whether an input pipeline would starve a GPU.
+    if (cpu_sat || one_core || disk_sat) {
+      d.findings.push_back(
+          {"host-saturated", "warning", "The host is saturated",
+           fmt::format("CPU {}, busiest core {}, disk {}, iowait {}", Pct(d.cpu_util_mean_pct),
+                       Pct(d.max_core_mean_pct), Pct(d.disk_util_mean_pct),
+                       Pct(d.cpu_iowait_mean_pct)),
+           "a GPU job with this input pipeline would wait for data: more vCPU, more loader "
+           "workers or a faster disk"});
+    }
   } else if (*d.gpu_util_mean_pct >= o.gpu_busy_pct) {
     if (d.gpu_power_fraction_mean && *d.gpu_power_fraction_mean < o.low_power_fraction &&
         per_gpu.size() > 1) {

@@ -50,7 +50,9 @@ struct DiagnosisOptions {
 };
 
 struct Finding {
-  std::string id;        // "gpu-bound", "data-loading-bound", "memory-headroom", ...
+  std::string id;        // "gpu-bound", "data-loading-bound", "memory-headroom",
+                         // "memory-near-full", "host-memory-near-full", "gpu-imbalance",
+                         // "host-saturated", or the verdict's id
   std::string severity;  // "info", "warning"
   std::string title;     // one line
   std::string evidence;  // the numbers behind it

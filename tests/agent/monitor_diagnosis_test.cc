@@ -99,6 +99,8 @@ TEST(MonitorDiagnosisTest, ClassifiesSyntheticTimelines) {
        "gpu-bound", {"gpu-bound", "host-memory-near-full"}, "mixed precision"},
       {"no_gpus", shape([](Shape& s) { s.gpus = 0; }), std::nullopt, "no-gpu-data",
        {"no-gpu-data"}, "NVIDIA driver"},
+      {"no_gpus_busy_host", shape([](Shape& s) { s.gpus = 0, s.cpu = 95; }), std::nullopt,
+       "no-gpu-data", {"no-gpu-data", "host-saturated"}, "NVIDIA driver"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
