@@ -1,5 +1,4 @@
 // `gpuplan plan WORKLOAD.yaml` and `gpuplan explain TYPE WORKLOAD.yaml`: the main job.
-#include <ctime>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -26,15 +25,6 @@ struct PlanFlags {
   std::vector<std::string> regions;  // override constraints.regions
   std::string objective;             // override objective
 };
-
-std::string Today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
-  return buf;
-}
 
 // Loads everything a plan needs; on error reports it and returns nullopt.
 struct PlanInputs {
@@ -83,12 +73,20 @@ std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
   return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
 }
 
+// Today's date, the price ratios and the cached market data (stock, spot advice).
+planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
+  planner::PlanOptions options;
+  options.today = CliToday();
+  options.ratios = CliPriceRatios();
+  options.market = LoadCliMarketData(ctx);
+  return options;
+}
+
 void RunPlan(CliContext& ctx, const PlanFlags& f) {
   std::optional<PlanInputs> in = Load(ctx, f);
   if (!in) return;
-  planner::PlanOptions options;
+  planner::PlanOptions options = CliPlanOptions(ctx);
   options.top_n = f.top;
-  options.today = Today();
   Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!plan.ok()) return ctx.Fail(plan.status().WithContext(f.workload_path));
   if (f.json) {
@@ -108,8 +106,7 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
     return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
                                                  fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
   }
-  planner::PlanOptions options;
-  options.today = Today();
+  planner::PlanOptions options = CliPlanOptions(ctx);
   Result<planner::Plan> overall = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   options.only_instance = type->name;
   options.top_n = 100;

@@ -34,7 +34,7 @@ const Fixture& Embedded() {
   return *f;
 }
 
-Plan PlanYaml(const std::string& yaml, std::string only = "") {
+Plan PlanYaml(const std::string& yaml, std::string only = "", const cost::MarketData& market = {}) {
   const Fixture& f = Embedded();
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   EXPECT_TRUE(w.ok()) << w.status().message();
@@ -45,6 +45,7 @@ Plan PlanYaml(const std::string& yaml, std::string only = "") {
   PlanOptions options;
   options.today = "2026-11-30";
   options.only_instance = only;
+  options.market = market;
   Result<Plan> plan = MakePlan(*w, *arch, f.catalog, f.cal, options);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   return plan.ok() ? *plan : Plan{};
@@ -207,6 +208,45 @@ constraints: {max_nodes: 4, billing: [payg]}
     EXPECT_GE(p.pareto[i].job_hours, p.pareto[i - 1].job_hours);
     EXPECT_LT(p.pareto[i].cost.total.amount(), p.pareto[i - 1].cost.total.amount());
   }
+}
+
+constexpr char kLora7b[] = R"(task: finetune
+method: lora
+model: llama-2-7b
+precision: bf16
+seq_len: 2048
+global_batch: 32
+tokens: 50M
+constraints: {regions: [cn-hangzhou], max_gpus: 1, billing: [spot]}
+)";
+
+TEST(PlannerTest, MarketDataExcludesSoldOutTypesAndPricesSpotRisk) {
+  cost::MarketData market;
+  cost::StockRecord sold_out;
+  sold_out.instance = "ecs.gn7i-c8g1.2xlarge";
+  sold_out.region = "cn-hangzhou";
+  sold_out.zone = "cn-hangzhou-h";
+  sold_out.status = "SoldOut";
+  sold_out.status_category = "WithoutStock";
+  sold_out.as_of = "2026-11-30";
+  market.stock.push_back(sold_out);
+  cost::SpotAdvice advice;
+  advice.instance = "ecs.gn7i-c16g1.4xlarge";
+  advice.region = "cn-hangzhou";
+  advice.zone = "cn-hangzhou-h";
+  advice.interruption_rate = 0.05;
+  advice.as_of = "2026-11-30";
+  market.spot_advice.push_back(advice);
+  Plan p = PlanYaml(kLora7b, "", market);
+  const Rejection* r = RejectionOf(p, "ecs.gn7i-c8g1.2xlarge");
+  ASSERT_NE(r, nullptr) << "a sold-out type is excluded";
+  for (const Candidate& c : p.candidates) EXPECT_NE(c.instance, "ecs.gn7i-c8g1.2xlarge");
+  auto it = std::find_if(p.candidates.begin(), p.candidates.end(),
+                         [](const Candidate& c) { return c.instance == "ecs.gn7i-c16g1.4xlarge"; });
+  ASSERT_NE(it, p.candidates.end());
+  EXPECT_FALSE(it->cost.lower_bound) << "a known reclaim rate prices the interruptions";
+  ASSERT_TRUE(it->cost.checkpoint_interval_hours.has_value());
+  EXPECT_GT(*it->cost.checkpoint_interval_hours, 0);
 }
 
 }  // namespace
