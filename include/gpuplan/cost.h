@@ -243,8 +243,11 @@ struct SpotRisk {
   // Reclaims per instance-hour; nullopt = unknown (the overhead is then reported unknown and
   // the cost is a lower bound). Use ReclaimRatePerHour() or a user's figure.
   std::optional<double> reclaim_rate_per_hour;
-  double restart_hours = 0.25;     // new instance + image + reload to resume, hours (user input)
-  double checkpoint_hours = 0.05;  // time to write one checkpoint, hours (user input)
+  // The two times below depend on the job and its storage; no source gives them. The defaults
+  // are assumptions (15 min to get an instance, pull the image and reload; 3 min to write a
+  // checkpoint): pass measured values (gpuplan prices compare --restart-min/--checkpoint-min).
+  double restart_hours = 0.25;     // new instance + image + reload to resume, hours
+  double checkpoint_hours = 0.05;  // time to write one checkpoint, hours
   // Fixed interval between checkpoints in hours; nullopt = Young/Daly sqrt(2 C MTBF).
   std::optional<double> checkpoint_interval_hours;
   bool protection_hour = true;  // SpotDuration=1: no reclaim in an instance's first hour
