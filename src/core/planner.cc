@@ -136,6 +136,8 @@ LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch, cons
     for (int pp = 1; pp <= std::max(1, hw.nodes); pp *= 2) {
       if ((gpus / tp) % pp != 0 || (pp > 1 && pp > arch.layers)) continue;
       const int dp = gpus / (tp * pp);
+      // Each data-parallel replica needs at least one sequence of the global batch.
+      if (dp > w.global_batch) continue;
       const int limit = std::max(1, w.global_batch / dp);
       for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
         bool full_batch_fits = false;

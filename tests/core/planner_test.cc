@@ -61,8 +61,7 @@ bool HasAdvice(const Candidate& c, const std::string& rule) {
   return std::any_of(c.advice.begin(), c.advice.end(), [&](const rules::Advice& a) { return a.rule == rule; });
 }
 
-TEST(PlannerTest, LoraOf7bFitsOneA10AndASingleGpuTypeWinsOnCost) {
-  Plan p = PlanYaml(R"(task: finetune
+constexpr char kLora7bPayg[] = R"(task: finetune
 method: lora
 model: llama-2-7b
 precision: bf16
@@ -71,7 +70,10 @@ global_batch: 32
 tokens: 50M
 constraints: {regions: [cn-hangzhou], billing: [payg]}
 objective: cost
-)");
+)";
+
+TEST(PlannerTest, LoraOf7bFitsOneA10AndASingleGpuTypeWinsOnCost) {
+  Plan p = PlanYaml(kLora7bPayg);
   ASSERT_FALSE(p.candidates.empty());
   const Candidate& best = p.candidates[0];
   const InstanceType* type = Embedded().catalog.FindInstance(best.instance);
@@ -82,15 +84,7 @@ objective: cost
   EXPECT_GT(best.job_hours, 0);
   EXPECT_EQ(best.region, "cn-hangzhou");
   // One A10 type must be among the feasible candidates.
-  Plan a10 = PlanYaml(R"(task: finetune
-method: lora
-model: llama-2-7b
-precision: bf16
-seq_len: 2048
-global_batch: 32
-tokens: 50M
-constraints: {regions: [cn-hangzhou], billing: [payg]}
-)", "ecs.gn7i-c8g1.2xlarge");
+  Plan a10 = PlanYaml(kLora7bPayg, "ecs.gn7i-c8g1.2xlarge");
   ASSERT_FALSE(a10.candidates.empty()) << (a10.rejected.empty() ? "" : a10.rejected[0].reason);
   EXPECT_LT(a10.candidates[0].estimate.memory.per_gpu_gib, 22.2);
   // Candidates are ranked by cost.
@@ -137,15 +131,6 @@ constraints: {billing: [payg]}
 }
 
 TEST(PlannerTest, MultiNodeWithoutErdmaGetsTheWarning) {
-  Plan p = PlanYaml(R"(task: pretrain
-model: llama-2-13b
-precision: bf16
-seq_len: 4096
-global_batch: 256
-tokens: 1B
-constraints: {max_nodes: 2, billing: [payg]}
-objective: time
-)", "ecs.gn7-c13g1.26xlarge");
   const Candidate* two = nullptr;
   Plan all = PlanYaml(R"(task: pretrain
 model: llama-2-13b
