@@ -33,9 +33,13 @@ std::vector<std::string_view> Fields(std::string_view s) {
   return out;
 }
 
+// Counters above 2^56 (22 million years of jiffies, 2^65 bytes of sectors) are not from a real
+// kernel; refusing them keeps sums and byte conversions from wrapping.
+constexpr uint64_t kMaxCounter = uint64_t{1} << 56;
+
 bool ToU64(std::string_view s, uint64_t* v) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-  return ec == std::errc() && end == s.data() + s.size();
+  return ec == std::errc() && end == s.data() + s.size() && *v <= kMaxCounter;
 }
 
 Status Bad(std::string_view name, size_t line, std::string_view what) {
@@ -70,8 +74,9 @@ Result<CpuStat> ParseCpuStat(std::string_view content, std::string_view name) {
     uint64_t v[8];
     for (size_t k = 0; k < 8; ++k) {
       if (!ToU64(f[k + 1], &v[k])) {
-        return Bad(name, i, fmt::format("counter {} of \"{}\" is not a whole number", k + 1,
-                                        f[0].substr(0, 16)));
+        return Bad(name, i,
+                   fmt::format("counter {} of \"{}\" is not a whole number from 0 to 2^56",
+                               k + 1, f[0].substr(0, 16)));
       }
     }
     CpuTimes t{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
@@ -131,7 +136,7 @@ Result<std::vector<DiskCounters>> ParseDiskStats(std::string_view content,
     uint64_t v[11];
     for (size_t k = 0; k < 11; ++k) {
       if (!ToU64(f[k + 3], &v[k])) {
-        return Bad(name, i, fmt::format("field {} is not a whole number", k + 4));
+        return Bad(name, i, fmt::format("field {} is not a whole number from 0 to 2^56", k + 4));
       }
     }
     DiskCounters d;

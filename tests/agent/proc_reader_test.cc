@@ -82,6 +82,8 @@ TEST(ProcParsersTest, MalformedInputGivesFileLineAndExpectedForm) {
        "stat:1: counter 4 of \"cpu\" is not a whole number"},
       {"stat_negative", cpu, "cpu 1 2 3 4 5 6 7 8\ncpu0 -1 2 3 4 5 6 7 8\n",
        "stat:2: counter 1 of \"cpu0\" is not a whole number"},
+      {"stat_absurd_counter", cpu, "cpu 1 2 3 4 99999999999999999999 6 7 8\n",
+       "stat:1: counter 5 of \"cpu\" is not a whole number"},
       {"stat_bad_label", cpu, "cpu 1 2 3 4 5 6 7 8\ncpuX 1 2 3 4 5 6 7 8\n",
        "stat:2: unexpected CPU label"},
       {"meminfo_missing", mem, "MemTotal: 10 kB\n", "meminfo: MemTotal or MemAvailable missing"},
