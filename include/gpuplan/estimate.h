@@ -167,6 +167,9 @@ Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& h
 // not even 1 fits.
 int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
                   const Layout& layout, const Calibration& cal, int limit = 1024);
+// The largest divisor of n that is <= limit (1 when none larger): micro-batches that divide the
+// per-replica batch. REQUIRES: n >= 1.
+int LargestDivisorAtMost(int n, int limit);
 // The longest sequence (<= limit tokens) that fits; 0 when none does.
 int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
               const Calibration& cal, int limit = 1 << 20);

@@ -198,7 +198,8 @@ Result<perf::Layout> BuildLayout(const EstimateOptions& o, const Workload& w,
     l.micro_batch = *w.micro_batch;
   } else if (w.IsTraining()) {
     const int cap = std::max(1, w.global_batch / l.dp);
-    l.micro_batch = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+    const int fit = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+    l.micro_batch = perf::LargestDivisorAtMost(cap, fit);
   }
   if (w.recompute) l.recompute = *w.recompute;
   return l;
@@ -254,9 +255,11 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
       "{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n", TaskName(w.task),
       MethodName(w.method), arch.name, arch.Params() / 1e9, PrecisionName(w.precision), w.seq_len,
       w.global_batch);
-  s += fmt::format("on {} x {} ({} node(s) of {}, {} {} GB/s{})\n", hw.Gpus(), hw.gpu->name,
-                   hw.nodes, hw.gpus_per_node, perf::LinkKindName(hw.intra_link),
-                   Num(hw.intra_gbs),
+  s += fmt::format("on {} x {} ({} node(s) of {}, {}{})\n", hw.Gpus(), hw.gpu->name,
+                   hw.nodes, hw.gpus_per_node,
+                   hw.gpus_per_node > 1 ? fmt::format("{} {} GB/s", perf::LinkKindName(hw.intra_link),
+                                                      Num(hw.intra_gbs))
+                                        : "single GPU per node",
                    hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes",
                                               Num(hw.inter_node_gbps), hw.rdma ? "RDMA" : "TCP")
                                 : "");

@@ -743,6 +743,13 @@ int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, cons
   return lo;
 }
 
+int LargestDivisorAtMost(int n, int limit) {
+  for (int d = std::min(n, limit); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
 Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                      const Calibration& cal) {
   const int gpus = hw.Gpus();
@@ -775,7 +782,10 @@ Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& h
         if (w.micro_batch) {
           l.micro_batch = std::min(*w.micro_batch, cap);
         } else if (w.IsTraining()) {
-          l.micro_batch = std::max(1, MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+          // The largest micro-batch that fits and divides the per-replica batch, so a step
+          // processes exactly global_batch sequences.
+          const int fit = std::max(1, MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
+          l.micro_batch = LargestDivisorAtMost(cap, fit);
         } else {
           l.micro_batch = w.inference.batch ? *w.inference.batch : 1;
         }

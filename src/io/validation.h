@@ -9,6 +9,7 @@
 #define GPUPLAN_SRC_IO_VALIDATION_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,8 @@ struct ValidationRow {
   RowStatus status = RowStatus::kOk;
   std::string reason;    // why unsupported / error; notes on assumptions for ok rows
   double ape = 0;        // |predicted - measured| / measured, for kOk rows of numeric metrics
+  // For peak_mem_gib rows (a run that fitted): whether the model also says it fits.
+  std::optional<bool> implied_fit_ok;
 };
 
 // Error statistics of a group of ok rows.
@@ -48,7 +51,7 @@ struct ValidationSummary {
   std::map<std::string, ErrorStats> by_gpu;
   ErrorStats throughput;   // every time/throughput-like metric pooled
   ErrorStats memory;       // peak_mem_gib and max_seq_len_fit
-  int fits_rows = 0;       // rows with metric fits
+  int fits_rows = 0;       // fits rows plus peak_mem_gib rows (measured runs that fitted)
   int fits_correct = 0;
   double fits_accuracy = 0;  // fits_correct / fits_rows (1 when there are none)
 };

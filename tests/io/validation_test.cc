@@ -75,7 +75,7 @@ TEST(ValidationTest, RowsGetStatusAndReason) {
   EXPECT_GT(r->rows[0].predicted, 0.2);  // a plausible MFU, not a placeholder
   EXPECT_LT(r->rows[0].predicted, 0.8);
   EXPECT_EQ(r->rows[4].predicted, 0);  // 70B full fine-tune does not fit one GPU
-  EXPECT_EQ(r->summary.fits_rows, 1);
+  EXPECT_EQ(r->summary.fits_rows, 1);  // the only memory row is unsupported
   EXPECT_EQ(r->summary.fits_correct, 1);
   EXPECT_EQ(r->summary.total, 5);
   EXPECT_EQ(r->summary.unsupported, 2);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The accuracy harness in CI: runs `gpuplan validate` on the shipped measurement sets and fails
+# when a summary misses the thresholds below. The thresholds are what the model reaches today
+# (rounded up to the next percent), so a change that makes predictions worse fails CI; tighten
+# them when the model improves, never loosen them to make a change pass.
+# Usage: scripts/accuracy.sh PATH/TO/gpuplan
+set -euo pipefail
+gpuplan=${1:?usage: scripts/accuracy.sh PATH/TO/gpuplan}
+here=$(cd "$(dirname "$0")/.." && pwd)
+data="$here/tests/testdata/validation"
+
+# file  throughput_median throughput_p90  memory_median memory_p90  supported_min  fits_min
+check() {
+  local file=$1
+  shift
+  "$gpuplan" validate "$data/$file" --json | python3 -c '
+import json, sys
+file = sys.argv[1]
+tm, tp, mm, mp, sup, fits = map(float, sys.argv[2:])
+s = json.load(sys.stdin)["summary"]
+checks = [
+    ("throughput median APE", s["throughput"]["median_ape"], "<=", tm),
+    ("throughput p90 APE", s["throughput"]["p90_ape"], "<=", tp),
+    ("memory median APE", s["memory"]["median_ape"], "<=", mm),
+    ("memory p90 APE", s["memory"]["p90_ape"], "<=", mp),
+    ("supported fraction", s["supported_fraction"], ">=", sup),
+    ("fits verdicts right", s["fits"]["accuracy"], ">=", fits),
+]
+bad = 0
+for name, got, op, want in checks:
+    ok = got <= want if op == "<=" else got >= want
+    bad += not ok
+    verdict = "ok" if ok else "FAIL"
+    print(f"{file}: {name:22} {got*100:6.1f}%  {op} {want*100:5.1f}%  {verdict}")
+sys.exit(1 if bad else 0)
+' "$file" "$@"
+}
+
+status=0
+#                              thr_med thr_p90 mem_med mem_p90 supported fits
+check calibration.csv           0.08    0.21    0.08    0.16    0.91      0.95 || status=1
+check calibration_inference.csv 0.11    0.56    0.03    0.09    1.00      0.99 || status=1
+exit $status
