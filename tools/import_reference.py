@@ -131,12 +131,28 @@ def main():
     w.writerow(["instance", "region", "zone", "billing", "currency", "price", "unit", "as_of",
                 "source", "trust", "notes"])
     seen, dropped = set(), {}
-    unit_map = {"per instance-hour": "hour", "per hour": "hour", "per month": "month"}
+    unit_map = {"per instance-hour": "hour", "per hour": "hour", "per month": "month",
+                "per instance-month": "month"}
+    # C1 (instance only) rows, so a Q1 quote (which includes a 100 GiB system disk) does not
+    # shadow the list price of the same type and region.
+    c1_keys = {(r["instance_type"], r["region"], r["billing"]) for r in price_rows
+               if r["source"] == "C1"}
     billing_map = {"payg": "payg", "spot": "spot", "pay_as_you_go": "payg",
                    "reserved_instance_no_upfront_hourly": "reserved_no_upfront",
                    "subscription_monthly": "subscription_month", "subscription_month": "subscription_month"}
+    expanded = []
     for r in price_rows:
+        # Q1 quotes name two regions ("cn-shanghai or cn-shenzhen"): one row per region.
+        for region in r["region"].split(" or "):
+            expanded.append(dict(r, region=region.strip()))
+    for r in expanded:
         inst = r["instance_type"]
+        if r["source"] == "Q1" and (inst, r["region"], r["billing"]) in c1_keys:
+            dropped[inst + " Q1 (C1 list price exists)"] = dropped.get(inst + " Q1 (C1 list price exists)", 0) + 1
+            continue
+        if "promotion" in r["notes"]:  # a promotion is not a list price (prices.md 2.3)
+            dropped[inst + " promotion"] = dropped.get(inst + " promotion", 0) + 1
+            continue
         billing = billing_map.get(r["billing"])
         unit = unit_map.get(r["unit"])
         date = r["date_of_source"]
