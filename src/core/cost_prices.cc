@@ -1,5 +1,6 @@
 // Price lookup across sources, billing-mode rates and availability (include/gpuplan/cost.h).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -34,6 +35,13 @@ std::string CanonicalInstance(const Catalog& catalog, std::string_view name) {
   std::string lower = strings::Lower(name);
   if (lower.rfind("ecs.", 0) != 0) lower = "ecs." + lower;
   return lower;
+}
+
+// Ratios exactly as documented (0.6188, 0.66), not rounded to two decimals like strings::Num.
+std::string RatioText(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : strings::Num(v);
 }
 
 bool SameName(std::string_view a, std::string_view b) { return strings::Lower(a) == strings::Lower(b); }
@@ -195,7 +203,7 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   } else {
     const double ratio = std::max(ratios.spot_default, ratios.spot_floor);
     rates.spot = derived(Billing::kSpot, hourly * ratio, "hour", "low",
-                         strings::Num(ratio) + " x PAYG (spot scenario: C2 best-zone median "
+                         RatioText(ratio) + " x PAYG (spot scenario: C2 best-zone median "
                          "2024-10-09; no spot price listed)");
   }
   if (auto m = listed(Billing::kSubscriptionMonth, "month")) {
@@ -204,8 +212,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
     rates.subscription_month = derived(
         Billing::kSubscriptionMonth,
         hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "month", "medium",
-        strings::Num(ratios.subscription_month_vs_payg) + " x " +
-            strings::Num(ratios.hours_per_month) + " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
+        RatioText(ratios.subscription_month_vs_payg) + " x " +
+            RatioText(ratios.hours_per_month) + " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
   }
   if (auto y = listed(Billing::kSubscriptionYear, "year")) {
     rates.subscription_year = *y;
@@ -219,7 +227,7 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   } else {
     rates.reserved_no_upfront = derived(
         Billing::kReservedNoUpfront, hourly * ratios.reserved_no_upfront_vs_payg, "hour", "low",
-        strings::Num(ratios.reserved_no_upfront_vs_payg) +
+        RatioText(ratios.reserved_no_upfront_vs_payg) +
             " x PAYG (RI No-Upfront ratio seen on gn7i only, P1 2025-12-29)");
   }
   return rates;

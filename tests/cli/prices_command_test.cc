@@ -293,5 +293,28 @@ TEST_F(PricesCliTest, CompareBillingModesForAJobAndAService) {
   EXPECT_NE(unpriced.err.find("price unknown"), std::string::npos) << unpriced.err;
 }
 
+TEST_F(PricesCliTest, GoldenOutputs) {
+  struct Case {
+    const char* golden;
+    std::vector<std::string> args;
+  };
+  const Case kCases[] = {
+      {"prices_gn7i_c8g1_2xlarge_ap_southeast_1.txt",
+       {"prices", "--instance", "ecs.gn7i-c8g1.2xlarge", "--region", "ap-southeast-1"}},
+      {"prices_compare_job_gn7i_c8g1_2xlarge.txt",
+       {"prices", "compare", "--instance", "ecs.gn7i-c8g1.2xlarge", "--region", "cn-hangzhou",
+        "--hours", "100", "--instances", "2", "--reclaim-rate", "0.05"}},
+      {"prices_compare_service_gn8is_2xlarge.txt",
+       {"prices", "compare", "--instance", "ecs.gn8is.2xlarge", "--region", "cn-shanghai",
+        "--monthly-hours", "500", "--savings-plan-rate", "0.6"}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.golden);
+    testing::CliRun run = RunGpuplan(c.args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    testing::ExpectGolden(c.golden, run.out);
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan
