@@ -18,11 +18,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto got = io::ParseAliyunResponse(text, "fuzz.json", ctx); got.ok()) {
     for (const Price& p : got->prices) {
       // Zero or negative prices mean "not priced" and must never be imported as free.
-      if (!(p.amount > 0)) std::abort();
-      if (p.currency != "CNY" && p.currency != "USD") std::abort();
+      if (!(p.amount > 0))
+        std::abort();
+      if (p.currency != "CNY" && p.currency != "USD")
+        std::abort();
     }
     // What was imported must survive the cache round trip.
-    if (!io::PriceCacheFromJson(io::PriceCacheToJson(*got), "fuzz-cache.json").ok()) std::abort();
+    if (!io::PriceCacheFromJson(io::PriceCacheToJson(*got), "fuzz-cache.json").ok())
+      std::abort();
   }
   (void)io::PriceCacheFromJson(text, "fuzz-cache.json");
   (void)io::ParsePriceRatios(text, "fuzz.csv");

@@ -202,9 +202,9 @@ struct MarketData {
 // Whether a type can be bought in a region (and zone, when given), and why not.
 struct Availability {
   bool available = true;
-  std::string reason;               // always set: why available or why excluded
-  std::vector<std::string> zones;   // zones with stock, when stock data exists
-  bool stock_checked = false;       // true when DescribeAvailableResource data decided it
+  std::string reason;              // always set: why available or why excluded
+  std::vector<std::string> zones;  // zones with stock, when stock data exists
+  bool stock_checked = false;      // true when DescribeAvailableResource data decided it
 };
 // Stock data for the type in the region decides when present (any zone in stock, or the given
 // zone); in a complete-stock region a type without records is not sold; otherwise the price
@@ -231,8 +231,11 @@ enum class Mode {
   kReservedNoUpfront,  // hourly fee for every hour of a 1-year term
   kSavingsPlan,        // committed spend per hour at a discount, 1 or 3 years
 };
-inline constexpr Mode kAllModes[] = {Mode::kPayg,  Mode::kSpot,  Mode::kSubscriptionMonth,
-                                     Mode::kSubscriptionYear, Mode::kReservedNoUpfront,
+inline constexpr Mode kAllModes[] = {Mode::kPayg,
+                                     Mode::kSpot,
+                                     Mode::kSubscriptionMonth,
+                                     Mode::kSubscriptionYear,
+                                     Mode::kReservedNoUpfront,
                                      Mode::kSavingsPlan};
 std::string_view ModeName(Mode m);  // "payg", "spot", "subscription_month", ..., "savings_plan"
 std::optional<Mode> ParseMode(std::string_view name);
@@ -282,11 +285,11 @@ struct CostOptions {
 
 struct JobCostEstimate {
   Mode mode = Mode::kPayg;
-  Money total;              // what the job costs in this mode
-  Money rate_per_hour;      // price per instance-hour actually used (spot: market; sub: /730 h)
-  double wall_hours = 0;    // including interruption overhead (spot)
+  Money total;            // what the job costs in this mode
+  Money rate_per_hour;    // price per instance-hour actually used (spot: market; sub: /730 h)
+  double wall_hours = 0;  // including interruption overhead (spot)
   double billed_instance_hours = 0;  // instance-hours paid (subscription: whole months)
-  bool lower_bound = false;  // spot with unknown reclaim rate: the overhead is not included
+  bool lower_bound = false;          // spot with unknown reclaim rate: the overhead is not included
   // Spot only.
   double expected_interruptions = 0;
   std::optional<double> checkpoint_interval_hours;  // Young/Daly or the fixed interval
@@ -294,8 +297,8 @@ struct JobCostEstimate {
   Money interruption_overhead;                      // extra cost from reclaims + checkpoints
   // Commitment beyond the job (subscription, RI, savings plan): the whole term's price.
   std::optional<Money> commitment;
-  PriceQuote price;                 // the price used
-  std::vector<std::string> notes;   // one line per modelling step, for the breakdown
+  PriceQuote price;                // the price used
+  std::vector<std::string> notes;  // one line per modelling step, for the breakdown
 };
 
 // Cost of running `job` in `options.mode`:
@@ -326,7 +329,7 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
 // The utilisation above which a monthly subscription beats PAYG: subscription_month /
 // (PAYG x hours_per_month). 0.66 -> 66%, about 482 h a month.
 struct BreakEven {
-  double utilisation = 0;     // 0..1 (may exceed 1: subscription never pays off)
+  double utilisation = 0;  // 0..1 (may exceed 1: subscription never pays off)
   double hours_per_month = 0;
   std::string basis;
 };

@@ -1,18 +1,17 @@
 // `gpuplan prices [refresh|import|compare|cache]`: show prices with their source and age, fetch
 // live prices from the Alibaba Cloud API into the local cache, import aliyun CLI JSON, and
 // compare billing modes for a job or a service.
+#include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -40,16 +39,17 @@ std::vector<std::string> SplitList(const std::string& s) {
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
+    if (!item.empty())
+      out.push_back(item);
   }
   return out;
 }
 
 Status UnknownInstance(const Catalog& c, const std::string& name) {
   std::vector<std::string> near = c.SuggestInstances(name);
-  return Status::NotFound(fmt::format("unknown instance type \"{}\"{}", name,
-                                      near.empty() ? "" : fmt::format("; did you mean {}?",
-                                                                      fmt::join(near, ", "))));
+  return Status::NotFound(
+      fmt::format("unknown instance type \"{}\"{}", name,
+                  near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
 }
 
 std::string Age(const std::optional<int>& days) { return days ? std::to_string(*days) : "-"; }
@@ -57,8 +57,10 @@ std::string Age(const std::optional<int>& days) { return days ? std::to_string(*
 // Unit prices keep up to 4 decimals as the price lists do (9.5326, 0.0838); totals use Num().
 std::string PriceText(double v) {
   std::string s = fmt::format("{:.4f}", v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
   return s;
 }
 
@@ -78,7 +80,8 @@ struct ListOptions {
 
 void RunList(CliContext& ctx, const ListOptions& o) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   if (!o.instance.empty() && !c->FindInstance(o.instance)) {
     return ctx.Fail(UnknownInstance(*c, o.instance), true);
   }
@@ -88,28 +91,37 @@ void RunList(CliContext& ctx, const ListOptions& o) {
     if (!billing) {
       return ctx.Fail(Status::InvalidArgument(
                           "--billing: expected payg, spot, subscription_month, subscription_year, "
-                          "reserved_no_upfront or reserved_partial_upfront, got \"" + o.billing +
-                          "\""),
+                          "reserved_no_upfront or reserved_partial_upfront, got \"" +
+                          o.billing + "\""),
                       true);
     }
   }
   const std::string today = CliToday();
-  std::vector<cost::PriceQuote> rows = cost::EffectivePrices(*c, o.instance, o.region, billing, today);
+  std::vector<cost::PriceQuote> rows =
+      cost::EffectivePrices(*c, o.instance, o.region, billing, today);
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "source",
-                   "as_of", "age_days", "trust"}, {}};
+                   "as_of", "age_days", "trust"},
+                  {}};
   nlohmann::json json = nlohmann::json::array();
   for (const cost::PriceQuote& q : rows) {
     const std::string currency(CurrencyName(q.price.currency()));
     table.rows.push_back({q.instance, q.region, q.zone.empty() ? "-" : q.zone,
-                          std::string(BillingName(q.billing)), PriceText(q.price.amount()), currency,
-                          q.unit, std::string(PriceSourceName(q.source)), q.as_of, Age(q.age_days),
-                          q.trust});
-    nlohmann::json j = {{"instance", q.instance}, {"region", q.region}, {"zone", q.zone},
-                        {"billing", BillingName(q.billing)}, {"price", q.price.amount()},
-                        {"currency", currency}, {"unit", q.unit},
-                        {"source", PriceSourceName(q.source)}, {"as_of", q.as_of},
-                        {"age_days", nullptr}, {"trust", q.trust}};
-    if (q.age_days) j["age_days"] = *q.age_days;
+                          std::string(BillingName(q.billing)), PriceText(q.price.amount()),
+                          currency, q.unit, std::string(PriceSourceName(q.source)), q.as_of,
+                          Age(q.age_days), q.trust});
+    nlohmann::json j = {{"instance", q.instance},
+                        {"region", q.region},
+                        {"zone", q.zone},
+                        {"billing", BillingName(q.billing)},
+                        {"price", q.price.amount()},
+                        {"currency", currency},
+                        {"unit", q.unit},
+                        {"source", PriceSourceName(q.source)},
+                        {"as_of", q.as_of},
+                        {"age_days", nullptr},
+                        {"trust", q.trust}};
+    if (q.age_days)
+      j["age_days"] = *q.age_days;
     json.push_back(std::move(j));
   }
   Emit(*ctx.out, o.format, table, json);
@@ -144,31 +156,37 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
                     true);
   }
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   io::RefreshRequest req;
   req.region = o.region;
   req.today = CliToday();
   req.subscription = !o.no_subscription;
   for (const std::string& t : SplitList(o.types)) {
     const InstanceType* known = c->FindInstance(t);
-    if (!known) return ctx.Fail(UnknownInstance(*c, t), true);
+    if (!known)
+      return ctx.Fail(UnknownInstance(*c, t), true);
     req.types.push_back(known->name);
   }
   std::optional<std::string> config;
   std::string config_path = "~/.aliyun/config.json";
   if (const char* home = Env("HOME")) {
     config_path = std::string(home) + "/.aliyun/config.json";
-    if (Result<std::string> text = io::ReadFile(config_path); text.ok()) config = *text;
+    if (Result<std::string> text = io::ReadFile(config_path); text.ok())
+      config = *text;
   }
-  Result<io::AliyunCredentials> creds =
-      io::CredentialsFrom(Env("ALIBABA_CLOUD_ACCESS_KEY_ID"), Env("ALIBABA_CLOUD_ACCESS_KEY_SECRET"),
-                          Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
-  if (!creds.ok()) return ctx.Fail(creds.status());
+  Result<io::AliyunCredentials> creds = io::CredentialsFrom(
+      Env("ALIBABA_CLOUD_ACCESS_KEY_ID"), Env("ALIBABA_CLOUD_ACCESS_KEY_SECRET"),
+      Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
+  if (!creds.ok())
+    return ctx.Fail(creds.status());
   Result<std::string> dir = CacheDir();
-  if (!dir.ok()) return ctx.Fail(dir.status());
+  if (!dir.ok())
+    return ctx.Fail(dir.status());
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok()) return ctx.Fail(cache.status());
+  if (!cache.ok())
+    return ctx.Fail(cache.status());
 
   io::ClientOptions options;
   options.endpoint = o.endpoint;
@@ -186,19 +204,22 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   // Fresh API rows for these types replace every older API row of the region (zones that no
   // longer quote a spot price must not linger).
   std::set<std::string> fetched_types;
-  for (const Price& p : fetched->prices) fetched_types.insert(p.instance);
+  for (const Price& p : fetched->prices)
+    fetched_types.insert(p.instance);
   std::erase_if(cache->prices, [&](const Price& p) {
     return p.origin == PriceSource::kApi && p.region == o.region && fetched_types.count(p.instance);
   });
   io::MergePriceCache(*fetched, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok()) return ctx.Fail(s);
+  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+    return ctx.Fail(s);
   *ctx.out << fmt::format(
       "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
       "spot-advice records ({} API requests)\nwrote {}\n",
       o.region, req.today, creds->Redacted(), report.types_priced, report.spot_prices,
       report.stock_records, report.advice_records, client.requests_sent(),
       io::PriceCachePath(*dir));
-  for (const std::string& w : report.warnings) *ctx.err << "gpuplan: warning: " << w << "\n";
+  for (const std::string& w : report.warnings)
+    *ctx.err << "gpuplan: warning: " << w << "\n";
 }
 
 // ------------------------------------------------------------------------------------------
@@ -213,12 +234,13 @@ struct ImportOptions {
 
 void RunImport(CliContext& ctx, const ImportOptions& o) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   io::ImportContext ictx;
   ictx.as_of = o.as_of.empty() ? CliToday() : o.as_of;
   if (!DaysBetween(ictx.as_of, ictx.as_of) || ictx.as_of.size() != 10) {
-    return ctx.Fail(Status::InvalidArgument("--as-of: expected YYYY-MM-DD, got \"" + o.as_of + "\""),
-                    true);
+    return ctx.Fail(
+        Status::InvalidArgument("--as-of: expected YYYY-MM-DD, got \"" + o.as_of + "\""), true);
   }
   if (!o.instance.empty() && !c->FindInstance(o.instance)) {
     return ctx.Fail(UnknownInstance(*c, o.instance), true);
@@ -233,34 +255,43 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
   io::PriceCache imported;
   for (const std::string& file : o.files) {
     Result<std::string> text = io::ReadFile(file);
-    if (!text.ok()) return ctx.Fail(text.status());
+    if (!text.ok())
+      return ctx.Fail(text.status());
     Result<io::PriceCache> rows = io::ParseAliyunResponse(*text, file, ictx);
-    if (!rows.ok()) return ctx.Fail(rows.status().WithContext("import failed, cache unchanged"));
+    if (!rows.ok())
+      return ctx.Fail(rows.status().WithContext("import failed, cache unchanged"));
     io::MergePriceCache(*rows, &imported);
   }
   int unknown = 0;
   std::set<std::string> unknown_names;
   std::erase_if(imported.prices, [&](Price& p) {
     const InstanceType* t = c->FindInstance(p.instance);
-    if (t) p.instance = t->name;
-    if (!t) unknown_names.insert(p.instance);
+    if (t)
+      p.instance = t->name;
+    if (!t)
+      unknown_names.insert(p.instance);
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
   Result<std::string> dir = CacheDir();
-  if (!dir.ok()) return ctx.Fail(dir.status());
+  if (!dir.ok())
+    return ctx.Fail(dir.status());
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok()) return ctx.Fail(cache.status());
+  if (!cache.ok())
+    return ctx.Fail(cache.status());
   io::MergePriceCache(imported, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok()) return ctx.Fail(s);
+  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+    return ctx.Fail(s);
   *ctx.out << fmt::format(
       "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
       "wrote {}\n",
       imported.prices.size(), imported.market.stock.size(), imported.market.spot_advice.size(),
       o.files.size(), ictx.as_of, io::PriceCachePath(*dir));
   if (unknown > 0) {
-    *ctx.err << fmt::format("gpuplan: warning: skipped prices of {} instance type(s) not in the "
-                            "catalog (e.g. {})\n", unknown, *unknown_names.begin());
+    *ctx.err << fmt::format(
+        "gpuplan: warning: skipped prices of {} instance type(s) not in the "
+        "catalog (e.g. {})\n",
+        unknown, *unknown_names.begin());
   }
 }
 
@@ -283,10 +314,15 @@ struct CompareOptions {
 };
 
 nlohmann::json QuoteJson(const cost::PriceQuote& q) {
-  nlohmann::json j = {{"price", q.price.amount()}, {"currency", CurrencyName(q.price.currency())},
-                      {"unit", q.unit}, {"source", PriceSourceName(q.source)},
-                      {"as_of", q.as_of}, {"derived", q.derived}, {"basis", q.basis},
-                      {"trust", q.trust}, {"zone", q.zone}};
+  nlohmann::json j = {{"price", q.price.amount()},
+                      {"currency", CurrencyName(q.price.currency())},
+                      {"unit", q.unit},
+                      {"source", PriceSourceName(q.source)},
+                      {"as_of", q.as_of},
+                      {"derived", q.derived},
+                      {"basis", q.basis},
+                      {"trust", q.trust},
+                      {"zone", q.zone}};
   return j;
 }
 
@@ -298,9 +334,11 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
                     true);
   }
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   const InstanceType* t = c->FindInstance(o.instance);
-  if (!t) return ctx.Fail(UnknownInstance(*c, o.instance), true);
+  if (!t)
+    return ctx.Fail(UnknownInstance(*c, o.instance), true);
   const cost::PriceRatios ratios = CliPriceRatios();
   const cost::MarketData market = LoadCliMarketData(ctx);
   const std::string today = CliToday();
@@ -308,8 +346,8 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
   Result<cost::BillingRates> rates =
       cost::ResolveRates(*c, {t->name, o.region, o.zone, Billing::kPayg}, ratios, today);
   if (!rates.ok()) {
-    return ctx.Fail(rates.status().WithContext(
-        "cannot compare billing modes (" + avail.reason + ")"));
+    return ctx.Fail(
+        rates.status().WithContext("cannot compare billing modes (" + avail.reason + ")"));
   }
   cost::CostOptions base;
   base.spot.reclaim_rate_per_hour =
@@ -327,7 +365,8 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
                      : (base.spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)" : "unknown");
 
   io::Table table{{"mode", job ? "total" : "per_month", "currency", "per_hour",
-                   job ? "wall_h" : "utilisation", "price_source", "as_of", "note"}, {}};
+                   job ? "wall_h" : "utilisation", "price_source", "as_of", "note"},
+                  {}};
   nlohmann::json modes = nlohmann::json::array();
   std::vector<std::string> notes;
   for (cost::Mode mode : cost::kAllModes) {
@@ -336,8 +375,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
     const std::string name(cost::ModeName(mode));
     nlohmann::json j = {{"mode", name}};
     if (job) {
-      Result<cost::JobCostEstimate> e =
-          cost::JobCost(*rates, {o.hours, o.instances}, opt, ratios);
+      Result<cost::JobCostEstimate> e = cost::JobCost(*rates, {o.hours, o.instances}, opt, ratios);
       if (!e.ok()) {
         table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
         j["error"] = e.status().message();
@@ -352,25 +390,34 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
           mode != cost::Mode::kSubscriptionYear) {
         note = "commits " + e->commitment->ToString() + " for the term";
       }
-      if (e->price.derived && note.empty()) note = "derived price";
-      table.rows.push_back({name, Num(e->total.amount()),
-                            std::string(CurrencyName(e->total.currency())),
-                            PriceText(e->rate_per_hour.amount()), Num(e->wall_hours),
-                            std::string(PriceSourceName(e->price.source)) +
-                                (e->price.derived ? " (derived)" : ""),
-                            e->price.as_of, note});
-      j.update({{"total", e->total.amount()}, {"currency", CurrencyName(e->total.currency())},
-                {"rate_per_hour", e->rate_per_hour.amount()}, {"wall_hours", e->wall_hours},
+      if (e->price.derived && note.empty())
+        note = "derived price";
+      table.rows.push_back(
+          {name, Num(e->total.amount()), std::string(CurrencyName(e->total.currency())),
+           PriceText(e->rate_per_hour.amount()), Num(e->wall_hours),
+           std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
+           e->price.as_of, note});
+      j.update({{"total", e->total.amount()},
+                {"currency", CurrencyName(e->total.currency())},
+                {"rate_per_hour", e->rate_per_hour.amount()},
+                {"wall_hours", e->wall_hours},
                 {"billed_instance_hours", e->billed_instance_hours},
                 {"lower_bound", e->lower_bound},
                 {"expected_interruptions", e->expected_interruptions},
-                {"checkpoint_interval_hours", nullptr}, {"mtbf_hours", nullptr},
+                {"checkpoint_interval_hours", nullptr},
+                {"mtbf_hours", nullptr},
                 {"interruption_overhead", e->interruption_overhead.amount()},
-                {"commitment", nullptr}, {"price", QuoteJson(e->price)}, {"notes", e->notes}});
-      if (e->checkpoint_interval_hours) j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
-      if (e->mtbf_hours) j["mtbf_hours"] = *e->mtbf_hours;
-      if (e->commitment) j["commitment"] = e->commitment->amount();
-      for (const std::string& n : e->notes) notes.push_back(name + ": " + n);
+                {"commitment", nullptr},
+                {"price", QuoteJson(e->price)},
+                {"notes", e->notes}});
+      if (e->checkpoint_interval_hours)
+        j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
+      if (e->mtbf_hours)
+        j["mtbf_hours"] = *e->mtbf_hours;
+      if (e->commitment)
+        j["commitment"] = e->commitment->amount();
+      for (const std::string& n : e->notes)
+        notes.push_back(name + ": " + n);
     } else {
       Result<cost::MonthlyCostEstimate> e =
           cost::MonthlyCost(*rates, o.monthly_hours, o.instances, opt, ratios);
@@ -380,52 +427,55 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
         modes.push_back(std::move(j));
         continue;
       }
-      table.rows.push_back({name, Num(e->per_month.amount()),
-                            std::string(CurrencyName(e->per_month.currency())),
-                            PriceText(e->price.HourlyPrice(ratios).amount()),
-                            Num(100 * e->utilisation) + "%",
-                            std::string(PriceSourceName(e->price.source)) +
-                                (e->price.derived ? " (derived)" : ""),
-                            e->price.as_of, e->notes.empty() ? "" : e->notes.back()});
+      table.rows.push_back(
+          {name, Num(e->per_month.amount()), std::string(CurrencyName(e->per_month.currency())),
+           PriceText(e->price.HourlyPrice(ratios).amount()), Num(100 * e->utilisation) + "%",
+           std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
+           e->price.as_of, e->notes.empty() ? "" : e->notes.back()});
       j.update({{"per_month", e->per_month.amount()},
                 {"currency", CurrencyName(e->per_month.currency())},
-                {"utilisation", e->utilisation}, {"price", QuoteJson(e->price)},
+                {"utilisation", e->utilisation},
+                {"price", QuoteJson(e->price)},
                 {"notes", e->notes}});
     }
     modes.push_back(std::move(j));
   }
   Result<cost::BreakEven> be = cost::SubscriptionBreakEven(*rates, ratios);
-  nlohmann::json out = {{"instance", t->name}, {"region", o.region}, {"zone", o.zone},
-                        {"instances", o.instances},
-                        {"currency", CurrencyName(rates->currency())},
-                        {"availability", {{"available", avail.available},
-                                          {"reason", avail.reason},
-                                          {"zones", avail.zones}}},
-                        {"reclaim_rate_per_hour", nullptr}, {"reclaim_rate_source", reclaim_source},
-                        {"modes", modes}};
+  nlohmann::json out = {
+      {"instance", t->name},
+      {"region", o.region},
+      {"zone", o.zone},
+      {"instances", o.instances},
+      {"currency", CurrencyName(rates->currency())},
+      {"availability",
+       {{"available", avail.available}, {"reason", avail.reason}, {"zones", avail.zones}}},
+      {"reclaim_rate_per_hour", nullptr},
+      {"reclaim_rate_source", reclaim_source},
+      {"modes", modes}};
   if (job) {
     out["hours"] = o.hours;
   } else {
     out["monthly_hours"] = o.monthly_hours;
   }
-  if (base.spot.reclaim_rate_per_hour) out["reclaim_rate_per_hour"] = *base.spot.reclaim_rate_per_hour;
+  if (base.spot.reclaim_rate_per_hour)
+    out["reclaim_rate_per_hour"] = *base.spot.reclaim_rate_per_hour;
   if (be.ok()) {
-    out["break_even"] = {{"utilisation", be->utilisation}, {"hours_per_month", be->hours_per_month},
+    out["break_even"] = {{"utilisation", be->utilisation},
+                         {"hours_per_month", be->hours_per_month},
                          {"basis", be->basis}};
   }
   if (o.format == OutputFormat::kJson) {
     *ctx.out << out.dump(2) << "\n";
     return;
   }
-  *ctx.out << fmt::format("{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", t->name,
-                          o.region, o.zone.empty() ? "" : " zone " + o.zone, o.instances,
-                          job ? "job of " + Num(o.hours) + " h"
-                              : "service " + Num(o.monthly_hours) + " h/month",
-                          rates->payg.price.ToString(), PriceSourceName(rates->payg.source),
-                          rates->payg.as_of,
-                          rates->payg.age_days ? Num(*rates->payg.age_days) + " days old"
-                                               : "age unknown");
-  if (!avail.available) *ctx.out << "warning: " << avail.reason << "\n";
+  *ctx.out << fmt::format(
+      "{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", t->name, o.region,
+      o.zone.empty() ? "" : " zone " + o.zone, o.instances,
+      job ? "job of " + Num(o.hours) + " h" : "service " + Num(o.monthly_hours) + " h/month",
+      rates->payg.price.ToString(), PriceSourceName(rates->payg.source), rates->payg.as_of,
+      rates->payg.age_days ? Num(*rates->payg.age_days) + " days old" : "age unknown");
+  if (!avail.available)
+    *ctx.out << "warning: " << avail.reason << "\n";
   if (Overseas(o.region) && rates->currency() == Currency::kCny) {
     *ctx.out << fmt::format(
         "note: China-site CNY prices; an international-site account in {} pays about USD {}/h "
@@ -434,19 +484,22 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
         Num(ratios.cny_per_usd_overseas));
   }
   Emit(*ctx.out, o.format, table, out);
-  if (o.format != OutputFormat::kTable) return;
+  if (o.format != OutputFormat::kTable)
+    return;
   if (be.ok()) {
     *ctx.out << fmt::format(
         "break-even: a monthly subscription beats PAYG above {}% utilisation ({} h of {} h a "
-        "month)\n", Num(100 * be->utilisation), Num(be->hours_per_month),
-        Num(ratios.hours_per_month));
+        "month)\n",
+        Num(100 * be->utilisation), Num(be->hours_per_month), Num(ratios.hours_per_month));
   }
   *ctx.out << "spot reclaim rate: "
            << (base.spot.reclaim_rate_per_hour
-                   ? Num(*base.spot.reclaim_rate_per_hour) + "/instance-hour (" + reclaim_source + ")"
+                   ? Num(*base.spot.reclaim_rate_per_hour) + "/instance-hour (" + reclaim_source +
+                         ")"
                    : "unknown (give --reclaim-rate or refresh DescribeSpotAdvice)")
            << "\n";
-  for (const std::string& n : notes) *ctx.out << "  " << n << "\n";
+  for (const std::string& n : notes)
+    *ctx.out << "  " << n << "\n";
 }
 
 // ------------------------------------------------------------------------------------------
@@ -454,12 +507,16 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
 
 void RunCacheInfo(CliContext& ctx, OutputFormat format) {
   Result<std::string> dir = CacheDir();
-  if (!dir.ok()) return ctx.Fail(dir.status());
+  if (!dir.ok())
+    return ctx.Fail(dir.status());
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok()) return ctx.Fail(cache.status());
+  if (!cache.ok())
+    return ctx.Fail(cache.status());
   std::set<std::string> regions;
-  for (const Price& p : cache->prices) regions.insert(p.region);
-  nlohmann::json j = {{"path", io::PriceCachePath(*dir)}, {"prices", cache->prices.size()},
+  for (const Price& p : cache->prices)
+    regions.insert(p.region);
+  nlohmann::json j = {{"path", io::PriceCachePath(*dir)},
+                      {"prices", cache->prices.size()},
                       {"stock", cache->market.stock.size()},
                       {"spot_advice", cache->market.spot_advice.size()},
                       {"regions", regions}};
@@ -477,7 +534,8 @@ void RunCacheInfo(CliContext& ctx, OutputFormat format) {
 
 std::string CliToday() {
   if (const char* fixed = Env("GPUPLAN_TODAY")) {
-    if (std::string_view(fixed).size() == 10 && DaysBetween(fixed, fixed)) return fixed;
+    if (std::string_view(fixed).size() == 10 && DaysBetween(fixed, fixed))
+      return fixed;
   }
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -495,7 +553,8 @@ cost::PriceRatios CliPriceRatios() {
 
 void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog) {
   Result<std::string> dir = CacheDir();
-  if (!dir.ok()) return;  // no HOME: nothing cached
+  if (!dir.ok())
+    return;  // no HOME: nothing cached
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
   if (!cache.ok()) {
     *ctx.err << "gpuplan: warning: " << cache.status().message()
@@ -507,7 +566,8 @@ void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog) {
 
 cost::MarketData LoadCliMarketData(const CliContext& ctx) {
   Result<std::string> dir = CacheDir();
-  if (!dir.ok()) return {};
+  if (!dir.ok())
+    return {};
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
   if (!cache.ok()) {
     *ctx.err << "gpuplan: warning: " << cache.status().message() << "\n";
@@ -528,7 +588,8 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
                   "payg, spot, subscription_month, subscription_year, reserved_no_upfront");
   AddFormatFlags(cmd, &list->format);
   cmd->callback([&ctx, cmd, list] {
-    if (!cmd->get_subcommands().empty()) return;
+    if (!cmd->get_subcommands().empty())
+      return;
     RunList(ctx, *list);
   });
 

@@ -55,19 +55,26 @@ PriceQuote SpotPrice(const BillingRates& rates, const SpotRisk& risk, const Pric
 
 std::string_view ModeName(Mode m) {
   switch (m) {
-    case Mode::kPayg: return "payg";
-    case Mode::kSpot: return "spot";
-    case Mode::kSubscriptionMonth: return "subscription_month";
-    case Mode::kSubscriptionYear: return "subscription_year";
-    case Mode::kReservedNoUpfront: return "reserved_no_upfront";
-    case Mode::kSavingsPlan: return "savings_plan";
+    case Mode::kPayg:
+      return "payg";
+    case Mode::kSpot:
+      return "spot";
+    case Mode::kSubscriptionMonth:
+      return "subscription_month";
+    case Mode::kSubscriptionYear:
+      return "subscription_year";
+    case Mode::kReservedNoUpfront:
+      return "reserved_no_upfront";
+    case Mode::kSavingsPlan:
+      return "savings_plan";
   }
   return "payg";
 }
 
 std::optional<Mode> ParseMode(std::string_view name) {
   for (Mode m : kAllModes) {
-    if (ModeName(m) == name) return m;
+    if (ModeName(m) == name)
+      return m;
   }
   return std::nullopt;
 }
@@ -79,7 +86,8 @@ double YoungDalyInterval(double checkpoint_cost, double mtbf) {
 
 Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
                                 const CostOptions& options, const PriceRatios& ratios) {
-  if (Status s = CheckJob(job); !s.ok()) return s;
+  if (Status s = CheckJob(job); !s.ok())
+    return s;
   const double w = job.work_hours;
   const double n = job.instances;
   const double hpm = ratios.hours_per_month;
@@ -106,8 +114,9 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
       double wall = w;
       if (!risk.reclaim_rate_per_hour) {
         e.lower_bound = true;
-        e.notes.push_back("reclaim rate unknown: interruption overhead not included, so this is "
-                          "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
+        e.notes.push_back(
+            "reclaim rate unknown: interruption overhead not included, so this is "
+            "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
       } else if (*risk.reclaim_rate_per_hour < 0 || risk.restart_hours < 0 ||
                  risk.checkpoint_hours < 0) {
         return Status::InvalidArgument("reclaim rate, restart and checkpoint hours must be >= 0");
@@ -135,7 +144,8 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
           }
           double tau = risk.checkpoint_interval_hours ? *risk.checkpoint_interval_hours
                                                       : (c > 0 ? YoungDalyInterval(c, mtbf) : w);
-          if (!(tau > 0)) return Status::InvalidArgument("checkpoint interval must be > 0");
+          if (!(tau > 0))
+            return Status::InvalidArgument("checkpoint interval must be > 0");
           tau = std::min(tau, w);
           e.checkpoint_interval_hours = tau;
           // First order (Young 1974, Daly 2006): a failure loses the restart plus on average
@@ -145,8 +155,9 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
           e.notes.push_back(std::string(risk.checkpoint_interval_hours ? "fixed" : "Young/Daly") +
                             " checkpoint interval " + Num(tau) + " h = sqrt(2 x " + Num(c) +
                             " h checkpoint x " + Num(mtbf) + " h MTBF)" +
-                            (risk.checkpoint_interval_hours ? " would be " +
-                                 Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h" : ""));
+                            (risk.checkpoint_interval_hours
+                                 ? " would be " + Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h"
+                                 : ""));
         }
         const double lost_share = lost_per_failure / mtbf;
         if (lost_share >= kMaxLostShare) {
@@ -157,12 +168,11 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
         }
         wall = w * (1 + checkpoint_share) / (1 - lost_share);
         e.expected_interruptions = wall / mtbf;
-        e.notes.push_back("reclaim rate " + Num(*risk.reclaim_rate_per_hour) +
-                          "/instance-hour x " + Num(n) + " instances, MTBF " + Num(mtbf) +
-                          " h" + (risk.protection_hour ? " (incl. 1 h protection)" : "") +
-                          ": expected " + Num(e.expected_interruptions) +
-                          " interruptions, wall time " + Num(wall) + " h for " + Num(w) +
-                          " h of work");
+        e.notes.push_back("reclaim rate " + Num(*risk.reclaim_rate_per_hour) + "/instance-hour x " +
+                          Num(n) + " instances, MTBF " + Num(mtbf) + " h" +
+                          (risk.protection_hour ? " (incl. 1 h protection)" : "") + ": expected " +
+                          Num(e.expected_interruptions) + " interruptions, wall time " + Num(wall) +
+                          " h for " + Num(w) + " h of work");
       } else {
         e.notes.push_back("reclaim rate 0: no interruption overhead");
       }
@@ -194,9 +204,9 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
       e.billed_instance_hours = w * n;
       e.total = e.rate_per_hour * (w * n);
       e.commitment = e.rate_per_hour * (12 * hpm * n);
-      e.notes.push_back("reserved instance, No Upfront, 1-year term: " +
-                        e.rate_per_hour.ToString() + "/h (" + e.price.basis +
-                        ") for every hour of the term, used or not: " + e.commitment->ToString());
+      e.notes.push_back(
+          "reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() + "/h (" +
+          e.price.basis + ") for every hour of the term, used or not: " + e.commitment->ToString());
       break;
     }
     case Mode::kSavingsPlan: {
@@ -219,8 +229,8 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
       e.commitment = e.rate_per_hour * (n * 12 * hpm * options.savings_plan_years);
       e.notes.push_back("savings plan covering " + Num(n) + " instances at " + Num(d) +
                         " x PAYG; the commitment is charged every hour of the " +
-                        std::to_string(options.savings_plan_years) + "-year term: " +
-                        e.commitment->ToString() + " (spot is never covered)");
+                        std::to_string(options.savings_plan_years) +
+                        "-year term: " + e.commitment->ToString() + " (spot is never covered)");
       break;
     }
   }
@@ -232,10 +242,11 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
                                         const PriceRatios& ratios) {
   const double hpm = ratios.hours_per_month;
   if (!(hours_per_month >= 0) || hours_per_month > hpm + 1e-9) {
-    return Status::InvalidArgument("hours per month must be between 0 and " + Num(hpm) +
-                                   ", got " + Num(hours_per_month));
+    return Status::InvalidArgument("hours per month must be between 0 and " + Num(hpm) + ", got " +
+                                   Num(hours_per_month));
   }
-  if (instances < 1) return Status::InvalidArgument("instances must be at least 1");
+  if (instances < 1)
+    return Status::InvalidArgument("instances must be at least 1");
   const double n = instances;
   const double h = hours_per_month;
   MonthlyCostEstimate e;
@@ -252,9 +263,9 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
       e.price = SpotPrice(rates, options.spot, ratios, &e.notes);
       e.per_month = e.price.price * (h * n);
       if (options.spot.reclaim_rate_per_hour) {
-        e.notes.push_back("expected reclaims a month: " +
-                          Num(*options.spot.reclaim_rate_per_hour * h * n) +
-                          " (each one is downtime for a service)");
+        e.notes.push_back(
+            "expected reclaims a month: " + Num(*options.spot.reclaim_rate_per_hour * h * n) +
+            " (each one is downtime for a service)");
       } else {
         e.notes.push_back("reclaim rate unknown: downtime from reclaims not estimated");
       }
@@ -305,7 +316,8 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
 
 Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRatios& ratios) {
   Result<double> per_hour = rates.subscription_month.price.Ratio(rates.payg.price);
-  if (!per_hour.ok()) return per_hour.status();
+  if (!per_hour.ok())
+    return per_hour.status();
   BreakEven b;
   b.hours_per_month = *per_hour;
   b.utilisation = b.hours_per_month / ratios.hours_per_month;
@@ -320,24 +332,33 @@ Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRa
 
 std::string_view StorageKindName(StorageKind k) {
   switch (k) {
-    case StorageKind::kEssdPl0: return "essd_pl0";
-    case StorageKind::kEssdPl1: return "essd_pl1";
-    case StorageKind::kEssdPl2: return "essd_pl2";
-    case StorageKind::kEssdPl3: return "essd_pl3";
-    case StorageKind::kLocalNvme: return "local_nvme";
-    case StorageKind::kCpfs: return "cpfs";
-    case StorageKind::kNas: return "nas";
-    case StorageKind::kOss: return "oss";
+    case StorageKind::kEssdPl0:
+      return "essd_pl0";
+    case StorageKind::kEssdPl1:
+      return "essd_pl1";
+    case StorageKind::kEssdPl2:
+      return "essd_pl2";
+    case StorageKind::kEssdPl3:
+      return "essd_pl3";
+    case StorageKind::kLocalNvme:
+      return "local_nvme";
+    case StorageKind::kCpfs:
+      return "cpfs";
+    case StorageKind::kNas:
+      return "nas";
+    case StorageKind::kOss:
+      return "oss";
   }
   return "essd_pl1";
 }
 
 std::optional<StorageKind> ParseStorageKind(std::string_view name) {
   const std::string lower = strings::Lower(name);
-  for (StorageKind k : {StorageKind::kEssdPl0, StorageKind::kEssdPl1, StorageKind::kEssdPl2,
-                        StorageKind::kEssdPl3, StorageKind::kLocalNvme, StorageKind::kCpfs,
-                        StorageKind::kNas, StorageKind::kOss}) {
-    if (StorageKindName(k) == lower) return k;
+  for (StorageKind k :
+       {StorageKind::kEssdPl0, StorageKind::kEssdPl1, StorageKind::kEssdPl2, StorageKind::kEssdPl3,
+        StorageKind::kLocalNvme, StorageKind::kCpfs, StorageKind::kNas, StorageKind::kOss}) {
+    if (StorageKindName(k) == lower)
+      return k;
   }
   return std::nullopt;
 }
@@ -369,8 +390,9 @@ Result<StorageCostEstimate> StorageCost(StorageKind kind, double size_gib, doubl
       // exceed the C1 instance list price by CNY 0.21/h -> CNY 0.0021 per GiB-hour
       // (alibaba_prices.md 2.1, 2.4). One derived data point: trust medium.
       e.total = Money::Cny(0.0021 * size_gib * hours);
-      e.reason = "CNY 0.0021/GiB-h, derived from Q1 DescribePrice quotes (2026-09-24): a "
-                 "100 GiB PL1 system disk adds CNY 0.21/h; China site";
+      e.reason =
+          "CNY 0.0021/GiB-h, derived from Q1 DescribePrice quotes (2026-09-24): a "
+          "100 GiB PL1 system disk adds CNY 0.21/h; China site";
       break;
     case StorageKind::kLocalNvme:
       // Local NVMe comes with the instance type; C1 prices are per instance (reference 1.2).
@@ -378,8 +400,7 @@ Result<StorageCostEstimate> StorageCost(StorageKind kind, double size_gib, doubl
       e.reason = "included in the instance price (local disks come with the instance type)";
       break;
     default:
-      e.reason = "price unknown: the reference data has no " +
-                 std::string(StorageKindName(kind)) +
+      e.reason = "price unknown: the reference data has no " + std::string(StorageKindName(kind)) +
                  " price; query DescribePrice (ResourceType=disk) or the product's price page";
       break;
   }

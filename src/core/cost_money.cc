@@ -12,13 +12,15 @@ namespace {
 std::string Fixed(double v, int decimals) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  if (ec != std::errc()) return "?";
+  if (ec != std::errc())
+    return "?";
   return std::string(buf, end);
 }
 
 Status Mismatch(const char* verb, const Money& a, const Money& b) {
   return Status::InvalidArgument(std::string("cannot ") + verb + " " + a.ToString() + " and " +
-                                 b.ToString() + ": currencies differ (CNY and USD are never mixed)");
+                                 b.ToString() +
+                                 ": currencies differ (CNY and USD are never mixed)");
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible Low-Level
@@ -34,18 +36,22 @@ long DaysFromCivil(int y, int m, int d) {
 
 std::optional<long> ParseDay(std::string_view s) {
   auto digits = [&](size_t pos, size_t n, int* out) {
-    if (pos + n > s.size()) return false;
+    if (pos + n > s.size())
+      return false;
     auto [p, ec] = std::from_chars(s.data() + pos, s.data() + pos + n, *out);
     return ec == std::errc() && p == s.data() + pos + n;
   };
   int y = 0, m = 0, d = 1;
-  if (s.size() < 7 || s[4] != '-' || !digits(0, 4, &y) || !digits(5, 2, &m)) return std::nullopt;
+  if (s.size() < 7 || s[4] != '-' || !digits(0, 4, &y) || !digits(5, 2, &m))
+    return std::nullopt;
   if (s.size() >= 10) {
-    if (s[7] != '-' || !digits(8, 2, &d)) return std::nullopt;
+    if (s[7] != '-' || !digits(8, 2, &d))
+      return std::nullopt;
   } else if (s.size() != 7) {
     return std::nullopt;
   }
-  if (m < 1 || m > 12 || d < 1 || d > 31) return std::nullopt;
+  if (m < 1 || m > 12 || d < 1 || d > 31)
+    return std::nullopt;
   return DaysFromCivil(y, m, d);
 }
 
@@ -55,29 +61,36 @@ std::string_view CurrencyName(Currency c) { return c == Currency::kUsd ? "USD" :
 
 std::optional<Currency> ParseCurrency(std::string_view code) {
   const std::string c = strings::Lower(code);
-  if (c == "cny" || c == "rmb") return Currency::kCny;
-  if (c == "usd") return Currency::kUsd;
+  if (c == "cny" || c == "rmb")
+    return Currency::kCny;
+  if (c == "usd")
+    return Currency::kUsd;
   return std::nullopt;
 }
 
 Result<Money> Money::Plus(const Money& other) const {
-  if (!SameCurrency(other)) return Mismatch("add", *this, other);
+  if (!SameCurrency(other))
+    return Mismatch("add", *this, other);
   return Money(amount_ + other.amount_, currency_);
 }
 
 Result<Money> Money::Minus(const Money& other) const {
-  if (!SameCurrency(other)) return Mismatch("subtract", *this, other);
+  if (!SameCurrency(other))
+    return Mismatch("subtract", *this, other);
   return Money(amount_ - other.amount_, currency_);
 }
 
 Result<double> Money::Ratio(const Money& other) const {
-  if (!SameCurrency(other)) return Mismatch("divide", *this, other);
-  if (other.amount_ == 0) return Status::InvalidArgument("cannot divide by " + other.ToString());
+  if (!SameCurrency(other))
+    return Mismatch("divide", *this, other);
+  if (other.amount_ == 0)
+    return Status::InvalidArgument("cannot divide by " + other.ToString());
   return amount_ / other.amount_;
 }
 
 Result<int> Money::Compare(const Money& other) const {
-  if (!SameCurrency(other)) return Mismatch("compare", *this, other);
+  if (!SameCurrency(other))
+    return Mismatch("compare", *this, other);
   return amount_ < other.amount_ ? -1 : (amount_ > other.amount_ ? 1 : 0);
 }
 
@@ -89,7 +102,8 @@ std::string Money::ToString() const {
 Result<Money> operator+(const Money& a, const Money& b) { return a.Plus(b); }
 
 Result<Money> operator+(const Result<Money>& a, const Money& b) {
-  if (!a.ok()) return a.status();
+  if (!a.ok())
+    return a.status();
   return a->Plus(b);
 }
 
@@ -97,7 +111,8 @@ Result<Money> operator-(const Money& a, const Money& b) { return a.Minus(b); }
 
 std::optional<int> DaysBetween(std::string_view from, std::string_view to) {
   std::optional<long> a = ParseDay(from), b = ParseDay(to);
-  if (!a || !b) return std::nullopt;
+  if (!a || !b)
+    return std::nullopt;
   return static_cast<int>(*b - *a);
 }
 

@@ -16,24 +16,31 @@ namespace {
 // Trust order of sources: live API data beats a user's import beats the embedded book.
 int SourceRank(PriceSource s) {
   switch (s) {
-    case PriceSource::kApi: return 2;
-    case PriceSource::kImport: return 1;
-    case PriceSource::kBuiltin: return 0;
+    case PriceSource::kApi:
+      return 2;
+    case PriceSource::kImport:
+      return 1;
+    case PriceSource::kBuiltin:
+      return 0;
   }
   return 0;
 }
 
 int TrustRank(std::string_view trust) {
-  if (trust == "high") return 2;
-  if (trust == "medium") return 1;
+  if (trust == "high")
+    return 2;
+  if (trust == "medium")
+    return 1;
   return 0;
 }
 
 // The catalog's spelling of an instance name ("gn7i-c8g1.2xlarge" -> "ecs.gn7i-c8g1.2xlarge").
 std::string CanonicalInstance(const Catalog& catalog, std::string_view name) {
-  if (const InstanceType* t = catalog.FindInstance(name)) return t->name;
+  if (const InstanceType* t = catalog.FindInstance(name))
+    return t->name;
   std::string lower = strings::Lower(name);
-  if (lower.rfind("ecs.", 0) != 0) lower = "ecs." + lower;
+  if (lower.rfind("ecs.", 0) != 0)
+    lower = "ecs." + lower;
   return lower;
 }
 
@@ -44,7 +51,9 @@ std::string RatioText(double v) {
   return ec == std::errc() ? std::string(buf, end) : strings::Num(v);
 }
 
-bool SameName(std::string_view a, std::string_view b) { return strings::Lower(a) == strings::Lower(b); }
+bool SameName(std::string_view a, std::string_view b) {
+  return strings::Lower(a) == strings::Lower(b);
+}
 
 PriceQuote Quote(const Price& p, Currency currency, std::string_view today) {
   PriceQuote q;
@@ -56,11 +65,13 @@ PriceQuote Quote(const Price& p, Currency currency, std::string_view today) {
   q.unit = p.unit;
   q.source = p.origin;
   q.as_of = p.as_of;
-  if (!today.empty()) q.age_days = DaysBetween(p.as_of, today);
+  if (!today.empty())
+    q.age_days = DaysBetween(p.as_of, today);
   q.trust = p.trust;
-  q.basis = p.provenance.source.empty() ? std::string(PriceSourceName(p.origin))
-                                        : p.provenance.source;
-  if (!p.notes.empty()) q.basis += "; " + p.notes;
+  q.basis =
+      p.provenance.source.empty() ? std::string(PriceSourceName(p.origin)) : p.provenance.source;
+  if (!p.notes.empty())
+    q.basis += "; " + p.notes;
   return q;
 }
 
@@ -76,22 +87,25 @@ struct Rank {
 
 Rank RankOf(const Price& p, const PriceQuery& q) {
   const bool cheapest = q.billing == Billing::kSpot && q.zone.empty();
-  return Rank{SourceRank(p.origin), !q.zone.empty() && p.zone == q.zone ? 1 : 0,
-              TrustRank(p.trust), p.as_of, cheapest ? -p.amount : 0.0};
+  return Rank{SourceRank(p.origin), !q.zone.empty() && p.zone == q.zone ? 1 : 0, TrustRank(p.trust),
+              p.as_of, cheapest ? -p.amount : 0.0};
 }
 
 std::string Describe(const PriceQuery& q, std::string_view instance) {
-  std::string s = std::string(instance) + " " + std::string(BillingName(q.billing)) + " in " +
-                  q.region;
-  if (!q.zone.empty()) s += " zone " + q.zone;
+  std::string s =
+      std::string(instance) + " " + std::string(BillingName(q.billing)) + " in " + q.region;
+  if (!q.zone.empty())
+    s += " zone " + q.zone;
   return s;
 }
 
 }  // namespace
 
 Money PriceQuote::HourlyPrice(const PriceRatios& ratios) const {
-  if (unit == "month") return price / ratios.hours_per_month;
-  if (unit == "year") return price / (12 * ratios.hours_per_month);
+  if (unit == "month")
+    return price / ratios.hours_per_month;
+  if (unit == "year")
+    return price / (12 * ratios.hours_per_month);
   return price;
 }
 
@@ -99,9 +113,8 @@ namespace {
 
 // The best row for `query`, optionally only in `currency` and `unit` (so a USD quote never
 // hides a CNY one when the caller needs CNY).
-Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query,
-                            std::string_view today, std::optional<Currency> want_currency,
-                            std::string_view want_unit) {
+Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query, std::string_view today,
+                            std::optional<Currency> want_currency, std::string_view want_unit) {
   const std::string instance = CanonicalInstance(catalog, query.instance);
   const Price* best = nullptr;
   Currency best_currency = Currency::kCny;
@@ -111,11 +124,15 @@ Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query,
         !SameName(p.region, query.region)) {
       continue;
     }
-    if (!query.zone.empty() && !p.zone.empty() && !SameName(p.zone, query.zone)) continue;
+    if (!query.zone.empty() && !p.zone.empty() && !SameName(p.zone, query.zone))
+      continue;
     std::optional<Currency> currency = ParseCurrency(p.currency);
-    if (!currency || !(p.amount > 0)) continue;  // 0 means "not priced", never free
-    if (want_currency && *currency != *want_currency) continue;
-    if (!want_unit.empty() && p.unit != want_unit) continue;
+    if (!currency || !(p.amount > 0))
+      continue;  // 0 means "not priced", never free
+    if (want_currency && *currency != *want_currency)
+      continue;
+    if (!want_unit.empty() && p.unit != want_unit)
+      continue;
     Rank r = RankOf(p, query);
     if (!best || r > best_rank) {
       best = &p;
@@ -123,7 +140,8 @@ Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query,
       best_currency = *currency;
     }
   }
-  if (!best) return Status::NotFound("price unknown for " + Describe(query, instance));
+  if (!best)
+    return Status::NotFound("price unknown for " + Describe(query, instance));
   return Quote(*best, best_currency, today);
 }
 
@@ -142,11 +160,15 @@ std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view
   std::map<Key, std::pair<const Price*, Rank>> best;
   std::map<Key, Currency> currency_of;
   for (const Price& p : catalog.prices) {
-    if (!want.empty() && !SameName(p.instance, want)) continue;
-    if (!region.empty() && !SameName(p.region, region)) continue;
-    if (billing && p.billing != *billing) continue;
+    if (!want.empty() && !SameName(p.instance, want))
+      continue;
+    if (!region.empty() && !SameName(p.region, region))
+      continue;
+    if (billing && p.billing != *billing)
+      continue;
     std::optional<Currency> currency = ParseCurrency(p.currency);
-    if (!currency || !(p.amount > 0)) continue;
+    if (!currency || !(p.amount > 0))
+      continue;
     PriceQuery q{p.instance, p.region, p.zone, p.billing};
     Key key{p.instance, p.region, static_cast<int>(p.billing), p.zone};
     Rank r = RankOf(p, q);
@@ -158,7 +180,8 @@ std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view
   }
   std::vector<PriceQuote> out;
   out.reserve(best.size());
-  for (const auto& [key, entry] : best) out.push_back(Quote(*entry.first, currency_of[key], today));
+  for (const auto& [key, entry] : best)
+    out.push_back(Quote(*entry.first, currency_of[key], today));
   return out;  // std::map order: instance, region, billing, zone
 }
 
@@ -167,7 +190,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   PriceQuery q = query;
   q.billing = Billing::kPayg;
   Result<PriceQuote> payg = FindBest(catalog, q, today, std::nullopt, "hour");
-  if (!payg.ok()) return payg.status();
+  if (!payg.ok())
+    return payg.status();
   BillingRates rates;
   rates.payg = *payg;
   const Currency cur = payg->price.currency();
@@ -178,7 +202,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
     PriceQuery lq = query;
     lq.billing = b;
     Result<PriceQuote> r = FindBest(catalog, lq, today, cur, unit);
-    if (!r.ok()) return std::nullopt;
+    if (!r.ok())
+      return std::nullopt;
     return *r;
   };
   auto derived = [&](Billing b, Money price, std::string unit, std::string trust,
@@ -203,8 +228,9 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   } else {
     const double ratio = std::max(ratios.spot_default, ratios.spot_floor);
     rates.spot = derived(Billing::kSpot, hourly * ratio, "hour", "low",
-                         RatioText(ratio) + " x PAYG (spot scenario: C2 best-zone median "
-                         "2024-10-09; no spot price listed)");
+                         RatioText(ratio) +
+                             " x PAYG (spot scenario: C2 best-zone median "
+                             "2024-10-09; no spot price listed)");
   }
   if (auto m = listed(Billing::kSubscriptionMonth, "month")) {
     rates.subscription_month = *m;
@@ -212,8 +238,8 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
     rates.subscription_month = derived(
         Billing::kSubscriptionMonth,
         hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "month", "medium",
-        RatioText(ratios.subscription_month_vs_payg) + " x " +
-            RatioText(ratios.hours_per_month) + " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
+        RatioText(ratios.subscription_month_vs_payg) + " x " + RatioText(ratios.hours_per_month) +
+            " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
   }
   if (auto y = listed(Billing::kSubscriptionYear, "year")) {
     rates.subscription_year = *y;
@@ -242,11 +268,14 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
   std::string as_of;
   bool any_record = false;
   for (const StockRecord& s : market.stock) {
-    if (!SameName(s.instance, name) || !SameName(s.region, region)) continue;
-    if (!zone.empty() && !SameName(s.zone, zone)) continue;
+    if (!SameName(s.instance, name) || !SameName(s.region, region))
+      continue;
+    if (!zone.empty() && !SameName(s.zone, zone))
+      continue;
     any_record = true;
     as_of = std::max(as_of, s.as_of);
-    if (s.in_stock()) zones_seen.insert(s.zone);
+    if (s.in_stock())
+      zones_seen.insert(s.zone);
   }
   const std::string where =
       std::string(region) + (zone.empty() ? "" : " zone " + std::string(zone));
@@ -259,9 +288,9 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
                    : name + " sold out in " + where + " (DescribeAvailableResource " + as_of + ")";
     return a;
   }
-  const bool complete = std::any_of(
-      market.complete_stock_regions.begin(), market.complete_stock_regions.end(),
-      [&](const std::string& r) { return SameName(r, region); });
+  const bool complete =
+      std::any_of(market.complete_stock_regions.begin(), market.complete_stock_regions.end(),
+                  [&](const std::string& r) { return SameName(r, region); });
   if (complete) {
     a.stock_checked = true;
     a.available = false;
@@ -271,9 +300,11 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
   std::set<std::string> priced_regions;
   bool priced_here = false;
   for (const Price& p : catalog.prices) {
-    if (!SameName(p.instance, name) || !(p.amount > 0)) continue;
+    if (!SameName(p.instance, name) || !(p.amount > 0))
+      continue;
     priced_regions.insert(p.region);
-    if (SameName(p.region, region)) priced_here = true;
+    if (SameName(p.region, region))
+      priced_here = true;
   }
   if (priced_here) {
     a.available = true;
@@ -283,7 +314,8 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
   }
   a.available = false;
   if (priced_regions.empty()) {
-    a.reason = name + " has no price in any region of the price book; not plannable without "
+    a.reason = name +
+               " has no price in any region of the price book; not plannable without "
                "'gpuplan prices refresh' or 'gpuplan prices import'";
   } else {
     std::string list;
@@ -295,8 +327,8 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
       }
       list += (list.empty() ? "" : ", ") + r;
     }
-    a.reason = name + " is not sold in " + std::string(region) +
-               " per the price book (priced in " + list + ")";
+    a.reason = name + " is not sold in " + std::string(region) + " per the price book (priced in " +
+               list + ")";
   }
   return a;
 }
@@ -305,17 +337,22 @@ std::optional<double> ReclaimRatePerHour(const MarketData& market, std::string_v
                                          std::string_view region, std::string_view zone) {
   std::optional<double> worst;
   for (const SpotAdvice& s : market.spot_advice) {
-    if (!SameName(s.region, region) || (!zone.empty() && !SameName(s.zone, zone))) continue;
+    if (!SameName(s.region, region) || (!zone.empty() && !SameName(s.zone, zone)))
+      continue;
     std::string a = strings::Lower(s.instance), b = strings::Lower(instance);
-    if (a.rfind("ecs.", 0) != 0) a = "ecs." + a;
-    if (b.rfind("ecs.", 0) != 0) b = "ecs." + b;
-    if (a != b) continue;
+    if (a.rfind("ecs.", 0) != 0)
+      a = "ecs." + a;
+    if (b.rfind("ecs.", 0) != 0)
+      b = "ecs." + b;
+    if (a != b)
+      continue;
     // InterruptionRate is a fraction (0.03); values above 1 are read as percent.
     double r = s.interruption_rate > 1 ? s.interruption_rate / 100 : s.interruption_rate;
     r = std::clamp(r, 0.0, 0.999);
     // Share of instances released within the 30-day (720 h) window -> constant hazard per hour.
     const double rate = -std::log1p(-r) / 720.0;
-    if (!worst || rate > *worst) worst = rate;
+    if (!worst || rate > *worst)
+      worst = rate;
   }
   return worst;
 }

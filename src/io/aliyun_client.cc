@@ -1,17 +1,16 @@
 #include "io/aliyun_client.h"
 
+#include <fmt/format.h>
+#include <httplib.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "io/price_import.h"
@@ -40,14 +39,17 @@ std::string RandomNonce() {
     return std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   }
   std::string out;
-  for (unsigned char b : bytes) out += fmt::format("{:02x}", b);
+  for (unsigned char b : bytes)
+    out += fmt::format("{:02x}", b);
   return out;
 }
 
 bool IsLoopback(const std::string& host) {
-  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  if (host == "localhost" || host == "::1" || host == "[::1]")
+    return true;
   // 127.0.0.0/8: four dotted numbers, the first 127.
-  if (host.rfind("127.", 0) != 0) return false;
+  if (host.rfind("127.", 0) != 0)
+    return false;
   int dots = 0;
   for (char c : host) {
     if (c == '.') {
@@ -87,36 +89,39 @@ Result<AliyunCredentials> CredentialsFrom(const char* env_id, const char* env_se
   }
   if (has_id != has_secret) {
     return Status::InvalidArgument(
-        "set both ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (only one is set)");
+        "set both ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET (only one is "
+        "set)");
   }
   const std::string how =
       "set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET, or run 'aliyun "
       "configure' (mode AK)";
-  if (!config_text) return Status::InvalidArgument("no Alibaba Cloud credentials: " + how);
+  if (!config_text)
+    return Status::InvalidArgument("no Alibaba Cloud credentials: " + how);
   json doc = json::parse(*config_text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return Status::InvalidArgument(config_path + ": malformed JSON; " + how);
   }
-  const std::string current = JsonString(doc, "current").empty() ? "default"
-                                                                  : JsonString(doc, "current");
+  const std::string current =
+      JsonString(doc, "current").empty() ? "default" : JsonString(doc, "current");
   auto profiles = doc.find("profiles");
   if (profiles == doc.end() || !profiles->is_array()) {
     return Status::InvalidArgument(config_path + ": no \"profiles\" list; " + how);
   }
   for (const json& p : *profiles) {
-    if (!p.is_object() || JsonString(p, "name") != current) continue;
+    if (!p.is_object() || JsonString(p, "name") != current)
+      continue;
     const std::string mode = JsonString(p, "mode");
     if (mode != "AK" && mode != "StsToken" && !mode.empty()) {
-      return Status::Unsupported(fmt::format(
-          "{}: profile \"{}\" uses mode {}, which gpuplan does not support; {}", config_path,
-          current, mode, how));
+      return Status::Unsupported(
+          fmt::format("{}: profile \"{}\" uses mode {}, which gpuplan does not support; {}",
+                      config_path, current, mode, how));
     }
     AliyunCredentials c{JsonString(p, "access_key_id"), JsonString(p, "access_key_secret"),
                         mode == "StsToken" ? JsonString(p, "sts_token") : ""};
     if (c.access_key_id.empty() || c.access_key_secret.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: profile \"{}\" has no access_key_id/access_key_secret; {}", config_path, current,
-          how));
+      return Status::InvalidArgument(
+          fmt::format("{}: profile \"{}\" has no access_key_id/access_key_secret; {}", config_path,
+                      current, how));
     }
     return c;
   }
@@ -131,13 +136,17 @@ std::string Endpoint::HostHeader() const {
 std::string Endpoint::Url() const { return scheme + "://" + HostHeader(); }
 
 Result<Endpoint> ParseEndpoint(std::string_view url) {
-  const std::string bad = "--endpoint: expected https://HOST[:PORT] (or http:// to a loopback "
-                          "address), got \"" + std::string(url) + "\"";
+  const std::string bad =
+      "--endpoint: expected https://HOST[:PORT] (or http:// to a loopback "
+      "address), got \"" +
+      std::string(url) + "\"";
   Endpoint e;
   const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return Status::InvalidArgument(bad);
+  if (scheme_end == std::string_view::npos)
+    return Status::InvalidArgument(bad);
   e.scheme = strings::Lower(url.substr(0, scheme_end));
-  if (e.scheme != "http" && e.scheme != "https") return Status::InvalidArgument(bad);
+  if (e.scheme != "http" && e.scheme != "https")
+    return Status::InvalidArgument(bad);
   std::string_view rest = url.substr(scheme_end + 3);
   if (const size_t slash = rest.find('/'); slash != std::string_view::npos) {
     if (rest.substr(slash) != "/") {
@@ -148,7 +157,8 @@ Result<Endpoint> ParseEndpoint(std::string_view url) {
   std::string_view host = rest;
   if (!rest.empty() && rest[0] == '[') {  // [::1]:8080
     const size_t close = rest.find(']');
-    if (close == std::string_view::npos) return Status::InvalidArgument(bad);
+    if (close == std::string_view::npos)
+      return Status::InvalidArgument(bad);
     host = rest.substr(0, close + 1);
     rest = rest.substr(close + 1);
   } else if (const size_t colon = rest.rfind(':'); colon != std::string_view::npos) {
@@ -158,21 +168,26 @@ Result<Endpoint> ParseEndpoint(std::string_view url) {
     rest = "";
   }
   if (!rest.empty()) {
-    if (rest[0] != ':' || rest.size() < 2) return Status::InvalidArgument(bad);
+    if (rest[0] != ':' || rest.size() < 2)
+      return Status::InvalidArgument(bad);
     int port = 0;
     for (char c : rest.substr(1)) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return Status::InvalidArgument(bad);
+      if (!std::isdigit(static_cast<unsigned char>(c)))
+        return Status::InvalidArgument(bad);
       port = port * 10 + (c - '0');
-      if (port > 65535) return Status::InvalidArgument(bad);
+      if (port > 65535)
+        return Status::InvalidArgument(bad);
     }
     e.port = port;
   }
-  if (host.empty() || host.find('@') != std::string_view::npos) return Status::InvalidArgument(bad);
+  if (host.empty() || host.find('@') != std::string_view::npos)
+    return Status::InvalidArgument(bad);
   e.host = strings::Lower(host);
   if (e.scheme == "http" && !IsLoopback(e.host)) {
-    return Status::InvalidArgument("--endpoint: plain http is allowed only for loopback "
-                                   "addresses (127.0.0.1, ::1, localhost); use https for \"" +
-                                   e.host + "\"");
+    return Status::InvalidArgument(
+        "--endpoint: plain http is allowed only for loopback "
+        "addresses (127.0.0.1, ::1, localhost); use https for \"" +
+        e.host + "\"");
   }
   return e;
 }
@@ -184,8 +199,10 @@ EcsClient::EcsClient(AliyunCredentials creds, std::string region, ClientOptions 
       std::this_thread::sleep_for(std::chrono::duration<double>(s));
     };
   }
-  if (!options_.utc_now) options_.utc_now = UtcNow;
-  if (!options_.nonce) options_.nonce = RandomNonce;
+  if (!options_.utc_now)
+    options_.utc_now = UtcNow;
+  if (!options_.nonce)
+    options_.nonce = RandomNonce;
 }
 
 Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std::string> params) {
@@ -195,7 +212,8 @@ Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std:
     ep.host = "ecs." + region_ + ".aliyuncs.com";
   } else {
     Result<Endpoint> parsed = ParseEndpoint(options_.endpoint);
-    if (!parsed.ok()) return parsed.status();
+    if (!parsed.ok())
+      return parsed.status();
     ep = *parsed;
   }
   params.emplace("RegionId", region_);
@@ -203,8 +221,8 @@ Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std:
   Status last;
   for (int attempt = 1; attempt <= std::max(1, options_.max_attempts); ++attempt) {
     if (attempt > 1) {
-      const double wait = std::min(options_.backoff_initial_s * std::pow(2.0, attempt - 2),
-                                   options_.backoff_max_s);
+      const double wait =
+          std::min(options_.backoff_initial_s * std::pow(2.0, attempt - 2), options_.backoff_max_s);
       options_.sleep(wait);
     }
     V3Request req;
@@ -229,17 +247,17 @@ Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std:
     httplib::Result res = http.Post("/?" + CanonicalQuery(req.query), headers, std::string(),
                                     "application/x-www-form-urlencoded");
     if (!res) {
-      last = Status::Unavailable(fmt::format("{}: {} failed: {} (attempt {} of {})", act,
-                                             ep.Url(), httplib::to_string(res.error()), attempt,
+      last = Status::Unavailable(fmt::format("{}: {} failed: {} (attempt {} of {})", act, ep.Url(),
+                                             httplib::to_string(res.error()), attempt,
                                              options_.max_attempts));
       continue;
     }
     json body = json::parse(res->body, nullptr, /*allow_exceptions=*/false);
     if (res->status == 200) {
       if (body.is_discarded() || !body.is_object()) {
-        return Status::Unavailable(fmt::format(
-            "{}: malformed JSON in the response from {} (HTTP 200, {} bytes)", act, ep.Url(),
-            res->body.size()));
+        return Status::Unavailable(
+            fmt::format("{}: malformed JSON in the response from {} (HTTP 200, {} bytes)", act,
+                        ep.Url(), res->body.size()));
       }
       return body;
     }
@@ -248,12 +266,11 @@ Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std:
     const std::string message = is_obj ? JsonString(body, "Message") : "";
     const std::string request_id = is_obj ? JsonString(body, "RequestId") : "";
     const std::string what = fmt::format(
-        "{}: {}{}{} (HTTP {}{})", act, code.empty() ? "error" : code,
-        message.empty() ? "" : ": ", message, res->status,
-        request_id.empty() ? "" : ", RequestId " + request_id);
+        "{}: {}{}{} (HTTP {}{})", act, code.empty() ? "error" : code, message.empty() ? "" : ": ",
+        message, res->status, request_id.empty() ? "" : ", RequestId " + request_id);
     if (IsThrottling(res->status, code) || res->status >= 500) {
-      last = Status::Unavailable(fmt::format("{} (attempt {} of {})", what, attempt,
-                                             options_.max_attempts));
+      last = Status::Unavailable(
+          fmt::format("{} (attempt {} of {})", what, attempt, options_.max_attempts));
       continue;
     }
     return Status::InvalidArgument(what);
@@ -261,15 +278,16 @@ Result<json> EcsClient::Call(std::string_view action, std::map<std::string, std:
   return Status::Unavailable(last.message() + "; giving up");
 }
 
-Result<std::vector<json>> EcsClient::CallAllPages(std::string_view action,
-                                                  const std::map<std::string, std::string>& params) {
+Result<std::vector<json>> EcsClient::CallAllPages(
+    std::string_view action, const std::map<std::string, std::string>& params) {
   std::vector<json> pages;
   std::map<std::string, std::string> p = params;
   std::string token;
   long offset = 0;
   for (int page = 0; page < options_.max_pages; ++page) {
     Result<json> body = Call(action, p);
-    if (!body.ok()) return body.status();
+    if (!body.ok())
+      return body.status();
     pages.push_back(*body);
     const json& b = pages.back();
     if (std::string next = JsonString(b, "NextToken"); !next.empty() && next != token) {
@@ -279,8 +297,10 @@ Result<std::vector<json>> EcsClient::CallAllPages(std::string_view action,
     }
     long next_offset = 0;
     if (auto it = b.find("NextOffset"); it != b.end()) {
-      if (it->is_number_integer()) next_offset = it->get<long>();
-      if (it->is_string()) next_offset = std::atol(it->get<std::string>().c_str());
+      if (it->is_number_integer())
+        next_offset = it->get<long>();
+      if (it->is_string())
+        next_offset = std::atol(it->get<std::string>().c_str());
     }
     if (next_offset > offset) {
       offset = next_offset;
@@ -289,8 +309,8 @@ Result<std::vector<json>> EcsClient::CallAllPages(std::string_view action,
     }
     return pages;
   }
-  return Status::Unavailable(fmt::format("{}: paging did not end after {} pages", action,
-                                         options_.max_pages));
+  return Status::Unavailable(
+      fmt::format("{}: paging did not end after {} pages", action, options_.max_pages));
 }
 
 Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
@@ -304,16 +324,19 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
   PriceCache out;
 
   // 1. Which types are offered where (one unfiltered call: absence then means "not sold").
-  Result<json> stock = client.Call("DescribeAvailableResource",
-                                   {{"DestinationResource", "InstanceType"},
-                                    {"InstanceChargeType", "PostPaid"}});
-  if (!stock.ok()) return stock.status();
+  Result<json> stock =
+      client.Call("DescribeAvailableResource",
+                  {{"DestinationResource", "InstanceType"}, {"InstanceChargeType", "PostPaid"}});
+  if (!stock.ok())
+    return stock.status();
   Result<PriceCache> stock_rows = ParseAliyunJson(*stock, "DescribeAvailableResource", ctx);
-  if (!stock_rows.ok()) return stock_rows.status();
+  if (!stock_rows.ok())
+    return stock_rows.status();
   std::set<std::string> offered;
   for (const cost::StockRecord& s : stock_rows->market.stock) {
     const InstanceType* t = catalog.FindInstance(s.instance);
-    if (!t) continue;  // keep the cache to types gpuplan can plan with
+    if (!t)
+      continue;  // keep the cache to types gpuplan can plan with
     cost::StockRecord copy = s;
     copy.instance = t->name;
     offered.insert(t->name);
@@ -353,7 +376,8 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
                                                    {"SystemDisk.Category", "cloud_essd"}};
       Result<json> body = client.Call("DescribePrice", params);
       if (!body.ok()) {
-        if (body.status().code() != ErrorCode::kInvalidArgument) return body.status();
+        if (body.status().code() != ErrorCode::kInvalidArgument)
+          return body.status();
         rep.warnings.push_back(fmt::format("{} {}: {}", type, q.what, body.status().message()));
         continue;
       }
@@ -361,25 +385,30 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
       pctx.instance = type;
       pctx.price_unit = q.unit;
       Result<PriceCache> rows = ParseAliyunJson(*body, "DescribePrice " + type, pctx);
-      if (!rows.ok()) return rows.status();
+      if (!rows.ok())
+        return rows.status();
       MergePriceCache(*rows, &out);
       priced = true;
     }
-    if (priced) ++rep.types_priced;
+    if (priced)
+      ++rep.types_priced;
 
     // 3. Spot prices per zone (last 3 hours by default), following NextOffset.
-    Result<std::vector<json>> pages = client.CallAllPages(
-        "DescribeSpotPriceHistory",
-        {{"NetworkType", "vpc"}, {"InstanceType", type}, {"OSType", "linux"}});
+    Result<std::vector<json>> pages =
+        client.CallAllPages("DescribeSpotPriceHistory",
+                            {{"NetworkType", "vpc"}, {"InstanceType", type}, {"OSType", "linux"}});
     if (!pages.ok()) {
-      if (pages.status().code() != ErrorCode::kInvalidArgument) return pages.status();
+      if (pages.status().code() != ErrorCode::kInvalidArgument)
+        return pages.status();
       rep.warnings.push_back(type + " spot: " + pages.status().message());
       continue;
     }
     for (const json& page : *pages) {
       Result<PriceCache> rows = ParseAliyunJson(page, "DescribeSpotPriceHistory " + type, ctx);
-      if (!rows.ok()) return rows.status();
-      for (const Price& p : rows->prices) rep.spot_prices += p.billing == Billing::kSpot ? 1 : 0;
+      if (!rows.ok())
+        return rows.status();
+      for (const Price& p : rows->prices)
+        rep.spot_prices += p.billing == Billing::kSpot ? 1 : 0;
       MergePriceCache(*rows, &out);
     }
   }
@@ -392,23 +421,27 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
     }
     Result<json> body = client.Call("DescribeSpotAdvice", params);
     if (!body.ok()) {
-      if (body.status().code() != ErrorCode::kInvalidArgument) return body.status();
+      if (body.status().code() != ErrorCode::kInvalidArgument)
+        return body.status();
       rep.warnings.push_back("spot advice: " + body.status().message());
       continue;
     }
     Result<PriceCache> rows = ParseAliyunJson(*body, "DescribeSpotAdvice", ctx);
-    if (!rows.ok()) return rows.status();
+    if (!rows.ok())
+      return rows.status();
     rep.advice_records += static_cast<int>(rows->market.spot_advice.size());
     MergePriceCache(*rows, &out);
   }
   // Keep only rows for catalog types, in the catalog's spelling.
   std::erase_if(out.prices, [&](Price& p) {
     const InstanceType* t = catalog.FindInstance(p.instance);
-    if (t) p.instance = t->name;
+    if (t)
+      p.instance = t->name;
     return t == nullptr;
   });
   for (cost::SpotAdvice& a : out.market.spot_advice) {
-    if (const InstanceType* t = catalog.FindInstance(a.instance)) a.instance = t->name;
+    if (const InstanceType* t = catalog.FindInstance(a.instance))
+      a.instance = t->name;
   }
   return out;
 }

@@ -15,12 +15,11 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/status.h"
@@ -40,9 +39,9 @@ Result<AliyunCredentials> CredentialsFrom(const char* env_id, const char* env_se
                                           const std::string& config_path);
 
 struct Endpoint {
-  std::string scheme;  // "https" | "http"
-  std::string host;    // "ecs.cn-hangzhou.aliyuncs.com", "127.0.0.1"
-  int port = 0;        // 0 = scheme default
+  std::string scheme;              // "https" | "http"
+  std::string host;                // "ecs.cn-hangzhou.aliyuncs.com", "127.0.0.1"
+  int port = 0;                    // 0 = scheme default
   std::string HostHeader() const;  // host[:port]
   std::string Url() const;         // scheme://host[:port]
 };
@@ -51,13 +50,13 @@ struct Endpoint {
 Result<Endpoint> ParseEndpoint(std::string_view url);
 
 struct ClientOptions {
-  std::string endpoint;              // "" = https://ecs.<region>.aliyuncs.com
-  double connect_timeout_s = 5;      // per attempt
-  double read_timeout_s = 30;        // per attempt
-  int max_attempts = 4;              // throttling, 5xx and network errors are retried
-  double backoff_initial_s = 1;      // doubles per retry, capped at backoff_max_s
+  std::string endpoint;          // "" = https://ecs.<region>.aliyuncs.com
+  double connect_timeout_s = 5;  // per attempt
+  double read_timeout_s = 30;    // per attempt
+  int max_attempts = 4;          // throttling, 5xx and network errors are retried
+  double backoff_initial_s = 1;  // doubles per retry, capped at backoff_max_s
   double backoff_max_s = 16;
-  int max_pages = 100;               // a paging loop longer than this is an error
+  int max_pages = 100;  // a paging loop longer than this is an error
   // Seams for tests; defaults sleep, read the UTC clock and draw a random nonce.
   std::function<void(double seconds)> sleep;
   std::function<std::string()> utc_now;  // "2023-10-26T10:22:32Z"
@@ -77,8 +76,8 @@ class EcsClient {
   Result<nlohmann::json> Call(std::string_view action, std::map<std::string, std::string> params);
 
   // Calls until the response has no NextToken / NextOffset, returning every page.
-  Result<std::vector<nlohmann::json>> CallAllPages(std::string_view action,
-                                                   const std::map<std::string, std::string>& params);
+  Result<std::vector<nlohmann::json>> CallAllPages(
+      std::string_view action, const std::map<std::string, std::string>& params);
 
   const std::string& region() const { return region_; }
   int requests_sent() const { return requests_; }

@@ -39,8 +39,10 @@ std::string Base64(const std::vector<unsigned char>& bytes) {
 
 std::string Trim(std::string_view s) {
   size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
+    ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
+    --e;
   return std::string(s.substr(b, e - b));
 }
 
@@ -73,7 +75,8 @@ std::string CanonicalQuery(const std::map<std::string, std::string>& params) {
   // std::map sorts by raw key; percent-encoding keeps the order of ASCII keys used by the API.
   std::string out;
   for (const auto& [k, v] : params) {
-    if (!out.empty()) out += '&';
+    if (!out.empty())
+      out += '&';
     out += PercentEncode(k) + "=" + PercentEncode(v);
   }
   return out;
@@ -100,7 +103,8 @@ void SignRpc(const AliyunCredentials& creds, std::string_view method, std::strin
   p["AccessKeyId"] = creds.access_key_id;
   p["Timestamp"] = std::string(timestamp);
   p["SignatureNonce"] = std::string(nonce);
-  if (!creds.security_token.empty()) p["SecurityToken"] = creds.security_token;
+  if (!creds.security_token.empty())
+    p["SecurityToken"] = creds.security_token;
   p["Signature"] = RpcSignature(creds.access_key_secret, RpcStringToSign(method, p));
 }
 
@@ -120,7 +124,8 @@ std::string V3CanonicalRequest(const V3Request& req, std::string* signed_headers
   std::map<std::string, std::string> signed_map;  // lowercase name -> trimmed value
   for (const auto& [name, value] : req.headers) {
     std::string lower;
-    for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char c : name)
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (lower == "host" || lower == "content-type" || lower.rfind("x-acs-", 0) == 0) {
       signed_map[lower] = Trim(value);
     }
@@ -130,14 +135,16 @@ std::string V3CanonicalRequest(const V3Request& req, std::string* signed_headers
     headers += name + ":" + value + "\n";
     names += (names.empty() ? "" : ";") + name;
   }
-  if (signed_headers) *signed_headers = names;
+  if (signed_headers)
+    *signed_headers = names;
   return req.method + "\n" + req.path + "\n" + CanonicalQuery(req.query) + "\n" + headers + "\n" +
          names + "\n" + Sha256Hex(req.body);
 }
 
 void SignV3(const AliyunCredentials& creds, V3Request* req) {
   req->headers["x-acs-content-sha256"] = Sha256Hex(req->body);
-  if (!creds.security_token.empty()) req->headers["x-acs-security-token"] = creds.security_token;
+  if (!creds.security_token.empty())
+    req->headers["x-acs-security-token"] = creds.security_token;
   req->headers.erase("authorization");
   std::string signed_headers;
   const std::string canonical = V3CanonicalRequest(*req, &signed_headers);

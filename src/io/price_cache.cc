@@ -1,12 +1,12 @@
 #include "io/price_cache.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "io/file_util.h"
@@ -20,8 +20,10 @@ constexpr int kVersion = 1;
 
 PriceSource ParseOrigin(const std::string& s, bool* ok) {
   *ok = true;
-  if (s == "api") return PriceSource::kApi;
-  if (s == "import") return PriceSource::kImport;
+  if (s == "api")
+    return PriceSource::kApi;
+  if (s == "import")
+    return PriceSource::kImport;
   *ok = false;
   return PriceSource::kImport;
 }
@@ -34,7 +36,8 @@ class Fields {
   std::string Str(const char* name, bool required = true) {
     auto it = obj_.find(name);
     if (it == obj_.end() || it->is_null()) {
-      if (required) Fail(name, "is missing; expected a string");
+      if (required)
+        Fail(name, "is missing; expected a string");
       return "";
     }
     if (!it->is_string()) {
@@ -53,7 +56,8 @@ class Fields {
   }
   std::optional<double> OptNum(const char* name) {
     auto it = obj_.find(name);
-    if (it == obj_.end() || it->is_null()) return std::nullopt;
+    if (it == obj_.end() || it->is_null())
+      return std::nullopt;
     if (!it->is_number()) {
       Fail(name, "expected a number or null");
       return std::nullopt;
@@ -64,7 +68,8 @@ class Fields {
     bool ok = false;
     const std::string s = Str("source");
     PriceSource o = ParseOrigin(s, &ok);
-    if (!ok && status_.ok()) Fail("source", "expected \"api\" or \"import\", got \"" + s + "\"");
+    if (!ok && status_.ok())
+      Fail("source", "expected \"api\" or \"import\", got \"" + s + "\"");
     return o;
   }
   void Fail(std::string_view field, std::string_view what) {
@@ -87,18 +92,21 @@ const json& EmptyObject() {
 }
 
 json PriceJson(const Price& p) {
-  return json{{"instance", p.instance}, {"region", p.region}, {"zone", p.zone},
-              {"billing", BillingName(p.billing)}, {"price", p.amount},
-              {"currency", p.currency}, {"unit", p.unit},
-              {"source", PriceSourceName(p.origin)}, {"as_of", p.as_of}, {"trust", p.trust},
+  return json{{"instance", p.instance}, {"region", p.region},
+              {"zone", p.zone},         {"billing", BillingName(p.billing)},
+              {"price", p.amount},      {"currency", p.currency},
+              {"unit", p.unit},         {"source", PriceSourceName(p.origin)},
+              {"as_of", p.as_of},       {"trust", p.trust},
               {"notes", p.notes}};
 }
 
 }  // namespace
 
 Result<std::string> PriceCacheDir(const char* xdg_cache_home, const char* home) {
-  if (xdg_cache_home && *xdg_cache_home) return std::string(xdg_cache_home) + "/gpuplan";
-  if (home && *home) return std::string(home) + "/.cache/gpuplan";
+  if (xdg_cache_home && *xdg_cache_home)
+    return std::string(xdg_cache_home) + "/gpuplan";
+  if (home && *home)
+    return std::string(home) + "/.cache/gpuplan";
   return Status::InvalidArgument(
       "cannot locate the price cache: neither XDG_CACHE_HOME nor HOME is set");
 }
@@ -107,22 +115,33 @@ std::string PriceCachePath(const std::string& dir) { return dir + "/prices.json"
 
 std::string PriceCacheToJson(const PriceCache& cache) {
   json prices = json::array(), stock = json::array(), advice = json::array();
-  for (const Price& p : cache.prices) prices.push_back(PriceJson(p));
+  for (const Price& p : cache.prices)
+    prices.push_back(PriceJson(p));
   for (const cost::StockRecord& s : cache.market.stock) {
-    stock.push_back({{"instance", s.instance}, {"region", s.region}, {"zone", s.zone},
-                     {"status", s.status}, {"status_category", s.status_category},
-                     {"as_of", s.as_of}, {"source", PriceSourceName(s.origin)}});
+    stock.push_back({{"instance", s.instance},
+                     {"region", s.region},
+                     {"zone", s.zone},
+                     {"status", s.status},
+                     {"status_category", s.status_category},
+                     {"as_of", s.as_of},
+                     {"source", PriceSourceName(s.origin)}});
   }
   for (const cost::SpotAdvice& a : cache.market.spot_advice) {
-    json j = {{"instance", a.instance}, {"region", a.region}, {"zone", a.zone},
+    json j = {{"instance", a.instance},
+              {"region", a.region},
+              {"zone", a.zone},
               {"interruption_rate", a.interruption_rate},
               {"interrupt_rate_desc", a.interrupt_rate_desc},
-              {"average_spot_discount_pct", nullptr}, {"as_of", a.as_of},
+              {"average_spot_discount_pct", nullptr},
+              {"as_of", a.as_of},
               {"source", PriceSourceName(a.origin)}};
-    if (a.average_spot_discount_pct) j["average_spot_discount_pct"] = *a.average_spot_discount_pct;
+    if (a.average_spot_discount_pct)
+      j["average_spot_discount_pct"] = *a.average_spot_discount_pct;
     advice.push_back(std::move(j));
   }
-  json doc = {{"version", kVersion}, {"prices", prices}, {"stock", stock},
+  json doc = {{"version", kVersion},
+              {"prices", prices},
+              {"stock", stock},
               {"spot_advice", advice},
               {"complete_stock_regions", cache.market.complete_stock_regions}};
   return doc.dump(1) + "\n";
@@ -144,11 +163,13 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
       static const json kEmpty = json::array();
       return &kEmpty;
     }
-    if (!it->is_array()) return Status::InvalidArgument(file + ": \"" + name + "\" must be a list" + fix);
+    if (!it->is_array())
+      return Status::InvalidArgument(file + ": \"" + name + "\" must be a list" + fix);
     return &*it;
   };
   Result<const json*> prices = array("prices");
-  if (!prices.ok()) return prices.status();
+  if (!prices.ok())
+    return prices.status();
   for (size_t i = 0; i < (*prices)->size(); ++i) {
     const json& e = (**prices)[i];
     Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: prices[{}]", file, i));
@@ -174,17 +195,20 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
     p.origin = f.Origin();
     p.as_of = f.Str("as_of");
     p.trust = f.Str("trust", false);
-    if (p.trust.empty()) p.trust = "high";
+    if (p.trust.empty())
+      p.trust = "high";
     p.notes = f.Str("notes", false);
     p.provenance.basis = "doc";
     p.provenance.source = std::string(PriceSourceName(p.origin));
     p.provenance.as_of = p.as_of;
     p.provenance.origin = fmt::format("{}: prices[{}]", file, i);
-    if (!f.status().ok()) return f.status();
+    if (!f.status().ok())
+      return f.status();
     cache.prices.push_back(std::move(p));
   }
   Result<const json*> stock = array("stock");
-  if (!stock.ok()) return stock.status();
+  if (!stock.ok())
+    return stock.status();
   for (size_t i = 0; i < (*stock)->size(); ++i) {
     const json& e = (**stock)[i];
     Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: stock[{}]", file, i));
@@ -196,11 +220,13 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
     s.status_category = f.Str("status_category", false);
     s.as_of = f.Str("as_of");
     s.origin = f.Origin();
-    if (!f.status().ok()) return f.status();
+    if (!f.status().ok())
+      return f.status();
     cache.market.stock.push_back(std::move(s));
   }
   Result<const json*> advice = array("spot_advice");
-  if (!advice.ok()) return advice.status();
+  if (!advice.ok())
+    return advice.status();
   for (size_t i = 0; i < (*advice)->size(); ++i) {
     const json& e = (**advice)[i];
     Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: spot_advice[{}]", file, i));
@@ -213,11 +239,13 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
     a.average_spot_discount_pct = f.OptNum("average_spot_discount_pct");
     a.as_of = f.Str("as_of");
     a.origin = f.Origin();
-    if (!f.status().ok()) return f.status();
+    if (!f.status().ok())
+      return f.status();
     cache.market.spot_advice.push_back(std::move(a));
   }
   Result<const json*> complete = array("complete_stock_regions");
-  if (!complete.ok()) return complete.status();
+  if (!complete.ok())
+    return complete.status();
   for (const json& r : **complete) {
     if (!r.is_string()) {
       return Status::InvalidArgument(file + ": complete_stock_regions must hold strings" + fix);
@@ -231,7 +259,8 @@ Result<PriceCache> ReadPriceCache(const std::string& dir) {
   const std::string path = PriceCachePath(dir);
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) {
-    if (text.status().code() == ErrorCode::kNotFound) return PriceCache{};
+    if (text.status().code() == ErrorCode::kNotFound)
+      return PriceCache{};
     return text.status();
   }
   return PriceCacheFromJson(*text, path);
@@ -244,8 +273,8 @@ Status WritePriceCache(const std::string& dir, const PriceCache& cache) {
 void MergePriceCache(const PriceCache& update, PriceCache* cache) {
   auto merge = [](auto& mine, const auto& theirs, auto key) {
     for (const auto& row : theirs) {
-      auto it = std::find_if(mine.begin(), mine.end(),
-                             [&](const auto& m) { return key(m) == key(row); });
+      auto it =
+          std::find_if(mine.begin(), mine.end(), [&](const auto& m) { return key(m) == key(row); });
       if (it != mine.end()) {
         *it = row;
       } else {
@@ -256,24 +285,25 @@ void MergePriceCache(const PriceCache& update, PriceCache* cache) {
   auto& stock = cache->market.stock;
   for (const std::string& region : update.market.complete_stock_regions) {
     std::set<PriceSource> origins;
-    for (const cost::StockRecord& s : update.market.stock) origins.insert(s.origin);
-    if (origins.empty()) origins.insert(PriceSource::kApi);
+    for (const cost::StockRecord& s : update.market.stock)
+      origins.insert(s.origin);
+    if (origins.empty())
+      origins.insert(PriceSource::kApi);
     std::erase_if(stock, [&](const cost::StockRecord& s) {
       return s.region == region && origins.count(s.origin) > 0;
     });
   }
-  merge(cache->prices, update.prices, [](const Price& p) {
-    return std::tie(p.instance, p.region, p.zone, p.billing, p.origin);
-  });
+  merge(cache->prices, update.prices,
+        [](const Price& p) { return std::tie(p.instance, p.region, p.zone, p.billing, p.origin); });
   merge(stock, update.market.stock, [](const cost::StockRecord& s) {
     return std::tie(s.instance, s.region, s.zone, s.origin);
   });
-  merge(cache->market.spot_advice, update.market.spot_advice, [](const cost::SpotAdvice& a) {
-    return std::tie(a.instance, a.region, a.zone, a.origin);
-  });
+  merge(cache->market.spot_advice, update.market.spot_advice,
+        [](const cost::SpotAdvice& a) { return std::tie(a.instance, a.region, a.zone, a.origin); });
   auto& regions = cache->market.complete_stock_regions;
   for (const std::string& r : update.market.complete_stock_regions) {
-    if (std::find(regions.begin(), regions.end(), r) == regions.end()) regions.push_back(r);
+    if (std::find(regions.begin(), regions.end(), r) == regions.end())
+      regions.push_back(r);
   }
 }
 

@@ -1,13 +1,13 @@
 #include "io/price_import.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "io/csv.h"
@@ -28,12 +28,16 @@ class Reader {
   const json* List(const json& parent, const char* outer, const char* inner,
                    const std::string& path) {
     auto it = parent.find(outer);
-    if (it == parent.end() || it->is_null()) return &Empty();
-    if (it->is_array()) return &*it;
+    if (it == parent.end() || it->is_null())
+      return &Empty();
+    if (it->is_array())
+      return &*it;
     if (it->is_object()) {
       auto in = it->find(inner);
-      if (in == it->end() || in->is_null()) return &Empty();
-      if (in->is_array()) return &*in;
+      if (in == it->end() || in->is_null())
+        return &Empty();
+      if (in->is_array())
+        return &*in;
     }
     Fail(path + "." + outer, fmt::format("expected a list under {}.{}", outer, inner));
     return &Empty();
@@ -42,10 +46,12 @@ class Reader {
   std::string Str(const json& obj, const char* key, const std::string& path, bool required) {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
-      if (required) Fail(path + "." + key, "is missing; expected a string");
+      if (required)
+        Fail(path + "." + key, "is missing; expected a string");
       return "";
     }
-    if (it->is_string()) return it->get<std::string>();
+    if (it->is_string())
+      return it->get<std::string>();
     Fail(path + "." + key, "expected a string");
     return "";
   }
@@ -55,19 +61,24 @@ class Reader {
                             bool required) {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
-      if (required) Fail(path + "." + key, "is missing; expected a number");
+      if (required)
+        Fail(path + "." + key, "is missing; expected a number");
       return std::nullopt;
     }
     std::optional<double> v;
-    if (it->is_number()) v = it->get<double>();
-    if (it->is_string()) v = ParseDecimal(it->get<std::string>());
-    if (v && std::isfinite(*v)) return v;
+    if (it->is_number())
+      v = it->get<double>();
+    if (it->is_string())
+      v = ParseDecimal(it->get<std::string>());
+    if (v && std::isfinite(*v))
+      return v;
     Fail(path + "." + key, "expected a number");
     return std::nullopt;
   }
 
   void Fail(const std::string& path, const std::string& what) {
-    if (status_.ok()) status_ = Status::InvalidArgument(file_ + ": " + path + ": " + what);
+    if (status_.ok())
+      status_ = Status::InvalidArgument(file_ + ": " + path + ": " + what);
   }
   const Status& status() const { return status_; }
   const ImportContext& ctx() const { return ctx_; }
@@ -84,7 +95,8 @@ class Reader {
 
 std::string EcsName(std::string name) {
   name = strings::Lower(name);
-  if (!name.empty() && name.rfind("ecs.", 0) != 0) name = "ecs." + name;
+  if (!name.empty() && name.rfind("ecs.", 0) != 0)
+    name = "ecs." + name;
   return name;
 }
 
@@ -107,9 +119,10 @@ Price NewPrice(const ImportContext& ctx, std::string what) {
 void ReadDescribePrice(const json& doc, Reader& r, PriceCache* out) {
   const ImportContext& ctx = r.ctx();
   if (ctx.instance.empty() || ctx.region.empty()) {
-    r.Fail("PriceInfo", "a DescribePrice response does not name its instance type and region; "
-                        "give them (gpuplan prices import --instance T --region R "
-                        "[--price-unit Hour|Month|Year])");
+    r.Fail("PriceInfo",
+           "a DescribePrice response does not name its instance type and region; "
+           "give them (gpuplan prices import --instance T --region R "
+           "[--price-unit Hour|Month|Year])");
     return;
   }
   const json& info = doc["PriceInfo"];
@@ -120,7 +133,8 @@ void ReadDescribePrice(const json& doc, Reader& r, PriceCache* out) {
   const json& price = info["Price"];
   const std::string currency = r.Str(price, "Currency", "PriceInfo.Price", true);
   std::optional<double> total = r.Num(price, "TradePrice", "PriceInfo.Price", true);
-  if (!r.status().ok()) return;
+  if (!r.status().ok())
+    return;
   // Prefer the instance part alone: quotes include the system disk (Q1 showed CNY 0.21/h for
   // a 100 GiB ESSD PL1), which the catalog's prices exclude.
   double amount = *total;
@@ -128,15 +142,18 @@ void ReadDescribePrice(const json& doc, Reader& r, PriceCache* out) {
   const json* details = r.List(price, "DetailInfos", "DetailInfo", "PriceInfo.Price");
   for (size_t i = 0; i < details->size(); ++i) {
     const json& d = (*details)[i];
-    if (!d.is_object()) continue;
+    if (!d.is_object())
+      continue;
     const std::string path = fmt::format("PriceInfo.Price.DetailInfos.DetailInfo[{}]", i);
-    if (strings::Lower(r.Str(d, "Resource", path, false)) != "instancetype") continue;
+    if (strings::Lower(r.Str(d, "Resource", path, false)) != "instancetype")
+      continue;
     if (std::optional<double> v = r.Num(d, "TradePrice", path, true)) {
       amount = *v;
       what = "DescribePrice TradePrice of the instance type";
     }
   }
-  if (!r.status().ok()) return;
+  if (!r.status().ok())
+    return;
   if (currency != "CNY" && currency != "USD") {
     r.Fail("PriceInfo.Price.Currency", "expected CNY or USD, got \"" + currency + "\"");
     return;
@@ -200,17 +217,21 @@ void ReadSpotHistory(const json& doc, Reader& r, PriceCache* out) {
     const std::string ts = r.Str(e, "Timestamp", path, true);
     std::optional<double> spot = r.Num(e, "SpotPrice", path, true);
     std::optional<double> origin = r.Num(e, "OriginPrice", path, false);
-    if (!r.status().ok()) break;
+    if (!r.status().ok())
+      break;
     if (!IsDate(ts)) {
       r.Fail(path + ".Timestamp", "expected yyyy-MM-ddTHH:mm:ssZ, got \"" + ts + "\"");
       break;
     }
     Obs& o = latest[{type, zone}];
-    if (ts >= o.timestamp) o = Obs{ts, *spot, origin};
+    if (ts >= o.timestamp)
+      o = Obs{ts, *spot, origin};
   }
-  if (!r.status().ok()) return;
+  if (!r.status().ok())
+    return;
   for (const auto& [key, o] : latest) {
-    if (!(o.spot > 0)) continue;
+    if (!(o.spot > 0))
+      continue;
     Price p = NewPrice(ctx, "DescribeSpotPriceHistory SpotPrice at " + o.timestamp);
     p.instance = key.first;
     p.zone = key.second;
@@ -249,21 +270,25 @@ void ReadAvailableResource(const json& doc, Reader& r, PriceCache* out) {
     }
     const std::string zone = r.Str(z, "ZoneId", zpath, true);
     std::string region = r.Str(z, "RegionId", zpath, false);
-    if (region.empty()) region = RegionOfZone(zone);
+    if (region.empty())
+      region = RegionOfZone(zone);
     const std::string zone_status = r.Str(z, "Status", zpath, false);
     const json* resources = r.List(z, "AvailableResources", "AvailableResource", zpath);
     for (size_t j = 0; j < resources->size() && r.status().ok(); ++j) {
       const json& res = (*resources)[j];
-      const std::string rpath = fmt::format("{}.AvailableResources.AvailableResource[{}]", zpath, j);
+      const std::string rpath =
+          fmt::format("{}.AvailableResources.AvailableResource[{}]", zpath, j);
       if (!res.is_object()) {
         r.Fail(rpath, "expected an object");
         break;
       }
-      if (r.Str(res, "Type", rpath, false) != "InstanceType") continue;
+      if (r.Str(res, "Type", rpath, false) != "InstanceType")
+        continue;
       const json* supported = r.List(res, "SupportedResources", "SupportedResource", rpath);
       for (size_t k = 0; k < supported->size() && r.status().ok(); ++k) {
         const json& s = (*supported)[k];
-        const std::string spath = fmt::format("{}.SupportedResources.SupportedResource[{}]", rpath, k);
+        const std::string spath =
+            fmt::format("{}.SupportedResources.SupportedResource[{}]", rpath, k);
         if (!s.is_object()) {
           r.Fail(spath, "expected an object");
           break;
@@ -273,7 +298,8 @@ void ReadAvailableResource(const json& doc, Reader& r, PriceCache* out) {
         rec.region = region;
         rec.zone = zone;
         rec.status = r.Str(s, "Status", spath, false);
-        if (rec.status.empty() || zone_status == "SoldOut") rec.status = zone_status;
+        if (rec.status.empty() || zone_status == "SoldOut")
+          rec.status = zone_status;
         rec.status_category = r.Str(s, "StatusCategory", spath, false);
         rec.as_of = ctx.as_of;
         rec.origin = ctx.origin;
@@ -320,7 +346,8 @@ void ReadSpotAdvice(const json& doc, Reader& r, PriceCache* out) {
       a.average_spot_discount_pct = r.Num(s, "AverageSpotDiscount", spath, false);
       a.as_of = ctx.as_of;
       a.origin = ctx.origin;
-      if (!r.status().ok()) break;
+      if (!r.status().ok())
+        break;
       if (*rate < 0 || *rate > 100) {
         r.Fail(spath + ".InterruptionRate", "expected a rate between 0 and 1 (or a percent)");
         break;
@@ -347,14 +374,15 @@ Status ReadDocument(const json& doc, const std::string& file, const ImportContex
     ReadSpotAdvice(doc, r, out);
   } else if (doc.contains("Code") && doc.contains("Message")) {
     Reader e(file, ctx);
-    return Status::InvalidArgument(file + ": the file holds an API error, not data: " +
-                                   e.Str(doc, "Code", "$", false) + ": " +
-                                   e.Str(doc, "Message", "$", false));
+    return Status::InvalidArgument(
+        file + ": the file holds an API error, not data: " + e.Str(doc, "Code", "$", false) + ": " +
+        e.Str(doc, "Message", "$", false));
   } else {
     return Status::InvalidArgument(
-        file + ": not a response of DescribePrice, DescribeSpotPriceHistory, "
-               "DescribeAvailableResource or DescribeSpotAdvice (expected one of the keys "
-               "PriceInfo, SpotPrices, AvailableZones, AvailableSpotZones)");
+        file +
+        ": not a response of DescribePrice, DescribeSpotPriceHistory, "
+        "DescribeAvailableResource or DescribeSpotAdvice (expected one of the keys "
+        "PriceInfo, SpotPrices, AvailableZones, AvailableSpotZones)");
   }
   return r.status();
 }
@@ -363,7 +391,8 @@ Status ReadDocument(const json& doc, const std::string& file, const ImportContex
 
 std::string RegionOfZone(std::string_view zone) {
   std::string z(zone);
-  if (z.size() > 2 && z[z.size() - 2] == '-' && std::isalpha(static_cast<unsigned char>(z.back()))) {
+  if (z.size() > 2 && z[z.size() - 2] == '-' &&
+      std::isalpha(static_cast<unsigned char>(z.back()))) {
     return z.substr(0, z.size() - 2);  // cn-hangzhou-h
   }
   if (z.size() > 2 && std::isalpha(static_cast<unsigned char>(z.back())) &&
@@ -377,8 +406,9 @@ Result<PriceCache> ParseAliyunResponse(std::string_view text, const std::string&
                                        const ImportContext& ctx) {
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    return Status::InvalidArgument(file + ": malformed JSON; expected the output of an aliyun "
-                                          "CLI call such as 'aliyun ecs DescribeSpotPriceHistory'");
+    return Status::InvalidArgument(file +
+                                   ": malformed JSON; expected the output of an aliyun "
+                                   "CLI call such as 'aliyun ecs DescribeSpotPriceHistory'");
   }
   return ParseAliyunJson(doc, file, ctx);
 }
@@ -393,11 +423,13 @@ Result<PriceCache> ParseAliyunJson(const json& doc, const std::string& file,
     if (doc.is_array()) {
       for (size_t i = 0; i < doc.size(); ++i) {
         Status s = ReadDocument(doc[i], fmt::format("{}[{}]", file, i), ctx, &out);
-        if (!s.ok()) return s;
+        if (!s.ok())
+          return s;
       }
     } else {
       Status s = ReadDocument(doc, file, ctx, &out);
-      if (!s.ok()) return s;
+      if (!s.ok())
+        return s;
     }
   } catch (const json::exception& e) {
     // Every access is type-checked first; this is a safety net so no input can crash us.
@@ -408,8 +440,10 @@ Result<PriceCache> ParseAliyunJson(const json& doc, const std::string& file,
 
 Result<cost::PriceRatios> ParsePriceRatios(std::string_view csv_text, const std::string& file) {
   Result<CsvTable> table = CsvTable::Parse(csv_text, file);
-  if (!table.ok()) return table.status();
-  if (Status s = table->RequireColumns({"name", "value", "source", "as_of"}); !s.ok()) return s;
+  if (!table.ok())
+    return table.status();
+  if (Status s = table->RequireColumns({"name", "value", "source", "as_of"}); !s.ok())
+    return s;
   cost::PriceRatios r;
   r.spot_scenarios.assign(3, 0);
   struct Field {
@@ -435,13 +469,17 @@ Result<cost::PriceRatios> ParsePriceRatios(std::string_view csv_text, const std:
     const std::string name = rr.Text("name", true);
     const Field* field = nullptr;
     for (const Field& f : kFields) {
-      if (name == f.name) field = &f;
+      if (name == f.name)
+        field = &f;
     }
-    if (rr.status().ok() && !field) rr.Fail("name", "unknown ratio \"" + name + "\"");
-    if (field) *field->target = rr.Number("value", field->min, field->max);
+    if (rr.status().ok() && !field)
+      rr.Fail("name", "unknown ratio \"" + name + "\"");
+    if (field)
+      *field->target = rr.Number("value", field->min, field->max);
     rr.Text("source", true);
     rr.Text("as_of", true);
-    if (!rr.status().ok()) return rr.status();
+    if (!rr.status().ok())
+      return rr.status();
     seen.insert(name);
   }
   for (const Field& f : kFields) {

@@ -11,10 +11,9 @@
 #ifndef GPUPLAN_SRC_IO_PRICE_IMPORT_H_
 #define GPUPLAN_SRC_IO_PRICE_IMPORT_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/cost.h"
 #include "gpuplan/status.h"

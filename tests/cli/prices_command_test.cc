@@ -1,13 +1,12 @@
 // `gpuplan prices ...` end to end in-process: listing, refresh against the local mock API,
 // import of aliyun CLI JSON, compare; a failed refresh or import leaves the cache byte-identical.
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
 #include "testing/aliyun_mock.h"
@@ -16,10 +15,10 @@
 namespace gpuplan {
 namespace {
 
+using nlohmann::json;
 using testing::AliyunMock;
 using testing::AliyunTestdata;
 using testing::RunGpuplan;
-using nlohmann::json;
 
 // A private cache directory, a fixed date and mock credentials for one test.
 class PricesCliTest : public ::testing::Test {
@@ -55,11 +54,13 @@ class PricesCliTest : public ::testing::Test {
 
   // Queues the replies of a full refresh of one type in cn-hangzhou, spot history in 2 pages.
   static void QueueRefresh(AliyunMock& mock) {
-    mock.Reply("DescribeAvailableResource", 200, AliyunTestdata("describe_available_resource.json"));
+    mock.Reply("DescribeAvailableResource", 200,
+               AliyunTestdata("describe_available_resource.json"));
     mock.Reply("DescribePrice", 200, AliyunTestdata("describe_price_hour.json"));
     mock.Reply("DescribePrice", 200, AliyunTestdata("describe_price_month.json"));
-    mock.Reply("DescribePrice", 400,
-               R"({"Code": "InvalidParameter.PriceUnit", "Message": "Year is not sold for this type"})");
+    mock.Reply(
+        "DescribePrice", 400,
+        R"({"Code": "InvalidParameter.PriceUnit", "Message": "Year is not sold for this type"})");
     json spot = json::parse(AliyunTestdata("describe_spot_price_history.json"));
     json page1 = spot, page2 = spot;
     auto& all = spot["SpotPrices"]["SpotPriceType"];
@@ -73,9 +74,9 @@ class PricesCliTest : public ::testing::Test {
   }
 
   std::vector<std::string> Refresh(const AliyunMock& mock, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"prices", "refresh", "--region", "cn-hangzhou", "--types",
-                                     "gn7i-c8g1.2xlarge", "--endpoint", mock.url(), "--backoff", "0",
-                                     "--timeout", "1"};
+    std::vector<std::string> args = {
+        "prices",     "refresh",  "--region",  "cn-hangzhou", "--types",   "gn7i-c8g1.2xlarge",
+        "--endpoint", mock.url(), "--backoff", "0",           "--timeout", "1"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -95,8 +96,8 @@ json PricesJson(const std::vector<std::string>& filters) {
 TEST_F(PricesCliTest, ListingShowsSourceAndAgeOfBuiltinPrices) {
   json rows = PricesJson({"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou"});
   ASSERT_EQ(rows.size(), 1u);
-  for (const char* key : {"instance", "region", "billing", "price", "currency", "unit", "source",
-                          "as_of"}) {
+  for (const char* key :
+       {"instance", "region", "billing", "price", "currency", "unit", "source", "as_of"}) {
     EXPECT_TRUE(rows[0].contains(key)) << key;
   }
   EXPECT_EQ(rows[0]["source"], "builtin");
@@ -120,20 +121,21 @@ TEST_F(PricesCliTest, RefreshStoresApiPricesThatWinOverBuiltin) {
   // Every request was signed correctly; spot history followed NextOffset.
   std::vector<AliyunMock::Request> reqs = mock.requests();
   ASSERT_EQ(reqs.size(), 7u);
-  for (const auto& r : reqs) EXPECT_TRUE(r.signature_ok) << r.action;
+  for (const auto& r : reqs)
+    EXPECT_TRUE(r.signature_ok) << r.action;
   EXPECT_EQ(reqs[5].action, "DescribeSpotPriceHistory");
   EXPECT_EQ(reqs[5].params["Offset"], "2");
 
-  json payg = PricesJson({"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou",
-                          "--billing", "payg"});
+  json payg = PricesJson(
+      {"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou", "--billing", "payg"});
   // Region-wide DescribePrice plus the zone OriginPrice rows of the spot history; all api.
   ASSERT_GE(payg.size(), 1u);
   for (const json& row : payg) {
     EXPECT_EQ(row["source"], "api");
     EXPECT_EQ(row["price"], 9.5326);
   }
-  json spot = PricesJson({"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou",
-                          "--billing", "spot"});
+  json spot = PricesJson(
+      {"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou", "--billing", "spot"});
   ASSERT_EQ(spot.size(), 2u);
   EXPECT_EQ(spot[0]["zone"], "cn-hangzhou-h");
   EXPECT_EQ(spot[0]["price"], 3.431);
@@ -165,7 +167,8 @@ TEST_F(PricesCliTest, FailedRefreshLeavesCacheIntact) {
   const std::string throttled = AliyunTestdata("throttled.json");
   struct Case {
     const char* name;
-    std::vector<std::tuple<std::string, int, std::string, int>> replies;  // action, status, body, delay
+    std::vector<std::tuple<std::string, int, std::string, int>>
+        replies;  // action, status, body, delay
     std::vector<std::string> extra;
     const char* want_err;
   };
@@ -191,7 +194,8 @@ TEST_F(PricesCliTest, FailedRefreshLeavesCacheIntact) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     AliyunMock mock;
-    for (const auto& [action, status, body, delay] : c.replies) mock.Reply(action, status, body, delay);
+    for (const auto& [action, status, body, delay] : c.replies)
+      mock.Reply(action, status, body, delay);
     std::vector<std::string> args = Refresh(mock, c.extra);
     testing::CliRun run = RunGpuplan(args);
     EXPECT_EQ(run.exit_code, 1);
@@ -219,8 +223,8 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
   testing::CliRun run = RunGpuplan({"prices", "import", spot});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("imported 4 prices"), std::string::npos) << run.out;
-  json rows = PricesJson({"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou",
-                          "--billing", "spot"});
+  json rows = PricesJson(
+      {"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou", "--billing", "spot"});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["source"], "import");
   EXPECT_EQ(rows[0]["as_of"], "2026-11-29");
@@ -229,11 +233,11 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
   testing::CliRun no_ctx = RunGpuplan({"prices", "import", price});
   EXPECT_EQ(no_ctx.exit_code, 1);
   EXPECT_NE(no_ctx.err.find("does not name its instance type and region"), std::string::npos);
-  testing::CliRun with_ctx = RunGpuplan({"prices", "import", "--instance", "gn7i-c8g1.2xlarge",
-                                         "--region", "cn-shanghai", price});
+  testing::CliRun with_ctx = RunGpuplan(
+      {"prices", "import", "--instance", "gn7i-c8g1.2xlarge", "--region", "cn-shanghai", price});
   ASSERT_EQ(with_ctx.exit_code, 0) << with_ctx.err;
-  json sh = PricesJson({"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-shanghai",
-                        "--billing", "payg"});
+  json sh = PricesJson(
+      {"--instance", "gn7i-c8g1.2xlarge", "--region", "cn-shanghai", "--billing", "payg"});
   ASSERT_EQ(sh.size(), 1u);
   EXPECT_EQ(sh[0]["source"], "import");  // import beats the built-in C1 row of cn-shanghai
 
@@ -243,8 +247,10 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
   ASSERT_TRUE(io::WriteFileAtomic(bad, "{\"SpotPrices\": 3, \"Currency\": \"CNY\"}").ok());
   testing::CliRun failed = RunGpuplan({"prices", "import", spot, bad});
   EXPECT_EQ(failed.exit_code, 1);
-  EXPECT_NE(failed.err.find("bad.json: $.SpotPrices: expected a list under SpotPrices.SpotPriceType"),
-            std::string::npos) << failed.err;
+  EXPECT_NE(
+      failed.err.find("bad.json: $.SpotPrices: expected a list under SpotPrices.SpotPriceType"),
+      std::string::npos)
+      << failed.err;
   EXPECT_EQ(CacheBytes(), before);
 }
 
@@ -272,7 +278,7 @@ TEST_F(PricesCliTest, CompareBillingModesForAJobAndAService) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    std::vector<std::string> args = {"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
+    std::vector<std::string> args = {"prices",   "compare",     "--instance", "gn7i-c8g1.2xlarge",
                                      "--region", "cn-hangzhou", "--json"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     testing::CliRun run = RunGpuplan(args);
@@ -284,8 +290,8 @@ TEST_F(PricesCliTest, CompareBillingModesForAJobAndAService) {
     EXPECT_EQ(j["modes"][0]["mode"], "payg");
     EXPECT_TRUE(j["modes"][0].contains(c.amount_key));
   }
-  testing::CliRun both = RunGpuplan({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
-                                     "--region", "cn-hangzhou"});
+  testing::CliRun both = RunGpuplan(
+      {"prices", "compare", "--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou"});
   EXPECT_EQ(both.exit_code, 2);
   testing::CliRun unpriced = RunGpuplan({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
                                          "--region", "xx-nowhere-1", "--hours", "5"});

@@ -1,10 +1,10 @@
 #include "gpuplan/cost.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace gpuplan::cost {
 namespace {
@@ -31,8 +31,8 @@ Price P(std::string instance, std::string region, std::string zone, Billing bill
 // C1 list price of the 1x A10 type in cn-hangzhou (alibaba_prices.md Appendix A).
 Catalog A10Catalog() {
   Catalog c;
-  c.prices.push_back(P(kA10, "cn-hangzhou", "", Billing::kPayg, "CNY", 9.5326, "hour",
-                       "2024-12-30", PriceSource::kBuiltin));
+  c.prices.push_back(P(kA10, "cn-hangzhou", "", Billing::kPayg, "CNY", 9.5326, "hour", "2024-12-30",
+                       PriceSource::kBuiltin));
   return c;
 }
 
@@ -115,14 +115,26 @@ TEST(PriceLookupTest, MostTrustedSourceWinsAndSaysWhereFrom) {
     int want_age;
   };
   const Case kCases[] = {
-      {"api_beats_import_and_builtin", {kA10, "cn-hangzhou", "", Billing::kPayg}, 9.74,
-       PriceSource::kApi, 29},
-      {"prefix_optional", {"gn7i-c8g1.2xlarge", "cn-hangzhou", "", Billing::kPayg}, 9.74,
-       PriceSource::kApi, 29},
-      {"builtin_when_only_source", {kA10, "cn-beijing", "", Billing::kPayg}, 9.5326,
-       PriceSource::kBuiltin, 700},
-      {"zone_query_falls_back_to_region_wide", {kA10, "cn-beijing", "cn-beijing-k", Billing::kPayg},
-       9.5326, PriceSource::kBuiltin, 700},
+      {"api_beats_import_and_builtin",
+       {kA10, "cn-hangzhou", "", Billing::kPayg},
+       9.74,
+       PriceSource::kApi,
+       29},
+      {"prefix_optional",
+       {"gn7i-c8g1.2xlarge", "cn-hangzhou", "", Billing::kPayg},
+       9.74,
+       PriceSource::kApi,
+       29},
+      {"builtin_when_only_source",
+       {kA10, "cn-beijing", "", Billing::kPayg},
+       9.5326,
+       PriceSource::kBuiltin,
+       700},
+      {"zone_query_falls_back_to_region_wide",
+       {kA10, "cn-beijing", "cn-beijing-k", Billing::kPayg},
+       9.5326,
+       PriceSource::kBuiltin,
+       700},
   };
   for (const Case& k : kCases) {
     SCOPED_TRACE(k.name);
@@ -146,11 +158,14 @@ TEST(PriceLookupTest, UnknownPriceIsNotFoundNeverZero) {
     const char* want;
   };
   const Case kCases[] = {
-      {"zero_price_row", {kA10, "us-east-1", "", Billing::kPayg},
+      {"zero_price_row",
+       {kA10, "us-east-1", "", Billing::kPayg},
        "price unknown for ecs.gn7i-c8g1.2xlarge payg in us-east-1"},
-      {"no_row_for_region", {kA10, "eu-central-1", "", Billing::kPayg},
+      {"no_row_for_region",
+       {kA10, "eu-central-1", "", Billing::kPayg},
        "price unknown for ecs.gn7i-c8g1.2xlarge payg in eu-central-1"},
-      {"no_row_for_billing", {kA10, "cn-hangzhou", "cn-hangzhou-h", Billing::kSpot},
+      {"no_row_for_billing",
+       {kA10, "cn-hangzhou", "cn-hangzhou-h", Billing::kSpot},
        "price unknown for ecs.gn7i-c8g1.2xlarge spot in cn-hangzhou zone cn-hangzhou-h"},
   };
   for (const Case& k : kCases) {
@@ -164,8 +179,8 @@ TEST(PriceLookupTest, UnknownPriceIsNotFoundNeverZero) {
 
 TEST(PriceLookupTest, SpotPicksZoneOrCheapestZone) {
   Catalog c = A10Catalog();
-  for (auto [zone, price] : {std::pair{"cn-hangzhou-h", 3.34}, {"cn-hangzhou-i", 2.38},
-                             {"cn-hangzhou-j", 9.53}}) {
+  for (auto [zone, price] :
+       {std::pair{"cn-hangzhou-h", 3.34}, {"cn-hangzhou-i", 2.38}, {"cn-hangzhou-j", 9.53}}) {
     c.prices.push_back(P(kA10, "cn-hangzhou", zone, Billing::kSpot, "CNY", price, "hour",
                          "2024-10-09", PriceSource::kBuiltin, "medium"));
   }
@@ -182,8 +197,8 @@ TEST(PriceLookupTest, EffectivePricesHideBuiltinBehindApi) {
   Catalog c = A10Catalog();
   c.prices.push_back(P(kA10, "cn-hangzhou", "", Billing::kPayg, "CNY", 9.74, "hour", "2026-11-01",
                        PriceSource::kApi));
-  c.prices.push_back(P(kA10, "cn-shanghai", "", Billing::kPayg, "CNY", 9.5326, "hour",
-                       "2024-12-30", PriceSource::kBuiltin));
+  c.prices.push_back(P(kA10, "cn-shanghai", "", Billing::kPayg, "CNY", 9.5326, "hour", "2024-12-30",
+                       PriceSource::kBuiltin));
   std::vector<PriceQuote> rows = EffectivePrices(c, "", "", std::nullopt, "2026-11-30");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].region, "cn-hangzhou");
@@ -319,14 +334,26 @@ TEST(JobCostTest, SpotInterruptionOverheadWithYoungDaly) {
   const double tau = std::sqrt(2 * 0.05 * 21);  // MTBF 1/0.05 + 1 h protection = 21 h
   const Case kCases[] = {
       // wall = 100 (1 + C/tau) / (1 - (R + tau/2) / MTBF)
-      {"young_daly_rate_0.05", {100, 1}, risk(0.05, false), 108.4848993303306, tau,
+      {"young_daly_rate_0.05",
+       {100, 1},
+       risk(0.05, false),
+       108.4848993303306,
+       tau,
        108.4848993303306 / 21},
       // Checkpoint (3 min) fits in the 5-minute notice: only C + R lost per reclaim.
-      {"checkpoint_on_notice", {100, 1}, risk(0.05, true), 100 / (1 - 0.3 / 21), std::nullopt,
+      {"checkpoint_on_notice",
+       {100, 1},
+       risk(0.05, true),
+       100 / (1 - 0.3 / 21),
+       std::nullopt,
        100 / (1 - 0.3 / 21) / 21},
       {"zero_rate_no_overhead", {100, 1}, risk(0.0, false), 100, std::nullopt, 0},
       // Fixed 4 h interval: wall = 100 (1 + 0.05/4) / (1 - (0.25 + 2) / 21).
-      {"fixed_interval_4h", {100, 1}, risk(0.05, false, 4.0), 100 * 1.0125 / (1 - 2.25 / 21), 4.0,
+      {"fixed_interval_4h",
+       {100, 1},
+       risk(0.05, false, 4.0),
+       100 * 1.0125 / (1 - 2.25 / 21),
+       4.0,
        100 * 1.0125 / (1 - 2.25 / 21) / 21},
   };
   for (const Case& c : kCases) {
@@ -487,7 +514,8 @@ TEST(AvailabilityTest, StockDataThenPriceBookDecide) {
       {"zone_sold_out", "cn-hangzhou", "cn-hangzhou-i", false, "sold out in cn-hangzhou zone"},
       {"all_zones_sold_out", "cn-beijing", "", false, "sold out in cn-beijing"},
       {"complete_region_without_type", "cn-shanghai", "", false, "not offered in cn-shanghai"},
-      {"no_stock_data_but_priced", "cn-hangzhou-x", "", false, "not sold in cn-hangzhou-x per the price book"},
+      {"no_stock_data_but_priced", "cn-hangzhou-x", "", false,
+       "not sold in cn-hangzhou-x per the price book"},
   };
   for (const Case& k : kCases) {
     SCOPED_TRACE(k.name);
@@ -515,7 +543,8 @@ TEST(AvailabilityTest, ReclaimRateFromSpotAdvice) {
   a.zone = "cn-hangzhou-i";
   a.interruption_rate = 12;  // percent form
   m.spot_advice.push_back(a);
-  std::optional<double> h = ReclaimRatePerHour(m, "gn7i-c8g1.2xlarge", "cn-hangzhou", "cn-hangzhou-h");
+  std::optional<double> h =
+      ReclaimRatePerHour(m, "gn7i-c8g1.2xlarge", "cn-hangzhou", "cn-hangzhou-h");
   ASSERT_TRUE(h.has_value());
   EXPECT_NEAR(*h, -std::log(0.97) / 720, 1e-12);
   std::optional<double> worst = ReclaimRatePerHour(m, kA10, "cn-hangzhou");
@@ -548,7 +577,8 @@ TEST(StorageCostTest, SourcedPricesOrUnknown) {
     SCOPED_TRACE(c.name);
     Result<StorageCostEstimate> e = StorageCost(c.kind, c.gib, c.hours);
     ASSERT_EQ(e.ok(), c.ok);
-    if (!c.ok) continue;
+    if (!c.ok)
+      continue;
     EXPECT_EQ(e->total.has_value(), c.want.has_value()) << e->reason;
     if (c.want) {
       EXPECT_NEAR(e->total->amount(), *c.want, 1e-9);

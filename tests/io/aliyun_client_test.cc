@@ -2,18 +2,18 @@
 // (alibaba_reference.md section 4) and checks every request's ACS3-HMAC-SHA256 signature.
 #include "io/aliyun_client.h"
 
+#include <gtest/gtest.h>
+#include <httplib.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
 #include "testing/aliyun_mock.h"
@@ -40,9 +40,11 @@ const AliyunCredentials kCreds{"LTAI5tTestKeyId0001", AliyunMock::kSecret, ""};
 
 TEST(AliyunClientTest, SignedCallSucceeds) {
   AliyunMock mock;
-  mock.Reply("DescribeSpotAdvice", 200, gpuplan::testing::AliyunTestdata("describe_spot_advice.json"));
+  mock.Reply("DescribeSpotAdvice", 200,
+             gpuplan::testing::AliyunTestdata("describe_spot_advice.json"));
   EcsClient client(kCreds, "cn-hangzhou", FastOptions(mock));
-  Result<json> body = client.Call("DescribeSpotAdvice", {{"InstanceTypes.1", "ecs.gn7i-c8g1.2xlarge"}});
+  Result<json> body =
+      client.Call("DescribeSpotAdvice", {{"InstanceTypes.1", "ecs.gn7i-c8g1.2xlarge"}});
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ((*body)["RegionId"], "cn-hangzhou");
   ASSERT_EQ(mock.requests().size(), 1u);
@@ -52,7 +54,8 @@ TEST(AliyunClientTest, SignedCallSucceeds) {
 
 TEST(AliyunClientTest, WrongSecretIsRejectedAndNotRetried) {
   AliyunMock mock;
-  mock.Reply("DescribeSpotAdvice", 200, gpuplan::testing::AliyunTestdata("describe_spot_advice.json"));
+  mock.Reply("DescribeSpotAdvice", 200,
+             gpuplan::testing::AliyunTestdata("describe_spot_advice.json"));
   EcsClient client({"LTAI5tTestKeyId0001", "wrong-secret", ""}, "cn-hangzhou", FastOptions(mock));
   Result<json> body = client.Call("DescribeSpotAdvice", {});
   ASSERT_FALSE(body.ok());
@@ -70,12 +73,14 @@ TEST(AliyunClientTest, FollowsNextOffsetAndNextToken) {
     const char* follow_param;
   };
   const Case kCases[] = {
-      {"next_offset", "NextOffset",
+      {"next_offset",
+       "NextOffset",
        {R"({"NextOffset": 2, "Currency": "CNY", "SpotPrices": {"SpotPriceType": [{}, {}]}})",
         R"({"NextOffset": 3, "Currency": "CNY", "SpotPrices": {"SpotPriceType": [{}]}})",
         R"({"NextOffset": 0, "Currency": "CNY", "SpotPrices": {"SpotPriceType": []}})"},
        "Offset"},
-      {"next_token", "NextToken",
+      {"next_token",
+       "NextToken",
        {R"({"NextToken": "abc", "Items": [1]})", R"({"NextToken": "def", "Items": [2]})",
         R"({"NextToken": "", "Items": [3]})"},
        "NextToken"},
@@ -83,15 +88,18 @@ TEST(AliyunClientTest, FollowsNextOffsetAndNextToken) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     AliyunMock mock;
-    for (const std::string& page : c.pages) mock.Reply("DescribeThings", 200, page);
+    for (const std::string& page : c.pages)
+      mock.Reply("DescribeThings", 200, page);
     EcsClient client(kCreds, "cn-hangzhou", FastOptions(mock));
     Result<std::vector<json>> pages = client.CallAllPages("DescribeThings", {});
     ASSERT_TRUE(pages.ok()) << pages.status().message();
     EXPECT_EQ(pages->size(), 3u);
     ASSERT_EQ(mock.requests().size(), 3u);
     EXPECT_EQ(mock.requests()[0].params.count(c.follow_param), 0u);
-    EXPECT_EQ(mock.requests()[1].params.at(c.follow_param), c.key == std::string("NextOffset") ? "2" : "abc");
-    EXPECT_EQ(mock.requests()[2].params.at(c.follow_param), c.key == std::string("NextOffset") ? "3" : "def");
+    EXPECT_EQ(mock.requests()[1].params.at(c.follow_param),
+              c.key == std::string("NextOffset") ? "2" : "abc");
+    EXPECT_EQ(mock.requests()[2].params.at(c.follow_param),
+              c.key == std::string("NextOffset") ? "3" : "def");
   }
 }
 
@@ -106,23 +114,34 @@ TEST(AliyunClientTest, RetriesThrottlingWithBackoff) {
   };
   const Case kCases[] = {
       {"throttled_twice_then_ok",
-       {{400, throttled}, {429, R"({"Code": "Throttling", "Message": "slow down"})"},
+       {{400, throttled},
+        {429, R"({"Code": "Throttling", "Message": "slow down"})"},
         {200, R"({"AvailableSpotZones": {"AvailableSpotZone": []}})"}},
-       true, {0.5, 1.0}, ""},
+       true,
+       {0.5, 1.0},
+       ""},
       {"service_unavailable_then_ok",
        {{503, R"({"Code": "ServiceUnavailable", "Message": "busy"})"}, {200, "{}"}},
-       true, {0.5}, ""},
+       true,
+       {0.5},
+       ""},
       {"throttled_until_giving_up",
        {{400, throttled}, {400, throttled}, {400, throttled}},
-       false, {0.5, 1.0}, "Throttling.User: Request was denied due to user flow control. (HTTP 400"},
+       false,
+       {0.5, 1.0},
+       "Throttling.User: Request was denied due to user flow control. (HTTP 400"},
       {"client_error_not_retried",
-       {{404, R"({"Code": "InvalidInstanceType.NotFound", "Message": "The specified InstanceType does not exist."})"}},
-       false, {}, "InvalidInstanceType.NotFound"},
+       {{404,
+         R"({"Code": "InvalidInstanceType.NotFound", "Message": "The specified InstanceType does not exist."})"}},
+       false,
+       {},
+       "InvalidInstanceType.NotFound"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     AliyunMock mock;
-    for (const auto& [status, body] : c.replies) mock.Reply("DescribeSpotAdvice", status, body);
+    for (const auto& [status, body] : c.replies)
+      mock.Reply("DescribeSpotAdvice", status, body);
     std::vector<double> sleeps;
     ClientOptions o = FastOptions(mock);
     o.sleep = [&](double s) { sleeps.push_back(s); };
@@ -158,7 +177,8 @@ TEST(AliyunClientTest, MalformedJsonAndTimeoutAreUnavailable) {
     EcsClient client(kCreds, "cn-hangzhou", o);
     const auto start = std::chrono::steady_clock::now();
     Result<json> body = client.Call("DescribePrice", {});
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_FALSE(body.ok());
     EXPECT_EQ(body.status().code(), ErrorCode::kUnavailable);
     EXPECT_NE(body.status().message().find("attempt 2 of 2"), std::string::npos)
@@ -174,12 +194,18 @@ TEST(AliyunClientTest, EndpointMustBeHttpsUnlessLoopback) {
     bool ok;
   };
   const Case kCases[] = {
-      {"https://ecs.cn-hangzhou.aliyuncs.com", true}, {"http://127.0.0.1:8080", true},
-      {"http://localhost:1234/", true},               {"http://[::1]:99", true},
-      {"http://10.0.0.1:80", false},                  {"http://ecs.cn-hangzhou.aliyuncs.com", false},
-      {"http://127.0.0.1.evil.example", false},       {"ftp://127.0.0.1", false},
-      {"https://ecs.example.com/path", false},        {"127.0.0.1:80", false},
-      {"https://user@host", false},                   {"http://127.0.0.1:99999", false},
+      {"https://ecs.cn-hangzhou.aliyuncs.com", true},
+      {"http://127.0.0.1:8080", true},
+      {"http://localhost:1234/", true},
+      {"http://[::1]:99", true},
+      {"http://10.0.0.1:80", false},
+      {"http://ecs.cn-hangzhou.aliyuncs.com", false},
+      {"http://127.0.0.1.evil.example", false},
+      {"ftp://127.0.0.1", false},
+      {"https://ecs.example.com/path", false},
+      {"127.0.0.1:80", false},
+      {"https://user@host", false},
+      {"http://127.0.0.1:99999", false},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.url);

@@ -1,9 +1,9 @@
 #include "io/aliyun_signer.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpuplan::io {
 namespace {
@@ -35,15 +35,16 @@ TEST(AliyunSignerTest, RpcV1DocumentedVectors) {
     const std::string to_sign = RpcStringToSign(c.method, RpcVectorParams());
     EXPECT_EQ(RpcSignature("testsecret", to_sign), c.want_signature);
   }
-  EXPECT_EQ(RpcStringToSign("GET", RpcVectorParams()),
-            "GET&%2F&AccessKeyId%3Dtestid%26Action%3DDescribeRegions%26Format%3DXML%26"
-            "SignatureMethod%3DHMAC-SHA1%26SignatureNonce%3D3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf%26"
-            "SignatureVersion%3D1.0%26Timestamp%3D2016-02-23T12%253A46%253A24Z%26Version%3D2014-05-26");
+  EXPECT_EQ(
+      RpcStringToSign("GET", RpcVectorParams()),
+      "GET&%2F&AccessKeyId%3Dtestid%26Action%3DDescribeRegions%26Format%3DXML%26"
+      "SignatureMethod%3DHMAC-SHA1%26SignatureNonce%3D3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf%26"
+      "SignatureVersion%3D1.0%26Timestamp%3D2016-02-23T12%253A46%253A24Z%26Version%3D2014-05-26");
 }
 
 TEST(AliyunSignerTest, SignRpcAddsCommonParametersAndSignature) {
-  std::map<std::string, std::string> p = {{"Action", "DescribeRegions"}, {"Format", "XML"},
-                                          {"Version", "2014-05-26"}};
+  std::map<std::string, std::string> p = {
+      {"Action", "DescribeRegions"}, {"Format", "XML"}, {"Version", "2014-05-26"}};
   SignRpc({"testid", "testsecret", ""}, "GET", "2016-02-23T12:46:24Z",
           "3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf", &p);
   EXPECT_EQ(p["Signature"], "OLeaidS1JvxuMvnyHOwuJ+uX5qY=");
@@ -67,8 +68,9 @@ TEST(AliyunSignerTest, V3DocumentedVector) {
   std::string signed_headers;
   EXPECT_EQ(Sha256Hex(V3CanonicalRequest(req, &signed_headers)),
             "7ea06492da5221eba5297e897ce16e55f964061054b7695beedaac1145b1e259");
-  EXPECT_EQ(signed_headers,
-            "host;x-acs-action;x-acs-content-sha256;x-acs-date;x-acs-signature-nonce;x-acs-version");
+  EXPECT_EQ(
+      signed_headers,
+      "host;x-acs-action;x-acs-content-sha256;x-acs-date;x-acs-signature-nonce;x-acs-version");
   EXPECT_EQ(req.headers["authorization"],
             "ACS3-HMAC-SHA256 Credential=YourAccessKeyId,SignedHeaders=host;x-acs-action;"
             "x-acs-content-sha256;x-acs-date;x-acs-signature-nonce;x-acs-version,"
@@ -80,8 +82,8 @@ TEST(AliyunSignerTest, PercentEncodingFollowsRfc3986) {
     const char* in;
     const char* want;
   };
-  const Case kCases[] = {{"a b", "a%20b"}, {"a*b", "a%2Ab"}, {"a~b", "a~b"},
-                         {"12:46", "12%3A46"}, {"/", "%2F"}, {"\xe4\xb8\xad", "%E4%B8%AD"}};
+  const Case kCases[] = {{"a b", "a%20b"},     {"a*b", "a%2Ab"}, {"a~b", "a~b"},
+                         {"12:46", "12%3A46"}, {"/", "%2F"},     {"\xe4\xb8\xad", "%E4%B8%AD"}};
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.in);
     EXPECT_EQ(PercentEncode(c.in), c.want);

@@ -1,8 +1,8 @@
 #include "io/price_cache.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace gpuplan::io {
 namespace {
@@ -74,13 +74,17 @@ TEST(PriceCacheTest, CorruptFilesAreClearErrors) {
   const char* fix = "; delete it or run 'gpuplan prices refresh' to rebuild it";
   const Case kCases[] = {
       {"not_json", "{oops", "p.json: not a gpuplan price cache (invalid JSON)"},
-      {"wrong_version", R"({"version": 7})", "p.json: unsupported price cache version (expected 1)"},
+      {"wrong_version", R"({"version": 7})",
+       "p.json: unsupported price cache version (expected 1)"},
       {"prices_not_list", R"({"version": 1, "prices": {}})", "p.json: \"prices\" must be a list"},
-      {"builtin_source", R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "CNY", "unit": "hour", "source": "builtin", "as_of": "2026-01-01"}]})",
+      {"builtin_source",
+       R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "CNY", "unit": "hour", "source": "builtin", "as_of": "2026-01-01"}]})",
        "p.json: prices[0]: field \"source\" expected \"api\" or \"import\", got \"builtin\""},
-      {"bad_currency", R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "EUR", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
+      {"bad_currency",
+       R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "EUR", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
        "p.json: prices[0]: field \"currency\" expected CNY or USD, got \"EUR\""},
-      {"price_not_number", R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": "1", "currency": "CNY", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
+      {"price_not_number",
+       R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": "1", "currency": "CNY", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
        "p.json: prices[0]: field \"price\" expected a number"},
   };
   for (const Case& c : kCases) {

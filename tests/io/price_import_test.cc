@@ -1,8 +1,8 @@
 #include "io/price_import.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "io/embedded_data.h"
 #include "io/file_util.h"
@@ -24,8 +24,8 @@ ImportContext Ctx() {
 }
 
 TEST(PriceImportTest, SpotPriceHistoryKeepsLatestPerZoneAndPayg) {
-  Result<PriceCache> got = ParseAliyunResponse(Testdata("describe_spot_price_history.json"),
-                                               "spot.json", Ctx());
+  Result<PriceCache> got =
+      ParseAliyunResponse(Testdata("describe_spot_price_history.json"), "spot.json", Ctx());
   ASSERT_TRUE(got.ok()) << got.status().message();
   // Zone h (latest of two observations) and zone i, each with its PAYG OriginPrice.
   ASSERT_EQ(got->prices.size(), 4u);
@@ -80,8 +80,8 @@ TEST(PriceImportTest, DescribePriceUsesTheInstancePartAndContext) {
 }
 
 TEST(PriceImportTest, StockAndSpotAdvice) {
-  Result<PriceCache> stock = ParseAliyunResponse(Testdata("describe_available_resource.json"),
-                                                 "stock.json", Ctx());
+  Result<PriceCache> stock =
+      ParseAliyunResponse(Testdata("describe_available_resource.json"), "stock.json", Ctx());
   ASSERT_TRUE(stock.ok()) << stock.status().message();
   ASSERT_EQ(stock->market.stock.size(), 4u);
   EXPECT_EQ(stock->market.stock[0].zone, "cn-hangzhou-h");
@@ -89,8 +89,8 @@ TEST(PriceImportTest, StockAndSpotAdvice) {
   EXPECT_FALSE(stock->market.stock[3].in_stock());
   EXPECT_TRUE(stock->market.complete_stock_regions.empty());  // an import may be filtered
 
-  Result<PriceCache> advice = ParseAliyunResponse(Testdata("describe_spot_advice.json"),
-                                                  "advice.json", Ctx());
+  Result<PriceCache> advice =
+      ParseAliyunResponse(Testdata("describe_spot_advice.json"), "advice.json", Ctx());
   ASSERT_TRUE(advice.ok()) << advice.status().message();
   ASSERT_EQ(advice->market.spot_advice.size(), 1u);
   const cost::SpotAdvice& a = advice->market.spot_advice[0];
@@ -155,8 +155,10 @@ TEST(PriceImportTest, RegionOfZone) {
     const char* zone;
     const char* want;
   };
-  const Case kCases[] = {{"cn-hangzhou-h", "cn-hangzhou"}, {"us-east-1a", "us-east-1"},
-                         {"ap-southeast-1c", "ap-southeast-1"}, {"cn-hangzhou", "cn-hangzhou"},
+  const Case kCases[] = {{"cn-hangzhou-h", "cn-hangzhou"},
+                         {"us-east-1a", "us-east-1"},
+                         {"ap-southeast-1c", "ap-southeast-1"},
+                         {"cn-hangzhou", "cn-hangzhou"},
                          {"eu-central-1", "eu-central-1"}};
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.zone);
@@ -171,7 +173,8 @@ TEST(PriceRatiosTest, EmbeddedFileMatchesModelDefaults) {
   EXPECT_DOUBLE_EQ(r->subscription_month_vs_payg, d.subscription_month_vs_payg);
   EXPECT_DOUBLE_EQ(r->hours_per_month, d.hours_per_month);
   EXPECT_DOUBLE_EQ(r->reserved_no_upfront_vs_payg, d.reserved_no_upfront_vs_payg);
-  EXPECT_DOUBLE_EQ(r->reserved_partial_hourly_vs_no_upfront, d.reserved_partial_hourly_vs_no_upfront);
+  EXPECT_DOUBLE_EQ(r->reserved_partial_hourly_vs_no_upfront,
+                   d.reserved_partial_hourly_vs_no_upfront);
   EXPECT_EQ(r->spot_scenarios, d.spot_scenarios);
   EXPECT_DOUBLE_EQ(r->spot_default, d.spot_default);
   EXPECT_DOUBLE_EQ(r->spot_floor, d.spot_floor);
@@ -186,8 +189,10 @@ TEST(PriceRatiosTest, BadRowsAreErrors) {
     const char* want_part;
   };
   const Case kCases[] = {
-      {"unknown_name", header + "spot_magic,0.5,ratio,X,2024-01-01,low,\n", "unknown ratio \"spot_magic\""},
-      {"out_of_range", header + "spot_floor,3,ratio,X,2024-01-01,low,\n", "r.csv:2:12: field \"value\": expected a number from 0.01 to 1"},
+      {"unknown_name", header + "spot_magic,0.5,ratio,X,2024-01-01,low,\n",
+       "unknown ratio \"spot_magic\""},
+      {"out_of_range", header + "spot_floor,3,ratio,X,2024-01-01,low,\n",
+       "r.csv:2:12: field \"value\": expected a number from 0.01 to 1"},
       {"missing_ratio", header + "spot_floor,0.1,ratio,X,2024-01-01,low,\n", "missing ratio"},
   };
   for (const Case& c : kCases) {

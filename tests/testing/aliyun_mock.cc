@@ -1,8 +1,8 @@
 #include "testing/aliyun_mock.h"
 
-#include <chrono>
-
 #include <httplib.h>
+
+#include <chrono>
 
 #include "io/aliyun_signer.h"
 #include "io/file_util.h"
@@ -21,11 +21,14 @@ AliyunMock::AliyunMock() : server_(std::make_unique<httplib::Server>()) {
     io::V3Request v3;
     v3.method = "POST";
     v3.path = "/";
-    for (const auto& [k, v] : req.params) v3.query[k] = v;
+    for (const auto& [k, v] : req.params)
+      v3.query[k] = v;
     for (const auto& [k, v] : req.headers) {
       std::string lower;
-      for (char c : k) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower == "host" || lower.rfind("x-acs-", 0) == 0) v3.headers[lower] = v;
+      for (char c : k)
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "host" || lower.rfind("x-acs-", 0) == 0)
+        v3.headers[lower] = v;
     }
     v3.body = req.body;
     const std::string got_auth = req.get_header_value("Authorization");
@@ -48,21 +51,25 @@ AliyunMock::AliyunMock() : server_(std::make_unique<httplib::Server>()) {
       auto it = replies_.find(rec.action);
       if (it != replies_.end() && !it->second.empty()) {
         reply = it->second.front();
-        if (it->second.size() > 1) it->second.pop_front();
+        if (it->second.size() > 1)
+          it->second.pop_front();
       }
     }
     if (!rec.signature_ok) {
-      reply = {400,
-               R"({"RequestId": "mock", "Code": "SignatureDoesNotMatch", "Message": "Specified signature is not matched with our calculation."})",
-               0};
+      reply = {
+          400,
+          R"({"RequestId": "mock", "Code": "SignatureDoesNotMatch", "Message": "Specified signature is not matched with our calculation."})",
+          0};
     }
-    if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
+    if (reply.delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
     res.status = reply.status;
     res.set_content(reply.body, "application/json;charset=utf-8");
   });
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!server_->is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 AliyunMock::~AliyunMock() {
