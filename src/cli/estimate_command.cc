@@ -187,7 +187,12 @@ Result<perf::Layout> BuildLayout(const EstimateOptions& o, const Workload& w,
   if (!given) return l;
   l.tp = o.tp.value_or(1);
   l.pp = o.pp.value_or(1);
-  l.dp = o.dp.value_or(hw.Gpus() / std::max(1, l.tp * l.pp));
+  if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1)) return Usage("--tp, --pp and --dp must be >= 1");
+  if (!o.dp && hw.Gpus() % (l.tp * l.pp) != 0) {
+    return Usage(fmt::format("--tp {} x --pp {} does not divide the {} GPUs", l.tp, l.pp,
+                             hw.Gpus()));
+  }
+  l.dp = o.dp.value_or(hw.Gpus() / (l.tp * l.pp));
   l.zero = o.zero.value_or(0);
   if (o.sequence_parallel) l.sequence_parallel = true;
   if (l.Gpus() != hw.Gpus()) {

@@ -58,7 +58,7 @@ TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
        "--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"bf8\""},
       {"layout_mismatch",
        {"estimate", "--model", "llama-2-7b", "--gpu", "A10", "--gpus", "2", "--tp", "4"}, 2,
-       "--tp 4 x --pp 1 x --dp 0 = 0 GPUs, but the hardware has 2"},
+       "--tp 4 x --pp 1 does not divide the 2 GPUs"},
       {"no_hardware", {"estimate", "--model", "llama-2-7b"}, 2,
        "give --gpu NAME --gpus N, or --instance TYPE [--nodes K]"},
       {"missing_file", {"estimate", "/nonexistent/w.yaml", "--gpu", "A10"}, 1,
