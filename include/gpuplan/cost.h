@@ -132,9 +132,11 @@ struct PriceQuote {
   Money HourlyPrice(const PriceRatios& ratios) const;
 };
 
-// The most trusted listed price (api > import > builtin; then newest as_of; then exact zone over
-// region-wide; for spot with no zone, the cheapest zone of that source). kNotFound "price unknown
-// for <instance> <billing> in <region>" when none is listed. Never derives.
+// The most trusted listed price, ranked by source (api > import > builtin), then the asked zone
+// over region-wide rows, then trust (high > medium > low), then the newest as_of; for spot with
+// no zone asked, the cheapest zone among equals. Rows priced 0 mean "not priced" and are
+// skipped. kNotFound "price unknown for <instance> <billing> in <region>" when none is listed.
+// Never derives.
 Result<PriceQuote> FindPrice(const Catalog& catalog, const PriceQuery& query,
                              std::string_view today = "");
 
