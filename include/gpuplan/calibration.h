@@ -85,6 +85,8 @@ struct Calibration {
   double vllm_layer_overhead_us = 0;
   double trtllm_layer_overhead_us = 0;
   double hf_step_overhead_us = 0;
+  double torch_layer_overhead_us = 350;
+  double torch_step_overhead_us = 0;
   double vllm_step_overhead_us = 3500;
   double trtllm_step_overhead_us = 500;
   // HF eager decode: extra passes over an all-heads copy of the KV cache per token (repeat_kv

@@ -54,9 +54,11 @@ enum class DataLocation { kUnknown, kOss, kNas, kCpfs, kEssd, kLocalNvme, kMemor
 std::string_view DataLocationName(DataLocation l);
 std::optional<DataLocation> ParseDataLocation(std::string_view name);
 
-// Inference engine: decides per-token framework overhead (see data/calibration.csv).
-enum class Engine { kHf, kVllm, kTrtllm };
-std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm"
+// Inference engine: decides per-pass framework overhead (see data/calibration.csv). kHf is
+// Hugging Face generate() in eager PyTorch; kTorch a plain eager/TorchScript forward (an
+// encoder, a custom serving loop); kVllm and kTrtllm the serving engines.
+enum class Engine { kHf, kVllm, kTrtllm, kTorch };
+std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm", "torch"
 std::optional<Engine> ParseEngine(std::string_view name);
 
 struct Budget {

@@ -101,7 +101,7 @@ Result<Workload> BuildWorkload(const EstimateOptions& o) {
     }
     w.recompute = rc;
   }
-  if (Status s = SetEnum<Engine>("--engine", o.engine, ParseEngine, "hf, vllm or trtllm",
+  if (Status s = SetEnum<Engine>("--engine", o.engine, ParseEngine, "hf, vllm, trtllm or torch",
                                  w.inference.engine);
       !s.ok()) {
     return s;
@@ -379,7 +379,7 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--prompt-tokens", o->prompt_tokens, "Inference: prompt tokens per request");
   cmd->add_option("--output-tokens", o->output_tokens, "Inference: generated tokens per request");
   cmd->add_option("--batch", o->batch, "Inference: concurrent sequences");
-  cmd->add_option("--engine", o->engine, "Inference engine: hf | vllm | trtllm");
+  cmd->add_option("--engine", o->engine, "Inference engine: hf | vllm | trtllm | torch");
   // Hardware.
   cmd->add_option("--gpu", o->gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
   cmd->add_option("--gpus", o->gpus, "Total GPUs (with --gpu)");

@@ -16,6 +16,7 @@ double Calibration::LayerOverheadUs(Engine engine) const {
     case Engine::kHf: return hf_layer_overhead_us;
     case Engine::kVllm: return vllm_layer_overhead_us;
     case Engine::kTrtllm: return trtllm_layer_overhead_us;
+    case Engine::kTorch: return torch_layer_overhead_us;
   }
   return hf_layer_overhead_us;
 }
@@ -25,6 +26,7 @@ double Calibration::StepOverheadUs(Engine engine) const {
     case Engine::kHf: return hf_step_overhead_us;
     case Engine::kVllm: return vllm_step_overhead_us;
     case Engine::kTrtllm: return trtllm_step_overhead_us;
+    case Engine::kTorch: return torch_step_overhead_us;
   }
   return hf_step_overhead_us;
 }

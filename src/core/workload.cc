@@ -46,8 +46,9 @@ constexpr std::array<std::pair<DataLocation, std::string_view>, 7> kLocations = 
     {DataLocation::kUnknown, "unknown"}, {DataLocation::kOss, "oss"},
     {DataLocation::kNas, "nas"}, {DataLocation::kCpfs, "cpfs"}, {DataLocation::kEssd, "essd"},
     {DataLocation::kLocalNvme, "local_nvme"}, {DataLocation::kMemory, "memory"}}};
-constexpr std::array<std::pair<Engine, std::string_view>, 3> kEngines = {{
-    {Engine::kHf, "hf"}, {Engine::kVllm, "vllm"}, {Engine::kTrtllm, "trtllm"}}};
+constexpr std::array<std::pair<Engine, std::string_view>, 4> kEngines = {{
+    {Engine::kHf, "hf"}, {Engine::kVllm, "vllm"}, {Engine::kTrtllm, "trtllm"},
+    {Engine::kTorch, "torch"}}};
 
 Status Bad(std::string_view field, std::string_view expected, const std::string& got) {
   return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " +

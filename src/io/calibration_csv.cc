@@ -36,6 +36,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"vllm_layer_overhead_us", {&c.vllm_layer_overhead_us, {0, 1e5}}},
       {"trtllm_layer_overhead_us", {&c.trtllm_layer_overhead_us, {0, 1e5}}},
       {"hf_step_overhead_us", {&c.hf_step_overhead_us, {0, 1e6}}},
+      {"torch_layer_overhead_us", {&c.torch_layer_overhead_us, {0, 1e5}}},
+      {"torch_step_overhead_us", {&c.torch_step_overhead_us, {0, 1e6}}},
       {"hf_kv_expand_passes", {&c.hf_kv_expand_passes, {0, 100}}},
       {"hf_quant_layer_overhead_us", {&c.hf_quant_layer_overhead_us, {0, 1e5}}},
       {"vllm_step_overhead_us", {&c.vllm_step_overhead_us, {0, 1e6}}},

@@ -242,8 +242,10 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
       inf.engine = Engine::kVllm;
     } else if (Contains(impl, "tensorrt") || Contains(impl, "fastertransformer")) {
       inf.engine = Engine::kTrtllm;
+    } else if (Contains(impl, "torchscript") || Contains(impl, "pytorch")) {
+      inf.engine = Engine::kTorch;
     } else {
-      inf.engine = Engine::kHf;  // HF transformers, TorchScript and unknown: eager PyTorch
+      inf.engine = Engine::kHf;  // HF transformers and unknown
     }
   }
 
