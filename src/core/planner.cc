@@ -468,8 +468,11 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
             continue;
           }
           hours = 730;  // a service: one month
-        } else if (total_tokens && e.inference->tokens_per_s_per_gpu > 0) {
-          hours = *total_tokens / (e.inference->tokens_per_s_per_gpu * hw->Gpus()) / 3600;
+        } else if (w.samples && e.inference->requests_per_s > 0) {
+          // Batch inference over a dataset: sequences (images, documents) per second.
+          hours = *w.samples * w.epochs / e.inference->requests_per_s / 3600;
+        } else if (w.tokens && e.inference->tokens_per_s_per_gpu > 0) {
+          hours = *w.tokens / (e.inference->tokens_per_s_per_gpu * hw->Gpus()) / 3600;
         }
       }
       const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
@@ -576,10 +579,16 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
              Num(best.estimate.throughput.mfu * 100) + "%";
     } else if (best.estimate.inference) {
       const perf::InferenceTimes& inf = *best.estimate.inference;
-      why += "each instance serves " + Num(inf.requests_per_s) + " requests/s at batch " + std::to_string(inf.batch) +
-             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) + " ms, " +
-             Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU); " + std::to_string(best.replicas) +
-             " replica(s)";
+      if (w.inference.output_tokens > 0) {
+        why += "each instance serves " + Num(inf.requests_per_s) + " requests/s at batch " +
+               std::to_string(inf.batch) + " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) +
+               " ms, " + Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU); " +
+               std::to_string(best.replicas) + " replica(s)";
+      } else {
+        why += "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
+               std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
+               Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU)";
+      }
     } else {
       const InstanceType* t = catalog.FindInstance(best.instance);
       why += "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS among types that can " +
@@ -602,7 +611,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     plan.notes.push_back(std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
                          ": types that can do it are ranked by price per " +
                          (w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS; benchmark your own scene or solver");
-  } else if (!total_tokens && !serving) {
+  } else if (!total_tokens && !w.samples && !serving) {
     plan.notes.push_back("no amount of work given (tokens or samples): costs are per hour and ranking is by cost per million tokens");
   }
   return plan;
