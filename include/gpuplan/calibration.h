@@ -10,6 +10,7 @@
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
 #define GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,10 @@ struct Calibration {
   // HF eager: extra host time per layer for quantised (GPTQ/AWQ) linear kernels, us.
   double hf_quant_layer_overhead_us = 150;
 
+  // Replaces the efficiency row of `architecture` (adding it when absent) with measured values,
+  // e.g. from `gpuplan probe --save` on the rented instance; unset values keep the fitted ones.
+  void Override(std::string_view architecture, std::optional<double> gemm_fraction,
+                std::optional<double> memory_bw_fraction);
   // The efficiency row of `gpu`'s architecture (fallback when not listed).
   const ArchEfficiency& For(const Gpu& gpu) const;
   double LayerOverheadUs(Engine engine) const;

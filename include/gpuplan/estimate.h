@@ -70,7 +70,8 @@ struct Hardware {
 // GPU, a vGPU slice, nodes < 1.
 Result<Hardware> HardwareFor(const Catalog& catalog, const InstanceType& type, int nodes);
 // Hardware of `gpus` GPUs of `gpu`, `gpus_per_node` per node (NVLink when the GPU has it, else
-// PCIe; inter-node 100 Gbit/s RDMA unless changed by the caller). REQUIRES: gpus_per_node >= 1.
+// PCIe; between nodes an RDMA NIC per GPU as in NVIDIA's DGX designs: 400 Gbit/s for Hopper,
+// 200 for Ampere, 100 otherwise; the caller may change it). REQUIRES: gpus_per_node >= 1.
 Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node);
 
 // Per-GPU memory parts, GiB (2^30 bytes).

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "agent/probe_calibration.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/strings.h"
@@ -38,6 +39,7 @@ struct EstimateOptions {
   std::string gpu, instance;
   std::optional<int> gpus, gpus_per_node, nodes;
   std::optional<double> inter_node_gbps;
+  std::string probe_calibration;  // --probe-calibration FILE from `gpuplan probe --save`
   // Layout.
   std::optional<int> tp, pp, dp, zero;
   bool sequence_parallel = false, offload = false;
@@ -334,6 +336,24 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   if (!cal.ok()) return ctx.Fail(cal.status());
   Result<perf::Hardware> hw = BuildHardware(o, *catalog);
   if (!hw.ok()) return ctx.Fail(hw.status(), true);
+  if (!o.probe_calibration.empty()) {
+    // Measured efficiencies of this instance replace the fitted ones for its GPU.
+    Result<agent::ProbeCalibration> probe = agent::LoadCalibration(o.probe_calibration);
+    if (!probe.ok()) return ctx.Fail(probe.status());
+    if (!probe->gpu.empty() && catalog->FindGpu(probe->gpu) != hw->gpu) {
+      return ctx.Fail(Status::InvalidArgument(fmt::format(
+          "--probe-calibration: {} was measured on {}, but the estimate is for {}",
+          o.probe_calibration, probe->gpu, hw->gpu->name)));
+    }
+    const std::string gemm_key = w->precision == Precision::kFp16 ? "gemm_fp16"
+                                 : w->precision == Precision::kFp32 ? "gemm_fp32"
+                                                                     : "gemm_bf16";
+    auto get = [&](const std::string& k) -> std::optional<double> {
+      auto it = probe->efficiency.find(k);
+      return it == probe->efficiency.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    cal->Override(hw->gpu->architecture, get(gemm_key), get("memory_bandwidth"));
+  }
   Result<perf::Layout> layout = BuildLayout(o, *w, *arch, *hw, *cal);
   if (!layout.ok()) return ctx.Fail(layout.status(), true);
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
@@ -387,6 +407,9 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--instance", o->instance, "Instance type, e.g. ecs.gn7e-c16g1.4xlarge");
   cmd->add_option("--nodes", o->nodes, "Number of instances (with --instance)");
   cmd->add_option("--inter-node-gbps", o->inter_node_gbps, "Network between nodes, Gbit/s");
+  cmd->add_option("--probe-calibration", o->probe_calibration,
+                  "Calibration file from 'gpuplan probe --save': measured GEMM and memory "
+                  "efficiency of this GPU replace the fitted ones");
   // Layout.
   cmd->add_option("--tp", o->tp, "Tensor parallel degree");
   cmd->add_option("--pp", o->pp, "Pipeline parallel degree");

@@ -1,5 +1,7 @@
 #include "gpuplan/calibration.h"
 
+#include <string>
+
 #include "gpuplan/catalog.h"
 
 namespace gpuplan {
@@ -9,6 +11,21 @@ const ArchEfficiency& Calibration::For(const Gpu& gpu) const {
     if (a.architecture == gpu.architecture) return a;
   }
   return fallback;
+}
+
+void Calibration::Override(std::string_view architecture, std::optional<double> gemm,
+                           std::optional<double> memory_bw) {
+  ArchEfficiency* row = nullptr;
+  for (ArchEfficiency& a : archs) {
+    if (a.architecture == architecture) row = &a;
+  }
+  if (row == nullptr) {
+    archs.push_back(fallback);
+    row = &archs.back();
+    row->architecture = std::string(architecture);
+  }
+  if (gemm) row->gemm_fraction = *gemm;
+  if (memory_bw) row->memory_bw_fraction = *memory_bw;
 }
 
 double Calibration::LayerOverheadUs(Engine engine) const {

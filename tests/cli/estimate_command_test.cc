@@ -1,4 +1,6 @@
 // End-to-end checks of `gpuplan estimate` and `gpuplan validate` through the CLI.
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,38 @@ TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
     EXPECT_EQ(run.exit_code, c.want_exit) << run.err;
     EXPECT_NE(run.err.find(c.want_err), std::string::npos) << run.err;
   }
+}
+
+TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
+  // A probe that measured a slow GEMM (30% of peak) on this A100 must slow the estimate down.
+  const std::string path = ::testing::TempDir() + "probe_a100.json";
+  std::ofstream(path) << R"({"format": "gpuplan-probe-calibration", "version": 1,
+    "created": "2026-11-30T14:08:56Z", "instance_type": null, "gpu": "A100-80G-SXM",
+    "gpu_count": 1, "efficiency": {"gemm_bf16": 0.30, "memory_bandwidth": 0.85},
+    "measured": {}})";
+  const std::vector<std::string> base = {"estimate", "--task", "pretrain", "--model",
+                                         "llama-2-7b", "--gpu", "A100-80G-SXM", "--gpus", "1",
+                                         "--micro-batch", "1", "--global-batch", "1",
+                                         "--recompute", "full", "--json"};
+  std::vector<std::string> probed = base;
+  probed.push_back("--probe-calibration");
+  probed.push_back(path);
+  const CliRun fitted = RunGpuplan(base);
+  const CliRun measured = RunGpuplan(probed);
+  ASSERT_EQ(fitted.exit_code, 0) << fitted.err;
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  const double mfu_fitted = nlohmann::json::parse(fitted.out)["throughput"]["mfu"];
+  const double mfu_measured = nlohmann::json::parse(measured.out)["throughput"]["mfu"];
+  EXPECT_LT(mfu_measured, 0.7 * mfu_fitted);
+  // A probe of another GPU is refused.
+  std::vector<std::string> wrong = probed;
+  wrong[6] = "H100-80G-SXM";
+  const CliRun refused = RunGpuplan(wrong);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("was measured on A100-80G-SXM, but the estimate is for H100-80G-SXM"),
+            std::string::npos)
+      << refused.err;
+  std::remove(path.c_str());
 }
 
 TEST(ValidateCommandTest, ShippedCalibrationSetMeetsIssueTargets) {
