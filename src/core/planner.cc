@@ -4,8 +4,9 @@
 // node count build the hardware, search parallel layouts with the performance model (memory fit
 // first, then the fastest step), then price every allowed billing mode in every allowed region
 // with the cost model. Instance types that share hardware (same GPU, GPUs per node, links and
-// network) share one layout search. Candidates whose best case (peak-efficiency compute time
-// and cheapest price) is already beaten on both time and cost are skipped before any search.
+// network) share one layout search, and each type's regional rates are resolved once. Within a
+// layout search, more ZeRO sharding or recomputation is tried only while the largest micro-batch
+// still does not reach the global batch (beyond that they only add time).
 #include "gpuplan/plan.h"
 
 #include <algorithm>
@@ -240,19 +241,6 @@ std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu
   return r.reason.empty() ? "no layout works" : r.reason;
 }
 
-// Lower bound of the job's hours on `gpus` GPUs: all FLOPs at the GPU's dense peak times the
-// best calibrated GEMM fraction. Used only to skip hopeless candidates.
-double LowerBoundHours(double total_flops, const Gpu& g, Precision p, int gpus, const Calibration& cal) {
-  const double peak = g.Tflops(p).value_or(0) * 1e12 * cal.For(g).gemm_fraction;
-  if (peak <= 0 || total_flops <= 0) return 0;
-  return total_flops / (peak * gpus) / 3600;
-}
-
-struct Priced {
-  std::string region;
-  cost::JobCostEstimate job;
-  std::optional<cost::MonthlyCostEstimate> monthly;
-};
 
 // One region's rates for an instance type, or why it cannot be bought or priced there.
 struct RegionRates {
@@ -497,7 +485,6 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     }
     if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
   }
-  (void)LowerBoundHours;
 
   // Keep the cheapest region per (instance, nodes, billing), then rank.
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
