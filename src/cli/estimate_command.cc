@@ -189,7 +189,10 @@ Result<perf::Layout> BuildLayout(const EstimateOptions& o, const Workload& w,
   if (!given) return l;
   l.tp = o.tp.value_or(1);
   l.pp = o.pp.value_or(1);
-  if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1)) return Usage("--tp, --pp and --dp must be >= 1");
+  if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1) || l.tp > 4096 || l.pp > 4096 ||
+      (o.dp && *o.dp > (1 << 20))) {
+    return Usage("--tp and --pp must be 1..4096 and --dp 1..1048576");
+  }
   if (!o.dp && hw.Gpus() % (l.tp * l.pp) != 0) {
     return Usage(fmt::format("--tp {} x --pp {} does not divide the {} GPUs", l.tp, l.pp,
                              hw.Gpus()));

@@ -3,6 +3,7 @@
 #include "gpuplan/estimate.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <string>
 
@@ -149,8 +150,9 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
   auto bad = [](const std::string& msg) { return Status::InvalidArgument(msg); };
   if (hw.gpu == nullptr) return bad("hardware has no GPU");
   if (l.tp < 1 || l.pp < 1 || l.dp < 1) return bad("layout: tp, pp and dp must be >= 1");
-  if (l.Gpus() != hw.Gpus()) {
-    return bad("layout: tp*pp*dp = " + std::to_string(l.Gpus()) + " but the hardware has " +
+  const long long degrees = static_cast<long long>(l.tp) * l.pp * l.dp;  // no int overflow
+  if (degrees != hw.Gpus()) {
+    return bad("layout: tp*pp*dp = " + std::to_string(degrees) + " but the hardware has " +
                std::to_string(hw.Gpus()) + " GPUs");
   }
   if (l.zero < 0 || l.zero > 3) return bad("layout: zero must be 0, 1, 2 or 3");
@@ -167,7 +169,7 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
   } else if (l.tp > 1 || l.pp > 1) {
     return bad("layout: tensor and pipeline parallelism need a transformer architecture");
   }
-  if (w.IsTraining() && l.micro_batch * l.dp > w.global_batch) {
+  if (w.IsTraining() && static_cast<long long>(l.micro_batch) * l.dp > w.global_batch) {
     return bad("layout: micro_batch " + std::to_string(l.micro_batch) + " x dp " +
                std::to_string(l.dp) + " exceeds global_batch " + std::to_string(w.global_batch));
   }
@@ -710,9 +712,13 @@ int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
   int lo = 1, hi = 2;
   while (hi <= limit && fits(hi)) {
     lo = hi;
+    if (hi > limit / 2) {  // doubling would pass the limit (and could overflow int)
+      hi = limit + 1;
+      break;
+    }
     hi *= 2;
   }
-  hi = std::min(hi, limit + 1);
+  hi = std::min(hi, limit == INT_MAX ? limit : limit + 1);
   while (hi - lo > 1) {  // memory is monotone in micro-batch: binary search
     const int mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;
@@ -733,9 +739,13 @@ int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, cons
   int lo = 1, hi = 2;
   while (hi <= limit && fits(hi)) {
     lo = hi;
+    if (hi > limit / 2) {  // doubling would pass the limit (and could overflow int)
+      hi = limit + 1;
+      break;
+    }
     hi *= 2;
   }
-  hi = std::min(hi, limit + 1);
+  hi = std::min(hi, limit == INT_MAX ? limit : limit + 1);
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;

@@ -65,6 +65,9 @@ std::optional<double> Opt(CsvRowReader& r, std::string_view column) {
   return r.OptionalNumber(column, -1e18, 1e18);
 }
 
+// A count column as int, clamped so a silly value cannot overflow the conversion.
+int ToInt(double v) { return static_cast<int>(std::clamp(v, -1e6, 1e6)); }
+
 // The MLP kind of a model: README of the validation set: SwiGLU for Llama/Mistral/Qwen/TinyLlama,
 // 4h GELU for GPT/MPT/OPT/BLOOM/BERT/Falcon/GPT-J.
 MlpKind MlpOf(const std::string& model, int hidden, int ffn) {
@@ -108,12 +111,12 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
                               ffn = Opt(r, "ffn"), vocab = Opt(r, "vocab"),
                               params_b = Opt(r, "params_b");
   if (layers && hidden && heads && ffn) {
-    a.layers = static_cast<int>(*layers);
-    a.hidden = static_cast<int>(*hidden);
-    a.heads = static_cast<int>(*heads);
-    a.kv_heads = kv ? static_cast<int>(*kv) : a.heads;
-    a.ffn = static_cast<int>(*ffn);
-    a.vocab = vocab ? static_cast<int>(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
+    a.layers = ToInt(*layers);
+    a.hidden = ToInt(*hidden);
+    a.heads = ToInt(*heads);
+    a.kv_heads = kv ? ToInt(*kv) : a.heads;
+    a.ffn = ToInt(*ffn);
+    a.vocab = vocab ? ToInt(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
     a.mlp = MlpOf(model, a.hidden, a.ffn);
     a.tied_embeddings = zoo_arch ? zoo_arch->tied_embeddings : Contains(notes, "tied embeddings");
     a.dropout = zoo_arch != nullptr && zoo_arch->dropout;
@@ -164,7 +167,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     return "unknown precision \"" + precision + "\"";
   }
   if (std::optional<double> q = Opt(r, "quant_bits"); q && w.method != Method::kQlora) {
-    w.weight_bits = static_cast<int>(*q);
+    w.weight_bits = ToInt(*q);
   }
   if (w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
     return fmt::format("{}-bit weights are not modelled", w.weight_bits);
@@ -172,8 +175,8 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const std::optional<double> seq = Opt(r, "seq_len");
   const bool seq_needed = metric != "max_seq_len_fit";
   if (!seq && seq_needed) return "missing seq_len";
-  w.seq_len = seq ? std::max(1, static_cast<int>(*seq)) : 2048;
-  if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = static_cast<int>(*rank);
+  w.seq_len = seq ? std::max(1, ToInt(*seq)) : 2048;
+  if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = ToInt(*rank);
   w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
   const std::string fa = r.Text("flash_attention");
   // Unstated: decoders in current engines use fused attention; encoder (BERT-era) stacks
@@ -188,22 +191,23 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
 
   // --- Layout and hardware.
   perf::Layout& l = in.layout;
-  const int gpus = static_cast<int>(Opt(r, "gpus").value_or(1));
-  l.tp = static_cast<int>(Opt(r, "tp").value_or(1));
-  l.pp = static_cast<int>(Opt(r, "pp").value_or(1));
+  const int gpus = ToInt(Opt(r, "gpus").value_or(1));
+  l.tp = ToInt(Opt(r, "tp").value_or(1));
+  l.pp = ToInt(Opt(r, "pp").value_or(1));
   const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep");
   if ((cp && *cp > 1) || (ep && *ep > 1)) return "context/expert parallelism is not modelled";
-  l.dp = static_cast<int>(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
+  l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
-  l.zero = static_cast<int>(Opt(r, "zero").value_or(0));
+  l.zero = ToInt(Opt(r, "zero").value_or(0));
   const std::string offload = r.Text("offload");
   if (offload == "cpu") l.offload = perf::Offload::kCpu;
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");
   l.flash_attention = w.flash_attention;
-  const int gpn = static_cast<int>(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
-  if (l.Gpus() != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", l.Gpus(), gpus);
+  const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
+  const double degrees = 1.0 * l.tp * l.pp * l.dp;
+  if (degrees != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", degrees, gpus);
   in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
   const std::string intra = r.Text("intra_node");
   if (intra == "pcie") {
@@ -223,19 +227,19 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   if (w.IsTraining()) {
     const std::optional<double> mb = Opt(r, "micro_batch");
     if (!mb) return "missing micro_batch";
-    l.micro_batch = std::max(1, static_cast<int>(*mb));
+    l.micro_batch = std::max(1, ToInt(*mb));
     const std::optional<double> gb = Opt(r, "global_batch");
     const std::optional<double> ga = Opt(r, "grad_accum");
-    w.global_batch = gb ? static_cast<int>(*gb)
-                        : l.micro_batch * l.dp * static_cast<int>(ga.value_or(1));
+    w.global_batch = gb ? ToInt(*gb)
+                        : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
     w.micro_batch = l.micro_batch;
   } else {
     InferenceSpec& inf = w.inference;
     inf.prompt_tokens = w.seq_len;
     const std::optional<double> out = Opt(r, "output_tokens");
-    inf.output_tokens = out ? static_cast<int>(*out) : 0;
+    inf.output_tokens = out ? ToInt(*out) : 0;
     if (in.task == "inference_prefill") inf.output_tokens = 0;
-    inf.batch = static_cast<int>(Opt(r, "batch_size_inference").value_or(1));
+    inf.batch = ToInt(Opt(r, "batch_size_inference").value_or(1));
     l.micro_batch = *inf.batch;
     const std::string impl = NoteToken(notes, "impl");
     if (Contains(impl, "vllm")) {
