@@ -161,6 +161,7 @@ Result<perf::Hardware> BuildHardware(const EstimateOptions& o, const Catalog& c)
                                           "{}?", o.instance,
                                           fmt::join(c.SuggestInstances(o.instance), ", ")));
     }
+    if (o.nodes && (*o.nodes < 1 || *o.nodes > (1 << 16))) return Usage("--nodes must be 1..65536");
     Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
     if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
     return hw;
@@ -172,6 +173,10 @@ Result<perf::Hardware> BuildHardware(const EstimateOptions& o, const Catalog& c)
                                         fmt::join(c.SuggestGpus(o.gpu), ", ")));
   }
   const int gpus = o.gpus.value_or(1);
+  if (gpus < 1 || gpus > (1 << 20) || (o.gpus_per_node && (*o.gpus_per_node < 1 ||
+                                                           *o.gpus_per_node > 64))) {
+    return Usage("--gpus must be 1..1048576 and --gpus-per-node 1..64");
+  }
   perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)));
   if (hw.Gpus() != gpus) {
     return Usage(fmt::format("--gpus {} is not a multiple of --gpus-per-node {}", gpus,

@@ -598,7 +598,8 @@ Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node) {
   Hardware hw;
   hw.gpu = &gpu;
   hw.gpus_per_node = std::max(1, std::min(gpus, gpus_per_node));
-  hw.nodes = std::max(1, (gpus + hw.gpus_per_node - 1) / hw.gpus_per_node);
+  hw.nodes = std::max(1, static_cast<int>((static_cast<long long>(gpus) + hw.gpus_per_node - 1) /
+                                           hw.gpus_per_node));
   if (hw.gpus_per_node > 1) {
     // NVLink bandwidth in the catalog is bidirectional per GPU; a ring uses one direction.
     if (gpu.nvlink_gbs > 0) {
