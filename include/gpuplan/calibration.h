@@ -100,7 +100,12 @@ struct Calibration {
   // e.g. from `gpuplan probe --save` on the rented instance; unset values keep the fitted ones.
   void Override(std::string_view architecture, std::optional<double> gemm_fraction,
                 std::optional<double> memory_bw_fraction);
-  // The efficiency row of `gpu`'s architecture (fallback when not listed).
+  // As Override, for one GPU model only: a row keyed by the GPU's name, starting from its
+  // architecture's row, so other GPUs of the same architecture keep the fitted values.
+  void OverrideGpu(const Gpu& gpu, std::optional<double> gemm_fraction,
+                   std::optional<double> memory_bw_fraction);
+  // The efficiency row of `gpu`: a row keyed by its name (a measured override), else its
+  // architecture's, else the fallback.
   const ArchEfficiency& For(const Gpu& gpu) const;
   double LayerOverheadUs(Engine engine) const;
   double StepOverheadUs(Engine engine) const;

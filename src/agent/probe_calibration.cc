@@ -121,4 +121,32 @@ Result<ProbeCalibration> LoadCalibration(const std::string& path) {
   return ParseCalibration(*text, path);
 }
 
+Result<const Gpu*> ApplyCalibration(const ProbeCalibration& probe, const Catalog& catalog,
+                                    Precision precision, Calibration* cal,
+                                    const Gpu* expected_gpu) {
+  if (probe.gpu.empty()) {
+    return Status::InvalidArgument(
+        "the probe calibration names no GPU (the probe could not identify it); rerun "
+        "'gpuplan probe --instance TYPE --save FILE'");
+  }
+  const Gpu* gpu = catalog.FindGpu(probe.gpu);
+  if (gpu == nullptr) {
+    return Status::NotFound("the probe calibration was measured on \"" + probe.gpu +
+                            "\", which the catalog does not know");
+  }
+  if (expected_gpu != nullptr && gpu != expected_gpu) {
+    return Status::InvalidArgument("the probe calibration was measured on " + gpu->name +
+                                   ", but the estimate is for " + expected_gpu->name);
+  }
+  const char* gemm_key = precision == Precision::kFp16   ? "gemm_fp16"
+                         : precision == Precision::kFp32 ? "gemm_fp32"
+                                                         : "gemm_bf16";
+  auto get = [&](const char* key) -> std::optional<double> {
+    auto it = probe.efficiency.find(key);
+    return it == probe.efficiency.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  cal->OverrideGpu(*gpu, get(gemm_key), get("memory_bandwidth"));
+  return gpu;
+}
+
 }  // namespace gpuplan::agent

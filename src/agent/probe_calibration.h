@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
 #include "gpuplan/status.h"
 
 namespace gpuplan::agent {
@@ -47,6 +49,14 @@ std::string CalibrationToJson(const ProbeCalibration& calibration);
 // (format and version must match; efficiencies must be numbers in (0, 1.05]).
 Result<ProbeCalibration> ParseCalibration(std::string_view json, std::string_view name);
 Result<ProbeCalibration> LoadCalibration(const std::string& path);
+
+// Replaces `cal`'s fitted GEMM efficiency (for `precision`: gemm_fp16, gemm_fp32 or gemm_bf16)
+// and memory-bandwidth efficiency of the measured GPU with the measured ones, for that GPU model
+// only (Calibration::OverrideGpu). Returns the GPU it applied to. Errors: the file names no GPU
+// or one the catalog does not know; `expected_gpu` is given and differs.
+Result<const Gpu*> ApplyCalibration(const ProbeCalibration& probe, const Catalog& catalog,
+                                    Precision precision, Calibration* cal,
+                                    const Gpu* expected_gpu = nullptr);
 
 }  // namespace gpuplan::agent
 

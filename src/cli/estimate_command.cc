@@ -348,19 +348,9 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
     // Measured efficiencies of this instance replace the fitted ones for its GPU.
     Result<agent::ProbeCalibration> probe = agent::LoadCalibration(o.probe_calibration);
     if (!probe.ok()) return ctx.Fail(probe.status());
-    if (!probe->gpu.empty() && catalog->FindGpu(probe->gpu) != hw->gpu) {
-      return ctx.Fail(Status::InvalidArgument(fmt::format(
-          "--probe-calibration: {} was measured on {}, but the estimate is for {}",
-          o.probe_calibration, probe->gpu, hw->gpu->name)));
-    }
-    const std::string gemm_key = w->precision == Precision::kFp16 ? "gemm_fp16"
-                                 : w->precision == Precision::kFp32 ? "gemm_fp32"
-                                                                     : "gemm_bf16";
-    auto get = [&](const std::string& k) -> std::optional<double> {
-      auto it = probe->efficiency.find(k);
-      return it == probe->efficiency.end() ? std::nullopt : std::optional<double>(it->second);
-    };
-    cal->Override(hw->gpu->architecture, get(gemm_key), get("memory_bandwidth"));
+    Result<const Gpu*> applied =
+        agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal, hw->gpu);
+    if (!applied.ok()) return ctx.Fail(applied.status().WithContext("--probe-calibration " + o.probe_calibration));
   }
   Result<perf::Layout> layout = BuildLayout(o, *w, *arch, *hw, *cal);
   if (!layout.ok()) return ctx.Fail(layout.status(), true);

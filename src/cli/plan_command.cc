@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "agent/probe_calibration.h"
 #include "cli/commands.h"
 #include "core/strings.h"
 #include "gpuplan/plan.h"
@@ -24,6 +25,7 @@ struct PlanFlags {
   bool markdown = false;
   std::vector<std::string> regions;  // override constraints.regions
   std::string objective;             // override objective
+  std::string probe_calibration;     // --probe-calibration FILE from `gpuplan probe --save`
 };
 
 // Loads everything a plan needs; on error reports it and returns nullopt.
@@ -69,6 +71,16 @@ std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
   if (!cal.ok()) {
     ctx.Fail(cal.status());
     return std::nullopt;
+  }
+  if (!f.probe_calibration.empty()) {
+    // What the probe measured on a rented instance replaces the fitted efficiency of its GPU.
+    Result<agent::ProbeCalibration> probe = agent::LoadCalibration(f.probe_calibration);
+    Result<const Gpu*> applied = probe.ok() ? agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal)
+                                            : Result<const Gpu*>(probe.status());
+    if (!applied.ok()) {
+      ctx.Fail(applied.status().WithContext("--probe-calibration " + f.probe_calibration));
+      return std::nullopt;
+    }
   }
   return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
 }
@@ -161,6 +173,8 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
   plan->add_option("--region", flags->regions, "Only these regions (overrides constraints.regions)");
   plan->add_option("--objective", flags->objective, "cost, time, cost_within_deadline or time_within_budget");
+  plan->add_option("--probe-calibration", flags->probe_calibration,
+                   "Calibration file from 'gpuplan probe --save': measured GEMM and memory efficiency of that GPU");
   auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
   plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
   plan->callback([&ctx, flags] { RunPlan(ctx, *flags); });
@@ -170,6 +184,8 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
   explain->add_option("workload", eflags->workload_path, "Workload YAML file")->required();
   explain->add_flag("--json", eflags->json, "Print JSON");
+  explain->add_option("--probe-calibration", eflags->probe_calibration,
+                      "Calibration file from 'gpuplan probe --save'");
   explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });
 }
 

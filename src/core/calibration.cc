@@ -1,5 +1,6 @@
 #include "gpuplan/calibration.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gpuplan/catalog.h"
@@ -8,9 +9,23 @@ namespace gpuplan {
 
 const ArchEfficiency& Calibration::For(const Gpu& gpu) const {
   for (const ArchEfficiency& a : archs) {
+    if (a.architecture == gpu.name) return a;
+  }
+  for (const ArchEfficiency& a : archs) {
     if (a.architecture == gpu.architecture) return a;
   }
   return fallback;
+}
+
+void Calibration::OverrideGpu(const Gpu& gpu, std::optional<double> gemm,
+                              std::optional<double> memory_bw) {
+  if (std::none_of(archs.begin(), archs.end(),
+                   [&](const ArchEfficiency& a) { return a.architecture == gpu.name; })) {
+    ArchEfficiency row = For(gpu);
+    row.architecture = gpu.name;
+    archs.push_back(row);
+  }
+  Override(gpu.name, gemm, memory_bw);
 }
 
 void Calibration::Override(std::string_view architecture, std::optional<double> gemm,

@@ -1,3 +1,5 @@
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +89,48 @@ TEST(PlanCommandTest, EveryExampleWorkloadPlans) {
     auto j = nlohmann::json::parse(run.out);
     EXPECT_FALSE(j["candidates"].empty()) << "an example must have an answer";
   }
+}
+
+}  // namespace
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+TEST(PlanCommandTest, ProbeCalibrationChangesOnlyTheMeasuredGpu) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& gpu, double gemm) {
+    const std::string path = dir + name;
+    std::ofstream(path) << R"({"format": "gpuplan-probe-calibration", "version": 1, "created": "2026-11-30T00:00:00Z",
+      "instance_type": "ecs.gn7i-c8g1.2xlarge", "gpu": ")" << gpu << R"(", "gpu_count": 1,
+      "efficiency": {"gemm_bf16": )" << gemm << R"(, "memory_bandwidth": 0.8}, "measured": {}})";
+    return path;
+  };
+  const std::string workload = std::string(GPUPLAN_SOURCE_DIR) + "/examples/llm-lora-finetune.yaml";
+  auto hours = [&](const std::vector<std::string>& extra, const std::string& gpu) {
+    std::vector<std::string> args = {"plan", workload, "--json", "--top", "200"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = testing::RunGpuplan(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json plan = nlohmann::json::parse(run.out);
+    for (const auto& c : plan["candidates"]) {
+      if (c["gpu"] == gpu && c["nodes"] == 1 && c["gpus"] == 1 && c["billing"] == "payg") {
+        return c["time"]["job_hours"].get<double>();
+      }
+    }
+    return 0.0;
+  };
+  const std::string slow = write("a10-slow.json", "A10-24G", 0.4);
+  const double base_a10 = hours({}, "A10-24G");
+  const double measured_a10 = hours({"--probe-calibration", slow}, "A10-24G");
+  ASSERT_GT(base_a10, 0);
+  EXPECT_GT(measured_a10, base_a10 * 1.2) << "a slow measured GEMM makes the A10 job longer";
+  const double base_a100 = hours({}, "A100-80G-SXM");
+  const double with_a10_file = hours({"--probe-calibration", slow}, "A100-80G-SXM");
+  EXPECT_DOUBLE_EQ(base_a100, with_a10_file) << "another Ampere GPU keeps its fitted efficiency";
+  auto bad = testing::RunGpuplan({"plan", workload, "--probe-calibration", write("x.json", "H2OO", 0.5)});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("the catalog does not know"), std::string::npos) << bad.err;
 }
 
 }  // namespace

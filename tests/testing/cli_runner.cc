@@ -1,5 +1,7 @@
 #include "testing/cli_runner.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -9,6 +11,16 @@
 #include "cli/commands.h"
 
 namespace gpuplan::testing {
+namespace {
+
+// Tests must not see the developer's price cache (~/.cache/gpuplan): point every command at an
+// empty cache directory before any test runs. Tests that need a cache set their own.
+const bool kIsolatedCache = [] {
+  std::string dir = ::testing::TempDir() + "gpuplan-test-cache-" + std::to_string(::getpid());
+  return ::setenv("XDG_CACHE_HOME", dir.c_str(), 1) == 0;
+}();
+
+}  // namespace
 
 CliRun RunGpuplan(const std::vector<std::string>& args) {
   std::vector<const char*> argv = {"gpuplan"};
