@@ -16,7 +16,16 @@ for extra in estimate validate plan prices agent; do
   [ -f "$here/scripts/contract-areas/$extra" ] && areas+=("$extra")
 done
 contracts="$here/../shared/checks/contracts.py"
-[ -f "$contracts" ] || contracts="$here/tests/contracts.py"  # a copy, for clones without shared/
+if [ ! -f "$contracts" ]; then
+  # A clone without shared/: run the project's copy in the layout it expects
+  # (checks/contracts.py next to data/validation/calibration.csv).
+  layout=$(mktemp -d)
+  trap 'rm -rf "$layout"' EXIT
+  mkdir -p "$layout/checks" "$layout/data"
+  cp "$here/tests/contracts.py" "$layout/checks/contracts.py"
+  ln -s "$here/tests/testdata/validation" "$layout/data/validation"
+  contracts="$layout/checks/contracts.py"
+fi
 python3 "$contracts" "$build/gpuplan" "${areas[@]}"
 
 if [ -x "$here/scripts/accuracy.sh" ]; then
