@@ -42,9 +42,14 @@ std::string CostText(const planner::Candidate& c) {
 std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::Plan& plan) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   for (const auto& r : plan.rejected) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == r.reason; });
+    // Reasons that name their own type ("ecs.x has no price ...") group as "this type ...".
+    std::string reason = r.reason;
+    for (size_t at = reason.find(r.instance); at != std::string::npos; at = reason.find(r.instance, at)) {
+      reason.replace(at, r.instance.size(), "this type");
+    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == reason; });
     if (it == groups.end()) {
-      groups.push_back({r.reason, {r.instance}});
+      groups.push_back({reason, {r.instance}});
     } else {
       it->second.push_back(r.instance);
     }
