@@ -695,47 +695,13 @@ Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Har
   return est;
 }
 
-int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                  const Layout& layout, const Calibration& cal, int limit) {
-  Workload wl = w;
-  Layout l = layout;
-  auto fits = [&](int mb) {
-    l.micro_batch = mb;
-    if (w.IsTraining()) {
-      wl.global_batch = std::max(w.global_batch, mb * l.dp);
-    } else {
-      wl.inference.batch = mb;
-    }
-    Result<Estimate> e = EstimateRun(wl, arch, hw, l, cal);
-    return e.ok() && e->memory.fits;
-  };
-  if (!fits(1)) return 0;
-  int lo = 1, hi = 2;
-  while (hi <= limit && fits(hi)) {
-    lo = hi;
-    if (hi > limit / 2) {  // doubling would pass the limit (and could overflow int)
-      hi = limit + 1;
-      break;
-    }
-    hi *= 2;
-  }
-  hi = std::min(hi, limit == INT_MAX ? limit : limit + 1);
-  while (hi - lo > 1) {  // memory is monotone in micro-batch: binary search
-    const int mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
-}
+namespace {
 
-int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
-              const Calibration& cal, int limit) {
-  Workload wl = w;
-  auto fits = [&](int s) {
-    wl.seq_len = s;
-    wl.inference.prompt_tokens = s;
-    Result<Estimate> e = EstimateRun(wl, arch, hw, layout, cal);
-    return e.ok() && e->memory.fits;
-  };
+// The largest n in [1, limit] with fits(n), or 0 when not even 1 fits. Memory grows
+// monotonically with micro-batch and sequence length, so doubling then bisecting finds it in
+// O(log limit) estimates.
+template <typename Fits>
+int LargestFitting(int limit, Fits fits) {
   if (!fits(1)) return 0;
   int lo = 1, hi = 2;
   while (hi <= limit && fits(hi)) {
@@ -752,6 +718,37 @@ int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, cons
     (fits(mid) ? lo : hi) = mid;
   }
   return lo;
+}
+
+}  // namespace
+
+int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                  const Layout& layout, const Calibration& cal, int limit) {
+  Workload wl = w;
+  Layout l = layout;
+  auto fits = [&](int mb) {
+    l.micro_batch = mb;
+    if (w.IsTraining()) {
+      wl.global_batch = std::max(w.global_batch, mb * l.dp);
+    } else {
+      wl.inference.batch = mb;
+    }
+    Result<Estimate> e = EstimateRun(wl, arch, hw, l, cal);
+    return e.ok() && e->memory.fits;
+  };
+  return LargestFitting(limit, fits);
+}
+
+int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
+              const Calibration& cal, int limit) {
+  Workload wl = w;
+  auto fits = [&](int s) {
+    wl.seq_len = s;
+    wl.inference.prompt_tokens = s;
+    Result<Estimate> e = EstimateRun(wl, arch, hw, layout, cal);
+    return e.ok() && e->memory.fits;
+  };
+  return LargestFitting(limit, fits);
 }
 
 int LargestDivisorAtMost(int n, int limit) {

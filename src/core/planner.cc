@@ -249,6 +249,11 @@ struct RegionRates {
   std::string reason;
 };
 
+// Whether the objective ranks by time first (else by cost first).
+bool RanksByTime(const Workload& w) {
+  return w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
+}
+
 // Everything pricing needs that is the same for every candidate of one instance type.
 struct Pricing {
   std::vector<RegionRates> rates;
@@ -308,7 +313,7 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       const double money = c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
       const double cost_score = per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
       const double time_score = per_hour && units_per_hour > 0 ? 1 / units_per_hour : c.job_hours;
-      const bool time_first = w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
+      const bool time_first = RanksByTime(w);
       c.score = time_first ? time_score : cost_score;
       out.push_back(std::move(c));
       any = true;
@@ -498,7 +503,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     }
     unique.push_back(std::move(c));
   }
-  const bool time_first = w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
+  const bool time_first = RanksByTime(w);
   std::stable_sort(unique.begin(), unique.end(), [&](const Candidate& a, const Candidate& b) {
     const double ta = a.job_hours, tb = b.job_hours;
     const double ma = a.cost.total.amount(), mb = b.cost.total.amount();

@@ -163,16 +163,18 @@ objective: cost
   for (const Rejection& r : p.rejected) EXPECT_FALSE(r.reason.empty()) << r.instance;
 }
 
-TEST(PlannerTest, SpotCandidatesCarryCheckpointAdvice) {
-  Plan p = PlanYaml(R"(task: finetune
+constexpr char kLora7b[] = R"(task: finetune
 method: lora
 model: llama-2-7b
 precision: bf16
 seq_len: 2048
 global_batch: 32
 tokens: 50M
-constraints: {regions: [cn-hangzhou], billing: [spot]}
-)");
+constraints: {regions: [cn-hangzhou], max_gpus: 1, billing: [spot]}
+)";
+
+TEST(PlannerTest, SpotCandidatesCarryCheckpointAdvice) {
+  Plan p = PlanYaml(kLora7b);
   ASSERT_FALSE(p.candidates.empty());
   EXPECT_EQ(p.candidates[0].billing, cost::Mode::kSpot);
   EXPECT_TRUE(HasAdvice(p.candidates[0], "spot-needs-checkpoints"));
@@ -195,15 +197,6 @@ constraints: {max_nodes: 4, billing: [payg]}
   }
 }
 
-constexpr char kLora7b[] = R"(task: finetune
-method: lora
-model: llama-2-7b
-precision: bf16
-seq_len: 2048
-global_batch: 32
-tokens: 50M
-constraints: {regions: [cn-hangzhou], max_gpus: 1, billing: [spot]}
-)";
 
 TEST(PlannerTest, MarketDataExcludesSoldOutTypesAndPricesSpotRisk) {
   cost::MarketData market;
