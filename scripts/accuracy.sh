@@ -39,5 +39,5 @@ sys.exit(1 if bad else 0)
 status=0
 #                              thr_med thr_p90 mem_med mem_p90 supported fits
 check calibration.csv           0.08    0.20    0.08    0.16    0.91      0.95 || status=1
-check calibration_inference.csv 0.11    0.49    0.03    0.09    1.00      0.99 || status=1
+check calibration_inference.csv 0.08    0.31    0.03    0.09    1.00      0.99 || status=1
 exit $status

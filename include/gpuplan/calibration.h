@@ -34,16 +34,34 @@ struct ArchEfficiency {
   // FLOPs it executes (causal: half the square). FlashAttention-2 is tuned for Ampere and
   // reaches a smaller share of Hopper's peak (Dao 2023; Shah et al. 2024).
   double attention_fraction = 0.4;
+  // Fraction of the datasheet FP32 (non-tensor) peak reached by FP32 GEMMs on the CUDA cores
+  // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts
+  // both halves and SGEMM reaches about half of what it reaches elsewhere.
+  double simt_fraction = 0.7;
+};
+
+// A measured or fitted correction for one GPU model: the values it sets replace its
+// architecture's; the others are inherited from it.
+struct GpuEfficiency {
+  std::string gpu;  // Gpu::name
+  std::optional<double> gemm_fraction;
+  std::optional<double> memory_bw_fraction;
+  std::optional<double> attention_fraction;
+  std::optional<double> simt_fraction;
 };
 
 struct Calibration {
   std::vector<ArchEfficiency> archs;
   ArchEfficiency fallback;  // for an architecture not listed
+  std::vector<GpuEfficiency> gpus;  // per-GPU corrections (calibration.csv scope gpu:NAME)
 
-  // GEMM shape: efficiency = gemm_fraction * d/(d + gemm_half_dim) * t/(t + gemm_half_tokens)
-  // with d the per-GPU hidden size (hidden / tp) and t the tokens per micro-batch.
+  // GEMM shape: efficiency = gemm_fraction * d/(d + gemm_half_dim) * t/(t + t_half) with d the
+  // per-GPU hidden size (hidden / tp) and t the tokens (rows) of the GEMM. t_half is
+  // gemm_weight_read_factor times the GPU's ridge point (the rows at which reading the weights
+  // takes as long as the arithmetic: peak x element bytes / (2 x bandwidth)), so a GEMM costs
+  // its arithmetic plus that many weight reads: a few rows make a bandwidth-bound GEMV.
   double gemm_half_dim = 256;
-  double gemm_half_tokens = 512;
+  double gemm_weight_read_factor = 1.0;
   // Unfused attention materialises the s x s scores and is memory-bound: it runs at this
   // fraction of the GEMM efficiency.
   double unfused_attention_factor = 0.35;
@@ -54,6 +72,12 @@ struct Calibration {
   // memory-bound: bytes moved per token per layer in one forward pass, in units of
   // (hidden + ffn) x element size. Backward moves twice as much.
   double elementwise_traffic = 8;
+  // The same for eager PyTorch inference (TorchScript, HF transformers), which runs each
+  // elementwise operation as its own kernel.
+  double eager_elementwise_traffic = 16;
+  // Unfused inference attention: passes over the heads x s x s score matrix (in element size)
+  // beyond the two batched GEMMs.
+  double unfused_score_passes = 8;
   // Fixed time per layer per forward or backward pass of a micro-batch in eager PyTorch
   // training (kernel launches, hooks), microseconds.
   double train_layer_overhead_us = 100;
@@ -100,13 +124,13 @@ struct Calibration {
   // e.g. from `gpuplan probe --save` on the rented instance; unset values keep the fitted ones.
   void Override(std::string_view architecture, std::optional<double> gemm_fraction,
                 std::optional<double> memory_bw_fraction);
-  // As Override, for one GPU model only: a row keyed by the GPU's name, starting from its
-  // architecture's row, so other GPUs of the same architecture keep the fitted values.
+  // As Override, for one GPU model only (a GpuEfficiency row), so other GPUs of the same
+  // architecture keep the fitted values.
   void OverrideGpu(const Gpu& gpu, std::optional<double> gemm_fraction,
                    std::optional<double> memory_bw_fraction);
-  // The efficiency row of `gpu`: a row keyed by its name (a measured override), else its
-  // architecture's, else the fallback.
-  const ArchEfficiency& For(const Gpu& gpu) const;
+  // The efficiency of `gpu`: its architecture's row (else the fallback) with its own
+  // GpuEfficiency corrections applied.
+  ArchEfficiency For(const Gpu& gpu) const;
   double LayerOverheadUs(Engine engine) const;
   double StepOverheadUs(Engine engine) const;
 };

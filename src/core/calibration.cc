@@ -7,25 +7,32 @@
 
 namespace gpuplan {
 
-const ArchEfficiency& Calibration::For(const Gpu& gpu) const {
+ArchEfficiency Calibration::For(const Gpu& gpu) const {
+  ArchEfficiency row = fallback;
   for (const ArchEfficiency& a : archs) {
-    if (a.architecture == gpu.name) return a;
+    if (a.architecture == gpu.architecture) row = a;
   }
-  for (const ArchEfficiency& a : archs) {
-    if (a.architecture == gpu.architecture) return a;
+  for (const GpuEfficiency& g : gpus) {
+    if (g.gpu != gpu.name) continue;
+    row.gemm_fraction = g.gemm_fraction.value_or(row.gemm_fraction);
+    row.memory_bw_fraction = g.memory_bw_fraction.value_or(row.memory_bw_fraction);
+    row.attention_fraction = g.attention_fraction.value_or(row.attention_fraction);
+    row.simt_fraction = g.simt_fraction.value_or(row.simt_fraction);
   }
-  return fallback;
+  return row;
 }
 
 void Calibration::OverrideGpu(const Gpu& gpu, std::optional<double> gemm,
                               std::optional<double> memory_bw) {
-  if (std::none_of(archs.begin(), archs.end(),
-                   [&](const ArchEfficiency& a) { return a.architecture == gpu.name; })) {
-    ArchEfficiency row = For(gpu);
-    row.architecture = gpu.name;
-    archs.push_back(row);
+  auto it = std::find_if(gpus.begin(), gpus.end(),
+                         [&](const GpuEfficiency& g) { return g.gpu == gpu.name; });
+  if (it == gpus.end()) {
+    gpus.push_back(GpuEfficiency{});
+    it = gpus.end() - 1;
+    it->gpu = gpu.name;
   }
-  Override(gpu.name, gemm, memory_bw);
+  if (gemm) it->gemm_fraction = gemm;
+  if (memory_bw) it->memory_bw_fraction = memory_bw;
 }
 
 void Calibration::Override(std::string_view architecture, std::optional<double> gemm,

@@ -128,14 +128,23 @@ double GroupBandwidth(const Hardware& hw, const Calibration& cal, int n, int spa
   return intra > 0 ? std::min(intra, inter) : inter;
 }
 
-// Achieved fraction of the dense peak for GEMMs with per-GPU inner size `dim` over `tokens`
-// rows: a saturating curve in each (calibrated; see data/calibration.csv).
-double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, double dim,
-                      double tokens, Precision p) {
-  double eff = arch.gemm_fraction * dim / (dim + cal.gemm_half_dim) *
-               tokens / (tokens + cal.gemm_half_tokens);
-  if (p == Precision::kFp8) eff *= cal.fp8_gemm_factor;
-  return eff;
+// Achieved fraction of the peak for GEMMs with per-GPU inner size `dim` over `tokens` rows whose
+// weights are stored in `weight_bytes` per element: saturating in the inner size (tensor-core
+// tiles) and in the rows. The rows' half point is a multiple of the ridge point, the rows at
+// which streaming the weights takes as long as the arithmetic (Williams et al. 2009 roofline),
+// so few-row GEMMs become bandwidth-bound GEMVs on every GPU and precision. FP32 runs on the
+// CUDA cores (no tile penalty in the inner size).
+double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const Gpu& gpu,
+                      double peak_tflops, double dim, double tokens, Precision p,
+                      double weight_bytes) {
+  const bool simt = p == Precision::kFp32;
+  double fraction = simt ? arch.simt_fraction : arch.gemm_fraction;
+  if (p == Precision::kFp8) fraction *= cal.fp8_gemm_factor;
+  if (!simt) fraction *= dim / (dim + cal.gemm_half_dim);
+  const double bandwidth = gpu.memory_bandwidth_gbs * 1e9 * arch.memory_bw_fraction;
+  const double ridge_tokens =
+      bandwidth > 0 ? peak_tflops * 1e12 * fraction * weight_bytes / (2 * bandwidth) : 0;
+  return fraction * tokens / (tokens + cal.gemm_weight_read_factor * ridge_tokens);
 }
 
 // The dense peak used for GEMMs at precision p. FP32 training runs FP32 math (PyTorch leaves
@@ -194,7 +203,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
                                   const Layout& l, const Calibration& cal, double peak) {
   Estimate est;
   const Gpu& gpu = *hw.gpu;
-  const ArchEfficiency& eff_row = cal.For(gpu);
+  const ArchEfficiency eff_row = cal.For(gpu);
   const Dims d = DimsOf(arch);
   const double s = w.seq_len;
   const double b = l.micro_batch;
@@ -324,7 +333,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // --- Compute time of one micro-batch on one stage.
   const double tokens_mb = s * b;
   const double dim = transformer ? d.h / tp : 4096;
-  const double gemm_eff = GemmEfficiency(eff_row, cal, dim, tokens_mb, w.precision);
+  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, tokens_mb, w.precision, e);
   // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
   // the architecture's attention fraction of peak; unfused attention materialises the scores
   // and is memory-bound.
@@ -442,7 +451,7 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   }
   Estimate est;
   const Gpu& gpu = *hw.gpu;
-  const ArchEfficiency& eff_row = cal.For(gpu);
+  const ArchEfficiency eff_row = cal.For(gpu);
   const Dims d = DimsOf(arch);
   // FP8 inference (TensorRT-LLM, vLLM) stores weights and the KV cache in FP8: 1 byte.
   const double e = w.precision == Precision::kFp8 ? 1 : ElementBytes(w.precision);
@@ -488,16 +497,28 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double prefill_tokens = prompt * batch;
   const double attn_prefill = 4 * d.layers * d.h * prompt * prompt * batch *
                               (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
-  const double eff_prefill = GemmEfficiency(eff_row, cal, d.h / tp, prefill_tokens, w.precision);
-  // Attention core: fused kernels at the architecture's attention fraction of peak; unfused
-  // (materialised scores) memory-bound at a fraction of GEMM speed.
-  const bool flash = w.flash_attention && l.flash_attention;
-  const double attn_rate = flash ? eff_row.attention_fraction
-                                 : eff_prefill * cal.unfused_attention_factor;
+  const double eff_prefill =
+      GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, prefill_tokens, w.precision, layer_bytes);
+  // Attention core: fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused
+  // multi-head attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of
+  // peak. Unfused attention runs QK^T and AV as batched GEMMs and moves the materialised
+  // heads x s x s scores through memory several times (write, scale, mask, softmax, read).
+  const bool fused_attention =
+      (w.flash_attention && l.flash_attention) ||
+      (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
+  const double attention_s =
+      fused_attention
+          ? attn_prefill / (tp * pp) / (peak_flops * eff_row.attention_fraction)
+          : attn_prefill / (tp * pp) / (peak_flops * eff_prefill) +
+                cal.unfused_score_passes * d.heads / tp * prompt * prompt * batch * e * d.layers /
+                    pp / bw;
+  // Elementwise kernels: eager PyTorch (TorchScript, HF transformers) launches a kernel per
+  // operation where the inference engines fuse them, so it moves more bytes per token.
+  const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
+  const double elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
   const double prefill_compute =
-      2 * gemm_weights * prefill_tokens / (tp * pp) / (peak_flops * eff_prefill) +
-      attn_prefill / (tp * pp) / (peak_flops * attn_rate) +
-      cal.elementwise_traffic * (d.h + d.ffn) / tp * e * prefill_tokens * d.layers / pp / bw;
+      2 * gemm_weights * prefill_tokens / (tp * pp) / (peak_flops * eff_prefill) + attention_s +
+      elementwise * (d.h + d.ffn) / tp * e * prefill_tokens * d.layers / pp / bw;
   // Pipeline stages run one after another for one batch (no micro-batching in HF
   // device_map=auto), so latency sums over stages: count all weights once.
   const double prefill_mem = weight_bytes * pp / bw;
@@ -529,7 +550,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     // The compute bound is the GEMMs at full row efficiency: with few rows a GEMM is a
     // bandwidth-bound GEMV, which t_mem already counts; attention over the cache is a read of
     // the cache, also in t_mem.
-    const double eff_dec = GemmEfficiency(eff_row, cal, d.h / tp, 1e12, w.precision);
+    const double eff_dec =
+        GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, 1e12, w.precision, layer_bytes);
     const double flops = 2 * gemm_weights * batch / tp;
     const double t_comp = flops / (peak_flops * eff_dec);
     it.decode_memory_bound = t_mem >= t_comp;

@@ -17,10 +17,12 @@ struct Range {
 Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader& r) {
   const std::map<std::string, std::pair<double*, Range>> globals = {
       {"gemm_half_dim", {&c.gemm_half_dim, {0, 1e5}}},
-      {"gemm_half_tokens", {&c.gemm_half_tokens, {0, 1e7}}},
+      {"gemm_weight_read_factor", {&c.gemm_weight_read_factor, {0, 100}}},
       {"unfused_attention_factor", {&c.unfused_attention_factor, {0.01, 1}}},
       {"fp8_gemm_factor", {&c.fp8_gemm_factor, {0.01, 1}}},
       {"elementwise_traffic", {&c.elementwise_traffic, {0, 100}}},
+      {"eager_elementwise_traffic", {&c.eager_elementwise_traffic, {0, 100}}},
+      {"unfused_score_passes", {&c.unfused_score_passes, {0, 100}}},
       {"train_layer_overhead_us", {&c.train_layer_overhead_us, {0, 1e5}}},
       {"nvlink_efficiency", {&c.nvlink_efficiency, {0.01, 1}}},
       {"pcie_efficiency", {&c.pcie_efficiency, {0.01, 1}}},
@@ -57,6 +59,15 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
   return Status::Ok();
 }
 
+GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& gpu) {
+  for (GpuEfficiency& g : rows) {
+    if (g.gpu == gpu) return &g;
+  }
+  rows.push_back(GpuEfficiency{});
+  rows.back().gpu = gpu;
+  return &rows.back();
+}
+
 }  // namespace
 
 Result<Calibration> ParseCalibration(std::string_view text, const std::string& file) {
@@ -79,35 +90,43 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       if (Status s = SetGlobal(c, name, v, r); !s.ok()) return s;
       continue;
     }
-    // Per-architecture rows; "fallback" is the row for unlisted architectures.
-    if (name != "gemm_fraction" && name != "memory_bw_fraction" && name != "attention_fraction") {
-      r.Fail("parameter", "expected gemm_fraction, memory_bw_fraction or attention_fraction for "
-                          "an architecture scope, got \"" + name + "\"");
+    // Per-architecture rows ("fallback" is the row for unlisted architectures) and per-GPU
+    // corrections (scope gpu:NAME) set one of the efficiency fractions.
+    const std::map<std::string, int> fractions = {{"gemm_fraction", 0},
+                                                  {"memory_bw_fraction", 1},
+                                                  {"attention_fraction", 2},
+                                                  {"simt_fraction", 3}};
+    const auto field = fractions.find(name);
+    if (field == fractions.end()) {
+      r.Fail("parameter", "expected gemm_fraction, memory_bw_fraction, attention_fraction or "
+                          "simt_fraction for scope \"" + scope + "\", got \"" + name + "\"");
       return r.status();
     }
     if (v <= 0 || v > 1) {
       r.Fail("value", "expected a fraction in (0, 1]");
       return r.status();
     }
-    ArchEfficiency* a = nullptr;
-    if (scope == "fallback") {
-      a = &c.fallback;
-    } else {
+    if (scope.rfind("gpu:", 0) == 0) {
+      GpuEfficiency* g = FindOrAdd(c.gpus, scope.substr(4));
+      std::optional<double>* slots[] = {&g->gemm_fraction, &g->memory_bw_fraction,
+                                        &g->attention_fraction, &g->simt_fraction};
+      *slots[field->second] = v;
+      continue;
+    }
+    ArchEfficiency* a = scope == "fallback" ? &c.fallback : nullptr;
+    if (a == nullptr) {
       for (ArchEfficiency& x : c.archs) {
         if (x.architecture == scope) a = &x;
       }
-      if (a == nullptr) {
-        c.archs.push_back(ArchEfficiency{});
-        a = &c.archs.back();
-        a->architecture = scope;
-        a->gemm_fraction = c.fallback.gemm_fraction;
-        a->memory_bw_fraction = c.fallback.memory_bw_fraction;
-        a->attention_fraction = c.fallback.attention_fraction;
-      }
     }
-    (name == "gemm_fraction"        ? a->gemm_fraction
-     : name == "memory_bw_fraction" ? a->memory_bw_fraction
-                                    : a->attention_fraction) = v;
+    if (a == nullptr) {
+      c.archs.push_back(c.fallback);  // unset fields start from the fallback's
+      a = &c.archs.back();
+      a->architecture = scope;
+    }
+    double* slots[] = {&a->gemm_fraction, &a->memory_bw_fraction, &a->attention_fraction,
+                       &a->simt_fraction};
+    *slots[field->second] = v;
   }
   return c;
 }

@@ -1,6 +1,7 @@
 // Pins each formula of the performance model to a hand-worked example with its source.
 #include "gpuplan/estimate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -211,6 +212,100 @@ TEST(EstimateTest, KvCacheAndFlopsPerToken) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   const double n_matmul = m.Params() - m.EmbeddingParams() + 51200.0 * 4096;
   EXPECT_NEAR(t->flops_per_token, 6 * n_matmul + 12.0 * 32 * 4096 * 2048, 1);
+}
+
+// Prefill GEMMs follow the roofline sum: arithmetic at the fitted fraction of peak plus one read
+// of the weights (GemmEfficiency's rows half point is the ridge point). Tensor-core GEMMs lose
+// to small inner sizes (d / (d + 256)); FP32 runs on the CUDA cores at simt_fraction with no
+// such loss. Hand-worked for the 7B shape on an A100 with no overheads and no elementwise work.
+TEST(EstimateTest, PrefillIsArithmeticPlusOneWeightRead) {
+  struct Case {
+    std::string name;
+    Precision precision;
+    int prompt;
+  };
+  const Case kCases[] = {{"fp16_one_token_weight_bound", Precision::kFp16, 1},
+                         {"fp16_2048_tokens_compute_bound", Precision::kFp16, 2048},
+                         {"fp32_cuda_cores", Precision::kFp32, 512}};
+  const Gpu gpu = A100();
+  Calibration cal = Plain();
+  cal.vllm_step_overhead_us = 0;
+  cal.elementwise_traffic = 0;
+  cal.gemm_weight_read_factor = 1;
+  ArchEfficiency ampere;
+  ampere.architecture = "Ampere";
+  ampere.gemm_fraction = 0.75;
+  ampere.simt_fraction = 0.8;
+  ampere.memory_bw_fraction = 0.8;
+  ampere.attention_fraction = 0.3;
+  cal.archs = {ampere};
+  const ModelArch m = Model7B();
+  const double gemm_weights = m.Params() - m.EmbeddingParams() + 32000.0 * 4096;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = c.precision;
+    w.inference.prompt_tokens = c.prompt;
+    w.inference.output_tokens = 0;
+    w.inference.batch = 1;
+    Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 1, 1), Layout{}, cal);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const bool fp32 = c.precision == Precision::kFp32;
+    const double bytes = fp32 ? 4 : 2;
+    const double peak = (fp32 ? 19.5e12 * 0.8 : 312e12 * 0.75 * 4096 / (4096 + 256.0));
+    const double bandwidth = 2039e9 * 0.8;
+    const double arithmetic = 2 * gemm_weights * c.prompt / peak;
+    const double weight_read = gemm_weights * bytes / bandwidth;
+    const double attention = 4 * 32 * 4096.0 * c.prompt * c.prompt * 0.5 /
+                             ((fp32 ? 19.5e12 : 312e12) * 0.3);
+    // Never faster than one read of every weight, the embedding table included.
+    const double all_weights = e->memory.breakdown.weights * kGiB / bandwidth;
+    ASSERT_TRUE(e->inference.has_value());
+    EXPECT_NEAR(e->inference->prefill_s,
+                std::max(arithmetic + weight_read + attention, all_weights),
+                1e-9 * e->inference->prefill_s);
+  }
+}
+
+// Eager PyTorch (TorchScript, HF) runs each elementwise op as its own kernel: a BERT-base
+// forward moves (eager - fused) x (h + ffn) x 2 B more per token per layer than under
+// FasterTransformer, all of it at the memory bandwidth (same fused attention in both).
+TEST(EstimateTest, EagerInferenceMovesMoreElementwiseBytes) {
+  ModelArch bert;
+  bert.name = "bert-base";
+  bert.kind = ModelKind::kEncoder;
+  bert.layers = 12;
+  bert.hidden = 768;
+  bert.heads = 12;
+  bert.kv_heads = 12;
+  bert.ffn = 3072;
+  bert.vocab = 30522;
+  bert.mlp = MlpKind::kGelu;
+  Calibration cal = Plain();
+  cal.torch_layer_overhead_us = cal.trtllm_layer_overhead_us = 0;
+  cal.torch_step_overhead_us = cal.trtllm_step_overhead_us = 0;
+  cal.elementwise_traffic = 8;
+  cal.eager_elementwise_traffic = 16;
+  const Gpu gpu = A100();
+  double prefill[2] = {0, 0};
+  const Engine engines[2] = {Engine::kTrtllm, Engine::kTorch};
+  for (int i = 0; i < 2; ++i) {
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = Precision::kFp16;
+    w.flash_attention = true;
+    w.inference.engine = engines[i];
+    w.inference.prompt_tokens = 384;
+    w.inference.output_tokens = 0;
+    w.inference.batch = 32;
+    Result<Estimate> e = EstimateRun(w, bert, HardwareFor(gpu, 1, 1), Layout{}, cal);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    prefill[i] = e->inference->prefill_s;
+  }
+  const double bandwidth = 2039e9 * Calibration{}.fallback.memory_bw_fraction;
+  const double extra = (16 - 8) * (768 + 3072) * 2.0 * 384 * 32 * 12 / bandwidth;
+  EXPECT_NEAR(prefill[1] - prefill[0], extra, 1e-9);
 }
 
 TEST(EstimateTest, PipelineBubbleAndRingAllReduce) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuplan/catalog.h"
 #include "io/calibration_csv.h"
+#include "io/catalog_loader.h"
 #include "io/model_zoo.h"
 
 namespace gpuplan::io {
@@ -68,15 +70,55 @@ TEST(ModelZooTest, BadRowsNameLineAndField) {
 TEST(CalibrationCsvTest, EmbeddedCalibrationLoadsEveryArchitecture) {
   Result<Calibration> cal = LoadCalibration();
   ASSERT_TRUE(cal.ok()) << cal.status().message();
-  for (const char* arch : {"Ampere", "Hopper", "Volta", "Turing", "Ada"}) {
+  for (const char* arch : {"Ampere", "Hopper", "Volta", "Turing", "Ada Lovelace"}) {
     SCOPED_TRACE(arch);
     Gpu g;
     g.architecture = arch;
-    const ArchEfficiency& e = cal->For(g);
+    const ArchEfficiency e = cal->For(g);
     EXPECT_EQ(e.architecture, arch);
     EXPECT_GT(e.gemm_fraction, 0.3);
     EXPECT_LE(e.gemm_fraction, 1.0);
   }
+}
+
+// A scope that names no catalog architecture or GPU would silently never apply (it once did:
+// "Ada" against the catalog's "Ada Lovelace").
+TEST(CalibrationCsvTest, EveryScopeNamesACatalogArchitectureOrGpu) {
+  Result<Calibration> cal = LoadCalibration();
+  Result<Catalog> catalog = LoadCatalog("");
+  ASSERT_TRUE(cal.ok() && catalog.ok());
+  for (const ArchEfficiency& a : cal->archs) {
+    SCOPED_TRACE(a.architecture);
+    bool found = false;
+    for (const Gpu& g : catalog->gpus) found = found || g.architecture == a.architecture;
+    EXPECT_TRUE(found) << "no catalog GPU has architecture " << a.architecture;
+  }
+  for (const GpuEfficiency& g : cal->gpus) {
+    SCOPED_TRACE(g.gpu);
+    const Gpu* gpu = catalog->FindGpu(g.gpu);
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_EQ(gpu->name, g.gpu) << "use the canonical name, not an alias";
+  }
+}
+
+// A gpu:NAME row changes only that GPU and only the value it names; the rest comes from the
+// architecture. GA102's FP32 peak counts a shared datapath twice, so A10's SGEMM fraction is
+// about half A100's.
+TEST(CalibrationCsvTest, GpuRowsOverrideOnlyTheirGpuAndValue) {
+  const char* text =
+      "parameter,scope,value,unit,source,fitted\n"
+      "gemm_fraction,Ampere,0.75,f,x,prior\n"
+      "simt_fraction,Ampere,0.8,f,x,prior\n"
+      "simt_fraction,gpu:A10-24G,0.35,f,x,fit\n";
+  Result<Calibration> cal = ParseCalibration(text, "c.csv");
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  Gpu a10, a100;
+  a10.name = "A10-24G";
+  a100.name = "A100-80G-SXM";
+  a10.architecture = a100.architecture = "Ampere";
+  EXPECT_DOUBLE_EQ(cal->For(a10).simt_fraction, 0.35);
+  EXPECT_DOUBLE_EQ(cal->For(a10).gemm_fraction, 0.75);
+  EXPECT_DOUBLE_EQ(cal->For(a100).simt_fraction, 0.8);
 }
 
 TEST(CalibrationCsvTest, UnknownParametersAreErrors) {
