@@ -13,13 +13,13 @@
 #include "agent/probe_calibration.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/workload_flags.h"
 #include "core/strings.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/workload.h"
 #include "io/calibration_csv.h"
 #include "io/model_zoo.h"
 #include "io/table.h"
-#include "io/workload_yaml.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -28,13 +28,7 @@ using strings::Num;
 
 struct EstimateOptions {
   std::string workload_file;
-  // Workload flags (override the file). Empty / unset = not given.
-  std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
-  std::optional<int> seq_len, micro_batch, global_batch, lora_rank, weight_bits;
-  std::optional<double> epochs;
-  std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;
-  std::optional<int> prompt_tokens, output_tokens, batch;
-  bool no_flash_attention = false;
+  WorkloadFlags workload;  // override the file's fields
   // Hardware.
   std::string gpu, instance;
   std::optional<int> gpus, gpus_per_node, nodes;
@@ -48,109 +42,6 @@ struct EstimateOptions {
 };
 
 Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
-
-template <typename E>
-Status SetEnum(const std::string& flag, const std::string& text,
-               std::optional<E> (*parse)(std::string_view), std::string_view expected, E& out) {
-  if (text.empty()) return Status::Ok();
-  std::optional<E> v = parse(text);
-  if (!v) return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
-  out = *v;
-  return Status::Ok();
-}
-
-// The workload: the file (if any), then every flag given on top.
-Result<Workload> BuildWorkload(const EstimateOptions& o) {
-  Workload w;
-  if (!o.workload_file.empty()) {
-    Result<Workload> file = io::LoadWorkloadYaml(o.workload_file);
-    if (!file.ok()) return file.status();
-    w = *file;
-  } else if (o.model.empty() && !o.layers) {
-    return Usage("give a workload file or --model NAME (or --layers/--hidden/... inline)");
-  }
-  const bool method_given = !o.method.empty();
-  if (Status s = SetEnum<Task>("--task", o.task, ParseTask,
-                               "pretrain, finetune, inference, rendering or hpc", w.task);
-      !s.ok()) {
-    return s;
-  }
-  if (!o.task.empty() && !method_given && w.task != Task::kFinetune) w.method = Method::kFull;
-  if (Status s = SetEnum<Method>("--method", o.method, ParseMethod, "full, lora or qlora",
-                                 w.method);
-      !s.ok()) {
-    return s;
-  }
-  if (!o.precision.empty()) {
-    std::optional<Precision> p = ParsePrecision(o.precision);
-    if (!p || p == Precision::kInt8 || p == Precision::kTf32) {
-      return Usage("--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"" + o.precision +
-                   "\"");
-    }
-    w.precision = *p;
-  }
-  if (Status s = SetEnum<Optimizer>("--optimizer", o.optimizer, ParseOptimizer,
-                                    "adamw, adamw_8bit, sgd or adafactor", w.optimizer);
-      !s.ok()) {
-    return s;
-  }
-  if (!o.recompute.empty()) {
-    Recompute rc = Recompute::kNone;
-    if (Status s = SetEnum<Recompute>("--recompute", o.recompute, ParseRecompute,
-                                      "none, selective or full", rc);
-        !s.ok()) {
-      return s;
-    }
-    w.recompute = rc;
-  }
-  if (Status s = SetEnum<Engine>("--engine", o.engine, ParseEngine, "hf, vllm, trtllm or torch",
-                                 w.inference.engine);
-      !s.ok()) {
-    return s;
-  }
-  if (!o.tokens.empty()) {
-    w.tokens = ParseAmount(o.tokens);
-    if (!w.tokens) return Usage("--tokens: expected an amount like 100M or 2B, got \"" + o.tokens + "\"");
-  }
-  if (!o.samples.empty()) {
-    w.samples = ParseAmount(o.samples);
-    if (!w.samples) return Usage("--samples: expected an amount like 50K, got \"" + o.samples + "\"");
-  }
-  if (o.epochs) w.epochs = *o.epochs;
-  if (o.seq_len) w.seq_len = *o.seq_len;
-  if (o.micro_batch) w.micro_batch = *o.micro_batch;
-  if (o.global_batch) w.global_batch = *o.global_batch;
-  if (o.lora_rank) w.lora_rank = *o.lora_rank;
-  if (o.weight_bits) w.weight_bits = *o.weight_bits;
-  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
-  if (o.no_flash_attention) w.flash_attention = false;
-  if (o.prompt_tokens) w.inference.prompt_tokens = *o.prompt_tokens;
-  if (o.output_tokens) w.inference.output_tokens = *o.output_tokens;
-  if (o.batch) w.inference.batch = *o.batch;
-  if (!o.model.empty()) {
-    w.model_name = o.model;
-    w.inline_arch.reset();
-  }
-  if (o.layers || o.hidden || o.heads || o.ffn || o.vocab) {
-    if (!(o.layers && o.hidden && o.heads && o.ffn && o.vocab)) {
-      return Usage("an inline architecture needs --layers, --hidden, --heads, --ffn and --vocab "
-                   "(--kv-heads defaults to --heads)");
-    }
-    ModelArch a;
-    a.name = o.model.empty() ? "inline" : o.model;
-    a.layers = *o.layers;
-    a.hidden = *o.hidden;
-    a.heads = *o.heads;
-    a.kv_heads = o.kv_heads.value_or(*o.heads);
-    a.ffn = *o.ffn;
-    a.vocab = *o.vocab;
-    a.mlp = a.ffn == 4 * a.hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
-    w.inline_arch = a;
-    w.model_name = a.name;
-  }
-  if (Status s = ValidateWorkload(w); !s.ok()) return Usage(s.message());
-  return w;
-}
 
 Result<perf::Hardware> BuildHardware(const EstimateOptions& o, const Catalog& c) {
   if (!o.instance.empty()) {
@@ -333,9 +224,9 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
     *ctx.out << io::RenderAligned(t);
     return;
   }
-  Result<Workload> w = BuildWorkload(o);
-  if (!w.ok()) return ctx.Fail(w.status(), w.status().code() == ErrorCode::kInvalidArgument &&
-                                               o.workload_file.empty());
+  std::optional<Workload> w =
+      LoadCliWorkload(ctx, o.workload_file, o.workload, WorkloadUse::kEstimate);
+  if (!w) return;
   Result<ModelArch> arch = ResolveModel(*w, *zoo);
   if (!arch.ok()) return ctx.Fail(arch.status());
   Result<Catalog> catalog = LoadCliCatalog(ctx);
@@ -372,32 +263,7 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
       "Memory per GPU, step time, throughput and job time of one job on one hardware choice, "
       "with breakdowns");
   cmd->add_option("workload", o->workload_file, "Workload YAML file (flags override its fields)");
-  // Workload.
-  cmd->add_option("--task", o->task, "pretrain | finetune | inference | rendering | hpc");
-  cmd->add_option("--method", o->method, "full | lora | qlora (finetune)");
-  cmd->add_option("--model", o->model, "Zoo model name (see --list-models)");
-  cmd->add_option("--precision", o->precision, "bf16 | fp16 | fp32 | fp8 | fp64");
-  cmd->add_option("--seq-len", o->seq_len, "Tokens per sample");
-  cmd->add_option("--micro-batch", o->micro_batch, "Sequences per GPU per forward pass");
-  cmd->add_option("--global-batch", o->global_batch, "Sequences per optimizer step");
-  cmd->add_option("--tokens", o->tokens, "Tokens of the whole job (suffix K M B T)");
-  cmd->add_option("--samples", o->samples, "Samples per epoch (suffix K M B T)");
-  cmd->add_option("--epochs", o->epochs, "Epochs over --samples");
-  cmd->add_option("--optimizer", o->optimizer, "adamw | adamw_8bit | sgd | adafactor");
-  cmd->add_option("--recompute", o->recompute, "none | selective | full");
-  cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank");
-  cmd->add_option("--weight-bits", o->weight_bits, "Quantised base weights: 4 or 8");
-  cmd->add_flag("--no-flash-attention", o->no_flash_attention, "Unfused attention (s^2 scores)");
-  cmd->add_option("--layers", o->layers, "Inline architecture: layers");
-  cmd->add_option("--hidden", o->hidden, "Inline architecture: hidden size");
-  cmd->add_option("--heads", o->heads, "Inline architecture: attention heads");
-  cmd->add_option("--kv-heads", o->kv_heads, "Inline architecture: KV heads (GQA)");
-  cmd->add_option("--ffn", o->ffn, "Inline architecture: MLP width");
-  cmd->add_option("--vocab", o->vocab, "Inline architecture: vocabulary");
-  cmd->add_option("--prompt-tokens", o->prompt_tokens, "Inference: prompt tokens per request");
-  cmd->add_option("--output-tokens", o->output_tokens, "Inference: generated tokens per request");
-  cmd->add_option("--batch", o->batch, "Inference: concurrent sequences");
-  cmd->add_option("--engine", o->engine, "Inference engine: hf | vllm | trtllm | torch");
+  AddWorkloadFlags(cmd, &o->workload);
   // Hardware.
   cmd->add_option("--gpu", o->gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
   cmd->add_option("--gpus", o->gpus, "Total GPUs (with --gpu)");

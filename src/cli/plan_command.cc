@@ -1,4 +1,5 @@
-// `gpuplan plan WORKLOAD.yaml` and `gpuplan explain TYPE WORKLOAD.yaml`: the main job.
+// `gpuplan plan [WORKLOAD.yaml] [workload flags]` and `gpuplan explain TYPE [WORKLOAD.yaml]
+// [workload flags]`: the main job.
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -7,25 +8,24 @@
 
 #include "agent/probe_calibration.h"
 #include "cli/commands.h"
+#include "cli/workload_flags.h"
 #include "core/strings.h"
 #include "gpuplan/plan.h"
 #include "io/calibration_csv.h"
 #include "io/model_zoo.h"
 #include "io/plan_render.h"
-#include "io/workload_yaml.h"
 
 namespace gpuplan::cli {
 namespace {
 
 struct PlanFlags {
-  std::string workload_path;
-  std::string instance;  // explain only
+  std::string workload_path;  // empty: the workload comes from the flags alone
+  std::string instance;       // explain only
   int top = 10;
   bool json = false;
   bool markdown = false;
-  std::vector<std::string> regions;  // override constraints.regions
-  std::string objective;             // override objective
-  std::string probe_calibration;     // --probe-calibration FILE from `gpuplan probe --save`
+  WorkloadFlags workload;         // override the file's fields
+  std::string probe_calibration;  // --probe-calibration FILE from `gpuplan probe --save`
 };
 
 // Loads everything a plan needs; on error reports it and returns nullopt.
@@ -37,21 +37,8 @@ struct PlanInputs {
 };
 
 std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
-  Result<Workload> w = io::LoadWorkloadYaml(f.workload_path);
-  if (!w.ok()) {
-    ctx.Fail(w.status());
-    return std::nullopt;
-  }
-  if (!f.regions.empty()) w->constraints.regions = f.regions;
-  if (!f.objective.empty()) {
-    auto o = ParseObjective(f.objective);
-    if (!o) {
-      ctx.Fail(Status::InvalidArgument("--objective: expected cost, time, cost_within_deadline or "
-                                       "time_within_budget, got \"" + f.objective + "\""), true);
-      return std::nullopt;
-    }
-    w->objective = *o;
-  }
+  std::optional<Workload> w = LoadCliWorkload(ctx, f.workload_path, f.workload, WorkloadUse::kPlan);
+  if (!w) return std::nullopt;
   Result<Catalog> catalog = LoadCliCatalog(ctx);
   if (!catalog.ok()) {
     ctx.Fail(catalog.status());
@@ -64,7 +51,7 @@ std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
   }
   Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
   if (!arch.ok()) {
-    ctx.Fail(arch.status().WithContext(f.workload_path));
+    ctx.Fail(f.workload_path.empty() ? arch.status() : arch.status().WithContext(f.workload_path));
     return std::nullopt;
   }
   Result<Calibration> cal = io::LoadCalibration();
@@ -100,7 +87,9 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
   planner::PlanOptions options = CliPlanOptions(ctx);
   options.top_n = f.top;
   Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
-  if (!plan.ok()) return ctx.Fail(plan.status().WithContext(f.workload_path));
+  if (!plan.ok()) {
+    return ctx.Fail(f.workload_path.empty() ? plan.status() : plan.status().WithContext(f.workload_path));
+  }
   if (f.json) {
     *ctx.out << io::PlanJson(in->workload, *plan).dump(2) << "\n";
   } else if (f.markdown) {
@@ -164,17 +153,22 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   *ctx.out << s;
 }
 
+// The workload as a YAML file, flags, or both (flags override the file's fields).
+void AddWorkloadInputs(CLI::App* cmd, PlanFlags* f) {
+  cmd->add_option("workload", f->workload_path, "Workload YAML file (see examples/); or give it as flags");
+  AddWorkloadFlags(cmd, &f->workload);
+  AddPlanningFlags(cmd, &f->workload);
+  cmd->add_option("--probe-calibration", f->probe_calibration,
+                  "Calibration file from 'gpuplan probe --save': measured GEMM and memory efficiency of that GPU");
+}
+
 }  // namespace
 
 void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto flags = std::make_shared<PlanFlags>();
   CLI::App* plan = app.add_subcommand("plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
-  plan->add_option("workload", flags->workload_path, "Workload YAML file (see examples/)")->required();
+  AddWorkloadInputs(plan, flags.get());
   plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
-  plan->add_option("--region", flags->regions, "Only these regions (overrides constraints.regions)");
-  plan->add_option("--objective", flags->objective, "cost, time, cost_within_deadline or time_within_budget");
-  plan->add_option("--probe-calibration", flags->probe_calibration,
-                   "Calibration file from 'gpuplan probe --save': measured GEMM and memory efficiency of that GPU");
   auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
   plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
   plan->callback([&ctx, flags] { RunPlan(ctx, *flags); });
@@ -182,10 +176,8 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto eflags = std::make_shared<PlanFlags>();
   CLI::App* explain = app.add_subcommand("explain", "Why (not) this instance type for a workload?");
   explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
-  explain->add_option("workload", eflags->workload_path, "Workload YAML file")->required();
+  AddWorkloadInputs(explain, eflags.get());
   explain->add_flag("--json", eflags->json, "Print JSON");
-  explain->add_option("--probe-calibration", eflags->probe_calibration,
-                      "Calibration file from 'gpuplan probe --save'");
   explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });
 }
 

@@ -165,6 +165,8 @@ class Reader {
   Status status_;
 };
 
+}  // namespace
+
 std::optional<Billing> ParseBillingMode(std::string_view name) {
   const std::string n = strings::Lower(name);
   if (n == "subscription") return Billing::kSubscriptionMonth;
@@ -176,6 +178,8 @@ std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
   if (p == Precision::kInt8 || p == Precision::kTf32) return std::nullopt;
   return p;
 }
+
+namespace {
 
 void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
   if (node.IsScalar()) {

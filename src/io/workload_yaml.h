@@ -7,6 +7,7 @@
 #ifndef GPUPLAN_SRC_IO_WORKLOAD_YAML_H_
 #define GPUPLAN_SRC_IO_WORKLOAD_YAML_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
 
 // Reads and parses the file at `path`.
 Result<Workload> LoadWorkloadYaml(const std::string& path);
+
+// The workload's spellings, shared with the CLI flags (case-insensitive): a billing mode
+// ("payg", "spot", "subscription" = monthly, or a catalog BillingName), and a compute precision
+// (bf16, fp16, fp32, fp8, fp64; int8 and tf32 are not workload precisions). nullopt otherwise.
+std::optional<Billing> ParseBillingMode(std::string_view name);
+std::optional<Precision> ParseWorkloadPrecision(std::string_view name);
 
 }  // namespace gpuplan::io
 

@@ -1,0 +1,262 @@
+#include "cli/workload_flags.h"
+
+#include <string_view>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::cli {
+namespace {
+
+Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
+
+// Parses `text` into `*out` (an E or an optional<E>) when the flag was given.
+template <typename E, typename Out>
+Status SetEnum(const char* flag, const std::string& text,
+               std::optional<E> (*parse)(std::string_view), std::string_view expected, Out* out) {
+  if (text.empty()) return Status::Ok();
+  std::optional<E> v = parse(text);
+  if (!v) return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
+  *out = *v;
+  return Status::Ok();
+}
+
+Status SetAmount(const char* flag, const std::string& text, std::string_view example,
+                 std::optional<double>* out) {
+  if (text.empty()) return Status::Ok();
+  *out = ParseAmount(text);
+  if (!*out) {
+    return Usage(fmt::format("{}: expected an amount like {}, got \"{}\"", flag, example, text));
+  }
+  return Status::Ok();
+}
+
+template <typename T, typename Out>
+void SetIfGiven(const std::optional<T>& flag, Out* out) {
+  if (flag) *out = *flag;
+}
+
+// The job: task, method, model, precision, batch, amount of work, inference shape.
+Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
+  if (Status s = SetEnum<Task>("--task", f.task, ParseTask,
+                               "pretrain, finetune, inference, rendering or hpc", &w.task);
+      !s.ok()) {
+    return s;
+  }
+  // A task other than finetune drops the file's fine-tuning method unless --method names one.
+  if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune) w.method = Method::kFull;
+  for (const Status& s : {
+           SetEnum<Method>("--method", f.method, ParseMethod, "full, lora or qlora", &w.method),
+           SetEnum<Precision>("--precision", f.precision, io::ParseWorkloadPrecision,
+                              "bf16, fp16, fp32, fp8 or fp64", &w.precision),
+           SetEnum<Optimizer>("--optimizer", f.optimizer, ParseOptimizer,
+                              "adamw, adamw_8bit, sgd or adafactor", &w.optimizer),
+           SetEnum<Recompute>("--recompute", f.recompute, ParseRecompute, "none, selective or full",
+                              &w.recompute),
+           SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm, trtllm or torch",
+                           &w.inference.engine),
+           SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
+           SetAmount("--samples", f.samples, "50K", &w.samples),
+       }) {
+    if (!s.ok()) return s;
+  }
+  SetIfGiven(f.epochs, &w.epochs);
+  SetIfGiven(f.seq_len, &w.seq_len);
+  SetIfGiven(f.micro_batch, &w.micro_batch);
+  SetIfGiven(f.global_batch, &w.global_batch);
+  SetIfGiven(f.lora_rank, &w.lora_rank);
+  SetIfGiven(f.weight_bits, &w.weight_bits);
+  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
+  if (f.no_flash_attention) w.flash_attention = false;
+  SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
+  SetIfGiven(f.output_tokens, &w.inference.output_tokens);
+  SetIfGiven(f.batch, &w.inference.batch);
+  if (!f.model.empty()) {
+    w.model_name = f.model;
+    w.inline_arch.reset();
+  }
+  if (f.layers || f.hidden || f.heads || f.ffn || f.vocab) {
+    if (!(f.layers && f.hidden && f.heads && f.ffn && f.vocab)) {
+      return Usage(
+          "an inline architecture needs --layers, --hidden, --heads, --ffn and --vocab "
+          "(--kv-heads defaults to --heads)");
+    }
+    ModelArch a;
+    a.name = f.model.empty() ? "inline" : f.model;
+    a.layers = *f.layers;
+    a.hidden = *f.hidden;
+    a.heads = *f.heads;
+    a.kv_heads = f.kv_heads.value_or(*f.heads);
+    a.ffn = *f.ffn;
+    a.vocab = *f.vocab;
+    a.mlp = a.ffn == 4 * a.hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
+    w.inline_arch = a;
+    w.model_name = a.name;
+  }
+  return Status::Ok();
+}
+
+// Planning: constraints, serving targets, objective.
+Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
+  Constraints& c = w.constraints;
+  if (!f.regions.empty()) c.regions = f.regions;
+  if (!f.billing.empty()) {
+    c.billing.clear();
+    for (const std::string& mode : f.billing) {
+      Billing b = Billing::kPayg;
+      if (Status s = SetEnum<Billing>("--billing", mode, io::ParseBillingMode,
+                                      "payg, spot or subscription", &b);
+          !s.ok()) {
+        return s;
+      }
+      c.billing.push_back(b);
+    }
+  }
+  SetIfGiven(f.max_gpus, &c.max_gpus);
+  SetIfGiven(f.max_nodes, &c.max_nodes);
+  SetIfGiven(f.deadline_hours, &c.deadline_hours);
+  if (f.budget || !f.currency.empty()) {
+    if (!f.budget && !c.budget) return Usage("--currency needs a budget: give --budget AMOUNT");
+    Budget b = c.budget.value_or(Budget{});
+    SetIfGiven(f.budget, &b.amount);
+    if (!f.currency.empty()) {
+      if (f.currency != "CNY" && f.currency != "USD") {
+        return Usage(fmt::format("--currency: expected CNY or USD, got \"{}\"", f.currency));
+      }
+      b.currency = f.currency;
+    }
+    c.budget = b;
+  }
+  SetIfGiven(f.requests_per_s, &w.inference.requests_per_s);
+  SetIfGiven(f.ttft_ms, &w.inference.ttft_ms);
+  SetIfGiven(f.tpot_ms, &w.inference.tpot_ms);
+  return SetEnum<Objective>("--objective", f.objective, ParseObjective,
+                            "cost, time, cost_within_deadline or time_within_budget", &w.objective);
+}
+
+// ValidateWorkload names a field (`field "seq_len": expected ...`); when a flag set that field,
+// the message names the flag instead, as the user typed it.
+Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
+  struct FieldFlag {
+    std::string_view field;
+    const char* flag;
+    bool given;
+  };
+  const FieldFlag kFields[] = {
+      {"seq_len", "--seq-len", f.seq_len.has_value()},
+      {"global_batch", "--global-batch", f.global_batch.has_value()},
+      {"micro_batch", "--micro-batch", f.micro_batch.has_value()},
+      {"epochs", "--epochs", f.epochs.has_value()},
+      {"method", "--method", !f.method.empty()},
+      {"lora_rank", "--lora-rank", f.lora_rank.has_value()},
+      {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
+      {"precision", "--precision", !f.precision.empty()},
+      {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
+      {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
+      {"inference.batch", "--batch", f.batch.has_value()},
+  };
+  for (const FieldFlag& ff : kFields) {
+    const std::string prefix = fmt::format("field \"{}\": ", ff.field);
+    if (ff.given && s.message().starts_with(prefix)) {
+      return Usage(ff.flag + (": " + s.message().substr(prefix.size())));
+    }
+  }
+  return Usage(s.message());
+}
+
+}  // namespace
+
+void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
+  cmd->add_option("--task", f->task, "pretrain | finetune | inference | rendering | hpc");
+  cmd->add_option("--method", f->method, "full | lora | qlora (finetune)");
+  cmd->add_option("--model", f->model, "Zoo model name (see 'gpuplan estimate --list-models')");
+  cmd->add_option("--precision", f->precision, "bf16 | fp16 | fp32 | fp8 | fp64");
+  cmd->add_option("--seq-len", f->seq_len, "Tokens per sample");
+  cmd->add_option("--micro-batch", f->micro_batch, "Sequences per GPU per forward pass");
+  cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step");
+  cmd->add_option("--tokens", f->tokens, "Tokens of the whole job (suffix K M B T)");
+  cmd->add_option("--samples", f->samples, "Samples per epoch (suffix K M B T)");
+  cmd->add_option("--epochs", f->epochs, "Epochs over --samples");
+  cmd->add_option("--optimizer", f->optimizer, "adamw | adamw_8bit | sgd | adafactor");
+  cmd->add_option("--recompute", f->recompute, "none | selective | full");
+  cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
+  cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
+  cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
+  cmd->add_option("--layers", f->layers, "Inline architecture: layers");
+  cmd->add_option("--hidden", f->hidden, "Inline architecture: hidden size");
+  cmd->add_option("--heads", f->heads, "Inline architecture: attention heads");
+  cmd->add_option("--kv-heads", f->kv_heads, "Inline architecture: KV heads (GQA)");
+  cmd->add_option("--ffn", f->ffn, "Inline architecture: MLP width");
+  cmd->add_option("--vocab", f->vocab, "Inline architecture: vocabulary");
+  cmd->add_option("--prompt-tokens", f->prompt_tokens, "Inference: prompt tokens per request");
+  cmd->add_option("--output-tokens", f->output_tokens, "Inference: generated tokens per request");
+  cmd->add_option("--batch", f->batch, "Inference: concurrent sequences");
+  cmd->add_option("--engine", f->engine, "Inference engine: hf | vllm | trtllm | torch");
+}
+
+void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
+  // Ranges as the YAML schema's (io/workload_yaml.cc ReadConstraints, ReadInference).
+  cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
+  cmd->add_option("--billing", f->billing,
+                  "Allowed billing modes: payg spot subscription (overrides constraints.billing)");
+  cmd->add_option("--max-gpus", f->max_gpus, "At most this many GPUs in all")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-nodes", f->max_nodes, "At most this many instances")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--deadline-hours", f->deadline_hours, "Finish within this many hours")
+      ->check(CLI::Range(1e-6, 1e7));
+  cmd->add_option("--budget", f->budget, "Spend at most this much (in --currency, default CNY)")
+      ->check(CLI::Range(1e-9, 1e15));
+  cmd->add_option("--currency", f->currency, "Currency of --budget: CNY or USD");
+  cmd->add_option("--objective", f->objective,
+                  "cost, time, cost_within_deadline or time_within_budget");
+  cmd->add_option("--requests-per-s", f->requests_per_s,
+                  "Inference: sustained requests per second to serve")
+      ->check(CLI::Range(1e-9, 1e9));
+  cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms")
+      ->check(CLI::Range(1e-6, 1e9));
+  cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms")
+      ->check(CLI::Range(1e-6, 1e9));
+}
+
+Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Workload> base,
+                                    WorkloadUse use) {
+  if (!base) {
+    const bool needs_model =
+        use == WorkloadUse::kEstimate || (flags.task != "rendering" && flags.task != "hpc");
+    if (needs_model && flags.model.empty() && !flags.layers) {
+      return Usage("give a workload file or --model NAME (or --layers/--hidden/... inline)");
+    }
+    base.emplace();
+  }
+  Workload& w = *base;
+  if (Status s = ApplyJobFlags(flags, w); !s.ok()) return s;
+  if (Status s = ApplyPlanningFlags(flags, w); !s.ok()) return s;
+  if (Status s = ValidateWorkload(w); !s.ok()) return NameTheFlag(flags, s);
+  return std::move(w);
+}
+
+std::optional<Workload> LoadCliWorkload(CliContext& ctx, const std::string& file,
+                                        const WorkloadFlags& flags, WorkloadUse use) {
+  std::optional<Workload> base;
+  if (!file.empty()) {
+    Result<Workload> loaded = io::LoadWorkloadYaml(file);
+    if (!loaded.ok()) {
+      ctx.Fail(loaded.status());
+      return std::nullopt;
+    }
+    base = std::move(*loaded);
+  }
+  Result<Workload> w = MergeWorkloadFlags(flags, std::move(base), use);
+  if (!w.ok()) {
+    ctx.Fail(w.status(), /*usage=*/true);
+    return std::nullopt;
+  }
+  return std::move(*w);
+}
+
+}  // namespace gpuplan::cli
