@@ -122,6 +122,11 @@ struct Workload {
   std::optional<double> samples;
   double epochs = 1;
   Optimizer optimizer = Optimizer::kAdamw;
+  // 16-bit training keeps an fp32 master copy of the weights and fp32 optimizer states (mixed
+  // precision, Micikevicius et al. 2018). false = pure 16-bit training: weights, gradients and
+  // optimizer states all in the compute precision (torchtune's bf16 recipes, plain
+  // model.to(bfloat16) + torch.optim.AdamW).
+  bool master_weights = true;
   std::optional<Recompute> recompute;  // unset = chosen by the layout
   int lora_rank = 16;                  // LoRA/QLoRA adapter rank
   // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed

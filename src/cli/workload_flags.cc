@@ -72,6 +72,7 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.weight_bits, &w.weight_bits);
   if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
   if (f.no_flash_attention) w.flash_attention = false;
+  if (f.no_master_weights) w.master_weights = false;
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
   SetIfGiven(f.output_tokens, &w.inference.output_tokens);
   SetIfGiven(f.batch, &w.inference.batch);
@@ -186,6 +187,8 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
   cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
+  cmd->add_flag("--no-master-weights", f->no_master_weights,
+                "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
   cmd->add_option("--layers", f->layers, "Inline architecture: layers");
   cmd->add_option("--hidden", f->hidden, "Inline architecture: hidden size");
   cmd->add_option("--heads", f->heads, "Inline architecture: attention heads");

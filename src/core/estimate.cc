@@ -230,12 +230,16 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // 2-byte weights and gradients plus 12 bytes of fp32 master weights, momentum and variance
   // = 16 bytes/param; K = 12 for Adam).
   const bool half = e == 2;
-  const double master = half ? 4 : 0;  // fp32 master copy under mixed precision
-  double state_bytes = 0;                // optimizer states per trainable parameter
+  // Mixed precision keeps an fp32 master copy and fp32 states; pure 16-bit training keeps
+  // neither (states in the compute precision).
+  const bool mixed = half && w.master_weights;
+  const double master = mixed ? 4 : 0;
+  const double state_e = half && !w.master_weights ? e : 4;  // bytes per optimizer state
+  double state_bytes = 0;                                     // per trainable parameter
   switch (w.optimizer) {
-    case Optimizer::kAdamw: state_bytes = 8; break;      // fp32 m and v
+    case Optimizer::kAdamw: state_bytes = 2 * state_e; break;  // m and v
     case Optimizer::kAdamw8bit: state_bytes = 2; break;  // 8-bit m and v (Dettmers et al. 2022)
-    case Optimizer::kSgd: state_bytes = 4; break;        // fp32 momentum
+    case Optimizer::kSgd: state_bytes = state_e; break;  // momentum
     // Factored second moment, O(rows + cols) per matrix (Shazeer & Stern 2018): ~0 per param.
     case Optimizer::kAdafactor: state_bytes = 0; break;
   }
@@ -250,7 +254,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
     mem.optimizer = stage_params * (master + state_bytes) / zero_opt;
     // ZeRO's mixed-precision optimizer (DeepSpeed stages 1-3) also keeps the fp32 gradient
     // of its partition for accumulation and clipping: 4 bytes per parameter / dp.
-    if (l.zero >= 1 && half) mem.optimizer += stage_params * 4 / zero_opt;
+    if (l.zero >= 1 && mixed) mem.optimizer += stage_params * 4 / zero_opt;
     trainable_local = stage_params;
   } else {
     // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
@@ -416,7 +420,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // bytes per parameter (Adam-style kernels, e.g. apex FusedAdam).
   {
     const double grad_b = half ? 2 : 4;
-    const double per_param = grad_b + 2 * (master + state_bytes) + (half ? 2 : 0) +
+    const double per_param = grad_b + 2 * (master + state_bytes) + (mixed ? 2 : 0) +
                              (lora ? 8 : 0);
     const double params_local = trainable_local / zero_opt;
     tb.optimizer = params_local * per_param /

@@ -178,6 +178,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   w.seq_len = seq ? std::max(1, ToInt(*seq)) : 2048;
   if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = ToInt(*rank);
   w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
+  w.master_weights = NoteToken(notes, "master_weights") != "none";
   const std::string fa = r.Text("flash_attention");
   // Unstated: decoders in current engines use fused attention; encoder (BERT-era) stacks
   // materialise the scores.

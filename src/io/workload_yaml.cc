@@ -339,7 +339,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   if (!r.CheckMap(root, "",
                   {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
                    "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
-                   "recompute", "lora_rank", "train_embeddings", "flash_attention", "dataset", "constraints",
+                   "recompute", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
                    "objective", "inference"})) {
     return r.status();
   }
@@ -391,6 +391,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     if (key == "lora_rank") w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
     if (key == "train_embeddings") w.train_embeddings = r.Bool(v, key).value_or(false);
     if (key == "flash_attention") w.flash_attention = r.Bool(v, key).value_or(true);
+    if (key == "master_weights") w.master_weights = r.Bool(v, key).value_or(true);
     if (key == "dataset") ReadDataset(r, v, w.dataset);
     if (key == "constraints") ReadConstraints(r, v, w.constraints);
     if (key == "objective") {

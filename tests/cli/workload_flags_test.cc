@@ -67,6 +67,13 @@ TEST(WorkloadFlagsTest, FlagsSetTheFieldsTheyNameAndOverrideTheFile) {
          EXPECT_EQ(w.tokens, 1e9);
          EXPECT_EQ(w.seq_len, 2048) << "unset flags keep the schema defaults";
        }},
+      {"no_master_weights_means_pure_16_bit_training", kEstimate,
+       "task: finetune\nmodel: llama-2-7b\nmaster_weights: true\n",
+       [](WorkloadFlags& f) { f.no_master_weights = true; },
+       [](const Workload& w) { EXPECT_FALSE(w.master_weights); }},
+      {"yaml_master_weights_false_is_kept", kEstimate,
+       "task: finetune\nmodel: llama-2-7b\nmaster_weights: false\n",
+       [](WorkloadFlags&) {}, [](const Workload& w) { EXPECT_FALSE(w.master_weights); }},
       {"qlora_implies_4_bit_weights", kPlan, nullptr,
        [](WorkloadFlags& f) {
          f.model = "llama-2-13b";

@@ -86,6 +86,7 @@ TEST(EstimateTest, ModelStatesFollowZeroPaper) {
     Optimizer optimizer;
     int dp, zero;
     double want_states_gib;
+    bool master_weights = true;
   };
   const double n = 7e9 / kGiB;
   const Case kCases[] = {
@@ -95,12 +96,17 @@ TEST(EstimateTest, ModelStatesFollowZeroPaper) {
       {"zero1_dp8", Optimizer::kAdamw, 8, 1, 2 * n + 2 * n + 16 * n / 8},
       {"zero2_dp8", Optimizer::kAdamw, 8, 2, 2 * n + 2 * n / 8 + 16 * n / 8},
       {"zero3_dp8", Optimizer::kAdamw, 8, 3, 20 * n / 8},
+      // Pure bf16 (torchtune): 2 B weights + 2 B gradients + bf16 m and v = 8 bytes/param.
+      {"adamw_pure_bf16_8_bytes", Optimizer::kAdamw, 1, 0, 8 * n, false},
+      {"sgd_pure_bf16_6_bytes", Optimizer::kSgd, 1, 0, 6 * n, false},
+      {"zero1_pure_bf16_no_fp32_grads", Optimizer::kAdamw, 8, 1, 4 * n + 4 * n / 8, false},
   };
   const Gpu gpu = A100();
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     Workload w = Pretrain(2048, 64);
     w.optimizer = c.optimizer;
+    w.master_weights = c.master_weights;
     Layout l;
     l.dp = c.dp;
     l.zero = c.zero;
