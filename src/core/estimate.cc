@@ -543,23 +543,25 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // batch; compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022).
   if (out > 0) {
     const double mid_ctx = prompt + out / 2;  // cache grows linearly: average length
-    double bytes = weight_bytes * pp + kv_per_token * pp * mid_ctx * batch;
+    // Each step runs the GEMMs over `batch` rows (bandwidth-bound GEMVs at small batch,
+    // compute-bound at large: Pope et al. 2022) and then the attention kernels, which read the
+    // KV cache so far: separate kernels, so their times add.
+    double kv_bytes = kv_per_token * pp * mid_ctx * batch;
     // Eager HF attention with grouped-query attention expands K and V to every query head
     // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
     // copy of the cache.
     if (inf.engine == Engine::kHf) {
-      bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * e * mid_ctx * batch;
+      kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * e * mid_ctx * batch;
     }
-    const double t_mem = bytes / bw;
-    // The compute bound is the GEMMs at full row efficiency: with few rows a GEMM is a
-    // bandwidth-bound GEMV, which t_mem already counts; attention over the cache is a read of
-    // the cache, also in t_mem.
+    // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
+    // weights (the embedding table too).
     const double eff_dec =
         GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, 1e12, w.precision, layer_bytes);
-    const double flops = 2 * gemm_weights * batch / tp;
-    const double t_comp = flops / (peak_flops * eff_dec);
-    it.decode_memory_bound = t_mem >= t_comp;
-    const double t_token = std::max({t_mem, t_comp * pp, launch_s}) + step_s +
+    const double t_arithmetic = 2 * gemm_weights * batch / tp / (peak_flops * eff_dec) * pp;
+    const double t_weights = weight_bytes * pp / bw;
+    const double t_kv = kv_bytes / bw;
+    it.decode_memory_bound = t_weights + t_kv >= t_arithmetic;
+    const double t_token = std::max(std::max(t_arithmetic, t_weights) + t_kv, launch_s) + step_s +
                            d.layers * tp_comm_layer;
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);

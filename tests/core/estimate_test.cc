@@ -274,6 +274,50 @@ TEST(EstimateTest, PrefillIsArithmeticPlusOneWeightRead) {
   }
 }
 
+// A decode step runs the GEMMs (the larger of their arithmetic and one read of every weight)
+// and then attention over the KV cache (one read of the cache so far): separate kernels, so the
+// times add (Pope et al. 2022). 7B on an A100: batch 1 reads 13.5 GB of weights; batch 256 is
+// compute-bound in its GEMMs (15.7 ms) over 8.3 ms of weights and 1.4 ms of cache at 17 tokens
+// of context (512 KiB per token); at 4096 tokens the cache read (337 ms) dominates.
+TEST(EstimateTest, DecodeIsGemmRooflinePlusKvCacheRead) {
+  struct Case {
+    std::string name;
+    int batch, prompt;
+    bool want_memory_bound;
+  };
+  const Case kCases[] = {{"batch1_weight_bound", 1, 512, true},
+                         {"batch256_short_context_compute_bound", 256, 16, false},
+                         {"batch256_long_context_cache_bound", 256, 4096, true}};
+  Calibration cal = Plain();
+  cal.vllm_step_overhead_us = 0;
+  ArchEfficiency ampere;
+  ampere.architecture = "Ampere";
+  ampere.gemm_fraction = 0.75;
+  ampere.memory_bw_fraction = 0.8;
+  cal.archs = {ampere};
+  const Gpu gpu = A100();
+  const ModelArch m = Model7B();
+  const double gemm_weights = m.Params() - m.EmbeddingParams() + 32000.0 * 4096;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.inference.engine = Engine::kVllm;
+    w.inference.prompt_tokens = c.prompt;
+    w.inference.output_tokens = 2;  // mean context = prompt + 1
+    w.inference.batch = c.batch;
+    Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 1, 1), Layout{}, cal);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const double bandwidth = 2039e9 * 0.8;
+    const double arithmetic =
+        2 * gemm_weights * c.batch / (312e12 * 0.75 * 4096 / (4096 + 256.0));
+    const double weights = e->memory.breakdown.weights * kGiB / bandwidth;
+    const double kv = 2.0 * 32 * 4096 * 2 * (c.prompt + 1) * c.batch / bandwidth;
+    EXPECT_NEAR(e->inference->tpot_ms / 1e3, std::max(arithmetic, weights) + kv, 1e-9);
+    EXPECT_EQ(e->inference->decode_memory_bound, c.want_memory_bound);
+  }
+}
+
 // Eager PyTorch (TorchScript, HF) runs each elementwise op as its own kernel: a BERT-base
 // forward moves (eager - fused) x (h + ffn) x 2 B more per token per layer than under
 // FasterTransformer, all of it at the memory bandwidth (same fused attention in both).
