@@ -526,16 +526,18 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // Pipeline stages run one after another for one batch (no micro-batching in HF
   // device_map=auto), so latency sums over stages: count all weights once.
   const double prefill_mem = weight_bytes * pp / bw;
-  double tp_comm_layer = 0;
+  // Tensor parallel: two all-reduces of the activations per layer (Megatron), which FP8
+  // engines still reduce in 16 bits.
+  const double act_bytes = w.precision == Precision::kFp8 ? 2 : e;
+  double tp_comm_layer = 0, prefill_tp = 0;
   if (l.tp > 1) {
     const double lbw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
-    tp_comm_layer = 2 * RingTime(batch * d.h * e, l.tp, 2, lbw, cal.collective_latency_us * 1e-6);
+    const double latency = cal.collective_latency_us * 1e-6;
+    tp_comm_layer = 2 * RingTime(batch * d.h * act_bytes, l.tp, 2, lbw, latency);
+    prefill_tp = d.layers * 2 * RingTime(prefill_tokens * d.h * act_bytes, l.tp, 2, lbw, latency);
   }
   InferenceTimes it;
   it.batch = static_cast<int>(batch);
-  const double prefill_tp = l.tp > 1 ? d.layers * 2 *
-      RingTime(prefill_tokens * d.h * e, l.tp, 2, GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node),
-               cal.collective_latency_us * 1e-6) : 0;
   it.prefill_s = std::max({prefill_compute * pp, prefill_mem, launch_s}) + step_s + prefill_tp;
   it.ttft_ms = it.prefill_s * 1e3;
 
