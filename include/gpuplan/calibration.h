@@ -124,10 +124,9 @@ struct Calibration {
   // e.g. from `gpuplan probe --save` on the rented instance; unset values keep the fitted ones.
   void Override(std::string_view architecture, std::optional<double> gemm_fraction,
                 std::optional<double> memory_bw_fraction);
-  // As Override, for one GPU model only (a GpuEfficiency row), so other GPUs of the same
-  // architecture keep the fitted values.
-  void OverrideGpu(const Gpu& gpu, std::optional<double> gemm_fraction,
-                   std::optional<double> memory_bw_fraction);
+  // Sets the values `values` gives for one GPU model only (its GpuEfficiency row), so other
+  // GPUs of the same architecture keep the fitted values; `values.gpu` is ignored.
+  void OverrideGpu(const Gpu& gpu, const GpuEfficiency& values);
   // The efficiency of `gpu`: its architecture's row (else the fallback) with its own
   // GpuEfficiency corrections applied.
   ArchEfficiency For(const Gpu& gpu) const;

@@ -1,9 +1,13 @@
 #include "agent/probe_calibration.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "agent/probe.h"
+#include "agent/probe_verdict.h"
 #include "io/file_util.h"
 
 namespace gpuplan::agent {
@@ -141,11 +145,28 @@ Result<const Gpu*> ApplyCalibration(const ProbeCalibration& probe, const Catalog
   const char* gemm_key = precision == Precision::kFp16   ? "gemm_fp16"
                          : precision == Precision::kFp32 ? "gemm_fp32"
                                                          : "gemm_bf16";
-  auto get = [&](const char* key) -> std::optional<double> {
+  // The probe's large square GEMM and copy kernel show how this instance compares with a
+  // healthy GPU of its model (clocks, power cap, a throttled or damaged card). The fitted
+  // fractions also carry losses those kernels do not see (GEMM shapes, the kernels between
+  // GEMMs), so the measurement scales them: fitted x measured / healthy.
+  auto ratio = [&](const char* key, const char* metric) -> std::optional<double> {
     auto it = probe.efficiency.find(key);
-    return it == probe.efficiency.end() ? std::nullopt : std::optional<double>(it->second);
+    const std::optional<double> healthy = HealthyFraction(metric);
+    if (it == probe.efficiency.end() || !healthy) return std::nullopt;
+    return it->second / *healthy;
   };
-  cal->OverrideGpu(*gpu, get(gemm_key), get("memory_bandwidth"));
+  const ArchEfficiency fitted = cal->For(*gpu);
+  GpuEfficiency measured;
+  const std::string metric = std::string(gemm_key) + "_tflops";
+  if (std::optional<double> r = ratio(gemm_key, metric.c_str())) {
+    (precision == Precision::kFp32 ? measured.simt_fraction : measured.gemm_fraction) =
+        std::min(1.0, (precision == Precision::kFp32 ? fitted.simt_fraction
+                                                     : fitted.gemm_fraction) * *r);
+  }
+  if (std::optional<double> r = ratio("memory_bandwidth", "memory_bandwidth_gbs")) {
+    measured.memory_bw_fraction = std::min(1.0, fitted.memory_bw_fraction * *r);
+  }
+  cal->OverrideGpu(*gpu, measured);
   return gpu;
 }
 

@@ -5,9 +5,8 @@
 //    "instance_type": "ecs.gn8v.4xlarge", "gpu": "H200-141G-SXM", "gpu_count": 1,
 //    "efficiency": {"gemm_bf16": 0.74, "memory_bandwidth": 0.89, ...},
 //    "measured": {"gemm_bf16_tflops": 731.9, "memory_bandwidth_gbs": 4270.0, ...}}
-// `efficiency` is measured / catalog peak (mean over GPUs), the factor estimate and plan apply to
-// the peaks of that GPU in place of the built-in calibration ("gemm_bf16" is the dense-GEMM
-// fraction, "memory_bandwidth" the memory-bandwidth fraction).
+// `efficiency` is measured / catalog peak (mean over GPUs); estimate and plan scale the built-in
+// calibration of that GPU by it relative to a healthy GPU's (ApplyCalibration).
 //
 // Thread safety: plain values and pure functions.
 #ifndef GPUPLAN_SRC_AGENT_PROBE_CALIBRATION_H_
@@ -50,10 +49,12 @@ std::string CalibrationToJson(const ProbeCalibration& calibration);
 Result<ProbeCalibration> ParseCalibration(std::string_view json, std::string_view name);
 Result<ProbeCalibration> LoadCalibration(const std::string& path);
 
-// Replaces `cal`'s fitted GEMM efficiency (for `precision`: gemm_fp16, gemm_fp32 or gemm_bf16)
-// and memory-bandwidth efficiency of the measured GPU with the measured ones, for that GPU model
-// only (Calibration::OverrideGpu). Returns the GPU it applied to. Errors: the file names no GPU
-// or one the catalog does not know; `expected_gpu` is given and differs.
+// Scales `cal`'s fitted GEMM efficiency (for `precision`: gemm_fp16, gemm_fp32 (the CUDA-core
+// fraction) or gemm_bf16) and memory-bandwidth efficiency of the measured GPU by measured /
+// healthy (probe_verdict.h HealthyFraction: what a healthy GPU of the model reaches in the same
+// probe kernel), for that GPU model only (Calibration::OverrideGpu). Returns the GPU it applied
+// to. Errors: the file names no GPU or one the catalog does not know; `expected_gpu` is given
+// and differs.
 Result<const Gpu*> ApplyCalibration(const ProbeCalibration& probe, const Catalog& catalog,
                                     Precision precision, Calibration* cal,
                                     const Gpu* expected_gpu = nullptr);

@@ -22,8 +22,7 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
   return row;
 }
 
-void Calibration::OverrideGpu(const Gpu& gpu, std::optional<double> gemm,
-                              std::optional<double> memory_bw) {
+void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {
   auto it = std::find_if(gpus.begin(), gpus.end(),
                          [&](const GpuEfficiency& g) { return g.gpu == gpu.name; });
   if (it == gpus.end()) {
@@ -31,8 +30,10 @@ void Calibration::OverrideGpu(const Gpu& gpu, std::optional<double> gemm,
     it = gpus.end() - 1;
     it->gpu = gpu.name;
   }
-  if (gemm) it->gemm_fraction = gemm;
-  if (memory_bw) it->memory_bw_fraction = memory_bw;
+  if (values.gemm_fraction) it->gemm_fraction = values.gemm_fraction;
+  if (values.memory_bw_fraction) it->memory_bw_fraction = values.memory_bw_fraction;
+  if (values.attention_fraction) it->attention_fraction = values.attention_fraction;
+  if (values.simt_fraction) it->simt_fraction = values.simt_fraction;
 }
 
 void Calibration::Override(std::string_view architecture, std::optional<double> gemm,
