@@ -20,6 +20,7 @@ struct CommandRow {
 constexpr CommandRow kCommands[] = {
     {"plan", AddPlanCommand},
     {"wizard", AddWizardCommand},
+    {"deploy", AddDeployCommand},
     {"estimate", AddEstimateCommand},
     {"validate", AddValidateCommand},
     {"catalog", AddCatalogCommand},

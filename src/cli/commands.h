@@ -65,6 +65,7 @@ void AddMonitorCommand(CLI::App& app, CliContext& ctx);
 void AddWatchSpotCommand(CLI::App& app, CliContext& ctx);
 void AddPlanCommand(CLI::App& app, CliContext& ctx);  // plan and explain
 void AddWizardCommand(CLI::App& app, CliContext& ctx);
+void AddDeployCommand(CLI::App& app, CliContext& ctx);  // provisioning files for a candidate
 
 }  // namespace gpuplan::cli
 

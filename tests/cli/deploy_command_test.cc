@@ -1,0 +1,177 @@
+// `gpuplan deploy` end to end in-process: plan -> candidate -> files on disk (or printed), the
+// refusals a user meets, and the exit codes of README "Exit codes".
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "io/file_util.h"
+#include "testing/cli_runner.h"
+#include "testing/deploy_checks.h"
+
+namespace gpuplan {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunGpuplan;
+using testing::TestDataPath;
+
+std::string Example(const std::string& name) { return std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name; }
+
+// A fresh output directory and a fixed date for each test.
+class DeployCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gpuplan-deploy-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    const char* old = getenv("GPUPLAN_TODAY");
+    old_today_ = old ? std::optional<std::string>(old) : std::nullopt;
+    setenv("GPUPLAN_TODAY", "2026-11-30", 1);
+  }
+  void TearDown() override {
+    if (old_today_) {
+      setenv("GPUPLAN_TODAY", old_today_->c_str(), 1);
+    } else {
+      unsetenv("GPUPLAN_TODAY");
+    }
+    fs::remove_all(dir_);
+  }
+  // The files under `out`, name -> text.
+  static std::map<std::string, std::string> Files(const std::string& out) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::directory_iterator(out)) {
+      files[e.path().filename().string()] = *io::ReadFile(e.path().string());
+    }
+    return files;
+  }
+  std::string dir_;
+  std::optional<std::string> old_today_;
+};
+
+TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;       // after "deploy", before --out
+    std::vector<std::string> script_has;  // in run-instances.sh, spaces squeezed
+  };
+  const Case kCases[] = {
+      {"payg_single_node",
+       {Example("llm-lora-finetune.yaml"), "--billing", "payg", "--max-nodes", "1"},
+       {"--InstanceChargeType PostPaid", "AMOUNT=1", "--SystemDisk.Category cloud_essd"}},
+      {"spot", {Example("llm-lora-finetune.yaml"), "--billing", "spot"}, {"--SpotStrategy SpotAsPriceGo"}},
+      {"spot_with_limit",
+       {Example("llm-lora-finetune.yaml"), "--billing", "spot", "--spot-price-limit", "2.5"},
+       {"--SpotStrategy SpotWithPriceLimit", "--SpotPriceLimit 2.500"}},
+      {"subscription",
+       {Example("rendering-farm.yaml"), "--billing", "subscription"},
+       {"--InstanceChargeType PrePaid", "--PeriodUnit Month"}},
+      {"multi_node_pinned",
+       {Example("llm-lora-finetune.yaml"), "--instance", "ecs.gn7i-c32g1.32xlarge", "--nodes", "2", "--max-gpus",
+        "16", "--billing", "payg", "--deadline-hours", "1000", "--budget", "1000000"},
+       {"AMOUNT=2", "--MinAmount \"$AMOUNT\"", "INSTANCE_TYPE='ecs.gn7i-c32g1.32xlarge'"}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const std::string out = dir_ + "/" + c.name;
+    std::vector<std::string> args = {"deploy"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--out", out});
+    auto run = RunGpuplan(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("wrote " + out + "/README.md, " + out + "/run-instances.sh"), std::string::npos) << run.out;
+    const auto files = Files(out);
+    ASSERT_EQ(files.size(), 4u);
+    testing::CheckDeployFiles(files);
+    const std::string script = testing::Squeeze(files.at("run-instances.sh"));
+    for (const std::string& s : c.script_has) EXPECT_NE(script.find(s), std::string::npos) << s;
+    struct stat st {};
+    ASSERT_EQ(stat((out + "/run-instances.sh").c_str(), &st), 0);
+    EXPECT_TRUE(st.st_mode & S_IXUSR) << "run-instances.sh is executable";
+  }
+}
+
+TEST_F(DeployCliTest, RefusesToOverwriteUnlessForced) {
+  const std::vector<std::string> args = {"deploy", Example("llm-lora-finetune.yaml"), "--out", dir_};
+  ASSERT_EQ(io::WriteFileAtomic(dir_ + "/notes.txt", "mine").ok(), true);
+  auto refused = RunGpuplan(args);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("--out " + dir_ + ": the directory is not empty; pass --force"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/run-instances.sh"));
+
+  std::vector<std::string> forced = args;
+  forced.push_back("--force");
+  auto run = RunGpuplan(forced);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::exists(dir_ + "/run-instances.sh"));
+  EXPECT_EQ(*io::ReadFile(dir_ + "/notes.txt"), "mine") << "--force leaves other files alone";
+
+  auto file_as_out = RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--out", dir_ + "/notes.txt"});
+  EXPECT_EQ(file_as_out.exit_code, 1);
+  EXPECT_NE(file_as_out.err.find("exists and is not a directory"), std::string::npos) << file_as_out.err;
+}
+
+TEST_F(DeployCliTest, DryRunPrintsTheFilesAndWritesNothing) {
+  const std::string out = dir_ + "/not-created";
+  auto run = RunGpuplan({"deploy", Example("rendering-farm.yaml"), "--instance", "ecs.gn7i-c8g1.2xlarge", "--billing",
+                         "payg", "--out", out, "--dry-run"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(fs::exists(out));
+  for (const char* name : {"README.md", "cloud-init.yaml", "main.tf", "run-instances.sh"}) {
+    EXPECT_NE(run.out.find("==> " + out + "/" + name + " <=="), std::string::npos) << name;
+  }
+  // Rendering has no speed model: the output depends only on the catalog's prices and the date.
+  std::string golden = run.out;
+  for (size_t at = golden.find(out); at != std::string::npos; at = golden.find(out, at)) golden.replace(at, out.size(), "OUT");
+  testing::ExpectGolden("deploy_dry_run_rendering_gn7i.txt", golden);
+}
+
+TEST_F(DeployCliTest, ErrorsNameTheFlagAndExitAsDocumented) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    int exit_code;
+    std::string err;
+  };
+  const std::string wl = Example("llm-lora-finetune.yaml");
+  const std::string out = dir_ + "/out";
+  const Case kCases[] = {
+      {"pinned_type_not_in_catalog",
+       {"deploy", wl, "--instance", "ecs.gn7-m20.8xlarge", "--out", out},
+       1,
+       "--instance \"ecs.gn7-m20.8xlarge\": unknown instance type; did you mean"},
+      {"rank_beyond_the_plan", {"deploy", wl, "--rank", "999", "--out", out}, 1, "--rank 999: the plan has only"},
+      {"unsatisfiable_plan",
+       {"deploy", TestDataPath("workloads/impossible.yaml"), "--out", out},
+       1,
+       "nothing to deploy: no instance type can run this workload"},
+      {"pinned_nodes_not_planned",
+       {"deploy", wl, "--instance", "ecs.gn7i-c8g1.2xlarge", "--nodes", "3", "--out", out},
+       1,
+       "--nodes 3: ecs.gn7i-c8g1.2xlarge has no working plan with 3 node(s)"},
+      {"missing_out", {"deploy", wl}, 2, "--out DIR is required"},
+      {"nodes_without_instance", {"deploy", wl, "--nodes", "2", "--out", out}, 2, "--nodes"},
+      {"rank_and_instance", {"deploy", wl, "--rank", "2", "--instance", "ecs.gn7i-c8g1.2xlarge", "--out", out}, 2, "excludes"},
+      {"price_limit_on_payg",
+       {"deploy", wl, "--billing", "payg", "--spot-price-limit", "2", "--out", out},
+       2,
+       "--spot-price-limit: the chosen candidate is billed payg, not spot"},
+      {"bad_workload_flag", {"deploy", wl, "--precision", "bf8", "--out", out}, 2, "--precision"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    auto run = RunGpuplan(c.args);
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.err;
+    EXPECT_NE(run.err.find(c.err), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(out)) << "nothing is written on an error";
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan

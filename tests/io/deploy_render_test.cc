@@ -1,0 +1,350 @@
+// io::RenderDeploy: the provisioning files of a candidate, from hand-built candidates (so the
+// golden files do not move with the performance model), checked for what a user relies on: the
+// right RunInstances parameters, valid bash, YAML and HCL, placeholders instead of invented ids.
+#include "io/deploy_render.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/provision.h"
+#include "gpuplan/plan.h"
+#include "io/catalog_loader.h"
+#include "testing/cli_runner.h"
+#include "testing/deploy_checks.h"
+
+namespace gpuplan::io {
+namespace {
+
+using testing::CheckDeployFiles;
+using testing::Squeeze;
+
+const Catalog& TheCatalog() {
+  static const Catalog* catalog = new Catalog(*LoadCatalog(""));
+  return *catalog;
+}
+
+struct CandidateSpec {
+  std::string instance;
+  cost::Mode billing = cost::Mode::kPayg;
+  int nodes = 1;
+  std::string storage;  // StoragePlan::kind
+  double storage_gib = 0;
+  double job_hours = 10;
+  double price = 10;  // per hour (per month for subscriptions)
+  double total = 100;
+};
+
+// A candidate as the planner would fill it, with round numbers.
+planner::Candidate MakeCandidate(const CandidateSpec& s) {
+  const InstanceType* t = TheCatalog().FindInstance(s.instance);
+  EXPECT_NE(t, nullptr) << s.instance;
+  const Gpu& g = TheCatalog().GpuOf(*t);
+  planner::Candidate c;
+  c.instance = t->name;
+  c.family = t->family;
+  c.gpu = g.name;
+  c.region = "cn-hangzhou";
+  c.nodes = s.nodes;
+  c.gpus = s.nodes * t->whole_gpus();
+  c.billing = s.billing;
+  c.job_hours = s.job_hours;
+  c.cost.mode = s.billing;
+  c.cost.total = Money::Cny(s.total);
+  c.cost.price.price = Money::Cny(s.price);
+  c.cost.price.unit = s.billing == cost::Mode::kSubscriptionMonth ? "month" : "hour";
+  c.cost.price.as_of = "2024-12-30";
+  c.cost.price.trust = "medium";
+  c.cost.notes = {"a note from the cost model"};
+  c.estimate.memory.per_gpu_gib = 18;
+  c.estimate.memory.capacity_gib = 22;
+  c.storage.kind = s.storage;
+  c.storage.size_gib = s.storage_gib;
+  c.storage.why = "because the test says so";
+  c.image = planner::ChooseImage(g, *t);
+  return c;
+}
+
+Workload TrainingWorkload() {
+  Workload w;
+  w.task = Task::kFinetune;
+  w.method = Method::kLora;
+  w.model_name = "llama-2-7b";
+  return w;
+}
+
+struct Case {
+  std::string name;
+  CandidateSpec candidate;
+  DeployOptions options;
+  std::vector<std::string> script_has;      // in run-instances.sh (whitespace squeezed)
+  std::vector<std::string> script_lacks;
+  std::vector<std::string> terraform_has;   // in main.tf (whitespace squeezed)
+  std::vector<std::string> cloud_init_has;  // in cloud-init.yaml
+  std::vector<std::string> cloud_init_lacks;
+  std::vector<std::string> readme_has;
+};
+
+std::vector<Case> Cases() {
+  DeployOptions today;
+  today.today = "2026-11-30";
+  today.rank = 1;
+  DeployOptions limit = today;
+  limit.spot_price_limit = 3.5;
+  limit.checkpoint_command = "kill -USR1 \"$(pgrep -f train.py)\"";
+  return {
+      {.name = "payg_single_node",
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge", .storage = "essd_pl1", .storage_gib = 200},
+       .options = today,
+       .script_has = {"--InstanceChargeType PostPaid", "INSTANCE_TYPE='ecs.gn7i-c8g1.2xlarge'", "AMOUNT=1",
+                      "REGION_ID='cn-hangzhou'", "--SystemDisk.Category cloud_essd", "--DataDisk.1.Size 200",
+                      "--DataDisk.1.PerformanceLevel PL1", "VSWITCH_ID=\"${VSWITCH_ID:-FILL-ME}\"",
+                      "KEY_PAIR_NAME=\"${KEY_PAIR_NAME:-FILL-ME}\"", "command -v aliyun", "--yes",
+                      "driver >= 535"},
+       .script_lacks = {"--SpotStrategy", "--MinAmount", "--Period", "eRDMA"},
+       .terraform_has = {"count = 1", "instance_charge_type = \"PostPaid\"", "performance_level = \"PL1\"",
+                         "size = 200", "variable \"vswitch_id\"", "system_disk_category = \"cloud_essd\""},
+       .cloud_init_has = {"GPUPLAN_DATA_DISK_GIB=200", "GPUPLAN_MIN_DRIVER='535'", "mount_data_disk",
+                          "gpuplan-firstboot.path", "ALLOW_INSTALL=no"},
+       .cloud_init_lacks = {"watch-spot", "infiniband"},
+       .readme_has = {"## What was chosen and why", "## Cost estimate", "CNY 100.00 for 10 h", "## Steps",
+                      "gpuplan probe", "candidate #1"}},
+      {.name = "spot",
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
+                     .billing = cost::Mode::kSpot,
+                     .storage = "essd_pl1",
+                     .storage_gib = 100},
+       .options = today,
+       .script_has = {"--SpotStrategy SpotAsPriceGo", "--SpotDuration 1", "--SpotInterruptionBehavior Terminate",
+                      "--InstanceChargeType PostPaid"},
+       .script_lacks = {"--SpotPriceLimit"},
+       .terraform_has = {"spot_strategy = \"SpotAsPriceGo\"", "spot_duration = 1"},
+       .cloud_init_has = {"gpuplan watch-spot --exec /etc/gpuplan/checkpoint.sh",
+                          "FILL-ME: replace this line with your checkpoint command",
+                          "systemctl start --no-block gpuplan-watch-spot.service"},
+       .cloud_init_lacks = {},
+       .readme_has = {"/etc/gpuplan/checkpoint.sh", "--checkpoint-command"}},
+      {.name = "spot_price_limit",
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
+                     .billing = cost::Mode::kSpot,
+                     .storage = "essd_pl1",
+                     .storage_gib = 100},
+       .options = limit,
+       .script_has = {"--SpotStrategy SpotWithPriceLimit", "--SpotPriceLimit 3.500"},
+       .script_lacks = {"SpotAsPriceGo"},
+       .terraform_has = {"spot_price_limit = 3.500"},
+       .cloud_init_has = {"kill -USR1 \"$(pgrep -f train.py)\""},
+       .cloud_init_lacks = {"replace this line"},
+       .readme_has = {"at most CNY 3.500 per instance-hour"}},
+      {.name = "subscription",
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
+                     .billing = cost::Mode::kSubscriptionMonth,
+                     .storage = "essd_pl2",
+                     .storage_gib = 600,
+                     .job_hours = 1000,
+                     .price = 3000,
+                     .total = 6000},
+       .options = today,
+       .script_has = {"--InstanceChargeType PrePaid", "--Period 2", "--PeriodUnit Month", "--AutoRenew false",
+                      "--DataDisk.1.PerformanceLevel PL2", "paid up front"},
+       .script_lacks = {"--SpotStrategy", "PostPaid"},
+       .terraform_has = {"instance_charge_type = \"PrePaid\"", "period = 2", "period_unit = \"Month\""},
+       .cloud_init_has = {},
+       .cloud_init_lacks = {"watch-spot"},
+       .readme_has = {"subscription, 2 month(s) paid up front", "auto-renew is off"}},
+      {.name = "subscription_period_rounds_up",
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
+                     .billing = cost::Mode::kSubscriptionMonth,
+                     .storage = "essd_pl1",
+                     .storage_gib = 100,
+                     .job_hours = 7000,
+                     .price = 3000,
+                     .total = 30000},
+       .options = today,
+       .script_has = {"--Period 12"},
+       .script_lacks = {"--Period 10"},
+       .terraform_has = {"period = 12"},
+       .cloud_init_has = {},
+       .cloud_init_lacks = {},
+       .readme_has = {"the plan needs 10 month(s)", "so this buys 12"}},
+      {.name = "multi_node_erdma",
+       .candidate = {.instance = "ecs.ebmgn7ex.32xlarge",
+                     .billing = cost::Mode::kPayg,
+                     .nodes = 2,
+                     .storage = "cpfs",
+                     .storage_gib = 2048},
+       .options = today,
+       .script_has = {"AMOUNT=2", "--MinAmount \"$AMOUNT\"", "supports eRDMA (160 Gbit/s)",
+                      "documents no RunInstances parameter"},
+       .script_lacks = {"--DataDisk", "NetworkInterface", "Eri"},
+       .terraform_has = {"count = 2", "instance_name = \"gpuplan-ebmgn7ex-${count.index}\""},
+       .cloud_init_has = {"GPUPLAN_NFS_EXPORT='FILL-ME'", "mount -t nfs", "/sys/class/infiniband",
+                          "MTU 8500", "GPUPLAN_GPUS_PER_NODE=8"},
+       .cloud_init_lacks = {"mount_data_disk"},
+       .readme_has = {"Create the CPFS file system", "eRDMA (160 Gbit/s)"}},
+      {.name = "multi_node_tcp_local_nvme",
+       .candidate = {.instance = "ecs.gn5-c8g1.8xlarge", .nodes = 2, .storage = "local_nvme", .storage_gib = 0},
+       .options = today,
+       .script_has = {"AMOUNT=2", "--MinAmount"},
+       .script_lacks = {"--DataDisk", "eRDMA"},
+       .terraform_has = {"count = 2"},
+       .cloud_init_has = {"/mnt/local$n", "has no eRDMA", "GPUPLAN_GPUS_PER_NODE=4", "GPUPLAN_MIN_DRIVER='535'"},
+       .cloud_init_lacks = {"infiniband", "GPUPLAN_NFS_EXPORT"},
+       .readme_has = {"local NVMe", "TCP over the VPC"}},
+  };
+}
+
+std::string Joined(const DeployFiles& files) {
+  std::string s;
+  for (const auto& [name, text] : files) s += "==> " + name + " <==\n" + text + "\n";
+  return s;
+}
+
+TEST(DeployRenderTest, RendersEachBillingModeAndLayout) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const planner::Candidate cand = MakeCandidate(c.candidate);
+    const InstanceType& type = *TheCatalog().FindInstance(cand.instance);
+    Result<DeployFiles> files = RenderDeploy(TrainingWorkload(), cand, type, c.options);
+    ASSERT_TRUE(files.ok()) << files.status().message();
+    ASSERT_EQ(files->size(), 4u);
+    const std::string script = Squeeze(files->at("run-instances.sh"));
+    const std::string tf = Squeeze(files->at("main.tf"));
+    const std::string& ci = files->at("cloud-init.yaml");
+    const std::string& readme = files->at("README.md");
+    for (const std::string& s : c.script_has) EXPECT_NE(script.find(s), std::string::npos) << s;
+    for (const std::string& s : c.script_lacks) EXPECT_EQ(script.find(s), std::string::npos) << s;
+    for (const std::string& s : c.terraform_has) EXPECT_NE(tf.find(s), std::string::npos) << s;
+    for (const std::string& s : c.cloud_init_has) EXPECT_NE(ci.find(s), std::string::npos) << s;
+    for (const std::string& s : c.cloud_init_lacks) EXPECT_EQ(ci.find(s), std::string::npos) << s;
+    for (const std::string& s : c.readme_has) EXPECT_NE(readme.find(s), std::string::npos) << s;
+    CheckDeployFiles(*files);
+  }
+}
+
+TEST(DeployRenderTest, MatchesGoldenFiles) {
+  for (const Case& c : Cases()) {
+    if (c.name != "payg_single_node" && c.name != "spot" && c.name != "subscription" &&
+        c.name != "multi_node_erdma") {
+      continue;
+    }
+    SCOPED_TRACE(c.name);
+    const planner::Candidate cand = MakeCandidate(c.candidate);
+    Result<DeployFiles> files =
+        RenderDeploy(TrainingWorkload(), cand, *TheCatalog().FindInstance(cand.instance), c.options);
+    ASSERT_TRUE(files.ok()) << files.status().message();
+    testing::ExpectGolden("deploy_" + c.name + ".txt", Joined(*files));
+  }
+}
+
+TEST(DeployRenderTest, RefusesWhatCannotBeRenderedSafely) {
+  struct ErrorCase {
+    std::string name;
+    std::string instance;  // overrides the candidate's type name
+    cost::Mode billing = cost::Mode::kPayg;
+    double storage_gib = 100;
+    std::optional<double> spot_price_limit;
+    std::string checkpoint_command;
+    ErrorCode code;
+    std::string message;
+  };
+  // Every field named: -Wmissing-field-initializers.
+  const ErrorCase kCases[] = {
+      {.name = "shell_metacharacters_in_type",
+       .instance = "ecs.gn7i;rm -rf ~",
+       .billing = cost::Mode::kPayg,
+       .storage_gib = 100,
+       .spot_price_limit = std::nullopt,
+       .checkpoint_command = "",
+       .code = ErrorCode::kInvalidArgument,
+       .message = "instance type \"ecs.gn7i;rm -rf ~\" cannot go into a script"},
+      {.name = "price_limit_without_spot",
+       .instance = "",
+       .billing = cost::Mode::kPayg,
+       .storage_gib = 100,
+       .spot_price_limit = 2.0,
+       .checkpoint_command = "",
+       .code = ErrorCode::kInvalidArgument,
+       .message = "a spot price limit goes with a spot candidate; this one is payg"},
+      {.name = "price_limit_not_positive",
+       .instance = "",
+       .billing = cost::Mode::kSpot,
+       .storage_gib = 100,
+       .spot_price_limit = 0.0,
+       .checkpoint_command = "",
+       .code = ErrorCode::kInvalidArgument,
+       .message = "spot price limit: expected a price per instance-hour > 0"},
+      {.name = "essd_too_large",
+       .instance = "",
+       .billing = cost::Mode::kPayg,
+       .storage_gib = 40000,
+       .spot_price_limit = std::nullopt,
+       .checkpoint_command = "",
+       .code = ErrorCode::kUnsupported,
+       .message = "one ESSD holds at most 32768 GiB"},
+      {.name = "control_character_in_checkpoint",
+       .instance = "",
+       .billing = cost::Mode::kSpot,
+       .storage_gib = 100,
+       .spot_price_limit = std::nullopt,
+       .checkpoint_command = "save\x1b[2J",
+       .code = ErrorCode::kInvalidArgument,
+       .message = "checkpoint command: control characters"},
+  };
+
+  for (const ErrorCase& e : kCases) {
+    SCOPED_TRACE(e.name);
+    planner::Candidate cand = MakeCandidate(
+        {.instance = "ecs.gn7i-c8g1.2xlarge", .billing = e.billing, .storage = "essd_pl1", .storage_gib = e.storage_gib});
+    if (!e.instance.empty()) cand.instance = e.instance;
+    DeployOptions o;
+    o.spot_price_limit = e.spot_price_limit;
+    o.checkpoint_command = e.checkpoint_command;
+    Result<DeployFiles> files =
+        RenderDeploy(TrainingWorkload(), cand, *TheCatalog().FindInstance("ecs.gn7i-c8g1.2xlarge"), o);
+    ASSERT_FALSE(files.ok());
+    EXPECT_EQ(files.status().code(), e.code);
+    EXPECT_NE(files.status().message().find(e.message), std::string::npos) << files.status().message();
+  }
+}
+
+TEST(DeployRenderTest, ReadsTheImageAdviceVersionsOfEveryArchitecture) {
+  struct VersionCase {
+    std::string name;
+    std::string driver, cuda;
+    std::string want_driver, want_cuda;
+  };
+  const VersionCase kCases[] = {
+      {"at_least", ">= 570", "12.8 or newer", "570", "12.8"},
+      {"with_remark", ">= 535", "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)", "535", "12.4"},
+      {"major_only", ">= 535", "12.x", "535", "12.0"},
+      {"branch", "535 or 550 branch", "12.x (CUDA 13 dropped Pascal)", "535", "12.0"},
+      {"none", "any", "none", "", ""},
+  };
+  for (const VersionCase& v : kCases) {
+    SCOPED_TRACE(v.name);
+    planner::ImagePlan img;
+    img.driver = v.driver;
+    img.cuda = v.cuda;
+    EXPECT_EQ(MinDriverVersion(img), v.want_driver);
+    EXPECT_EQ(MinCudaVersion(img), v.want_cuda);
+  }
+  // Every GPU the catalog rents out gets a driver and CUDA floor the first-boot check can use.
+  for (const InstanceType& t : TheCatalog().instances) {
+    const planner::ImagePlan img = planner::ChooseImage(TheCatalog().GpuOf(t), t);
+    SCOPED_TRACE(t.name);
+    EXPECT_TRUE(std::regex_match(MinDriverVersion(img), std::regex("[0-9]{3}"))) << img.driver;
+    EXPECT_TRUE(std::regex_match(MinCudaVersion(img), std::regex("1[0-9]\\.[0-9]+"))) << img.cuda;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::io
