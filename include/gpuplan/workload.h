@@ -59,6 +59,7 @@ std::optional<DataLocation> ParseDataLocation(std::string_view name);
 // encoder, a custom serving loop); kVllm and kTrtllm the serving engines.
 enum class Engine { kHf, kVllm, kTrtllm, kTorch };
 std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm", "torch"
+// Also accepts "sglang" and "lmdeploy" (TurboMind) as vllm: the same class of serving engine.
 std::optional<Engine> ParseEngine(std::string_view name);
 
 struct Budget {

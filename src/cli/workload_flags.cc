@@ -57,7 +57,7 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
                               "adamw, adamw_8bit, sgd or adafactor", &w.optimizer),
            SetEnum<Recompute>("--recompute", f.recompute, ParseRecompute, "none, selective or full",
                               &w.recompute),
-           SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm, trtllm or torch",
+           SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch",
                            &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),

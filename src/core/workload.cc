@@ -72,7 +72,13 @@ std::optional<DataLocation> ParseDataLocation(std::string_view n) {
   return ParseOf(kLocations, n);
 }
 std::string_view EngineName(Engine e) { return NameOf(kEngines, e); }
-std::optional<Engine> ParseEngine(std::string_view n) { return ParseOf(kEngines, n); }
+std::optional<Engine> ParseEngine(std::string_view n) {
+  // Serving engines of vLLM's class (continuous batching, paged KV cache, CUDA graphs) share
+  // its overhead model.
+  const std::string lower = strings::Lower(n);
+  if (lower == "sglang" || lower == "lmdeploy") return Engine::kVllm;
+  return ParseOf(kEngines, n);
+}
 
 std::optional<double> Workload::TotalTokens() const {
   if (tokens) return *tokens;

@@ -243,7 +243,8 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     inf.batch = ToInt(Opt(r, "batch_size_inference").value_or(1));
     l.micro_batch = *inf.batch;
     const std::string impl = NoteToken(notes, "impl");
-    if (Contains(impl, "vllm")) {
+    if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
+        Contains(impl, "turbomind")) {
       inf.engine = Engine::kVllm;
     } else if (Contains(impl, "tensorrt") || Contains(impl, "fastertransformer")) {
       inf.engine = Engine::kTrtllm;

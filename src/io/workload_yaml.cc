@@ -312,7 +312,7 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     if (key == "tpot_ms") inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
     if (key == "batch") inf.batch = r.Integer(v, f, 1, 1 << 20);
     if (key == "engine") {
-      inf.engine = r.Enum<Engine>(v, f, ParseEngine, "hf, vllm, trtllm or torch").value_or(Engine::kVllm);
+      inf.engine = r.Enum<Engine>(v, f, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch").value_or(Engine::kVllm);
     }
     if (!r.status().ok()) return;
   }
