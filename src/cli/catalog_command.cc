@@ -12,20 +12,16 @@
 #include "cli/output.h"
 #include "core/strings.h"
 #include "io/catalog_json.h"
+#include "io/catalog_query.h"
 
 namespace gpuplan::cli {
 namespace {
 
 using strings::Num;
 
+// The filters (io/catalog_query.h, shared with `gpuplan serve`) and the output format.
 struct CatalogFilters {
-  std::string gpu;            // --gpu: GPU name or alias (A10, A100-80G, H20 ...)
-  double min_gpu_memory = 0;  // --min-gpu-memory GiB per GPU
-  double min_gpus = 0;        // --min-gpus per instance
-  bool rdma = false;          // --rdma: only eRDMA types
-  std::string family;         // --family gn7i
-  std::string status;         // --status current|legacy|retired|preview
-  std::string region;         // --region: types with a known price there
+  io::InstanceFilter filter;  // --gpu --min-gpu-memory --min-gpus --rdma --family --status --region
   OutputFormat format = OutputFormat::kTable;
 };
 
@@ -33,54 +29,16 @@ std::string Opt(const std::optional<double>& v, const char* unknown = "-") {
   return v ? Num(*v) : unknown;
 }
 
-bool SoldIn(const Catalog& c, const std::string& instance, const std::string& region) {
-  return std::any_of(c.prices.begin(), c.prices.end(), [&](const Price& p) {
-    return p.instance == instance && p.region == region;
-  });
-}
-
-// The cheapest pay-as-you-go hourly price of `instance` (in `region` when given), or nullptr.
-const Price* CheapestPayg(const Catalog& c, const std::string& instance, const std::string& region) {
-  const Price* best = nullptr;
-  for (const Price& p : c.prices) {
-    if (p.instance != instance || p.billing != Billing::kPayg || p.unit != "hour") continue;
-    if (!region.empty() && p.region != region) continue;
-    if (!best || (p.currency == best->currency && p.amount < best->amount)) best = &p;
-  }
-  return best;
-}
-
-Status CheckFilters(const Catalog& c, const CatalogFilters& f) {
-  if (!f.gpu.empty() && !c.FindGpu(f.gpu)) {
-    auto near = c.SuggestGpus(f.gpu);
-    return Status::InvalidArgument(fmt::format("--gpu: unknown GPU \"{}\"{}", f.gpu,
-        near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
-  }
-  if (!f.family.empty() && !c.FindFamily(f.family)) {
-    return Status::InvalidArgument(fmt::format("--family: unknown family \"{}\" (see 'gpuplan catalog families')", f.family));
-  }
-  if (!f.status.empty() && !ParseLifecycle(f.status)) {
-    return Status::InvalidArgument("--status: expected current, legacy, retired or preview, got \"" + f.status + "\"");
-  }
-  return Status::Ok();
-}
-
-void RunInstances(CliContext& ctx, const CatalogFilters& f) {
+void RunInstances(CliContext& ctx, const CatalogFilters& cf) {
   Result<Catalog> c = LoadCliCatalog(ctx);
   if (!c.ok()) return ctx.Fail(c.status());
-  if (Status s = CheckFilters(*c, f); !s.ok()) return ctx.Fail(s, true);
-  const Gpu* want_gpu = f.gpu.empty() ? nullptr : c->FindGpu(f.gpu);
+  const io::InstanceFilter& f = cf.filter;
+  if (Status s = io::CheckInstanceFilter(*c, f, io::FieldSpelling::kFlag); !s.ok()) return ctx.Fail(s, true);
   io::Table table{{"instance", "family", "gpu", "gpus", "gpu_gib", "vcpu", "ram_gib", "net_gbps",
                    "rdma", "interconnect", "status", "payg_per_hour"}, {}};
-  nlohmann::json json = nlohmann::json::array();
-  for (const InstanceType& t : c->instances) {
-    if (want_gpu && t.gpu != want_gpu->name) continue;
-    if (t.gpu_memory_gib < f.min_gpu_memory || t.gpu_count < f.min_gpus) continue;
-    if (f.rdma && !t.rdma) continue;
-    if (!f.family.empty() && strings::Lower(t.family) != strings::Lower(f.family)) continue;
-    if (!f.status.empty() && LifecycleName(t.status) != f.status) continue;
-    if (!f.region.empty() && !SoldIn(*c, t.name, f.region)) continue;
-    const Price* price = CheapestPayg(*c, t.name, f.region);
+  for (const InstanceType* type : io::MatchInstances(*c, f)) {
+    const InstanceType& t = *type;
+    const Price* price = io::CheapestPayg(*c, t.name, f.region);
     const std::string price_text =
         price ? fmt::format("{} {}{}", price->currency, Num(price->amount),
                             f.region.empty() ? " (" + price->region + ")" : "")
@@ -90,12 +48,9 @@ void RunInstances(CliContext& ctx, const CatalogFilters& f) {
                           t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) : "yes") : "no",
                           std::string(InterconnectName(t.interconnect)),
                           std::string(LifecycleName(t.status)), price_text});
-    nlohmann::json j = io::InstanceJson(t);
-    j["payg_price"] = price ? io::PriceJson(*price) : nlohmann::json(nullptr);
-    json.push_back(std::move(j));
   }
-  Emit(*ctx.out, f.format, table, json);
-  if (f.format == OutputFormat::kTable && table.rows.empty()) {
+  Emit(*ctx.out, cf.format, table, cf.format == OutputFormat::kJson ? io::InstanceListJson(*c, f) : nlohmann::json::array());
+  if (cf.format == OutputFormat::kTable && table.rows.empty()) {
     *ctx.err << "gpuplan: no instance type matches these filters\n";
   }
 }
@@ -105,9 +60,8 @@ void RunGpus(CliContext& ctx, const CatalogFilters& f, bool alibaba_only) {
   if (!c.ok()) return ctx.Fail(c.status());
   io::Table table{{"gpu", "arch", "mem_gib", "mem_type", "bw_gbs", "fp64", "fp32", "tf32", "bf16",
                    "fp16", "fp8", "int8", "nvlink_gbs", "pcie", "alibaba"}, {}};
-  nlohmann::json json = nlohmann::json::array();
   for (const Gpu& g : c->gpus) {
-    if (g.memory_gib < f.min_gpu_memory || (alibaba_only && !g.alibaba)) continue;
+    if (!io::GpuMatches(g, f.filter.min_gpu_memory, alibaba_only)) continue;
     std::vector<std::string> row = {g.name, g.architecture, Num(g.memory_gib), g.memory_type,
                                     Num(g.memory_bandwidth_gbs)};
     for (Precision p : kAllPrecisions) row.push_back(Opt(g.Tflops(p)));
@@ -115,26 +69,19 @@ void RunGpus(CliContext& ctx, const CatalogFilters& f, bool alibaba_only) {
     row.push_back(g.pcie_gen ? "gen" + std::to_string(g.pcie_gen) : "-");
     row.push_back(g.alibaba ? "yes" : "no");
     table.rows.push_back(std::move(row));
-    json.push_back(io::GpuJson(g));
   }
-  Emit(*ctx.out, f.format, table, json);
+  Emit(*ctx.out, f.format, table, io::GpuListJson(*c, f.filter.min_gpu_memory, alibaba_only));
 }
 
 void RunFamilies(CliContext& ctx, OutputFormat format) {
   Result<Catalog> c = LoadCliCatalog(ctx);
   if (!c.ok()) return ctx.Fail(c.status());
   io::Table table{{"family", "gpu", "kind", "types", "status", "good_for"}, {}};
-  nlohmann::json json = nlohmann::json::array();
   for (const Family& f : c->families) {
-    const auto types = std::count_if(c->instances.begin(), c->instances.end(),
-                                     [&](const InstanceType& t) { return t.family == f.name; });
-    table.rows.push_back({f.name, f.gpu, f.kind, std::to_string(types),
+    table.rows.push_back({f.name, f.gpu, f.kind, std::to_string(io::FamilyTypeCount(*c, f)),
                           std::string(LifecycleName(f.status)), f.good_for});
-    nlohmann::json j = io::FamilyJson(f);
-    j["types"] = types;
-    json.push_back(std::move(j));
   }
-  Emit(*ctx.out, format, table, json);
+  Emit(*ctx.out, format, table, io::FamilyListJson(*c));
 }
 
 struct PriceFilters {
@@ -218,7 +165,7 @@ std::string DescribeInstance(const Catalog& c, const InstanceType& t) {
   s += Line("GPU interconnect", t.gpu_count < 2 ? "single GPU" : std::string(InterconnectName(t.interconnect)) +
             (t.interconnect == Interconnect::kPcie ? " (no NVLink: tensor parallel across GPUs is slow)" : ""));
   s += Line("local NVMe", t.local_nvme_gib > 0 ? Num(t.local_nvme_gib) + " GiB" : "none (use ESSD, CPFS, NAS or OSS)");
-  const Price* price = CheapestPayg(c, t.name, "");
+  const Price* price = io::CheapestPayg(c, t.name, "");
   s += Line("pay-as-you-go", price ? fmt::format("from {} {}/hour ({}, {} {}, trust {})", price->currency,
                                                  Num(price->amount), price->region, price->provenance.source,
                                                  price->as_of, price->trust)
@@ -304,7 +251,8 @@ void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
   ctx.Fail(Status::NotFound(message));
 }
 
-void AddInstanceFilters(CLI::App* cmd, CatalogFilters& f) {
+void AddInstanceFilters(CLI::App* cmd, CatalogFilters& cf) {
+  io::InstanceFilter& f = cf.filter;
   cmd->add_option("--gpu", f.gpu, "Only this GPU model or alias (A10, A100-80G, H20 ...)");
   cmd->add_option("--min-gpu-memory", f.min_gpu_memory, "Minimum GPU memory per GPU, GiB");
   cmd->add_option("--min-gpus", f.min_gpus, "Minimum GPUs per instance");
@@ -312,7 +260,7 @@ void AddInstanceFilters(CLI::App* cmd, CatalogFilters& f) {
   cmd->add_option("--family", f.family, "Only this family (gn7i, ebmgn7ex ...)");
   cmd->add_option("--status", f.status, "Only this lifecycle status: current, legacy, retired, preview");
   cmd->add_option("--region", f.region, "Only types with a known price in this region (cn-hangzhou ...)");
-  AddFormatFlags(cmd, &f.format);
+  AddFormatFlags(cmd, &cf.format);
 }
 
 }  // namespace
@@ -329,7 +277,7 @@ void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
   auto gpu_filters = std::make_shared<CatalogFilters>();
   auto alibaba_only = std::make_shared<bool>(false);
   CLI::App* gpus = catalog->add_subcommand("gpus", "List GPU models with their specs");
-  gpus->add_option("--min-gpu-memory", gpu_filters->min_gpu_memory, "Minimum memory, GiB");
+  gpus->add_option("--min-gpu-memory", gpu_filters->filter.min_gpu_memory, "Minimum memory, GiB");
   gpus->add_flag("--alibaba", *alibaba_only, "Only GPUs that some Alibaba family ships");
   AddFormatFlags(gpus, &gpu_filters->format);
   gpus->callback([&ctx, gpu_filters, alibaba_only] { RunGpus(ctx, *gpu_filters, *alibaba_only); });

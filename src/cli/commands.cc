@@ -28,6 +28,7 @@ constexpr CommandRow kCommands[] = {
     {"probe", AddProbeCommand},
     {"monitor", AddMonitorCommand},
     {"watch-spot", AddWatchSpotCommand},
+    {"serve", AddServeCommand},
 };
 
 }  // namespace

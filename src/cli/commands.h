@@ -16,6 +16,10 @@ namespace CLI {
 class App;
 }
 
+namespace gpuplan::server {
+struct ServerData;
+}
+
 namespace gpuplan::cost {
 struct MarketData;
 struct PriceRatios;
@@ -66,6 +70,11 @@ void AddWatchSpotCommand(CLI::App& app, CliContext& ctx);
 void AddPlanCommand(CLI::App& app, CliContext& ctx);  // plan and explain
 void AddWizardCommand(CLI::App& app, CliContext& ctx);
 void AddDeployCommand(CLI::App& app, CliContext& ctx);  // provisioning files for a candidate
+void AddServeCommand(CLI::App& app, CliContext& ctx);
+
+// What `gpuplan serve` shares across requests (serve_command.cc): the catalog, zoo, calibration
+// and plan options loaded as `plan` loads them, once.
+Result<server::ServerData> LoadServerData(const CliContext& ctx);
 
 }  // namespace gpuplan::cli
 

@@ -18,6 +18,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/workload.h"
 #include "io/calibration_csv.h"
+#include "io/estimate_request.h"
 #include "io/model_zoo.h"
 #include "io/table.h"
 
@@ -29,131 +30,13 @@ using strings::Num;
 struct EstimateOptions {
   std::string workload_file;
   WorkloadFlags workload;  // override the file's fields
-  // Hardware.
-  std::string gpu, instance;
-  std::optional<int> gpus, gpus_per_node, nodes;
-  std::optional<double> inter_node_gbps;
+  io::HardwareChoice hardware;  // --gpu --gpus --gpus-per-node | --instance --nodes; --inter-node-gbps
   std::string probe_calibration;  // --probe-calibration FILE from `gpuplan probe --save`
-  // Layout.
-  std::optional<int> tp, pp, dp, zero;
-  bool sequence_parallel = false, offload = false;
+  io::LayoutChoice layout;        // --tp --pp --dp --zero --sequence-parallel
+  bool offload = false;
   bool list_models = false;
   OutputFormat format = OutputFormat::kTable;
 };
-
-Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
-
-Result<perf::Hardware> BuildHardware(const EstimateOptions& o, const Catalog& c) {
-  if (!o.instance.empty()) {
-    if (!o.gpu.empty() || o.gpus) return Usage("give either --instance or --gpu/--gpus, not both");
-    const InstanceType* t = c.FindInstance(o.instance);
-    if (t == nullptr) {
-      return Status::NotFound(fmt::format("--instance: unknown instance type \"{}\"; did you mean "
-                                          "{}?", o.instance,
-                                          fmt::join(c.SuggestInstances(o.instance), ", ")));
-    }
-    if (o.nodes && (*o.nodes < 1 || *o.nodes > (1 << 16))) return Usage("--nodes must be 1..65536");
-    Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
-    if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
-    return hw;
-  }
-  if (o.gpu.empty()) return Usage("give --gpu NAME --gpus N, or --instance TYPE [--nodes K]");
-  const Gpu* g = c.FindGpu(o.gpu);
-  if (g == nullptr) {
-    return Status::NotFound(fmt::format("--gpu: unknown GPU \"{}\"; did you mean {}?", o.gpu,
-                                        fmt::join(c.SuggestGpus(o.gpu), ", ")));
-  }
-  const int gpus = o.gpus.value_or(1);
-  if (gpus < 1 || gpus > (1 << 20) || (o.gpus_per_node && (*o.gpus_per_node < 1 ||
-                                                           *o.gpus_per_node > 64))) {
-    return Usage("--gpus must be 1..1048576 and --gpus-per-node 1..64");
-  }
-  perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)));
-  if (hw.Gpus() != gpus) {
-    return Usage(fmt::format("--gpus {} is not a multiple of --gpus-per-node {}", gpus,
-                             hw.gpus_per_node));
-  }
-  if (o.inter_node_gbps) hw.inter_node_gbps = *o.inter_node_gbps;
-  return hw;
-}
-
-Result<perf::Layout> BuildLayout(const EstimateOptions& o, const Workload& w,
-                                 const ModelArch& arch, const perf::Hardware& hw,
-                                 const Calibration& cal) {
-  const bool given = o.tp || o.pp || o.dp || o.zero;
-  perf::Layout l = perf::DefaultLayout(w, arch, hw, cal);
-  if (!given) return l;
-  l.tp = o.tp.value_or(1);
-  l.pp = o.pp.value_or(1);
-  if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1) || l.tp > 4096 || l.pp > 4096 ||
-      (o.dp && *o.dp > (1 << 20))) {
-    return Usage("--tp and --pp must be 1..4096 and --dp 1..1048576");
-  }
-  if (!o.dp && hw.Gpus() % (l.tp * l.pp) != 0) {
-    return Usage(fmt::format("--tp {} x --pp {} does not divide the {} GPUs", l.tp, l.pp,
-                             hw.Gpus()));
-  }
-  l.dp = o.dp.value_or(hw.Gpus() / (l.tp * l.pp));
-  l.zero = o.zero.value_or(0);
-  if (o.sequence_parallel) l.sequence_parallel = true;
-  if (l.Gpus() != hw.Gpus()) {
-    return Usage(fmt::format("--tp {} x --pp {} x --dp {} = {} GPUs, but the hardware has {}",
-                             l.tp, l.pp, l.dp, l.Gpus(), hw.Gpus()));
-  }
-  if (w.micro_batch) {
-    l.micro_batch = *w.micro_batch;
-  } else if (w.IsTraining()) {
-    const int cap = std::max(1, w.global_batch / l.dp);
-    const int fit = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
-    l.micro_batch = perf::LargestDivisorAtMost(cap, fit);
-  }
-  if (w.recompute) l.recompute = *w.recompute;
-  return l;
-}
-
-nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-                            const perf::Layout& l, const perf::Estimate& e) {
-  nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();
-  for (const auto& [k, v] : e.memory.breakdown.Named()) mem_parts[std::string(k)] = v;
-  for (const auto& [k, v] : e.time.breakdown.Named()) time_parts[std::string(k)] = v;
-  nlohmann::json j = {
-      {"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)},
-                    {"model", arch.name}, {"params", arch.Params()},
-                    {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
-                    {"global_batch", w.global_batch}}},
-      {"hardware", {{"gpu", hw.gpu->name}, {"gpus", hw.Gpus()},
-                    {"gpus_per_node", hw.gpus_per_node}, {"nodes", hw.nodes},
-                    {"intra_link", perf::LinkKindName(hw.intra_link)},
-                    {"intra_gbs", hw.intra_gbs}, {"inter_node_gbps", hw.inter_node_gbps},
-                    {"rdma", hw.rdma}}},
-      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero},
-                  {"micro_batch", l.micro_batch}, {"grad_accum", e.grad_accum},
-                  {"recompute", RecomputeName(l.recompute)},
-                  {"sequence_parallel", l.sequence_parallel},
-                  {"flash_attention", l.flash_attention}}},
-      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"allocated_gib", e.memory.allocated_gib},
-                  {"reserved_gib", e.memory.reserved_gib},
-                  {"capacity_gib", e.memory.capacity_gib}, {"breakdown", mem_parts}}},
-      {"fits", e.memory.fits},
-      {"time", {{"step_s", e.time.step_s}, {"breakdown", time_parts}}},
-      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
-                      {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
-                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
-                      {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
-                      {"mfu", e.throughput.mfu}, {"peak_tflops", e.peak_tflops}}},
-      {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
-  };
-  if (e.inference) {
-    const perf::InferenceTimes& it = *e.inference;
-    j["inference"] = {{"batch", it.batch}, {"prefill_s", it.prefill_s}, {"ttft_ms", it.ttft_ms},
-                      {"tpot_ms", it.tpot_ms}, {"decode_s", it.decode_s},
-                      {"request_s", it.request_s},
-                      {"tokens_per_s_per_gpu", it.tokens_per_s_per_gpu},
-                      {"requests_per_s", it.requests_per_s},
-                      {"decode_memory_bound", it.decode_memory_bound}};
-  }
-  return j;
-}
 
 std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                          const perf::Layout& l, const perf::Estimate& e) {
@@ -233,7 +116,7 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   if (!catalog.ok()) return ctx.Fail(catalog.status());
   Result<Calibration> cal = io::LoadCalibration();
   if (!cal.ok()) return ctx.Fail(cal.status());
-  Result<perf::Hardware> hw = BuildHardware(o, *catalog);
+  Result<perf::Hardware> hw = io::BuildHardware(o.hardware, *catalog, io::FieldSpelling::kFlag);
   if (!hw.ok()) return ctx.Fail(hw.status(), true);
   if (!o.probe_calibration.empty()) {
     // Measured efficiencies of this instance replace the fitted ones for its GPU.
@@ -243,12 +126,13 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
         agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal, hw->gpu);
     if (!applied.ok()) return ctx.Fail(applied.status().WithContext("--probe-calibration " + o.probe_calibration));
   }
-  Result<perf::Layout> layout = BuildLayout(o, *w, *arch, *hw, *cal);
+  Result<perf::Layout> layout =
+      io::BuildLayout(o.layout, *w, *arch, *hw, *cal, io::FieldSpelling::kFlag);
   if (!layout.ok()) return ctx.Fail(layout.status(), true);
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
   if (!e.ok()) return ctx.Fail(e.status());
   if (o.format == OutputFormat::kJson) {
-    *ctx.out << EstimateJson(*w, *arch, *hw, *layout, *e).dump(2) << "\n";
+    *ctx.out << io::EstimateJson(*w, *arch, *hw, *layout, *e).dump(2) << "\n";
   } else {
     *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
   }
@@ -265,21 +149,21 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("workload", o->workload_file, "Workload YAML file (flags override its fields)");
   AddWorkloadFlags(cmd, &o->workload);
   // Hardware.
-  cmd->add_option("--gpu", o->gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
-  cmd->add_option("--gpus", o->gpus, "Total GPUs (with --gpu)");
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (with --gpu; default 8)");
-  cmd->add_option("--instance", o->instance, "Instance type, e.g. ecs.gn7e-c16g1.4xlarge");
-  cmd->add_option("--nodes", o->nodes, "Number of instances (with --instance)");
-  cmd->add_option("--inter-node-gbps", o->inter_node_gbps, "Network between nodes, Gbit/s");
+  cmd->add_option("--gpu", o->hardware.gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
+  cmd->add_option("--gpus", o->hardware.gpus, "Total GPUs (with --gpu)");
+  cmd->add_option("--gpus-per-node", o->hardware.gpus_per_node, "GPUs per node (with --gpu; default 8)");
+  cmd->add_option("--instance", o->hardware.instance, "Instance type, e.g. ecs.gn7e-c16g1.4xlarge");
+  cmd->add_option("--nodes", o->hardware.nodes, "Number of instances (with --instance)");
+  cmd->add_option("--inter-node-gbps", o->hardware.inter_node_gbps, "Network between nodes, Gbit/s");
   cmd->add_option("--probe-calibration", o->probe_calibration,
                   "Calibration file from 'gpuplan probe --save': measured GEMM and memory "
                   "efficiency of this GPU replace the fitted ones");
   // Layout.
-  cmd->add_option("--tp", o->tp, "Tensor parallel degree");
-  cmd->add_option("--pp", o->pp, "Pipeline parallel degree");
-  cmd->add_option("--dp", o->dp, "Data parallel degree");
-  cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
-  cmd->add_flag("--sequence-parallel", o->sequence_parallel, "Megatron sequence parallelism");
+  cmd->add_option("--tp", o->layout.tp, "Tensor parallel degree");
+  cmd->add_option("--pp", o->layout.pp, "Pipeline parallel degree");
+  cmd->add_option("--dp", o->layout.dp, "Data parallel degree");
+  cmd->add_option("--zero", o->layout.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+  cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);
   cmd->callback([&ctx, o] { RunEstimate(ctx, *o); });

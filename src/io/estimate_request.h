@@ -1,0 +1,63 @@
+// The hardware and parallel layout of one `estimate`, as a user names them (CLI flags or HTTP
+// query parameters), turned into perf::Hardware and perf::Layout; and the estimate's JSON form
+// (the contract in README "gpuplan estimate --json"). `gpuplan estimate` and `POST /v1/estimate`
+// share these, so both accept the same choices, fail with the same messages and print the same
+// JSON.
+//
+//   Result<perf::Hardware> hw = io::BuildHardware(choice.hardware, catalog, io::FieldSpelling::kFlag);
+//   Result<perf::Layout> l = io::BuildLayout(choice.layout, w, arch, *hw, cal, io::FieldSpelling::kFlag);
+//   Result<perf::Estimate> e = perf::EstimateRun(w, arch, *hw, *l, cal);
+//   std::string text = io::EstimateJson(w, arch, *hw, *l, *e).dump(2);
+//
+// Thread safety: plain values and pure functions.
+#ifndef GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
+#define GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "gpuplan/estimate.h"
+#include "io/field_spelling.h"
+
+namespace gpuplan::io {
+
+// What hardware: a GPU model and a count (gpu, gpus, gpus_per_node), or an instance type and a
+// node count (instance, nodes). Unset fields take the defaults BuildHardware documents.
+struct HardwareChoice {
+  std::string gpu;       // GPU name or alias
+  std::string instance;  // instance type name
+  std::optional<int> gpus, gpus_per_node, nodes;
+  std::optional<double> inter_node_gbps;  // overrides the network between nodes, Gbit/s
+};
+
+// The parallel layout; all unset = perf::DefaultLayout.
+struct LayoutChoice {
+  std::optional<int> tp, pp, dp, zero;
+  bool sequence_parallel = false;
+};
+
+// The hardware of `choice` in `catalog`: an instance type x nodes (default 1), or gpus (default
+// 1) of one GPU model at gpus_per_node (default min(gpus, 8)) per node. Errors: InvalidArgument
+// for a missing, conflicting or out-of-range field, NotFound for an unknown GPU or type (with
+// suggestions); the messages name the field as `spelling` says.
+Result<perf::Hardware> BuildHardware(const HardwareChoice& choice, const Catalog& catalog,
+                                     FieldSpelling spelling);
+
+// The layout of `choice` on `hw`: perf::DefaultLayout when no degree is given; otherwise tp and
+// pp (default 1), dp (default the GPUs left), ZeRO stage (default 0) and the largest micro-batch
+// that fits unless the workload fixes one. InvalidArgument when the degrees do not multiply to
+// the hardware's GPUs or are out of range.
+Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
+                                 const ModelArch& arch, const perf::Hardware& hw,
+                                 const Calibration& cal, FieldSpelling spelling);
+
+// {"workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
+//  "inference"?}: every number of the estimate with its breakdowns.
+nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
+                            const perf::Layout& l, const perf::Estimate& e);
+
+}  // namespace gpuplan::io
+
+#endif  // GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
