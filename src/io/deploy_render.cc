@@ -205,8 +205,8 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
       }
       if (s.period_months != months) {
         s.period_note = fmt::format(
-            "the plan needs {} month(s); RunInstances sells 1-9, 12, 24, 36, 48 or 60 months "
-            "(reference 3.3), so this buys {}{}",
+            "the plan needs {} month(s); RunInstances sells 1-9, 12, 24, 36, 48 or 60 months, "
+            "so this buys {}{}",
             months, s.period_months, months > s.period_months ? " and you renew for the rest" : "");
       }
       s.billing_text = fmt::format("subscription, {} month(s) paid up front", s.period_months);
@@ -227,8 +227,8 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
   if (s.storage.rfind("essd_pl", 0) == 0) {
     if (c.storage.size_gib > kMaxEssdGib) {
       return Status::Unsupported(fmt::format(
-          "the storage plan asks for a {} GiB ESSD; one ESSD holds at most {} GiB (reference "
-          "5.1): use CPFS or several disks",
+          "the storage plan asks for a {} GiB ESSD; one ESSD holds at most {} GiB: use CPFS or "
+          "several disks",
           Num(c.storage.size_gib), Num(kMaxEssdGib)));
     }
     DataDisk d;
@@ -332,7 +332,7 @@ args=(
   --Amount "$AMOUNT"
 )sh";
   if (c.nodes > 1) {
-    t += "  # All or nothing: a partial cluster cannot run the job (MinAmount, reference 4.6).\n";
+    t += "  # All or nothing: a partial cluster cannot run the job (MinAmount).\n";
     t += "  --MinAmount \"$AMOUNT\"\n";
   }
   t += R"sh(  --ImageId "$IMAGE_ID"
@@ -350,7 +350,7 @@ args=(
   if (!s.spot_strategy.empty()) {
     t += "  --SpotStrategy " + s.spot_strategy + "\n";
     if (s.o->spot_price_limit) t += "  --SpotPriceLimit " + Money3(*s.o->spot_price_limit) + "\n";
-    t += "  # 1 hour without reclaim after creation, as the plan's spot cost assumed (reference 3.2).\n";
+    t += "  # 1 hour without reclaim after creation, as the plan's spot cost assumed.\n";
     t += "  --SpotDuration 1\n  --SpotInterruptionBehavior Terminate\n";
   }
   t += "  --SystemDisk.Category cloud_essd\n  --SystemDisk.Size " + std::to_string(kSystemDiskGib) +
@@ -371,9 +371,9 @@ fi
   if (c.nodes > 1 && s.type->rdma) {
     t += "\n# " + c.instance + " supports eRDMA" +
          (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string()) +
-         " between the nodes (reference 5.5). The reference\n"
-         "# documents no RunInstances parameter that attaches the elastic RDMA interface (ERI), so\n"
-         "# none is set here: enable it as Alibaba's eRDMA guide says\n"
+         " between the nodes. gpuplan's sources document no\n"
+         "# RunInstances parameter that attaches the elastic RDMA interface (ERI), so none is set\n"
+         "# here: enable it as Alibaba's eRDMA guide says\n"
          "# (https://www.alibabacloud.com/help/en/ecs/user-guide/on-the-gpu-instance-configuration-erdma);\n"
          "# cloud-init checks for the RDMA device at boot.\n";
   }
@@ -813,7 +813,7 @@ std::string RenderCloudInit(const Spec& s) {
                  "ExecStart=/usr/local/lib/gpuplan/firstboot.sh\n");
   if (spot) {
     std::string checkpoint =
-        "#!/bin/sh\n# Runs when the spot reclaim notice arrives (5 minutes before release, reference 3.2).\n"
+        "#!/bin/sh\n# Runs when the spot reclaim notice arrives (Alibaba sends it 5 minutes before release).\n"
         "# Write a checkpoint where it survives the instance (OSS, NAS, CPFS) and finish 30 s before\n"
         "# the reclaim time.\n";
     if (s.o->checkpoint_command.empty()) {
@@ -894,8 +894,8 @@ std::string RenderReadme(const Spec& s) {
   if (c.nodes > 1) {
     t += "- Network between nodes: " +
          (s.type->rdma ? "eRDMA" + (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string()) +
-                             ". The reference documents no RunInstances parameter for the elastic RDMA "
-                             "interface, so the files set none: enable it as Alibaba's eRDMA guide says "
+                             ". gpuplan's sources document no RunInstances parameter for the elastic RDMA "
+                             "interface (ERI), so the files set none: enable it as Alibaba's eRDMA guide says "
                              "(https://www.alibabacloud.com/help/en/ecs/user-guide/on-the-gpu-instance-configuration-erdma). "
                              "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise 1400."
                        : "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " + c.family +

@@ -96,6 +96,57 @@ TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
   }
 }
 
+// Runs the generated run-instances.sh with a fake `aliyun` that records its arguments: the
+// script must refuse placeholders, ask before renting, and pass the plan and the user data.
+TEST_F(DeployCliTest, RunInstancesScriptCallsAliyunOnlyWhenFilledAndConfirmed) {
+  const std::string out = dir_ + "/deploy";
+  auto run = RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--billing", "spot", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string bin = dir_ + "/bin";
+  fs::create_directories(bin);
+  ASSERT_TRUE(io::WriteFileAtomic(bin + "/aliyun", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/args.txt\"\n").ok());
+  ASSERT_EQ(chmod((bin + "/aliyun").c_str(), 0755), 0);
+  const std::string filled = "VSWITCH_ID=vsw-test SECURITY_GROUP_ID=sg-test KEY_PAIR_NAME=me IMAGE_ID=img-test ";
+  struct Case {
+    std::string name;
+    std::string env;   // before `bash run-instances.sh`
+    std::string args;  // after it
+    int exit_code;
+    std::string log_has;
+    bool called;  // aliyun ran
+  };
+  const Case kCases[] = {
+      {"placeholders_left", "PATH=" + bin + ":$PATH ", "--yes", 1, "VSWITCH_ID is not filled in", false},
+      {"not_a_vswitch_id", "PATH=" + bin + ":$PATH VSWITCH_ID=subnet-1 SECURITY_GROUP_ID=sg-1 KEY_PAIR_NAME=k IMAGE_ID=i ",
+       "--yes", 1, "is not a VSwitch id (vsw-...)", false},
+      {"not_confirmed", "PATH=" + bin + ":$PATH " + filled, "</dev/null", 0, "Nothing rented.", false},
+      {"no_aliyun_cli", "PATH=/usr/bin:/bin " + filled, "--yes", 1, "the aliyun CLI is not installed", false},
+      {"confirmed", "PATH=" + bin + ":$PATH " + filled, "--yes", 0, "This rents 2 x ecs.gn7i-c8g1.2xlarge", true},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    if (c.name == "no_aliyun_cli" && (fs::exists("/usr/bin/aliyun") || fs::exists("/bin/aliyun"))) continue;
+    fs::remove(bin + "/args.txt");
+    const std::string log = dir_ + "/log.txt";
+    const int status = std::system((c.env + "bash " + out + "/run-instances.sh " + c.args + " >" + log + " 2>&1").c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), c.exit_code) << *io::ReadFile(log);
+    EXPECT_NE(io::ReadFile(log)->find(c.log_has), std::string::npos) << *io::ReadFile(log);
+    EXPECT_EQ(fs::exists(bin + "/args.txt"), c.called);
+  }
+  // The last call: RunInstances with the plan's type and count and cloud-init.yaml as user data.
+  const std::string args = *io::ReadFile(bin + "/args.txt");
+  for (const char* want : {"ecs\nRunInstances\n", "--InstanceType\necs.gn7i-c8g1.2xlarge\n", "--Amount\n2\n",
+                           "--SpotStrategy\nSpotAsPriceGo\n", "--VSwitchId\nvsw-test\n", "--ImageId\nimg-test\n"}) {
+    EXPECT_NE(args.find(want), std::string::npos) << want;
+  }
+  const size_t at = args.find("--UserData\n");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_TRUE(io::WriteFileAtomic(dir_ + "/user_data.b64", args.substr(at + 11)).ok());
+  ASSERT_EQ(std::system(("base64 -d " + dir_ + "/user_data.b64 >" + dir_ + "/user_data.yaml").c_str()), 0);
+  EXPECT_EQ(*io::ReadFile(dir_ + "/user_data.yaml"), *io::ReadFile(out + "/cloud-init.yaml"));
+}
+
 TEST_F(DeployCliTest, RefusesToOverwriteUnlessForced) {
   const std::vector<std::string> args = {"deploy", Example("llm-lora-finetune.yaml"), "--out", dir_};
   ASSERT_EQ(io::WriteFileAtomic(dir_ + "/notes.txt", "mine").ok(), true);

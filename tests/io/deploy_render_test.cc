@@ -66,6 +66,8 @@ planner::Candidate MakeCandidate(const CandidateSpec& s) {
   c.cost.notes = {"a note from the cost model"};
   c.estimate.memory.per_gpu_gib = 18;
   c.estimate.memory.capacity_gib = 22;
+  c.layout.dp = c.gpus;
+  c.estimate.throughput.mfu = 0.45;
   c.storage.kind = s.storage;
   c.storage.size_gib = s.storage_gib;
   c.storage.why = "because the test says so";
@@ -183,7 +185,7 @@ std::vector<Case> Cases() {
                      .storage_gib = 2048},
        .options = today,
        .script_has = {"AMOUNT=2", "--MinAmount \"$AMOUNT\"", "supports eRDMA (160 Gbit/s)",
-                      "documents no RunInstances parameter"},
+                      "document no\n# RunInstances parameter"},
        .script_lacks = {"--DataDisk", "NetworkInterface", "Eri"},
        .terraform_has = {"count = 2", "instance_name = \"gpuplan-ebmgn7ex-${count.index}\""},
        .cloud_init_has = {"GPUPLAN_NFS_EXPORT='FILL-ME'", "mount -t nfs", "/sys/class/infiniband",
