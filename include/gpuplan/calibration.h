@@ -130,6 +130,12 @@ struct Calibration {
   // The efficiency of `gpu`: its architecture's row (else the fallback) with its own
   // GpuEfficiency corrections applied.
   ArchEfficiency For(const Gpu& gpu) const;
+  // Serving engines' default limit on concurrent sequences (vLLM max_num_seqs, TensorRT-LLM
+  // max_batch_size): a full-load benchmark runs as many as the KV cache holds, up to this.
+  // HF generate and TorchScript run the batch they are given (1 here).
+  double vllm_max_sequences = 256;
+  double trtllm_max_sequences = 2048;
+  int MaxConcurrentSequences(Engine engine) const;
   double LayerOverheadUs(Engine engine) const;
   double StepOverheadUs(Engine engine) const;
 };

@@ -51,6 +51,16 @@ void Calibration::Override(std::string_view architecture, std::optional<double> 
   if (memory_bw) row->memory_bw_fraction = *memory_bw;
 }
 
+int Calibration::MaxConcurrentSequences(Engine engine) const {
+  switch (engine) {
+    case Engine::kVllm: return static_cast<int>(vllm_max_sequences);
+    case Engine::kTrtllm: return static_cast<int>(trtllm_max_sequences);
+    case Engine::kHf:
+    case Engine::kTorch: return 1;
+  }
+  return 1;
+}
+
 double Calibration::LayerOverheadUs(Engine engine) const {
   switch (engine) {
     case Engine::kHf: return hf_layer_overhead_us;

@@ -44,6 +44,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"hf_quant_layer_overhead_us", {&c.hf_quant_layer_overhead_us, {0, 1e5}}},
       {"vllm_step_overhead_us", {&c.vllm_step_overhead_us, {0, 1e6}}},
       {"trtllm_step_overhead_us", {&c.trtllm_step_overhead_us, {0, 1e6}}},
+      {"vllm_max_sequences", {&c.vllm_max_sequences, {1, 1e6}}},
+      {"trtllm_max_sequences", {&c.trtllm_max_sequences, {1, 1e6}}},
   };
   auto it = globals.find(name);
   if (it == globals.end()) {

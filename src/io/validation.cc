@@ -57,6 +57,7 @@ struct RowInputs {
   std::optional<double> vram_budget_gib;
   std::optional<double> train_tokens;
   std::string task;  // the row's task column
+  bool batch_given = true;  // batch_size_inference stated (else: the engine at full load)
   std::string assumptions;
 };
 
@@ -240,7 +241,9 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     const std::optional<double> out = Opt(r, "output_tokens");
     inf.output_tokens = out ? ToInt(*out) : 0;
     if (in.task == "inference_prefill") inf.output_tokens = 0;
-    inf.batch = ToInt(Opt(r, "batch_size_inference").value_or(1));
+    const std::optional<double> batch = Opt(r, "batch_size_inference");
+    in.batch_given = batch.has_value();
+    inf.batch = ToInt(batch.value_or(1));
     l.micro_batch = *inf.batch;
     const std::string impl = NoteToken(notes, "impl");
     if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
@@ -271,6 +274,17 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
 // Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot.
 std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
                               std::string& reason, bool& predicted_fits) {
+  // A serving engine's throughput with no batch stated is measured at full load: as many
+  // concurrent sequences as its KV cache holds, up to the engine's batch limit.
+  if (!in.w.IsTraining() && !in.batch_given && IsThroughputMetric(metric)) {
+    if (const int limit = cal.MaxConcurrentSequences(in.w.inference.engine); limit > 1) {
+      const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
+      if (batch > 0) {
+        in.w.inference.batch = in.layout.micro_batch = batch;
+        in.assumptions += "full load: batch " + std::to_string(batch) + "; ";
+      }
+    }
+  }
   Result<perf::Estimate> e = perf::EstimateRun(in.w, in.arch, in.hw, in.layout, cal);
   if (!e.ok()) {
     reason = e.status().message();

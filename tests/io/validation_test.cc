@@ -82,5 +82,38 @@ TEST(ValidationTest, RowsGetStatusAndReason) {
   EXPECT_EQ(r->summary.errors, 1);
 }
 
+// A serving engine's throughput with no batch stated is a full-load benchmark: predicted at as
+// many concurrent sequences as the KV cache holds (up to the engine's limit), not at batch 1.
+// HF generate has no such mode: it runs the batch it is given.
+TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
+  Result<Catalog> catalog = LoadCatalog("");
+  ASSERT_TRUE(catalog.ok());
+  catalog->Validate();
+  Result<ModelZoo> zoo = LoadModelZoo();
+  Result<Calibration> cal = LoadCalibration();
+  ASSERT_TRUE(zoo.ok() && cal.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,notes\n";
+  const std::string rows =
+      "vllm-full,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,,256,"
+      "tokens_per_s_per_gpu,5000,impl=vLLM 0.6\n"
+      "vllm-batch1,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,1,256,"
+      "tokens_per_s_per_gpu,100,impl=vLLM 0.6\n"
+      "hf-unset,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,,256,"
+      "tokens_per_s_per_gpu,30,impl=HF transformers\n";
+  Result<ValidationReport> r = Validate(header + rows, "v.csv", *catalog, *zoo, *cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  for (const ValidationRow& row : r->rows) {
+    SCOPED_TRACE(row.id);
+    EXPECT_EQ(row.status, RowStatus::kOk);
+  }
+  EXPECT_EQ(r->rows[0].reason, "full load: batch 256; ");
+  EXPECT_GT(r->rows[0].predicted, 20 * r->rows[1].predicted);
+  EXPECT_EQ(r->rows[2].reason, "");
+  EXPECT_LT(r->rows[2].predicted, r->rows[1].predicted);  // eager HF at batch 1
+}
+
 }  // namespace
 }  // namespace gpuplan::io
