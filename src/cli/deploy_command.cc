@@ -1,14 +1,13 @@
 // `gpuplan deploy [WORKLOAD.yaml] [workload flags] (--rank N | --instance TYPE [--nodes K])
 // --out DIR [--force] [--dry-run]`: the provisioning files for one candidate of the plan.
+#include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <system_error>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/workload_flags.h"
@@ -43,32 +42,40 @@ Status CheckOutDir(const std::string& dir, bool force) {
   if (ec && ec != std::errc::no_such_file_or_directory) {
     return Status::IoError(fmt::format("--out {}: {}", dir, ec.message()));
   }
-  if (!fs::exists(st)) return Status::Ok();
-  if (!fs::is_directory(st)) return Status::InvalidArgument(fmt::format("--out {}: exists and is not a directory", dir));
-  if (force) return Status::Ok();
+  if (!fs::exists(st))
+    return Status::Ok();
+  if (!fs::is_directory(st))
+    return Status::InvalidArgument(fmt::format("--out {}: exists and is not a directory", dir));
+  if (force)
+    return Status::Ok();
   const bool empty = fs::is_empty(dir, ec);
-  if (ec) return Status::IoError(fmt::format("--out {}: {}", dir, ec.message()));
+  if (ec)
+    return Status::IoError(fmt::format("--out {}: {}", dir, ec.message()));
   if (!empty) {
-    return Status::InvalidArgument(
-        fmt::format("--out {}: the directory is not empty; pass --force to overwrite the deploy files in it", dir));
+    return Status::InvalidArgument(fmt::format(
+        "--out {}: the directory is not empty; pass --force to overwrite the deploy files in it",
+        dir));
   }
   return Status::Ok();
 }
 
 // The candidate to deploy: the plan's --rank, or the best one of the --instance type (and
 // --nodes). Errors name the flag.
-Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const Workload& w, const ModelArch& arch,
-                                           const Catalog& catalog, const Calibration& cal,
-                                           const InstanceType* pinned) {
+Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const Workload& w,
+                                           const ModelArch& arch, const Catalog& catalog,
+                                           const Calibration& cal, const InstanceType* pinned) {
   planner::PlanOptions options;
   options.today = CliToday();
   options.ratios = CliPriceRatios();
   options.top_n = pinned ? 1000 : f.rank;
-  if (pinned) options.only_instance = pinned->name;
+  if (pinned)
+    options.only_instance = pinned->name;
   // The planner's power-of-two node counts must reach a pinned --nodes.
-  if (f.nodes) options.default_max_nodes = std::max(options.default_max_nodes, *f.nodes);
+  if (f.nodes)
+    options.default_max_nodes = std::max(options.default_max_nodes, *f.nodes);
   Result<planner::Plan> plan = planner::MakePlan(w, arch, catalog, cal, options);
-  if (!plan.ok()) return plan.status();
+  if (!plan.ok())
+    return plan.status();
   const std::string reasons = [&] {
     std::string s;
     for (size_t i = 0; i < plan->rejected.size() && i < 3; ++i) {
@@ -78,128 +85,160 @@ Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const Workload&
   }();
   if (!pinned) {
     if (plan->candidates.empty()) {
-      return Status::NotFound("nothing to deploy: no instance type can run this workload (" + reasons +
-                              "); 'gpuplan plan' lists every reason");
+      return Status::NotFound("nothing to deploy: no instance type can run this workload (" +
+                              reasons + "); 'gpuplan plan' lists every reason");
     }
     if (static_cast<size_t>(f.rank) > plan->candidates.size()) {
-      return Status::InvalidArgument(fmt::format("--rank {}: the plan has only {} candidate(s)", f.rank,
-                                                 plan->candidates.size()));
+      return Status::InvalidArgument(fmt::format("--rank {}: the plan has only {} candidate(s)",
+                                                 f.rank, plan->candidates.size()));
     }
     return plan->candidates[static_cast<size_t>(f.rank - 1)];
   }
   std::vector<int> node_counts;
   for (const planner::Candidate& c : plan->candidates) {
-    if (!f.nodes || c.nodes == *f.nodes) return c;
-    if (std::find(node_counts.begin(), node_counts.end(), c.nodes) == node_counts.end()) node_counts.push_back(c.nodes);
+    if (!f.nodes || c.nodes == *f.nodes)
+      return c;
+    if (std::find(node_counts.begin(), node_counts.end(), c.nodes) == node_counts.end())
+      node_counts.push_back(c.nodes);
   }
   if (plan->candidates.empty()) {
-    return Status::NotFound(fmt::format("--instance {}: cannot run this workload ({})", pinned->name, reasons));
+    return Status::NotFound(
+        fmt::format("--instance {}: cannot run this workload ({})", pinned->name, reasons));
   }
   std::sort(node_counts.begin(), node_counts.end());
-  return Status::NotFound(fmt::format("--nodes {}: {} has no working plan with {} node(s); it can run on {} node(s)",
-                                      *f.nodes, pinned->name, *f.nodes, fmt::join(node_counts, ", ")));
+  return Status::NotFound(
+      fmt::format("--nodes {}: {} has no working plan with {} node(s); it can run on {} node(s)",
+                  *f.nodes, pinned->name, *f.nodes, fmt::join(node_counts, ", ")));
 }
 
 void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   if (f.out.empty() && !f.dry_run) {
-    return ctx.Fail(Status::InvalidArgument("deploy: --out DIR is required (or --dry-run to print the files)"),
-                    /*usage=*/true);
+    return ctx.Fail(
+        Status::InvalidArgument("deploy: --out DIR is required (or --dry-run to print the files)"),
+        /*usage=*/true);
   }
   if (f.spot_price_limit && !(*f.spot_price_limit > 0)) {
-    return ctx.Fail(Status::InvalidArgument("--spot-price-limit: expected a price per instance-hour > 0"),
-                    /*usage=*/true);
+    return ctx.Fail(
+        Status::InvalidArgument("--spot-price-limit: expected a price per instance-hour > 0"),
+        /*usage=*/true);
   }
   if (!f.out.empty() && !f.dry_run) {
-    if (Status s = CheckOutDir(f.out, f.force); !s.ok()) return ctx.Fail(s);
+    if (Status s = CheckOutDir(f.out, f.force); !s.ok())
+      return ctx.Fail(s);
   }
   std::optional<Workload> w = LoadCliWorkload(ctx, f.workload_path, f.workload, WorkloadUse::kPlan);
-  if (!w) return;
+  if (!w)
+    return;
   Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok()) return ctx.Fail(catalog.status());
+  if (!catalog.ok())
+    return ctx.Fail(catalog.status());
   const InstanceType* pinned = nullptr;
   if (!f.instance.empty()) {
     pinned = catalog->FindInstance(f.instance);
     if (!pinned) {
-      return ctx.Fail(Status::NotFound(fmt::format("--instance \"{}\": unknown instance type; did you mean {}?",
-                                                   f.instance, fmt::join(catalog->SuggestInstances(f.instance), ", "))));
+      return ctx.Fail(Status::NotFound(
+          fmt::format("--instance \"{}\": unknown instance type; did you mean {}?", f.instance,
+                      fmt::join(catalog->SuggestInstances(f.instance), ", "))));
     }
   }
   Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok()) return ctx.Fail(zoo.status());
+  if (!zoo.ok())
+    return ctx.Fail(zoo.status());
   Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
   if (!arch.ok()) {
-    return ctx.Fail(f.workload_path.empty() ? arch.status() : arch.status().WithContext(f.workload_path));
+    return ctx.Fail(f.workload_path.empty() ? arch.status()
+                                            : arch.status().WithContext(f.workload_path));
   }
   Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok()) return ctx.Fail(cal.status());
+  if (!cal.ok())
+    return ctx.Fail(cal.status());
 
   Result<planner::Candidate> c = ChooseCandidate(f, *w, *arch, *catalog, *cal, pinned);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   if (f.spot_price_limit && c->billing != cost::Mode::kSpot) {
-    return ctx.Fail(Status::InvalidArgument(fmt::format(
-                        "--spot-price-limit: the chosen candidate is billed {}, not spot (pick one with --billing spot)",
-                        cost::ModeName(c->billing))),
-                    /*usage=*/true);
+    return ctx.Fail(
+        Status::InvalidArgument(fmt::format("--spot-price-limit: the chosen candidate is billed "
+                                            "{}, not spot (pick one with --billing spot)",
+                                            cost::ModeName(c->billing))),
+        /*usage=*/true);
   }
   const InstanceType* type = catalog->FindInstance(c->instance);
-  if (!type) return ctx.Fail(Status::Internal("planned type " + c->instance + " is not in the catalog"));
+  if (!type)
+    return ctx.Fail(Status::Internal("planned type " + c->instance + " is not in the catalog"));
   io::DeployOptions o;
   o.today = CliToday();
   o.rank = pinned ? 0 : f.rank;
   o.spot_price_limit = f.spot_price_limit;
   o.checkpoint_command = f.checkpoint_command;
   Result<io::DeployFiles> files = io::RenderDeploy(*w, *c, *type, o);
-  if (!files.ok()) return ctx.Fail(files.status());
+  if (!files.ok())
+    return ctx.Fail(files.status());
 
   if (f.dry_run) {
     for (const auto& [name, text] : *files) {
-      *ctx.out << "==> " << (f.out.empty() ? name : (fs::path(f.out) / name).string()) << " <==\n" << text << "\n";
+      *ctx.out << "==> " << (f.out.empty() ? name : (fs::path(f.out) / name).string()) << " <==\n"
+               << text << "\n";
     }
     return;
   }
   for (const auto& [name, text] : *files) {
     const std::string path = (fs::path(f.out) / name).string();
-    if (Status s = io::WriteFileAtomic(path, text); !s.ok()) return ctx.Fail(s);
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".sh") == 0 && ::chmod(path.c_str(), 0755) != 0) {
+    if (Status s = io::WriteFileAtomic(path, text); !s.ok())
+      return ctx.Fail(s);
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".sh") == 0 &&
+        ::chmod(path.c_str(), 0755) != 0) {
       return ctx.Fail(Status::IoError("chmod 755 " + path + " failed"));
     }
   }
   const fs::path out(f.out);
-  *ctx.out << fmt::format("gpuplan deploy: {} x {} in {}, {}: wrote {}\nNext: fill the FILL-ME values (see {}), then run {}\n",
-                          c->nodes, c->instance, c->region, cost::ModeName(c->billing),
-                          fmt::join(std::vector<std::string>{(out / "README.md").string(), (out / "run-instances.sh").string(),
-                                                             (out / "main.tf").string(), (out / "cloud-init.yaml").string()},
-                                    ", "),
-                          (out / "README.md").string(), (out / "run-instances.sh").string());
+  *ctx.out << fmt::format(
+      "gpuplan deploy: {} x {} in {}, {}: wrote {}\nNext: fill the FILL-ME values (see {}), then "
+      "run {}\n",
+      c->nodes, c->instance, c->region, cost::ModeName(c->billing),
+      fmt::join(
+          std::vector<std::string>{(out / "README.md").string(),
+                                   (out / "run-instances.sh").string(), (out / "main.tf").string(),
+                                   (out / "cloud-init.yaml").string()},
+          ", "),
+      (out / "README.md").string(), (out / "run-instances.sh").string());
 }
 
 }  // namespace
 
 void AddDeployCommand(CLI::App& app, CliContext& ctx) {
   auto f = std::make_shared<DeployFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "deploy",
-      "Write the provisioning files for a planned candidate: run-instances.sh (aliyun CLI), main.tf "
-      "(Terraform), cloud-init.yaml and README.md");
-  cmd->add_option("workload", f->workload_path, "Workload YAML file (see examples/); or give it as flags");
+  CLI::App* cmd = app.add_subcommand("deploy",
+                                     "Write the provisioning files for a planned candidate: "
+                                     "run-instances.sh (aliyun CLI), main.tf "
+                                     "(Terraform), cloud-init.yaml and README.md");
+  cmd->add_option("workload", f->workload_path,
+                  "Workload YAML file (see examples/); or give it as flags");
   AddWorkloadFlags(cmd, &f->workload);
   AddPlanningFlags(cmd, &f->workload);
-  CLI::Option* rank = cmd->add_option("--rank", f->rank, "Which candidate of the plan (default 1, the best)")
-                          ->check(CLI::Range(1, 1000));
-  CLI::Option* instance = cmd->add_option(
-      "--instance", f->instance,
-      "Pin the instance type instead of --rank (with --nodes, --region and --billing to pin the rest)");
-  cmd->add_option("--nodes", f->nodes, "With --instance: the node count")->check(CLI::Range(1, 1024))->needs(instance);
+  CLI::Option* rank =
+      cmd->add_option("--rank", f->rank, "Which candidate of the plan (default 1, the best)")
+          ->check(CLI::Range(1, 1000));
+  CLI::Option* instance = cmd->add_option("--instance", f->instance,
+                                          "Pin the instance type instead of --rank (with --nodes, "
+                                          "--region and --billing to pin the rest)");
+  cmd->add_option("--nodes", f->nodes, "With --instance: the node count")
+      ->check(CLI::Range(1, 1024))
+      ->needs(instance);
   rank->excludes(instance);
   cmd->add_option("--out", f->out, "Directory for the files (required unless --dry-run)");
-  cmd->add_flag("--force", f->force, "Write into a non-empty --out directory (overwrites the deploy files)");
-  cmd->add_flag("--dry-run", f->dry_run, "Print the file names and contents instead of writing them");
-  cmd->add_option("--spot-price-limit", f->spot_price_limit,
-                  "Spot: highest price per instance-hour (SpotWithPriceLimit); default SpotAsPriceGo "
-                  "(market price, at most pay-as-you-go)");
-  cmd->add_option("--checkpoint-command", f->checkpoint_command,
-                  "Spot: shell command that writes a checkpoint, run by 'gpuplan watch-spot' on the reclaim "
-                  "notice (default: a placeholder to fill)");
+  cmd->add_flag("--force", f->force,
+                "Write into a non-empty --out directory (overwrites the deploy files)");
+  cmd->add_flag("--dry-run", f->dry_run,
+                "Print the file names and contents instead of writing them");
+  cmd->add_option(
+      "--spot-price-limit", f->spot_price_limit,
+      "Spot: highest price per instance-hour (SpotWithPriceLimit); default SpotAsPriceGo "
+      "(market price, at most pay-as-you-go)");
+  cmd->add_option(
+      "--checkpoint-command", f->checkpoint_command,
+      "Spot: shell command that writes a checkpoint, run by 'gpuplan watch-spot' on the reclaim "
+      "notice (default: a placeholder to fill)");
   cmd->callback([&ctx, f] { RunDeploy(ctx, *f); });
 }
 

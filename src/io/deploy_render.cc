@@ -1,13 +1,13 @@
 #include "io/deploy_render.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/strings.h"
 #include "gpuplan/plan.h"
@@ -32,7 +32,8 @@ constexpr std::string_view kGpuplanBin = "/usr/local/bin/gpuplan";
 
 // Names that go into shell and HCL text unquoted-safe: letters, digits, '.', '_', '-'.
 bool SafeName(std::string_view s) {
-  if (s.empty()) return false;
+  if (s.empty())
+    return false;
   return std::all_of(s.begin(), s.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-';
   });
@@ -42,7 +43,8 @@ bool SafeName(std::string_view s) {
 std::string OneLine(std::string_view s) {
   std::string out(s);
   for (char& ch : out) {
-    if (std::iscntrl(static_cast<unsigned char>(ch))) ch = ' ';
+    if (std::iscntrl(static_cast<unsigned char>(ch)))
+      ch = ' ';
   }
   return out;
 }
@@ -54,9 +56,11 @@ std::string Indent(std::string_view text, int n) {
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
+    if (end == std::string_view::npos)
+      end = text.size();
     const std::string_view line = text.substr(start, end - start);
-    if (!line.empty()) out += pad;
+    if (!line.empty())
+      out += pad;
     out += line;
     out += '\n';
     start = end + 1;
@@ -67,26 +71,35 @@ std::string Indent(std::string_view text, int n) {
 // "finetune (lora) of llama-2-7b, bf16" and the like.
 std::string Describe(const Workload& w) {
   std::string s(TaskName(w.task));
-  if (w.task == Task::kFinetune) s += " (" + std::string(MethodName(w.method)) + ")";
-  if (!w.model_name.empty()) s += " of " + w.model_name;
+  if (w.task == Task::kFinetune)
+    s += " (" + std::string(MethodName(w.method)) + ")";
+  if (!w.model_name.empty())
+    s += " of " + w.model_name;
   s += ", " + std::string(PrecisionName(w.precision));
-  if (!w.name.empty()) s = w.name + ": " + s;
+  if (!w.name.empty())
+    s = w.name + ": " + s;
   return OneLine(s);
 }
 
 std::string FirstMatch(std::string_view text, bool dotted) {
   // The first run of digits (dotted: digits '.' digits, or digits ".x").
   for (size_t i = 0; i < text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    if (!std::isdigit(static_cast<unsigned char>(text[i])))
+      continue;
     size_t j = i;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
+      ++j;
     const std::string major(text.substr(i, j - i));
-    if (!dotted) return major;
+    if (!dotted)
+      return major;
     if (j + 1 < text.size() && text[j] == '.') {
-      if (text[j + 1] == 'x') return major + ".0";
+      if (text[j + 1] == 'x')
+        return major + ".0";
       size_t k = j + 1;
-      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
-      if (k > j + 1) return major + "." + std::string(text.substr(j + 1, k - j - 1));
+      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])))
+        ++k;
+      if (k > j + 1)
+        return major + "." + std::string(text.substr(j + 1, k - j - 1));
     }
     return major + ".0";
   }
@@ -110,12 +123,12 @@ struct Spec {
   std::string period_note;    // why the period differs from the plan's term, or ""
   std::string spot_strategy;  // "" (not spot), "SpotAsPriceGo" or "SpotWithPriceLimit"
   std::optional<DataDisk> data_disk;
-  std::string storage;        // the plan's storage kind
-  bool nfs = false;           // cpfs or nas: a shared file system mounted over NFS
+  std::string storage;  // the plan's storage kind
+  bool nfs = false;     // cpfs or nas: a shared file system mounted over NFS
   int gpus_per_node = 1;
   std::string min_driver, min_cuda;
-  std::string billing_text;   // for people: "spot (SpotAsPriceGo: ...)"
-  std::string cost_text;      // "CNY 123.00 for 10.5 h"
+  std::string billing_text;  // for people: "spot (SpotAsPriceGo: ...)"
+  std::string cost_text;     // "CNY 123.00 for 10.5 h"
 };
 
 std::string Money3(double amount) { return fmt::format("{:.3f}", amount); }
@@ -124,20 +137,24 @@ std::string CostText(const planner::Candidate& c) {
   std::string s;
   if (c.monthly) {
     s = c.monthly->per_month.ToString() + " per month";
-    if (c.monthly->lower_bound) s += " (at least: reclaim overhead unknown)";
+    if (c.monthly->lower_bound)
+      s += " (at least: reclaim overhead unknown)";
     return s;
   }
   s = c.job_hours > 0 ? c.cost.total.ToString() + " for " + Num(c.job_hours) + " h"
                       : c.cost.total.ToString() + " per hour";
-  if (c.cost.lower_bound) s += " (at least: the spot reclaim rate is unknown)";
+  if (c.cost.lower_bound)
+    s += " (at least: the spot reclaim rate is unknown)";
   return s;
 }
 
 // Whole subscription terms the plan priced (months or years, per instance).
 int PlanTerms(const planner::Candidate& c) {
-  if (c.monthly) return 1;
+  if (c.monthly)
+    return 1;
   const double per_term = c.cost.price.price.amount() * c.nodes;
-  if (!(per_term > 0)) return 1;
+  if (!(per_term > 0))
+    return 1;
   return std::max(1, static_cast<int>(std::lround(c.cost.total.amount() / per_term)));
 }
 
@@ -152,7 +169,8 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
           OneLine(*value)));
     }
   }
-  if (c.nodes < 1) return Status::Internal("candidate with " + std::to_string(c.nodes) + " nodes");
+  if (c.nodes < 1)
+    return Status::Internal("candidate with " + std::to_string(c.nodes) + " nodes");
   for (char ch : o.checkpoint_command) {
     if (std::iscntrl(static_cast<unsigned char>(ch)) && ch != '\n' && ch != '\t') {
       return Status::InvalidArgument(
@@ -172,8 +190,9 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
 
   if (o.spot_price_limit) {
     if (!(*o.spot_price_limit > 0)) {
-      return Status::InvalidArgument("spot price limit: expected a price per instance-hour > 0, got " +
-                                     Num(*o.spot_price_limit));
+      return Status::InvalidArgument(
+          "spot price limit: expected a price per instance-hour > 0, got " +
+          Num(*o.spot_price_limit));
     }
     if (c.billing != cost::Mode::kSpot) {
       return Status::InvalidArgument("a spot price limit goes with a spot candidate; this one is " +
@@ -187,10 +206,11 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
       break;
     case cost::Mode::kSpot:
       s.spot_strategy = o.spot_price_limit ? "SpotWithPriceLimit" : "SpotAsPriceGo";
-      s.billing_text = o.spot_price_limit
-                           ? "spot (SpotWithPriceLimit: at most " + currency + " " +
-                                 Money3(*o.spot_price_limit) + " per instance-hour)"
-                           : "spot (SpotAsPriceGo: the market price, at most the pay-as-you-go price)";
+      s.billing_text =
+          o.spot_price_limit
+              ? "spot (SpotWithPriceLimit: at most " + currency + " " +
+                    Money3(*o.spot_price_limit) + " per instance-hour)"
+              : "spot (SpotAsPriceGo: the market price, at most the pay-as-you-go price)";
       break;
     case cost::Mode::kSubscriptionMonth:
     case cost::Mode::kSubscriptionYear: {
@@ -218,8 +238,7 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
           "buy separately for this type and region";
       break;
     case cost::Mode::kSavingsPlan:
-      s.billing_text =
-          "pay-as-you-go instances covered by a savings plan that you buy separately";
+      s.billing_text = "pay-as-you-go instances covered by a savings plan that you buy separately";
       break;
   }
 
@@ -246,12 +265,13 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
 std::string Header(const Spec& s, std::string_view what) {
   const planner::Candidate& c = *s.c;
   std::string h = "# " + std::string(what) + "\n# Generated by `gpuplan deploy`";
-  if (!s.o->today.empty()) h += " on " + s.o->today;
+  if (!s.o->today.empty())
+    h += " on " + s.o->today;
   h += s.o->rank > 0 ? " from candidate #" + std::to_string(s.o->rank) + " of the plan"
                      : std::string(" for the instance type given with --instance");
   h += " for: " + Describe(*s.w) + "\n";
-  h += fmt::format("#   {} x {} ({} x {} each) in {}, {}\n", c.nodes, c.instance, Num(s.type->gpu_count),
-                   c.gpu, c.region, OneLine(s.billing_text));
+  h += fmt::format("#   {} x {} ({} x {} each) in {}, {}\n", c.nodes, c.instance,
+                   Num(s.type->gpu_count), c.gpu, c.region, OneLine(s.billing_text));
   h += "#   estimated " + OneLine(s.cost_text) + " (instances only; disks and bandwidth extra)\n";
   return h;
 }
@@ -259,7 +279,8 @@ std::string Header(const Spec& s, std::string_view what) {
 std::string RenderScript(const Spec& s) {
   const planner::Candidate& c = *s.c;
   std::string t = "#!/usr/bin/env bash\n";
-  t += Header(s, "run-instances.sh: rent the plan's choice with the aliyun CLI (one RunInstances call).");
+  t += Header(
+      s, "run-instances.sh: rent the plan's choice with the aliyun CLI (one RunInstances call).");
   t += R"sh(#
 # Usage: ./run-instances.sh [--yes]
 #   Checks the FILL-ME values, prints the request, asks before renting (--yes skips the
@@ -273,13 +294,15 @@ set -euo pipefail
        "\n# (check the console's instance-type page); the instances go to the VSwitch's zone.\n";
   t += "VSWITCH_ID=\"${VSWITCH_ID:-" + std::string(kFillMe) + "}\"\n";
   t += "# Security group (sg-...) in the VSwitch's VPC; allow SSH (22) from your address only";
-  t += c.nodes > 1 ? ",\n# and all traffic between members of the group (the nodes talk to each other).\n" : ".\n";
+  t += c.nodes > 1
+           ? ",\n# and all traffic between members of the group (the nodes talk to each other).\n"
+           : ".\n";
   t += "SECURITY_GROUP_ID=\"${SECURITY_GROUP_ID:-" + std::string(kFillMe) + "}\"\n";
   t += "# Name of an SSH key pair in " + c.region + ".\n";
   t += "KEY_PAIR_NAME=\"${KEY_PAIR_NAME:-" + std::string(kFillMe) + "}\"\n";
   t += "# Image id in " + c.region + ": " + OneLine(c.image.os) + ",\n#   NVIDIA driver " +
-       OneLine(c.image.driver) + ", CUDA " + OneLine(c.image.cuda) + ", " + OneLine(c.image.framework) +
-       "\n#   (" + OneLine(c.image.why) + ").\n";
+       OneLine(c.image.driver) + ", CUDA " + OneLine(c.image.cuda) + ", " +
+       OneLine(c.image.framework) + "\n#   (" + OneLine(c.image.why) + ").\n";
   t += "IMAGE_ID=\"${IMAGE_ID:-" + std::string(kFillMe) + "}\"\n";
   t += R"sh(# Zone id (optional): empty = the VSwitch's zone.
 ZONE_ID="${ZONE_ID:-}"
@@ -349,7 +372,8 @@ args=(
   }
   if (!s.spot_strategy.empty()) {
     t += "  --SpotStrategy " + s.spot_strategy + "\n";
-    if (s.o->spot_price_limit) t += "  --SpotPriceLimit " + Money3(*s.o->spot_price_limit) + "\n";
+    if (s.o->spot_price_limit)
+      t += "  --SpotPriceLimit " + Money3(*s.o->spot_price_limit) + "\n";
     t += "  # 1 hour without reclaim after creation, as the plan's spot cost assumed.\n";
     t += "  --SpotDuration 1\n  --SpotInterruptionBehavior Terminate\n";
   }
@@ -357,8 +381,9 @@ args=(
        "\n  --SystemDisk.PerformanceLevel PL1\n";
   if (s.data_disk) {
     t += "  # Data disk per the plan's storage: " + OneLine(c.storage.why) + ".\n";
-    t += "  --DataDisk.1.Category cloud_essd\n  --DataDisk.1.Size " + std::to_string(s.data_disk->size_gib) +
-         "\n  --DataDisk.1.PerformanceLevel " + s.data_disk->level + "\n";
+    t += "  --DataDisk.1.Category cloud_essd\n  --DataDisk.1.Size " +
+         std::to_string(s.data_disk->size_gib) + "\n  --DataDisk.1.PerformanceLevel " +
+         s.data_disk->level + "\n";
   }
   t += ")\n";
   t += R"sh(if [[ -n "$ZONE_ID" ]]; then
@@ -374,14 +399,18 @@ fi
          " between the nodes. gpuplan's sources document no\n"
          "# RunInstances parameter that attaches the elastic RDMA interface (ERI), so none is set\n"
          "# here: enable it as Alibaba's eRDMA guide says\n"
-         "# (https://www.alibabacloud.com/help/en/ecs/user-guide/on-the-gpu-instance-configuration-erdma);\n"
+         "# "
+         "(https://www.alibabacloud.com/help/en/ecs/user-guide/"
+         "on-the-gpu-instance-configuration-erdma);\n"
          "# cloud-init checks for the RDMA device at boot.\n";
   }
-  t += "\necho \"This rents " + std::to_string(c.nodes) + " x " + c.instance + " in " + c.region + ", " +
-       OneLine(s.billing_text) + ".\"\n";
-  t += "echo \"Estimated " + OneLine(s.cost_text) + " for the instances; disks and bandwidth are extra.\"\n";
+  t += "\necho \"This rents " + std::to_string(c.nodes) + " x " + c.instance + " in " + c.region +
+       ", " + OneLine(s.billing_text) + ".\"\n";
+  t += "echo \"Estimated " + OneLine(s.cost_text) +
+       " for the instances; disks and bandwidth are extra.\"\n";
   if (s.prepaid) {
-    t += "echo \"A subscription is paid up front for the whole period and is not refunded when you stop early.\"\n";
+    t += "echo \"A subscription is paid up front for the whole period and is not refunded when you "
+         "stop early.\"\n";
   }
   t += R"sh(echo "Request: aliyun ecs RunInstances ${args[*]} --UserData <cloud-init.yaml, base64>"
 if [[ "$yes" != yes ]]; then
@@ -426,11 +455,12 @@ using Attrs = std::vector<std::pair<std::string, std::string>>;
 // Attributes aligned on '=' as `terraform fmt` writes a group of one-line attributes.
 std::string HclAttrs(const Attrs& attrs, int indent) {
   size_t width = 0;
-  for (const auto& a : attrs) width = std::max(width, a.first.size());
+  for (const auto& a : attrs)
+    width = std::max(width, a.first.size());
   std::string out;
   for (const auto& [key, value] : attrs) {
-    out += std::string(static_cast<size_t>(indent), ' ') + key + std::string(width - key.size(), ' ') +
-           " = " + value + "\n";
+    out += std::string(static_cast<size_t>(indent), ' ') + key +
+           std::string(width - key.size(), ' ') + " = " + value + "\n";
   }
   return out;
 }
@@ -439,13 +469,15 @@ std::string HclVariable(const std::string& name, const std::string& description,
                         const std::string& type, const std::string& default_value,
                         const std::string& validation_regex = "", const std::string& error = "") {
   Attrs attrs = {{"description", HclString(description)}, {"type", type}};
-  if (!default_value.empty()) attrs.push_back({"default", default_value});
+  if (!default_value.empty())
+    attrs.push_back({"default", default_value});
   std::string t = "variable \"" + name + "\" {\n" + HclAttrs(attrs, 2);
   if (!validation_regex.empty()) {
     t += "\n  validation {\n" +
-         HclAttrs({{"condition", "can(regex(" + HclString(validation_regex) + ", var." + name + "))"},
-                   {"error_message", HclString(error)}},
-                  4) +
+         HclAttrs(
+             {{"condition", "can(regex(" + HclString(validation_regex) + ", var." + name + "))"},
+              {"error_message", HclString(error)}},
+             4) +
          "  }\n";
   }
   return t + "}\n\n";
@@ -478,24 +510,26 @@ provider "alicloud" {
 )sh";
   t += HclVariable("region", "Region the plan priced", "string", HclString(c.region));
   t += HclVariable("vswitch_id",
-                   "FILL-ME: VSwitch (vsw-...) in a zone of " + c.region + " that sells " + c.instance +
-                       "; the instances go to its zone",
+                   "FILL-ME: VSwitch (vsw-...) in a zone of " + c.region + " that sells " +
+                       c.instance + "; the instances go to its zone",
                    "string", "", "^vsw-", "vswitch_id must be a VSwitch id (vsw-...).");
-  t += HclVariable("security_group_id",
-                   "FILL-ME: security group (sg-...) in the VSwitch's VPC; allow SSH from your address" +
-                       std::string(c.nodes > 1 ? " and all traffic inside the group" : ""),
-                   "string", "", "^sg-", "security_group_id must be a security group id (sg-...).");
+  t += HclVariable(
+      "security_group_id",
+      "FILL-ME: security group (sg-...) in the VSwitch's VPC; allow SSH from your address" +
+          std::string(c.nodes > 1 ? " and all traffic inside the group" : ""),
+      "string", "", "^sg-", "security_group_id must be a security group id (sg-...).");
   t += HclVariable("key_name", "FILL-ME: name of an SSH key pair in " + c.region, "string", "");
   t += HclVariable("image_id",
-                   "FILL-ME: image with " + OneLine(c.image.os) + ", NVIDIA driver " + OneLine(c.image.driver) +
-                       ", CUDA " + OneLine(c.image.cuda),
+                   "FILL-ME: image with " + OneLine(c.image.os) + ", NVIDIA driver " +
+                       OneLine(c.image.driver) + ", CUDA " + OneLine(c.image.cuda),
                    "string", "");
-  t += HclVariable("public_bandwidth_mbps", "Public bandwidth, Mbit/s (pay by traffic); 0 = no public IP",
-                   "number", "0");
+  t += HclVariable("public_bandwidth_mbps",
+                   "Public bandwidth, Mbit/s (pay by traffic); 0 = no public IP", "number", "0");
 
   t += "resource \"alicloud_instance\" \"gpu\" {\n";
   t += HclAttrs({{"count", std::to_string(c.nodes)},
-                 {"instance_name", c.nodes > 1 ? "\"" + s.instance_name + "-${count.index}\"" : HclString(s.instance_name)},
+                 {"instance_name", c.nodes > 1 ? "\"" + s.instance_name + "-${count.index}\""
+                                               : HclString(s.instance_name)},
                  {"instance_type", HclString(c.instance)},
                  {"image_id", "var.image_id"},
                  {"vswitch_id", "var.vswitch_id"},
@@ -514,7 +548,8 @@ provider "alicloud" {
     billing = {{"instance_charge_type", "\"PostPaid\""}};
     if (!s.spot_strategy.empty()) {
       billing.push_back({"spot_strategy", HclString(s.spot_strategy)});
-      if (s.o->spot_price_limit) billing.push_back({"spot_price_limit", Money3(*s.o->spot_price_limit)});
+      if (s.o->spot_price_limit)
+        billing.push_back({"spot_price_limit", Money3(*s.o->spot_price_limit)});
       billing.push_back({"spot_duration", "1"});
     }
   }
@@ -536,8 +571,8 @@ provider "alicloud" {
          "  }\n";
   }
   t += "}\n\n";
-  t += "output \"private_ips\" {\n" + HclAttrs({{"value", "alicloud_instance.gpu[*].primary_ip_address"}}, 2) +
-       "}\n";
+  t += "output \"private_ips\" {\n" +
+       HclAttrs({{"value", "alicloud_instance.gpu[*].primary_ip_address"}}, 2) + "}\n";
   return t;
 }
 
@@ -738,7 +773,8 @@ std::string ShellQuote(std::string_view s) {
   return out + "'";
 }
 
-std::string WriteFile(std::string_view path, std::string_view permissions, std::string_view content) {
+std::string WriteFile(std::string_view path, std::string_view permissions,
+                      std::string_view content) {
   return "  - path: " + std::string(path) + "\n    permissions: '" + std::string(permissions) +
          "'\n    content: |\n" + Indent(content, 6);
 }
@@ -747,13 +783,15 @@ std::string RenderCloudInit(const Spec& s) {
   const planner::Candidate& c = *s.c;
   const bool spot = c.billing == cost::Mode::kSpot;
   std::string t = "#cloud-config\n";
-  t += Header(s, "cloud-init.yaml: user data for the instances (run-instances.sh and main.tf pass it).");
+  t += Header(
+      s, "cloud-init.yaml: user data for the instances (run-instances.sh and main.tf pass it).");
   t += R"sh(#
 # At first boot it checks the NVIDIA driver and CUDA, mounts the planned storage and writes
 # /var/log/gpuplan-setup.log. It installs nothing from the internet: set ALLOW_INSTALL=yes below
 # to let it install the NFS client from the OS mirrors. Once you copy gpuplan to
 # /usr/local/bin/gpuplan, it runs 'gpuplan probe --save' (/var/lib/gpuplan/calibration.json))sh";
-  t += spot ? "\n# and starts 'gpuplan watch-spot', which runs /etc/gpuplan/checkpoint.sh on the reclaim notice.\n"
+  t += spot ? "\n# and starts 'gpuplan watch-spot', which runs /etc/gpuplan/checkpoint.sh on the "
+              "reclaim notice.\n"
             : ".\n";
   t += "write_files:\n";
 
@@ -766,7 +804,8 @@ std::string RenderCloudInit(const Spec& s) {
   env += "GPUPLAN_MIN_DRIVER=" + ShellQuote(s.min_driver) + "\n";
   env += "GPUPLAN_MIN_CUDA=" + ShellQuote(s.min_cuda) + "\n";
   env += "GPUPLAN_STORAGE=" + ShellQuote(s.storage) + "\n";
-  if (s.data_disk) env += "GPUPLAN_DATA_DISK_GIB=" + std::to_string(s.data_disk->size_gib) + "\n";
+  if (s.data_disk)
+    env += "GPUPLAN_DATA_DISK_GIB=" + std::to_string(s.data_disk->size_gib) + "\n";
   if (s.nfs) {
     env += "# FILL-ME: the " + std::string(s.storage == "cpfs" ? "CPFS" : "NAS") +
            " mount target and path from the console, e.g. <mount-target-domain>:/<path>\n";
@@ -784,8 +823,8 @@ std::string RenderCloudInit(const Spec& s) {
   } else if (s.nfs) {
     setup += kSetupNfs;
   } else {
-    setup += "\n# 2. Data: the plan reads it from " + (s.storage.empty() ? std::string("its source") : s.storage) +
-             "; nothing to mount.\n";
+    setup += "\n# 2. Data: the plan reads it from " +
+             (s.storage.empty() ? std::string("its source") : s.storage) + "; nothing to mount.\n";
   }
   if (c.nodes > 1) {
     if (s.type->rdma) {
@@ -801,35 +840,45 @@ std::string RenderCloudInit(const Spec& s) {
   t += WriteFile("/usr/local/lib/gpuplan/setup.sh", "0755", setup);
 
   std::string firstboot(kFirstboot);
-  if (spot) firstboot += "systemctl start --no-block gpuplan-watch-spot.service\n";
+  if (spot)
+    firstboot += "systemctl start --no-block gpuplan-watch-spot.service\n";
   t += WriteFile("/usr/local/lib/gpuplan/firstboot.sh", "0755", firstboot);
-  t += WriteFile("/etc/systemd/system/gpuplan-firstboot.path", "0644",
-                 "[Unit]\nDescription=Wait for gpuplan to be copied to " + std::string(kGpuplanBin) +
-                     "\n\n[Path]\nPathExists=" + std::string(kGpuplanBin) +
-                     "\n\n[Install]\nWantedBy=multi-user.target\n");
-  t += WriteFile("/etc/systemd/system/gpuplan-firstboot.service", "0644",
-                 "[Unit]\nDescription=gpuplan first boot: probe this instance and save the calibration\n"
-                 "After=network-online.target\n\n[Service]\nType=oneshot\n"
-                 "ExecStart=/usr/local/lib/gpuplan/firstboot.sh\n");
+  t +=
+      WriteFile("/etc/systemd/system/gpuplan-firstboot.path", "0644",
+                "[Unit]\nDescription=Wait for gpuplan to be copied to " + std::string(kGpuplanBin) +
+                    "\n\n[Path]\nPathExists=" + std::string(kGpuplanBin) +
+                    "\n\n[Install]\nWantedBy=multi-user.target\n");
+  t += WriteFile(
+      "/etc/systemd/system/gpuplan-firstboot.service", "0644",
+      "[Unit]\nDescription=gpuplan first boot: probe this instance and save the calibration\n"
+      "After=network-online.target\n\n[Service]\nType=oneshot\n"
+      "ExecStart=/usr/local/lib/gpuplan/firstboot.sh\n");
   if (spot) {
     std::string checkpoint =
-        "#!/bin/sh\n# Runs when the spot reclaim notice arrives (Alibaba sends it 5 minutes before release).\n"
-        "# Write a checkpoint where it survives the instance (OSS, NAS, CPFS) and finish 30 s before\n"
+        "#!/bin/sh\n# Runs when the spot reclaim notice arrives (Alibaba sends it 5 minutes before "
+        "release).\n"
+        "# Write a checkpoint where it survives the instance (OSS, NAS, CPFS) and finish 30 s "
+        "before\n"
         "# the reclaim time.\n";
     if (s.o->checkpoint_command.empty()) {
-      checkpoint += "FILL-ME: replace this line with your checkpoint command, e.g. kill -USR1 \"$(pgrep -f train.py)\"\n";
+      checkpoint +=
+          "FILL-ME: replace this line with your checkpoint command, e.g. kill -USR1 \"$(pgrep -f "
+          "train.py)\"\n";
     } else {
       checkpoint += s.o->checkpoint_command;
-      if (checkpoint.back() != '\n') checkpoint += '\n';
+      if (checkpoint.back() != '\n')
+        checkpoint += '\n';
     }
     t += WriteFile("/etc/gpuplan/checkpoint.sh", "0755", checkpoint);
     t += WriteFile("/usr/local/lib/gpuplan/watch-spot.sh", "0755", kWatchSpot);
-    t += WriteFile("/etc/systemd/system/gpuplan-watch-spot.service", "0644",
-                   "[Unit]\nDescription=gpuplan watch-spot: checkpoint before a spot reclaim\n"
-                   "After=network-online.target\nWants=network-online.target\n"
-                   "ConditionPathExists=" + std::string(kGpuplanBin) +
-                       "\n\n[Service]\nExecStart=/usr/local/lib/gpuplan/watch-spot.sh\nRestart=on-failure\n"
-                       "RestartSec=10\n\n[Install]\nWantedBy=multi-user.target\n");
+    t += WriteFile(
+        "/etc/systemd/system/gpuplan-watch-spot.service", "0644",
+        "[Unit]\nDescription=gpuplan watch-spot: checkpoint before a spot reclaim\n"
+        "After=network-online.target\nWants=network-online.target\n"
+        "ConditionPathExists=" +
+            std::string(kGpuplanBin) +
+            "\n\n[Service]\nExecStart=/usr/local/lib/gpuplan/watch-spot.sh\nRestart=on-failure\n"
+            "RestartSec=10\n\n[Install]\nWantedBy=multi-user.target\n");
   }
   t += R"sh(runcmd:
   - [/usr/local/lib/gpuplan/setup.sh]
@@ -844,18 +893,22 @@ std::string RenderCloudInit(const Spec& s) {
 
 std::string WhyParagraph(const Spec& s) {
   const planner::Candidate& c = *s.c;
-  if (!c.why.empty()) return OneLine(c.why) + ".";
-  std::string why = std::to_string(c.nodes) + " x " + c.instance + " (" + std::to_string(c.gpus) + " x " +
-                    c.gpu + ") in " + c.region + ", " + std::string(cost::ModeName(c.billing));
+  if (!c.why.empty())
+    return OneLine(c.why) + ".";
+  std::string why = std::to_string(c.nodes) + " x " + c.instance + " (" + std::to_string(c.gpus) +
+                    " x " + c.gpu + ") in " + c.region + ", " +
+                    std::string(cost::ModeName(c.billing));
   if (s.w->IsTraining()) {
-    why += fmt::format(": fits at {} of {} GiB per GPU with tp={} pp={} dp={} ZeRO-{}, micro-batch {}, MFU {}%",
-                       Num(c.estimate.memory.per_gpu_gib), Num(c.estimate.memory.capacity_gib), c.layout.tp,
-                       c.layout.pp, c.layout.dp, c.layout.zero, c.layout.micro_batch,
-                       Num(c.estimate.throughput.mfu * 100));
+    why += fmt::format(
+        ": fits at {} of {} GiB per GPU with tp={} pp={} dp={} ZeRO-{}, micro-batch {}, MFU {}%",
+        Num(c.estimate.memory.per_gpu_gib), Num(c.estimate.memory.capacity_gib), c.layout.tp,
+        c.layout.pp, c.layout.dp, c.layout.zero, c.layout.micro_batch,
+        Num(c.estimate.throughput.mfu * 100));
   } else if (c.estimate.inference) {
-    why += fmt::format(": {} GiB per GPU, {} requests/s per instance at batch {}, {} replica(s)",
-                       Num(c.estimate.memory.per_gpu_gib), Num(c.estimate.inference->requests_per_s),
-                       c.estimate.inference->batch, c.replicas);
+    why +=
+        fmt::format(": {} GiB per GPU, {} requests/s per instance at batch {}, {} replica(s)",
+                    Num(c.estimate.memory.per_gpu_gib), Num(c.estimate.inference->requests_per_s),
+                    c.estimate.inference->batch, c.replicas);
   }
   return why + "; " + OneLine(s.cost_text) + ".";
 }
@@ -863,15 +916,18 @@ std::string WhyParagraph(const Spec& s) {
 std::string StorageText(const Spec& s) {
   const planner::StoragePlan& st = s.c->storage;
   if (s.data_disk) {
-    return fmt::format("one {} GiB ESSD {} data disk per instance, mounted at /mnt/data", s.data_disk->size_gib,
-                       s.data_disk->level);
+    return fmt::format("one {} GiB ESSD {} data disk per instance, mounted at /mnt/data",
+                       s.data_disk->size_gib, s.data_disk->level);
   }
-  if (s.storage == "local_nvme") return "the instance's local NVMe, mounted at /mnt/local0, /mnt/local1, ...";
+  if (s.storage == "local_nvme")
+    return "the instance's local NVMe, mounted at /mnt/local0, /mnt/local1, ...";
   if (s.nfs) {
-    return fmt::format("a shared {} file system of about {} GiB, mounted at /mnt/data on every node",
-                       s.storage == "cpfs" ? "CPFS" : "NAS", Num(st.size_gib));
+    return fmt::format(
+        "a shared {} file system of about {} GiB, mounted at /mnt/data on every node",
+        s.storage == "cpfs" ? "CPFS" : "NAS", Num(st.size_gib));
   }
-  return "read from " + (s.storage.empty() ? std::string("its source") : s.storage) + " (nothing to mount)";
+  return "read from " + (s.storage.empty() ? std::string("its source") : s.storage) +
+         " (nothing to mount)";
 }
 
 std::string RenderReadme(const Spec& s) {
@@ -880,31 +936,40 @@ std::string RenderReadme(const Spec& s) {
   std::string t = fmt::format("# Deploy: {} x {} in {}, {}\n\n", c.nodes, c.instance, c.region,
                               cost::ModeName(c.billing));
   t += "Generated by `gpuplan deploy`";
-  if (!s.o->today.empty()) t += " on " + s.o->today;
+  if (!s.o->today.empty())
+    t += " on " + s.o->today;
   t += " for: " + Describe(*s.w) + ". ";
   t += s.o->rank > 0 ? "This is candidate #" + std::to_string(s.o->rank) + " of the plan.\n\n"
                      : std::string("The instance type was pinned with `--instance`.\n\n");
 
   t += "## What was chosen and why\n\n" + WhyParagraph(s) + "\n\n";
   t += "- Billing: " + OneLine(s.billing_text) + ".";
-  if (!s.period_note.empty()) t += " Note: " + s.period_note + ".";
+  if (!s.period_note.empty())
+    t += " Note: " + s.period_note + ".";
   t += "\n- Storage: " + StorageText(s) + " (" + OneLine(c.storage.why) + ").\n";
-  t += "- Image: " + OneLine(c.image.os) + "; NVIDIA driver " + OneLine(c.image.driver) + ", CUDA " +
-       OneLine(c.image.cuda) + ", " + OneLine(c.image.framework) + " (" + OneLine(c.image.why) + ").\n";
+  t += "- Image: " + OneLine(c.image.os) + "; NVIDIA driver " + OneLine(c.image.driver) +
+       ", CUDA " + OneLine(c.image.cuda) + ", " + OneLine(c.image.framework) + " (" +
+       OneLine(c.image.why) + ").\n";
   if (c.nodes > 1) {
     t += "- Network between nodes: " +
-         (s.type->rdma ? "eRDMA" + (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string()) +
-                             ". gpuplan's sources document no RunInstances parameter for the elastic RDMA "
-                             "interface (ERI), so the files set none: enable it as Alibaba's eRDMA guide says "
-                             "(https://www.alibabacloud.com/help/en/ecs/user-guide/on-the-gpu-instance-configuration-erdma). "
-                             "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise 1400."
-                       : "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " + c.family +
-                             " has no eRDMA.") +
+         (s.type->rdma
+              ? "eRDMA" +
+                    (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)"
+                                       : std::string()) +
+                    ". gpuplan's sources document no RunInstances parameter for the elastic RDMA "
+                    "interface (ERI), so the files set none: enable it as Alibaba's eRDMA guide "
+                    "says "
+                    "(https://www.alibabacloud.com/help/en/ecs/user-guide/"
+                    "on-the-gpu-instance-configuration-erdma). "
+                    "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise "
+                    "1400."
+              : "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " +
+                    c.family + " has no eRDMA.") +
          "\n";
   }
   for (const rules::Advice& a : c.advice) {
-    t += "- Advice [" + std::string(rules::SeverityName(a.severity)) + "] " + OneLine(a.rule) + ": " +
-         OneLine(a.message) + "\n";
+    t += "- Advice [" + std::string(rules::SeverityName(a.severity)) + "] " + OneLine(a.rule) +
+         ": " + OneLine(a.message) + "\n";
   }
 
   t += "\n## Cost estimate\n\n";
@@ -913,57 +978,74 @@ std::string RenderReadme(const Spec& s) {
   const cost::PriceQuote& p = c.monthly ? c.monthly->price : c.cost.price;
   t += "- Price used: " + p.price.ToString() + " per " + (p.unit.empty() ? "hour" : p.unit) + " (" +
        std::string(PriceSourceName(p.source)) + (p.as_of.empty() ? "" : ", as of " + p.as_of) +
-       (p.trust.empty() ? "" : ", trust " + p.trust) + (p.basis.empty() ? "" : "; " + OneLine(p.basis)) + ").\n";
-  for (const std::string& note : c.monthly ? c.monthly->notes : c.cost.notes) t += "- " + OneLine(note) + ".\n";
-  if (c.cost.commitment) t += "- Paid up front: " + c.cost.commitment->ToString() + ".\n";
+       (p.trust.empty() ? "" : ", trust " + p.trust) +
+       (p.basis.empty() ? "" : "; " + OneLine(p.basis)) + ").\n";
+  for (const std::string& note : c.monthly ? c.monthly->notes : c.cost.notes)
+    t += "- " + OneLine(note) + ".\n";
+  if (c.cost.commitment)
+    t += "- Paid up front: " + c.cost.commitment->ToString() + ".\n";
   if (spot && c.cost.checkpoint_interval_hours) {
     t += "- Checkpoint every " + Num(*c.cost.checkpoint_interval_hours) +
          " h (Young/Daly interval the spot cost assumes), besides the one on the reclaim notice.\n";
   }
   t += fmt::format("- Not included: the {} GiB ESSD PL1 system disk{}", kSystemDiskGib,
-                   s.data_disk ? fmt::format(" and the {} GiB ESSD {} data disk", s.data_disk->size_gib,
-                                             s.data_disk->level)
+                   s.data_disk ? fmt::format(" and the {} GiB ESSD {} data disk",
+                                             s.data_disk->size_gib, s.data_disk->level)
                                : std::string());
   t += std::string(c.nodes > 1 ? " of each instance" : "") +
-       (s.nfs ? ", the " + std::string(s.storage == "cpfs" ? "CPFS" : "NAS") + " file system" : std::string()) +
-       ", public bandwidth and OSS. Check today's price with `gpuplan prices refresh` before renting.\n";
+       (s.nfs ? ", the " + std::string(s.storage == "cpfs" ? "CPFS" : "NAS") + " file system"
+              : std::string()) +
+       ", public bandwidth and OSS. Check today's price with `gpuplan prices refresh` before "
+       "renting.\n";
 
   t += "\n## Steps\n\n";
   int step = 1;
   auto add = [&](const std::string& text) { t += std::to_string(step++) + ". " + text + "\n"; };
   if (c.billing == cost::Mode::kReservedNoUpfront || c.billing == cost::Mode::kSavingsPlan) {
     add(std::string("Buy the ") +
-        (c.billing == cost::Mode::kSavingsPlan ? "savings plan" : "reserved instance for " + c.instance + " in " + c.region) +
+        (c.billing == cost::Mode::kSavingsPlan
+             ? "savings plan"
+             : "reserved instance for " + c.instance + " in " + c.region) +
         " in the console first: the files rent pay-as-you-go instances, which it then covers.");
   }
   if (s.nfs) {
-    add(fmt::format("Create the {} file system (about {} GiB) in {} with a mount target in the VSwitch's VPC, "
-                    "and put its mount address in `GPUPLAN_NFS_EXPORT` in `cloud-init.yaml` (or on the "
-                    "instance in `/etc/gpuplan/deploy.env`, then rerun `/usr/local/lib/gpuplan/setup.sh`).",
-                    s.storage == "cpfs" ? "CPFS" : "NAS", Num(c.storage.size_gib), c.region));
+    add(fmt::format(
+        "Create the {} file system (about {} GiB) in {} with a mount target in the VSwitch's VPC, "
+        "and put its mount address in `GPUPLAN_NFS_EXPORT` in `cloud-init.yaml` (or on the "
+        "instance in `/etc/gpuplan/deploy.env`, then rerun `/usr/local/lib/gpuplan/setup.sh`).",
+        s.storage == "cpfs" ? "CPFS" : "NAS", Num(c.storage.size_gib), c.region));
   }
-  add("Fill the `FILL-ME` values: the block at the top of `run-instances.sh` (or export `VSWITCH_ID`, "
+  add("Fill the `FILL-ME` values: the block at the top of `run-instances.sh` (or export "
+      "`VSWITCH_ID`, "
       "`SECURITY_GROUP_ID`, `KEY_PAIR_NAME`, `IMAGE_ID`), or the Terraform variables of `main.tf` "
-      "(`terraform.tfvars`). Pick an image with the driver and CUDA above; cloud-init checks them but "
+      "(`terraform.tfvars`). Pick an image with the driver and CUDA above; cloud-init checks them "
+      "but "
       "installs nothing.");
   if (spot) {
     add(s.o->checkpoint_command.empty()
-            ? "Put your checkpoint command in `/etc/gpuplan/checkpoint.sh` (in `cloud-init.yaml` before "
-              "renting, or on the instance, then `systemctl restart gpuplan-watch-spot`); or run `gpuplan "
+            ? "Put your checkpoint command in `/etc/gpuplan/checkpoint.sh` (in `cloud-init.yaml` "
+              "before "
+              "renting, or on the instance, then `systemctl restart gpuplan-watch-spot`); or run "
+              "`gpuplan "
               "deploy` again with `--checkpoint-command`."
-            : "Your checkpoint command is in `/etc/gpuplan/checkpoint.sh`; `gpuplan watch-spot` runs it on "
+            : "Your checkpoint command is in `/etc/gpuplan/checkpoint.sh`; `gpuplan watch-spot` "
+              "runs it on "
               "the reclaim notice.");
   }
-  add("Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the question), or "
+  add("Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the question), "
+      "or "
       "`terraform init && terraform apply`.");
-  add("Copy gpuplan to each instance: `scp gpuplan libgpuplan_cuda_probe.so root@IP:/usr/local/bin/`. "
+  add("Copy gpuplan to each instance: `scp gpuplan libgpuplan_cuda_probe.so "
+      "root@IP:/usr/local/bin/`. "
       "The first-boot unit then runs `gpuplan probe --save /var/lib/gpuplan/calibration.json`" +
       std::string(spot ? " and starts `gpuplan watch-spot`." : "."));
   add("Verify: `cat /var/log/gpuplan-setup.log` (driver, CUDA, storage" +
       std::string(c.nodes > 1 ? ", RDMA" : "") +
-      ") and `cat /var/lib/gpuplan/probe.txt`, or run `gpuplan probe` yourself: measured GEMM TFLOPS and "
+      ") and `cat /var/lib/gpuplan/probe.txt`, or run `gpuplan probe` yourself: measured GEMM "
+      "TFLOPS and "
       "memory bandwidth against the catalog.");
-  add("Plan again with the measurement: copy `/var/lib/gpuplan/calibration.json` back and run `gpuplan plan "
+  add("Plan again with the measurement: copy `/var/lib/gpuplan/calibration.json` back and run "
+      "`gpuplan plan "
       "WORKLOAD.yaml --probe-calibration calibration.json`.");
   add(s.prepaid ? "The subscription ends after the period (auto-renew is off)."
                 : "Release the instances when the job is done (console, or `terraform destroy`): "
@@ -973,14 +1055,17 @@ std::string RenderReadme(const Spec& s) {
 
 }  // namespace
 
-std::string MinDriverVersion(const planner::ImagePlan& image) { return FirstMatch(image.driver, false); }
+std::string MinDriverVersion(const planner::ImagePlan& image) {
+  return FirstMatch(image.driver, false);
+}
 
 std::string MinCudaVersion(const planner::ImagePlan& image) { return FirstMatch(image.cuda, true); }
 
-Result<DeployFiles> RenderDeploy(const Workload& w, const planner::Candidate& c, const InstanceType& type,
-                                 const DeployOptions& options) {
+Result<DeployFiles> RenderDeploy(const Workload& w, const planner::Candidate& c,
+                                 const InstanceType& type, const DeployOptions& options) {
   Result<Spec> spec = MakeSpec(w, c, type, options);
-  if (!spec.ok()) return spec.status();
+  if (!spec.ok())
+    return spec.status();
   DeployFiles files;
   files["run-instances.sh"] = RenderScript(*spec);
   files["main.tf"] = RenderTerraform(*spec);

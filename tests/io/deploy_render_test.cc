@@ -3,7 +3,9 @@
 // right RunInstances parameters, valid bash, YAML and HCL, placeholders instead of invented ids.
 #include "io/deploy_render.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +13,6 @@
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 #include "core/provision.h"
 #include "gpuplan/plan.h"
@@ -87,7 +86,7 @@ struct Case {
   std::string name;
   CandidateSpec candidate;
   DeployOptions options;
-  std::vector<std::string> script_has;      // in run-instances.sh (whitespace squeezed)
+  std::vector<std::string> script_has;  // in run-instances.sh (whitespace squeezed)
   std::vector<std::string> script_lacks;
   std::vector<std::string> terraform_has;   // in main.tf (whitespace squeezed)
   std::vector<std::string> cloud_init_has;  // in cloud-init.yaml
@@ -104,29 +103,33 @@ std::vector<Case> Cases() {
   limit.checkpoint_command = "kill -USR1 \"$(pgrep -f train.py)\"";
   return {
       {.name = "payg_single_node",
-       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge", .storage = "essd_pl1", .storage_gib = 200},
+       .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
+                     .storage = "essd_pl1",
+                     .storage_gib = 200},
        .options = today,
-       .script_has = {"--InstanceChargeType PostPaid", "INSTANCE_TYPE='ecs.gn7i-c8g1.2xlarge'", "AMOUNT=1",
-                      "REGION_ID='cn-hangzhou'", "--SystemDisk.Category cloud_essd", "--DataDisk.1.Size 200",
-                      "--DataDisk.1.PerformanceLevel PL1", "VSWITCH_ID=\"${VSWITCH_ID:-FILL-ME}\"",
+       .script_has = {"--InstanceChargeType PostPaid", "INSTANCE_TYPE='ecs.gn7i-c8g1.2xlarge'",
+                      "AMOUNT=1", "REGION_ID='cn-hangzhou'", "--SystemDisk.Category cloud_essd",
+                      "--DataDisk.1.Size 200", "--DataDisk.1.PerformanceLevel PL1",
+                      "VSWITCH_ID=\"${VSWITCH_ID:-FILL-ME}\"",
                       "KEY_PAIR_NAME=\"${KEY_PAIR_NAME:-FILL-ME}\"", "command -v aliyun", "--yes",
                       "driver >= 535"},
        .script_lacks = {"--SpotStrategy", "--MinAmount", "--Period", "eRDMA"},
-       .terraform_has = {"count = 1", "instance_charge_type = \"PostPaid\"", "performance_level = \"PL1\"",
-                         "size = 200", "variable \"vswitch_id\"", "system_disk_category = \"cloud_essd\""},
-       .cloud_init_has = {"GPUPLAN_DATA_DISK_GIB=200", "GPUPLAN_MIN_DRIVER='535'", "mount_data_disk",
-                          "gpuplan-firstboot.path", "ALLOW_INSTALL=no"},
+       .terraform_has = {"count = 1", "instance_charge_type = \"PostPaid\"",
+                         "performance_level = \"PL1\"", "size = 200", "variable \"vswitch_id\"",
+                         "system_disk_category = \"cloud_essd\""},
+       .cloud_init_has = {"GPUPLAN_DATA_DISK_GIB=200", "GPUPLAN_MIN_DRIVER='535'",
+                          "mount_data_disk", "gpuplan-firstboot.path", "ALLOW_INSTALL=no"},
        .cloud_init_lacks = {"watch-spot", "infiniband"},
-       .readme_has = {"## What was chosen and why", "## Cost estimate", "CNY 100.00 for 10 h", "## Steps",
-                      "gpuplan probe", "candidate #1"}},
+       .readme_has = {"## What was chosen and why", "## Cost estimate", "CNY 100.00 for 10 h",
+                      "## Steps", "gpuplan probe", "candidate #1"}},
       {.name = "spot",
        .candidate = {.instance = "ecs.gn7i-c8g1.2xlarge",
                      .billing = cost::Mode::kSpot,
                      .storage = "essd_pl1",
                      .storage_gib = 100},
        .options = today,
-       .script_has = {"--SpotStrategy SpotAsPriceGo", "--SpotDuration 1", "--SpotInterruptionBehavior Terminate",
-                      "--InstanceChargeType PostPaid"},
+       .script_has = {"--SpotStrategy SpotAsPriceGo", "--SpotDuration 1",
+                      "--SpotInterruptionBehavior Terminate", "--InstanceChargeType PostPaid"},
        .script_lacks = {"--SpotPriceLimit"},
        .terraform_has = {"spot_strategy = \"SpotAsPriceGo\"", "spot_duration = 1"},
        .cloud_init_has = {"gpuplan watch-spot --exec /etc/gpuplan/checkpoint.sh",
@@ -155,10 +158,11 @@ std::vector<Case> Cases() {
                      .price = 3000,
                      .total = 6000},
        .options = today,
-       .script_has = {"--InstanceChargeType PrePaid", "--Period 2", "--PeriodUnit Month", "--AutoRenew false",
-                      "--DataDisk.1.PerformanceLevel PL2", "paid up front"},
+       .script_has = {"--InstanceChargeType PrePaid", "--Period 2", "--PeriodUnit Month",
+                      "--AutoRenew false", "--DataDisk.1.PerformanceLevel PL2", "paid up front"},
        .script_lacks = {"--SpotStrategy", "PostPaid"},
-       .terraform_has = {"instance_charge_type = \"PrePaid\"", "period = 2", "period_unit = \"Month\""},
+       .terraform_has = {"instance_charge_type = \"PrePaid\"", "period = 2",
+                         "period_unit = \"Month\""},
        .cloud_init_has = {},
        .cloud_init_lacks = {"watch-spot"},
        .readme_has = {"subscription, 2 month(s) paid up front", "auto-renew is off"}},
@@ -193,12 +197,16 @@ std::vector<Case> Cases() {
        .cloud_init_lacks = {"mount_data_disk"},
        .readme_has = {"Create the CPFS file system", "eRDMA (160 Gbit/s)"}},
       {.name = "multi_node_tcp_local_nvme",
-       .candidate = {.instance = "ecs.gn5-c8g1.8xlarge", .nodes = 2, .storage = "local_nvme", .storage_gib = 0},
+       .candidate = {.instance = "ecs.gn5-c8g1.8xlarge",
+                     .nodes = 2,
+                     .storage = "local_nvme",
+                     .storage_gib = 0},
        .options = today,
        .script_has = {"AMOUNT=2", "--MinAmount"},
        .script_lacks = {"--DataDisk", "eRDMA"},
        .terraform_has = {"count = 2"},
-       .cloud_init_has = {"/mnt/local$n", "has no eRDMA", "GPUPLAN_GPUS_PER_NODE=4", "GPUPLAN_MIN_DRIVER='535'"},
+       .cloud_init_has = {"/mnt/local$n", "has no eRDMA", "GPUPLAN_GPUS_PER_NODE=4",
+                          "GPUPLAN_MIN_DRIVER='535'"},
        .cloud_init_lacks = {"infiniband", "GPUPLAN_NFS_EXPORT"},
        .readme_has = {"local NVMe", "TCP over the VPC"}},
   };
@@ -206,7 +214,8 @@ std::vector<Case> Cases() {
 
 std::string Joined(const DeployFiles& files) {
   std::string s;
-  for (const auto& [name, text] : files) s += "==> " + name + " <==\n" + text + "\n";
+  for (const auto& [name, text] : files)
+    s += "==> " + name + " <==\n" + text + "\n";
   return s;
 }
 
@@ -222,12 +231,18 @@ TEST(DeployRenderTest, RendersEachBillingModeAndLayout) {
     const std::string tf = Squeeze(files->at("main.tf"));
     const std::string& ci = files->at("cloud-init.yaml");
     const std::string& readme = files->at("README.md");
-    for (const std::string& s : c.script_has) EXPECT_NE(script.find(s), std::string::npos) << s;
-    for (const std::string& s : c.script_lacks) EXPECT_EQ(script.find(s), std::string::npos) << s;
-    for (const std::string& s : c.terraform_has) EXPECT_NE(tf.find(s), std::string::npos) << s;
-    for (const std::string& s : c.cloud_init_has) EXPECT_NE(ci.find(s), std::string::npos) << s;
-    for (const std::string& s : c.cloud_init_lacks) EXPECT_EQ(ci.find(s), std::string::npos) << s;
-    for (const std::string& s : c.readme_has) EXPECT_NE(readme.find(s), std::string::npos) << s;
+    for (const std::string& s : c.script_has)
+      EXPECT_NE(script.find(s), std::string::npos) << s;
+    for (const std::string& s : c.script_lacks)
+      EXPECT_EQ(script.find(s), std::string::npos) << s;
+    for (const std::string& s : c.terraform_has)
+      EXPECT_NE(tf.find(s), std::string::npos) << s;
+    for (const std::string& s : c.cloud_init_has)
+      EXPECT_NE(ci.find(s), std::string::npos) << s;
+    for (const std::string& s : c.cloud_init_lacks)
+      EXPECT_EQ(ci.find(s), std::string::npos) << s;
+    for (const std::string& s : c.readme_has)
+      EXPECT_NE(readme.find(s), std::string::npos) << s;
     CheckDeployFiles(*files);
   }
 }
@@ -240,8 +255,8 @@ TEST(DeployRenderTest, MatchesGoldenFiles) {
     }
     SCOPED_TRACE(c.name);
     const planner::Candidate cand = MakeCandidate(c.candidate);
-    Result<DeployFiles> files =
-        RenderDeploy(TrainingWorkload(), cand, *TheCatalog().FindInstance(cand.instance), c.options);
+    Result<DeployFiles> files = RenderDeploy(TrainingWorkload(), cand,
+                                             *TheCatalog().FindInstance(cand.instance), c.options);
     ASSERT_TRUE(files.ok()) << files.status().message();
     testing::ExpectGolden("deploy_" + c.name + ".txt", Joined(*files));
   }
@@ -304,17 +319,21 @@ TEST(DeployRenderTest, RefusesWhatCannotBeRenderedSafely) {
 
   for (const ErrorCase& e : kCases) {
     SCOPED_TRACE(e.name);
-    planner::Candidate cand = MakeCandidate(
-        {.instance = "ecs.gn7i-c8g1.2xlarge", .billing = e.billing, .storage = "essd_pl1", .storage_gib = e.storage_gib});
-    if (!e.instance.empty()) cand.instance = e.instance;
+    planner::Candidate cand = MakeCandidate({.instance = "ecs.gn7i-c8g1.2xlarge",
+                                             .billing = e.billing,
+                                             .storage = "essd_pl1",
+                                             .storage_gib = e.storage_gib});
+    if (!e.instance.empty())
+      cand.instance = e.instance;
     DeployOptions o;
     o.spot_price_limit = e.spot_price_limit;
     o.checkpoint_command = e.checkpoint_command;
-    Result<DeployFiles> files =
-        RenderDeploy(TrainingWorkload(), cand, *TheCatalog().FindInstance("ecs.gn7i-c8g1.2xlarge"), o);
+    Result<DeployFiles> files = RenderDeploy(
+        TrainingWorkload(), cand, *TheCatalog().FindInstance("ecs.gn7i-c8g1.2xlarge"), o);
     ASSERT_FALSE(files.ok());
     EXPECT_EQ(files.status().code(), e.code);
-    EXPECT_NE(files.status().message().find(e.message), std::string::npos) << files.status().message();
+    EXPECT_NE(files.status().message().find(e.message), std::string::npos)
+        << files.status().message();
   }
 }
 
@@ -326,7 +345,8 @@ TEST(DeployRenderTest, ReadsTheImageAdviceVersionsOfEveryArchitecture) {
   };
   const VersionCase kCases[] = {
       {"at_least", ">= 570", "12.8 or newer", "570", "12.8"},
-      {"with_remark", ">= 535", "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)", "535", "12.4"},
+      {"with_remark", ">= 535", "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)", "535",
+       "12.4"},
       {"major_only", ">= 535", "12.x", "535", "12.0"},
       {"branch", "535 or 550 branch", "12.x (CUDA 13 dropped Pascal)", "535", "12.0"},
       {"none", "any", "none", "", ""},

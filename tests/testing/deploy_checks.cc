@@ -1,14 +1,13 @@
 #include "testing/deploy_checks.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 namespace gpuplan::testing {
 namespace {
@@ -18,7 +17,8 @@ std::string TempFile(const std::string& text, const std::string& suffix) {
   std::string tmpl = ::testing::TempDir() + "gpuplan-deploy-XXXXXX" + suffix;
   const int fd = mkstemps(tmpl.data(), static_cast<int>(suffix.size()));
   EXPECT_GE(fd, 0) << tmpl;
-  if (fd >= 0) close(fd);
+  if (fd >= 0)
+    close(fd);
   std::ofstream(tmpl, std::ios::binary) << text;
   return tmpl;
 }
@@ -32,7 +32,8 @@ std::string Run(const std::string& command, int* status) {
     return "popen failed";
   }
   char buf[512];
-  while (fgets(buf, sizeof buf, pipe)) out += buf;
+  while (fgets(buf, sizeof buf, pipe))
+    out += buf;
   *status = pclose(pipe);
   return out;
 }
@@ -42,7 +43,8 @@ std::string Run(const std::string& command, int* status) {
 std::string Squeeze(const std::string& text) {
   std::string out;
   for (char ch : text) {
-    if (ch == ' ' && !out.empty() && out.back() == ' ') continue;
+    if (ch == ' ' && !out.empty() && out.back() == ' ')
+      continue;
     out += ch;
   }
   return out;
@@ -106,7 +108,8 @@ void CheckDeployFiles(const std::map<std::string, std::string>& files) {
       continue;
     }
     if (ch == '#') {
-      while (i < tf.size() && tf[i] != '\n') ++i;
+      while (i < tf.size() && tf[i] != '\n')
+        ++i;
     } else if (ch == '"') {
       in_string = true;
     } else if (ch == '{' || ch == '[') {
