@@ -741,6 +741,23 @@ constexpr std::string_view kFirstboot = R"sh(#!/bin/bash
 set -uo pipefail
 . /etc/gpuplan/deploy.env
 mkdir -p /var/lib/gpuplan
+# scp writes the files in place and the path unit fires on the first byte: wait until gpuplan and
+# its CUDA probe plugin (copied next to it) stop growing.
+copied_bytes() {
+  local total=0 f size
+  for f in /usr/local/bin/gpuplan /usr/local/bin/libgpuplan_cuda_probe.so; do
+    size=$(stat -c %s "$f" 2>/dev/null || echo 0)
+    total=$((total + size))
+  done
+  echo "$total"
+}
+before=-1
+now=$(copied_bytes)
+while [ "$now" != "$before" ]; do
+  before=$now
+  sleep 5
+  now=$(copied_bytes)
+done
 if [ ! -s /var/lib/gpuplan/calibration.json ]; then
   args=(probe --instance "$GPUPLAN_INSTANCE" --save /var/lib/gpuplan/calibration.json)
   if [ -s /var/lib/gpuplan/data-dir ]; then
