@@ -56,6 +56,11 @@ struct ModelArch {
   // Forward FLOPs per sample at `default_seq_len` for kOther models (images, audio windows);
   // 0 for transformers (computed from the shape and sequence length).
   double forward_flops_per_sample = 0;
+  // Output elements of all layers for one sample in a forward pass (kOther models; 0 =
+  // unknown): the traffic of the memory-bound layers between the GEMMs/convolutions
+  // (normalisation, activation functions, residual adds), which dominates convolutional networks
+  // once tensor cores make the convolutions fast.
+  double activation_elements_per_sample = 0;
   int default_seq_len = 0;  // tokens per sample the model was trained with (0 = unknown)
   std::string source;       // where the numbers come from
   std::string as_of;        // date of the source

@@ -337,7 +337,9 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // --- Compute time of one micro-batch on one stage.
   const double tokens_mb = s * b;
   const double dim = transformer ? d.h / tp : 4096;
-  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, tokens_mb, w.precision, e);
+  // A convolution's GEMM has batch x height x width rows: saturated for any real batch.
+  const double gemm_rows = transformer ? tokens_mb : 1e12;
+  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, e);
   // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
   // the architecture's attention fraction of peak; unfused attention materialises the scores
   // and is memory-bound.
@@ -361,6 +363,12 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
             bw_bytes;
     // Fixed per-layer cost of each forward/backward pass (launches, framework hooks).
     t_mb += cal.train_layer_overhead_us * 1e-6 * stage_layers * (passes - 1);
+  }
+  // Non-transformer models (CNNs): the same memory-bound layers over every layer's output
+  // elements per sample; with tensor cores they outweigh the convolutions (ResNet-50).
+  if (!transformer && arch.activation_elements_per_sample > 0) {
+    t_mb += cal.elementwise_traffic * arch.activation_elements_per_sample * e * b * passes /
+            bw_bytes;
   }
   // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
   // 2 bytes per weight per pass (forward, backward, and the recompute forward).

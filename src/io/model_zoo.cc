@@ -37,6 +37,8 @@ ModelArch ParseModelRow(CsvRowReader& r) {
   m.params = r.OptionalNumber("params_b", 1e-6, 1e5).value_or(0) * 1e9;
   m.forward_flops_per_sample =
       r.OptionalNumber("forward_gflops_per_sample", 1e-6, 1e9).value_or(0) * 1e9;
+  m.activation_elements_per_sample =
+      r.OptionalNumber("activation_melems_per_sample", 1e-6, 1e6).value_or(0) * 1e6;
   m.default_seq_len = OptionalInt(r, "default_seq_len", 1 << 24);
   m.source = r.Text("source", true);
   m.as_of = r.Text("as_of", true);
