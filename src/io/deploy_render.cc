@@ -125,6 +125,9 @@ struct Spec {
   std::optional<DataDisk> data_disk;
   std::string storage;  // the plan's storage kind
   bool nfs = false;     // cpfs or nas: a shared file system mounted over NFS
+  // Several training nodes that talk to each other (all or nothing, inter-node network); an
+  // inference candidate's instances are independent replicas instead.
+  bool cluster = false;
   int gpus_per_node = 1;
   std::string min_driver, min_cuda;
   std::string billing_text;  // for people: "spot (SpotAsPriceGo: ...)"
@@ -256,6 +259,7 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
     s.data_disk = d;
   }
   s.nfs = s.storage == "cpfs" || s.storage == "nas";
+  s.cluster = c.nodes > 1 && w.IsTraining();
   return s;
 }
 
@@ -294,7 +298,7 @@ set -euo pipefail
        "\n# (check the console's instance-type page); the instances go to the VSwitch's zone.\n";
   t += "VSWITCH_ID=\"${VSWITCH_ID:-" + std::string(kFillMe) + "}\"\n";
   t += "# Security group (sg-...) in the VSwitch's VPC; allow SSH (22) from your address only";
-  t += c.nodes > 1
+  t += s.cluster
            ? ",\n# and all traffic between members of the group (the nodes talk to each other).\n"
            : ".\n";
   t += "SECURITY_GROUP_ID=\"${SECURITY_GROUP_ID:-" + std::string(kFillMe) + "}\"\n";
@@ -354,7 +358,7 @@ args=(
   --InstanceType "$INSTANCE_TYPE"
   --Amount "$AMOUNT"
 )sh";
-  if (c.nodes > 1) {
+  if (s.cluster) {
     t += "  # All or nothing: a partial cluster cannot run the job (MinAmount).\n";
     t += "  --MinAmount \"$AMOUNT\"\n";
   }
@@ -393,7 +397,7 @@ if ((PUBLIC_BANDWIDTH_MBPS > 0)); then
   args+=(--InternetChargeType PayByTraffic --InternetMaxBandwidthOut "$PUBLIC_BANDWIDTH_MBPS")
 fi
 )sh";
-  if (c.nodes > 1 && s.type->rdma) {
+  if (s.cluster && s.type->rdma) {
     t += "\n# " + c.instance + " supports eRDMA" +
          (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string()) +
          " between the nodes. gpuplan's sources document no\n"
@@ -490,7 +494,7 @@ std::string RenderTerraform(const Spec& s) {
 # Fill the variables without a default (terraform asks, or write them in terraform.tfvars), then:
 #   terraform init && terraform plan && terraform apply
 )sh";
-  if (c.nodes > 1) {
+  if (s.cluster) {
     t += "# Terraform creates the " + std::to_string(c.nodes) +
          " nodes one by one: if one fails, destroy the rest (the job needs all of them).\n";
   }
@@ -516,7 +520,7 @@ provider "alicloud" {
   t += HclVariable(
       "security_group_id",
       "FILL-ME: security group (sg-...) in the VSwitch's VPC; allow SSH from your address" +
-          std::string(c.nodes > 1 ? " and all traffic inside the group" : ""),
+          std::string(s.cluster ? " and all traffic inside the group" : ""),
       "string", "", "^sg-", "security_group_id must be a security group id (sg-...).");
   t += HclVariable("key_name", "FILL-ME: name of an SSH key pair in " + c.region, "string", "");
   t += HclVariable("image_id",
@@ -843,7 +847,7 @@ std::string RenderCloudInit(const Spec& s) {
     setup += "\n# 2. Data: the plan reads it from " +
              (s.storage.empty() ? std::string("its source") : s.storage) + "; nothing to mount.\n";
   }
-  if (c.nodes > 1) {
+  if (s.cluster) {
     if (s.type->rdma) {
       setup += kSetupRdma;
     } else {
@@ -967,7 +971,7 @@ std::string RenderReadme(const Spec& s) {
   t += "- Image: " + OneLine(c.image.os) + "; NVIDIA driver " + OneLine(c.image.driver) +
        ", CUDA " + OneLine(c.image.cuda) + ", " + OneLine(c.image.framework) + " (" +
        OneLine(c.image.why) + ").\n";
-  if (c.nodes > 1) {
+  if (s.cluster) {
     t += "- Network between nodes: " +
          (s.type->rdma
               ? "eRDMA" +
@@ -983,6 +987,10 @@ std::string RenderReadme(const Spec& s) {
               : "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " +
                     c.family + " has no eRDMA.") +
          "\n";
+  } else if (c.nodes > 1) {
+    t += "- Serving: " + std::to_string(c.nodes) +
+         " independent replicas, one per instance; put a load balancer (SLB or ALB, not created "
+         "by these files) in front of them.\n";
   }
   for (const rules::Advice& a : c.advice) {
     t += "- Advice [" + std::string(rules::SeverityName(a.severity)) + "] " + OneLine(a.rule) +
@@ -1057,7 +1065,7 @@ std::string RenderReadme(const Spec& s) {
       "The first-boot unit then runs `gpuplan probe --save /var/lib/gpuplan/calibration.json`" +
       std::string(spot ? " and starts `gpuplan watch-spot`." : "."));
   add("Verify: `cat /var/log/gpuplan-setup.log` (driver, CUDA, storage" +
-      std::string(c.nodes > 1 ? ", RDMA" : "") +
+      std::string(s.cluster ? ", RDMA" : "") +
       ") and `cat /var/lib/gpuplan/probe.txt`, or run `gpuplan probe` yourself: measured GEMM "
       "TFLOPS and "
       "memory bandwidth against the catalog.");

@@ -40,6 +40,7 @@ struct CandidateSpec {
   double job_hours = 10;
   double price = 10;  // per hour (per month for subscriptions)
   double total = 100;
+  bool serving = false;  // an inference service (nodes are replicas) instead of training
 };
 
 // A candidate as the planner would fill it, with round numbers.
@@ -72,6 +73,14 @@ planner::Candidate MakeCandidate(const CandidateSpec& s) {
   c.storage.why = "because the test says so";
   c.image = planner::ChooseImage(g, *t);
   return c;
+}
+
+Workload ServingWorkload() {
+  Workload w;
+  w.task = Task::kInference;
+  w.model_name = "qwen2.5-7b";
+  w.inference.requests_per_s = 20;
+  return w;
 }
 
 Workload TrainingWorkload() {
@@ -209,6 +218,19 @@ std::vector<Case> Cases() {
                           "GPUPLAN_MIN_DRIVER='535'"},
        .cloud_init_lacks = {"infiniband", "GPUPLAN_NFS_EXPORT"},
        .readme_has = {"local NVMe", "TCP over the VPC"}},
+      {.name = "inference_replicas",
+       .candidate = {.instance = "ecs.ebmgn7ex.32xlarge",
+                     .nodes = 3,
+                     .storage = "oss",
+                     .storage_gib = 0,
+                     .serving = true},
+       .options = today,
+       .script_has = {"AMOUNT=3", "--InstanceChargeType PostPaid"},
+       .script_lacks = {"--MinAmount", "eRDMA", "all traffic between members", "--DataDisk"},
+       .terraform_has = {"count = 3"},
+       .cloud_init_has = {"nothing to mount"},
+       .cloud_init_lacks = {"infiniband", "Network between the nodes"},
+       .readme_has = {"3 independent replicas", "load balancer"}},
   };
 }
 
@@ -224,7 +246,8 @@ TEST(DeployRenderTest, RendersEachBillingModeAndLayout) {
     SCOPED_TRACE(c.name);
     const planner::Candidate cand = MakeCandidate(c.candidate);
     const InstanceType& type = *TheCatalog().FindInstance(cand.instance);
-    Result<DeployFiles> files = RenderDeploy(TrainingWorkload(), cand, type, c.options);
+    Result<DeployFiles> files = RenderDeploy(
+        c.candidate.serving ? ServingWorkload() : TrainingWorkload(), cand, type, c.options);
     ASSERT_TRUE(files.ok()) << files.status().message();
     ASSERT_EQ(files->size(), 4u);
     const std::string script = Squeeze(files->at("run-instances.sh"));
