@@ -64,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   if (r.status != 200 && r.status != 400 && r.status != 413) __builtin_trap();
   const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) __builtin_trap();
-  if (r.status != 200 && !(j.contains("error") && j["error"]["message"].is_string())) __builtin_trap();
+  if (r.status != 200 && !(j.contains("error") && j["error"]["message"].is_string())) {
+    __builtin_trap();
+  }
   return 0;
 }

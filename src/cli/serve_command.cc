@@ -37,7 +37,8 @@ void RunServe(CliContext& ctx, const ServeFlags& f) {
   if (!port.ok()) return ctx.Fail(port.status());
   const std::atomic<bool>* stop = agent::InstallStopSignalHandlers();
   const std::string where = f.host.find(':') != std::string::npos ? "[" + f.host + "]" : f.host;
-  *ctx.out << fmt::format("gpuplan serve: listening on http://{}:{}/ (Ctrl-C to stop)\n", where, *port)
+  *ctx.out << fmt::format("gpuplan serve: listening on http://{}:{}/ (Ctrl-C to stop)\n", where,
+                          *port)
            << std::flush;
   if (!IsLoopback(f.host)) {
     *ctx.err << "gpuplan: warning: --host " << f.host
@@ -47,7 +48,9 @@ void RunServe(CliContext& ctx, const ServeFlags& f) {
   // loop, after which in-flight requests finish.
   std::atomic<bool> done{false};
   std::thread watcher([&] {
-    while (!stop->load() && !done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!stop->load() && !done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     http.Stop();
   });
   Status s = http.Run();

@@ -22,16 +22,19 @@ bool SoldIn(const Catalog& c, const std::string& instance, const std::string& re
 Status CheckInstanceFilter(const Catalog& c, const InstanceFilter& f, FieldSpelling s) {
   if (!f.gpu.empty() && !c.FindGpu(f.gpu)) {
     auto near = c.SuggestGpus(f.gpu);
-    return Status::InvalidArgument(fmt::format("{}: unknown GPU \"{}\"{}", FieldName(s, "gpu"), f.gpu,
-        near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
+    return Status::InvalidArgument(
+        fmt::format("{}: unknown GPU \"{}\"{}", FieldName(s, "gpu"), f.gpu,
+                    near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
   }
   if (!f.family.empty() && !c.FindFamily(f.family)) {
-    return Status::InvalidArgument(fmt::format("{}: unknown family \"{}\" (see 'gpuplan catalog families')",
-                                               FieldName(s, "family"), f.family));
+    return Status::InvalidArgument(
+        fmt::format("{}: unknown family \"{}\" (see 'gpuplan catalog families')",
+                    FieldName(s, "family"), f.family));
   }
   if (!f.status.empty() && !ParseLifecycle(f.status)) {
     return Status::InvalidArgument(FieldName(s, "status") +
-                                   ": expected current, legacy, retired or preview, got \"" + f.status + "\"");
+                                   ": expected current, legacy, retired or preview, got \"" +
+                                   f.status + "\"");
   }
   return Status::Ok();
 }
@@ -51,7 +54,8 @@ std::vector<const InstanceType*> MatchInstances(const Catalog& c, const Instance
   return out;
 }
 
-const Price* CheapestPayg(const Catalog& c, const std::string& instance, const std::string& region) {
+const Price* CheapestPayg(const Catalog& c, const std::string& instance,
+                          const std::string& region) {
   const Price* best = nullptr;
   for (const Price& p : c.prices) {
     if (p.instance != instance || p.billing != Billing::kPayg || p.unit != "hour") continue;
@@ -85,8 +89,9 @@ nlohmann::json GpuListJson(const Catalog& c, double min_memory_gib, bool alibaba
 }
 
 int FamilyTypeCount(const Catalog& c, const Family& family) {
-  return static_cast<int>(std::count_if(c.instances.begin(), c.instances.end(),
-                                        [&](const InstanceType& t) { return t.family == family.name; }));
+  return static_cast<int>(std::count_if(
+      c.instances.begin(), c.instances.end(),
+      [&](const InstanceType& t) { return t.family == family.name; }));
 }
 
 nlohmann::json FamilyListJson(const Catalog& c) {

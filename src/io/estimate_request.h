@@ -4,8 +4,9 @@
 // share these, so both accept the same choices, fail with the same messages and print the same
 // JSON.
 //
-//   Result<perf::Hardware> hw = io::BuildHardware(choice.hardware, catalog, io::FieldSpelling::kFlag);
-//   Result<perf::Layout> l = io::BuildLayout(choice.layout, w, arch, *hw, cal, io::FieldSpelling::kFlag);
+//   const io::FieldSpelling flags = io::FieldSpelling::kFlag;
+//   Result<perf::Hardware> hw = io::BuildHardware(hardware, catalog, flags);
+//   Result<perf::Layout> l = io::BuildLayout(layout, w, arch, *hw, cal, flags);
 //   Result<perf::Estimate> e = perf::EstimateRun(w, arch, *hw, *l, cal);
 //   std::string text = io::EstimateJson(w, arch, *hw, *l, *e).dump(2);
 //

@@ -74,7 +74,9 @@ int HttpStatus(const Status& s) {
 std::optional<int> NumberBefore(const std::string& s, size_t pos, size_t* end) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data() + pos, s.data() + s.size(), v);
-  if (ec != std::errc() || p == s.data() + pos || p == s.data() + s.size() || *p != ':') return std::nullopt;
+  if (ec != std::errc() || p == s.data() + pos || p == s.data() + s.size() || *p != ':') {
+    return std::nullopt;
+  }
   *end = static_cast<size_t>(p - s.data());
   return v;
 }
@@ -102,8 +104,9 @@ ApiError FromStatus(const Status& s, const std::vector<std::string_view>& params
     if (q != std::string::npos) e.field = e.message.substr(start, q - start);
   } else {
     for (std::string_view p : params) {
-      if (e.message.starts_with(std::string(p) + ":") || e.message.starts_with(std::string(p) + "=") ||
-          e.message.starts_with(std::string(p) + " ")) {
+      const std::string name(p);
+      if (e.message.starts_with(name + ":") || e.message.starts_with(name + "=") ||
+          e.message.starts_with(name + " ")) {
         e.field = std::string(p);
         break;
       }
@@ -121,7 +124,9 @@ class ParamReader {
     for (const auto& [name, value] : params_) {
       if (std::find(allowed_.begin(), allowed_.end(), name) == allowed_.end()) {
         std::string expected;
-        for (std::string_view a : allowed_) expected += (expected.empty() ? "" : ", ") + std::string(a);
+        for (std::string_view a : allowed_) {
+          expected += (expected.empty() ? "" : ", ") + std::string(a);
+        }
         Fail(name, fmt::format("unknown query parameter \"{}\"; expected {}", name,
                                allowed_.empty() ? std::string("none") : "one of " + expected));
         return;
@@ -253,7 +258,8 @@ Response Plan(const ServerData& data, const Request& req) {
   planner::PlanOptions options = data.plan_options;  // a copy: requests never share state
   if (data.today) options.today = data.today();
   options.top_n = top.value_or(10);
-  Result<planner::Plan> plan = planner::MakePlan(*w, *arch, data.catalog, data.calibration, options);
+  Result<planner::Plan> plan =
+      planner::MakePlan(*w, *arch, data.catalog, data.calibration, options);
   if (!plan.ok()) return FromError(FromStatus(plan.status().WithContext(kBodyName)));
   return Json(io::PlanJson(*w, *plan));
 }
@@ -373,7 +379,8 @@ Response Dispatch(const ServerData& data, const Request& req) {
     if (route.path != req.path) continue;
     if (route.method == method) {
       if (route.has_body && req.body.size() > data.max_body_bytes) {
-        return ErrorResponse(413, fmt::format("request body of {} bytes is over the limit of {} bytes",
+        return ErrorResponse(413, fmt::format("request body of {} bytes is over the limit of {} "
+                                              "bytes",
                                               req.body.size(), data.max_body_bytes));
       }
       return route.handle(data, req);
@@ -383,7 +390,8 @@ Response Dispatch(const ServerData& data, const Request& req) {
   if (allow.empty()) {
     return ErrorResponse(404, fmt::format("no such path \"{}\"; see GET / for the API", req.path));
   }
-  Response r = ErrorResponse(405, fmt::format("{} does not accept {}; use {}", req.path, req.method, allow));
+  Response r =
+      ErrorResponse(405, fmt::format("{} does not accept {}; use {}", req.path, req.method, allow));
   r.headers.emplace_back("Allow", allow);
   return r;
 }

@@ -6,7 +6,8 @@
 //   POST /v1/plan               body: a workload (JSON or YAML); ?top=N&region=R&objective=O
 //                               -> exactly what `gpuplan plan --json` prints
 //   POST /v1/estimate           body: a workload; ?gpu=&gpus=&gpus_per_node= | ?instance=&nodes=
-//                               [&tp=&pp=&dp=&zero=&micro_batch=&sequence_parallel=&inter_node_gbps=]
+//                               [&tp=&pp=&dp=&zero=&micro_batch=&sequence_parallel=
+//                                &inter_node_gbps=]
 //                               -> exactly what `gpuplan estimate --json` prints
 //   GET  /v1/catalog/gpus       ?min_gpu_memory=&alibaba=     (gpuplan catalog gpus --json)
 //   GET  /v1/catalog/instances  ?gpu=&min_gpu_memory=&min_gpus=&rdma=&family=&status=&region=

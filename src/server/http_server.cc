@@ -89,7 +89,9 @@ HttpServer::HttpServer(const ServerData& data, std::ostream& log)
   Impl* impl = impl_.get();
   httplib::Server& http = impl->http;
   // Every method on every path goes to Handle, which answers 404/405 itself.
-  auto answer = [impl](const httplib::Request& req, httplib::Response& res) { impl->Answer(req, res); };
+  auto answer = [impl](const httplib::Request& req, httplib::Response& res) {
+    impl->Answer(req, res);
+  };
   http.Get(".*", answer);
   http.Post(".*", answer);
   http.Put(".*", answer);
@@ -112,14 +114,19 @@ HttpServer::HttpServer(const ServerData& data, std::ostream& log)
     if (res.status == 400) message = "malformed HTTP request";
     if (res.status == 413) message = "request body is over the server's limit";
     if (res.status == 414) message = "request URI too long";
-    if (res.status == 404 || res.status == 405) message = "no such path or method \"" + req.path + "\"";
+    if (res.status == 404 || res.status == 405) {
+      message = "no such path or method \"" + req.path + "\"";
+    }
     Write(ErrorResponse(res.status, message), res);
     return httplib::Server::HandlerResponse::Handled;
   }));
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    Write(ErrorResponse(500, "internal error"), res);
+  http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        Write(ErrorResponse(500, "internal error"), res);
+      });
+  http.set_logger([impl](const httplib::Request& req, const httplib::Response& res) {
+    impl->Log(req, res);
   });
-  http.set_logger([impl](const httplib::Request& req, const httplib::Response& res) { impl->Log(req, res); });
 }
 
 HttpServer::~HttpServer() { Stop(); }
@@ -143,7 +150,9 @@ Status HttpServer::Run() {
   }
   const bool ok = impl_->http.listen_after_bind();
   impl_->run_active = false;
-  if (!ok && !impl_->stop_requested) return Status::Unavailable("the HTTP server stopped accepting connections");
+  if (!ok && !impl_->stop_requested) {
+    return Status::Unavailable("the HTTP server stopped accepting connections");
+  }
   return Status::Ok();
 }
 

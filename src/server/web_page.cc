@@ -33,7 +33,8 @@ constexpr std::string_view kPage = R"HTML(<!doctype html>
 <body>
 <h1>gpuplan</h1>
 <p>Which Alibaba Cloud GPU instances to rent for a deep-learning job, why, what it costs and how
-long it takes. The same answer as <code>gpuplan plan --json</code>, from <code>POST /v1/plan</code>.</p>
+long it takes. The same answer as <code>gpuplan plan --json</code>, from
+<code>POST /v1/plan</code>.</p>
 <form id="workload">
   <label>task <select name="task">
     <option>finetune</option><option>pretrain</option><option>inference</option>
@@ -109,7 +110,9 @@ function showPlan(plan) {
   if (cands.length === 0) {
     parts.push(el("p", "No instance type can run this workload under its constraints. Reasons:"));
     const ul = el("ul");
-    for (const r of (plan.rejected || []).slice(0, 30)) ul.append(el("li", r.instance + ": " + r.reason));
+    for (const r of (plan.rejected || []).slice(0, 30)) {
+      ul.append(el("li", r.instance + ": " + r.reason));
+    }
     parts.push(ul);
   } else {
     const table = el("table");
@@ -138,7 +141,8 @@ function showPlan(plan) {
       const ul = el("ul");
       for (const a of best.advice) {
         const li = el("li", null, a.severity);
-        li.append(el("strong", "[" + a.severity + "] " + a.rule + ": "), document.createTextNode(a.message));
+        li.append(el("strong", "[" + a.severity + "] " + a.rule + ": "),
+                  document.createTextNode(a.message));
         ul.append(li);
       }
       parts.push(ul);
