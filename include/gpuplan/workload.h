@@ -101,6 +101,13 @@ struct InferenceSpec {
   std::optional<double> tpot_ms;         // target time per output token
   std::optional<int> batch;              // fixed batch / concurrency; unset = chosen
   Engine engine = Engine::kVllm;
+  // Continuous (in-flight) batching: requests join and leave the running batch every step
+  // (vLLM, SGLang, TensorRT-LLM's in-flight batching). Unset = what the engine does: vllm and
+  // trtllm yes, hf and torch (static batches) no.
+  std::optional<bool> continuous_batching;
+  bool ContinuousBatching() const {
+    return continuous_batching.value_or(engine == Engine::kVllm || engine == Engine::kTrtllm);
+  }
 };
 
 struct Workload {

@@ -506,11 +506,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                           1e-6 * d.layers;
   const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
   const double gemm_weights = d.params - d.embed_params + d.head_params;
-  const double prefill_tokens = prompt * batch;
-  const double attn_prefill = 4 * d.layers * d.h * prompt * prompt * batch *
-                              (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
-  const double eff_prefill =
-      GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, prefill_tokens, w.precision, layer_bytes);
+  const double attn_per_sequence =
+      4 * d.layers * d.h * prompt * prompt * (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
   // Attention core: fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused
   // multi-head attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of
   // peak. Unfused attention runs QK^T and AV as batched GEMMs and moves the materialised
@@ -518,35 +515,46 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const bool fused_attention =
       (w.flash_attention && l.flash_attention) ||
       (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
-  const double attention_s =
-      fused_attention
-          ? attn_prefill / (tp * pp) / (peak_flops * eff_row.attention_fraction)
-          : attn_prefill / (tp * pp) / (peak_flops * eff_prefill) +
-                cal.unfused_score_passes * d.heads / tp * prompt * prompt * batch * e * d.layers /
-                    pp / bw;
   // Elementwise kernels: eager PyTorch (TorchScript, HF transformers) launches a kernel per
   // operation where the inference engines fuse them, so it moves more bytes per token.
   const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
   const double elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
-  const double prefill_compute =
-      2 * gemm_weights * prefill_tokens / (tp * pp) / (peak_flops * eff_prefill) + attention_s +
-      elementwise * (d.h + d.ffn) / tp * e * prefill_tokens * d.layers / pp / bw;
   // Pipeline stages run one after another for one batch (no micro-batching in HF
   // device_map=auto), so latency sums over stages: count all weights once.
   const double prefill_mem = weight_bytes * pp / bw;
   // Tensor parallel: two all-reduces of the activations per layer (Megatron), which FP8
   // engines still reduce in 16 bits.
   const double act_bytes = w.precision == Precision::kFp8 ? 2 : e;
-  double tp_comm_layer = 0, prefill_tp = 0;
-  if (l.tp > 1) {
-    const double lbw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
-    const double latency = cal.collective_latency_us * 1e-6;
-    tp_comm_layer = 2 * RingTime(batch * d.h * act_bytes, l.tp, 2, lbw, latency);
-    prefill_tp = d.layers * 2 * RingTime(prefill_tokens * d.h * act_bytes, l.tp, 2, lbw, latency);
-  }
+  const double tp_bw = l.tp > 1 ? GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node) : 1;
+  const double tp_latency = cal.collective_latency_us * 1e-6;
+  // The prefill of `n` prompts together: GEMMs, attention and elementwise work (or one read of
+  // the weights, or the host's launches, whichever is longest), then the tensor-parallel
+  // all-reduces.
+  auto prefill_seconds = [&](double n) {
+    const double tokens = prompt * n;
+    const double eff =
+        GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, tokens, w.precision, layer_bytes);
+    const double attention =
+        fused_attention
+            ? attn_per_sequence * n / (tp * pp) / (peak_flops * eff_row.attention_fraction)
+            : attn_per_sequence * n / (tp * pp) / (peak_flops * eff) +
+                  cal.unfused_score_passes * d.heads / tp * prompt * prompt * n * e * d.layers /
+                      pp / bw;
+    const double compute = 2 * gemm_weights * tokens / (tp * pp) / (peak_flops * eff) +
+                           attention +
+                           elementwise * (d.h + d.ffn) / tp * e * tokens * d.layers / pp / bw;
+    const double tp_comm =
+        l.tp > 1 ? d.layers * 2 * RingTime(tokens * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency)
+                 : 0;
+    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm;
+  };
+  const double prefill_tokens = prompt * batch;
+  const double attn_prefill = attn_per_sequence * batch;
+  const double tp_comm_layer =
+      l.tp > 1 ? 2 * RingTime(batch * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency) : 0;
   InferenceTimes it;
   it.batch = static_cast<int>(batch);
-  it.prefill_s = std::max({prefill_compute * pp, prefill_mem, launch_s}) + step_s + prefill_tp;
+  it.prefill_s = prefill_seconds(batch);
   it.ttft_ms = it.prefill_s * 1e3;
 
   // --- Decode: each token reads all weights and the KV cache so far (memory-bound at small
@@ -575,6 +583,15 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                            d.layers * tp_comm_layer;
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
+    // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
+    // prompt is prefilled on its own while the others decode, so its first token waits for
+    // that prefill and the running step, not for the whole batch's prefill; the batch's
+    // prefill work is interleaved with the decode steps, so each token also carries its share.
+    // The GPU time per batch of requests (request_s), hence throughput, is the same.
+    if (inf.ContinuousBatching() && batch > 1) {
+      it.ttft_ms = (prefill_seconds(1) + t_token) * 1e3;
+      it.tpot_ms = (t_token + it.prefill_s / out) * 1e3;
+    }
   }
   it.request_s = it.prefill_s + it.decode_s;
   const double gpus = hw.Gpus();

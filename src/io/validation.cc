@@ -246,6 +246,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     inf.batch = ToInt(batch.value_or(1));
     l.micro_batch = *inf.batch;
     const std::string impl = NoteToken(notes, "impl");
+    if (Contains(notes, "static batching")) inf.continuous_batching = false;
     if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
         Contains(impl, "turbomind")) {
       inf.engine = Engine::kVllm;

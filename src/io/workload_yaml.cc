@@ -298,7 +298,8 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
 
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
   if (!r.CheckMap(node, "inference", {"requests_per_s", "prompt_tokens", "output_tokens",
-                                      "ttft_ms", "tpot_ms", "batch", "engine"})) {
+                                      "ttft_ms", "tpot_ms", "batch", "engine",
+                                      "continuous_batching"})) {
     return;
   }
   for (const auto& kv : node) {
@@ -311,6 +312,7 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     if (key == "ttft_ms") inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
     if (key == "tpot_ms") inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
     if (key == "batch") inf.batch = r.Integer(v, f, 1, 1 << 20);
+    if (key == "continuous_batching") inf.continuous_batching = r.Bool(v, f);
     if (key == "engine") {
       inf.engine = r.Enum<Engine>(v, f, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch").value_or(Engine::kVllm);
     }

@@ -306,6 +306,7 @@ TEST(EstimateTest, DecodeIsGemmRooflinePlusKvCacheRead) {
     w.inference.prompt_tokens = c.prompt;
     w.inference.output_tokens = 2;  // mean context = prompt + 1
     w.inference.batch = c.batch;
+    w.inference.continuous_batching = false;  // the step alone, no interleaved prefill
     Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 1, 1), Layout{}, cal);
     ASSERT_TRUE(e.ok()) << e.status().message();
     const double bandwidth = 2039e9 * 0.8;
@@ -349,6 +350,34 @@ TEST(EstimateTest, ConvNetTrainingAddsActivationTraffic) {
   const double traffic = 8 * 3 * 9.3e6 * 2 / (2039e9 * 0.8);
   EXPECT_NEAR(e->time.breakdown.compute / 256, arithmetic + traffic, 1e-3 * (arithmetic + traffic));
   EXPECT_GT(traffic, 2 * arithmetic);
+}
+
+// Continuous batching (vLLM, TensorRT-LLM in-flight): a request's first token waits for its own
+// prefill and the running step, not the whole batch's prefill; the batch's prefill work is
+// spread over the output tokens. GPU time per batch, hence throughput, is unchanged.
+TEST(EstimateTest, ContinuousBatchingChangesLatencyNotThroughput) {
+  const Gpu gpu = A100();
+  auto run = [&](int batch, bool continuous) {
+    Workload w;
+    w.task = Task::kInference;
+    w.inference.engine = Engine::kVllm;
+    w.inference.prompt_tokens = 512;
+    w.inference.output_tokens = 256;
+    w.inference.batch = batch;
+    w.inference.continuous_batching = continuous;
+    Result<Estimate> e = EstimateRun(w, Model7B(), HardwareFor(gpu, 1, 1), Layout{}, Plain());
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return *e->inference;
+  };
+  const perf::InferenceTimes one = run(1, false);
+  const perf::InferenceTimes batch = run(64, false);
+  const perf::InferenceTimes served = run(64, true);
+  EXPECT_NEAR(batch.ttft_ms, batch.prefill_s * 1e3, 1e-9);
+  EXPECT_NEAR(served.ttft_ms, (one.prefill_s + batch.tpot_ms / 1e3) * 1e3, 1e-6);
+  EXPECT_NEAR(served.tpot_ms, batch.tpot_ms + batch.prefill_s * 1e3 / 256, 1e-6);
+  EXPECT_LT(served.ttft_ms, batch.ttft_ms / 10);
+  EXPECT_DOUBLE_EQ(served.request_s, batch.request_s);
+  EXPECT_DOUBLE_EQ(served.tokens_per_s_per_gpu, batch.tokens_per_s_per_gpu);
 }
 
 // Eager PyTorch (TorchScript, HF) runs each elementwise op as its own kernel: a BERT-base
