@@ -219,13 +219,25 @@ class ParamReader {
 
 // The workload in the body, JSON or YAML (JSON is YAML's flow style, which the workload parser
 // reads the same way, so both give the same Workload and the same line:column in errors).
-Result<Workload> ParseBody(const Request& req) {
+// A query parameter written into the body (`"gpu": "A10"`) is an unknown workload key; the
+// error then says where it belongs.
+Result<Workload> ParseBody(const Request& req, const std::vector<std::string_view>& params) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument(std::string(kBodyName) +
                                    ":1:1: empty body: expected a workload as JSON or YAML, e.g. "
                                    "{\"task\": \"finetune\", \"model\": \"llama-2-7b\"}");
   }
-  return io::ParseWorkloadYaml(req.body, kBodyName);
+  Result<Workload> w = io::ParseWorkloadYaml(req.body, kBodyName);
+  if (w.ok()) return w;
+  for (std::string_view p : params) {
+    const std::string unknown = fmt::format("field \"{}\": unknown key", p);
+    if (w.status().message().find(unknown) != std::string::npos) {
+      return Status::InvalidArgument(fmt::format(
+          "{}; {} is a query parameter, not a workload field: {}?{}=...", w.status().message(), p,
+          req.path, p));
+    }
+  }
+  return w;
 }
 
 Response Plan(const ServerData& data, const Request& req) {
@@ -245,7 +257,7 @@ Response Plan(const ServerData& data, const Request& req) {
     }
   }
   if (params.error()) return FromError(*params.error());
-  Result<Workload> w = ParseBody(req);
+  Result<Workload> w = ParseBody(req, params.names());
   if (!w.ok()) return FromError(FromStatus(w.status()));
   // The parameters replace the body's fields, as `plan --region/--objective` replace the file's.
   if (!regions.empty()) w->constraints.regions = regions;
@@ -285,7 +297,7 @@ Response Estimate(const ServerData& data, const Request& req) {
   const std::optional<int> micro_batch = params.Int("micro_batch", 1, 1 << 20);
   if (params.error()) return FromError(*params.error());
 
-  Result<Workload> w = ParseBody(req);
+  Result<Workload> w = ParseBody(req, params.names());
   if (!w.ok()) return FromError(FromStatus(w.status()));
   if (micro_batch) w->micro_batch = *micro_batch;
   if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s, params.names()));
