@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -250,7 +252,10 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
 class WorkloadFlagsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = ::testing::TempDir() + "workload_flags_lora.yaml";
+    // One file per test and process: ctest runs these tests in parallel.
+    path_ = ::testing::TempDir() + "workload_flags_lora_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+            std::to_string(::getpid()) + ".yaml";
     std::ofstream(path_) << kLoraYaml;
   }
   void TearDown() override { std::remove(path_.c_str()); }
