@@ -1,11 +1,11 @@
 // Pins each formula of the performance model to a hand-worked example with its source.
 #include "gpuplan/estimate.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpuplan::perf {
 namespace {
@@ -35,6 +35,19 @@ Calibration Plain() {
   c.allocator_fragmentation = 0;
   c.cuda_context_gib = 0;
   c.transient_factor = 0;
+  return c;
+}
+
+// Plain() with round Ampere efficiencies, for hand-worked times.
+Calibration PlainAmpere() {
+  Calibration c = Plain();
+  ArchEfficiency ampere;
+  ampere.architecture = "Ampere";
+  ampere.gemm_fraction = 0.75;
+  ampere.simt_fraction = 0.8;
+  ampere.memory_bw_fraction = 0.8;
+  ampere.attention_fraction = 0.3;
+  c.archs = {ampere};
   return c;
 }
 
@@ -136,8 +149,7 @@ TEST(EstimateTest, ActivationsFollowKorthikanti) {
       {"no_parallelism", 1, false, false, Recompute::kNone, sbh * (34 + 5 * a * s / h)},
       {"tensor_parallel_8", 8, false, false, Recompute::kNone,
        sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8))},
-      {"tp8_sequence_parallel", 8, true, false, Recompute::kNone,
-       sbh * (34 + 5 * a * s / h) / 8},
+      {"tp8_sequence_parallel", 8, true, false, Recompute::kNone, sbh * (34 + 5 * a * s / h) / 8},
       {"tp8_sp_selective", 8, true, false, Recompute::kSelective, sbh * 34 / 8},
       {"full_recompute", 1, false, false, Recompute::kFull, 2 * sbh},
       {"flash_attention", 1, false, true, Recompute::kNone, sbh * 34 + 4 * a * s * b},
@@ -213,8 +225,7 @@ TEST(EstimateTest, KvCacheAndFlopsPerToken) {
   // Training FLOPs per token (Narayanan et al. 2021; PaLM App. B): 6 N + 12 L h s, with N
   // the parameters that multiply (embedding lookups are free; the output head counts).
   ModelArch m = GptLike();
-  Result<Estimate> t = EstimateRun(Pretrain(2048, 8), m, HardwareFor(gpu, 1, 1), Layout{},
-                                   Plain());
+  Result<Estimate> t = EstimateRun(Pretrain(2048, 8), m, HardwareFor(gpu, 1, 1), Layout{}, Plain());
   ASSERT_TRUE(t.ok()) << t.status().message();
   const double n_matmul = m.Params() - m.EmbeddingParams() + 51200.0 * 4096;
   EXPECT_NEAR(t->flops_per_token, 6 * n_matmul + 12.0 * 32 * 4096 * 2048, 1);
@@ -234,17 +245,10 @@ TEST(EstimateTest, PrefillIsArithmeticPlusOneWeightRead) {
                          {"fp16_2048_tokens_compute_bound", Precision::kFp16, 2048},
                          {"fp32_cuda_cores", Precision::kFp32, 512}};
   const Gpu gpu = A100();
-  Calibration cal = Plain();
+  Calibration cal = PlainAmpere();
   cal.vllm_step_overhead_us = 0;
   cal.elementwise_traffic = 0;
   cal.gemm_weight_read_factor = 1;
-  ArchEfficiency ampere;
-  ampere.architecture = "Ampere";
-  ampere.gemm_fraction = 0.75;
-  ampere.simt_fraction = 0.8;
-  ampere.memory_bw_fraction = 0.8;
-  ampere.attention_fraction = 0.3;
-  cal.archs = {ampere};
   const ModelArch m = Model7B();
   const double gemm_weights = m.Params() - m.EmbeddingParams() + 32000.0 * 4096;
   for (const Case& c : kCases) {
@@ -263,8 +267,8 @@ TEST(EstimateTest, PrefillIsArithmeticPlusOneWeightRead) {
     const double bandwidth = 2039e9 * 0.8;
     const double arithmetic = 2 * gemm_weights * c.prompt / peak;
     const double weight_read = gemm_weights * bytes / bandwidth;
-    const double attention = 4 * 32 * 4096.0 * c.prompt * c.prompt * 0.5 /
-                             ((fp32 ? 19.5e12 : 312e12) * 0.3);
+    const double attention =
+        4 * 32 * 4096.0 * c.prompt * c.prompt * 0.5 / ((fp32 ? 19.5e12 : 312e12) * 0.3);
     // Never faster than one read of every weight, the embedding table included.
     const double all_weights = e->memory.breakdown.weights * kGiB / bandwidth;
     ASSERT_TRUE(e->inference.has_value());
@@ -288,13 +292,8 @@ TEST(EstimateTest, DecodeIsGemmRooflinePlusKvCacheRead) {
   const Case kCases[] = {{"batch1_weight_bound", 1, 512, true},
                          {"batch256_short_context_compute_bound", 256, 16, false},
                          {"batch256_long_context_cache_bound", 256, 4096, true}};
-  Calibration cal = Plain();
+  Calibration cal = PlainAmpere();
   cal.vllm_step_overhead_us = 0;
-  ArchEfficiency ampere;
-  ampere.architecture = "Ampere";
-  ampere.gemm_fraction = 0.75;
-  ampere.memory_bw_fraction = 0.8;
-  cal.archs = {ampere};
   const Gpu gpu = A100();
   const ModelArch m = Model7B();
   const double gemm_weights = m.Params() - m.EmbeddingParams() + 32000.0 * 4096;
@@ -310,8 +309,7 @@ TEST(EstimateTest, DecodeIsGemmRooflinePlusKvCacheRead) {
     Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 1, 1), Layout{}, cal);
     ASSERT_TRUE(e.ok()) << e.status().message();
     const double bandwidth = 2039e9 * 0.8;
-    const double arithmetic =
-        2 * gemm_weights * c.batch / (312e12 * 0.75 * 4096 / (4096 + 256.0));
+    const double arithmetic = 2 * gemm_weights * c.batch / (312e12 * 0.75 * 4096 / (4096 + 256.0));
     const double weights = e->memory.breakdown.weights * kGiB / bandwidth;
     const double kv = 2.0 * 32 * 4096 * 2 * (c.prompt + 1) * c.batch / bandwidth;
     EXPECT_NEAR(e->inference->tpot_ms / 1e3, std::max(arithmetic, weights) + kv, 1e-9);
@@ -331,13 +329,8 @@ TEST(EstimateTest, ConvNetTrainingAddsActivationTraffic) {
   resnet.forward_flops_per_sample = 8.2e9;
   resnet.activation_elements_per_sample = 9.3e6;
   resnet.default_seq_len = 1;
-  Calibration cal = Plain();
+  Calibration cal = PlainAmpere();
   cal.train_layer_overhead_us = 0;
-  ArchEfficiency ampere;
-  ampere.architecture = "Ampere";
-  ampere.gemm_fraction = 0.75;
-  ampere.memory_bw_fraction = 0.8;
-  cal.archs = {ampere};
   Workload w = Pretrain(1, 256);
   w.precision = Precision::kFp16;
   w.micro_batch = 256;
@@ -476,8 +469,8 @@ TEST(EstimateTest, BadLayoutsAreErrors) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Result<Estimate> e = EstimateRun(Pretrain(2048, 8), GptLike(),
-                                     HardwareFor(gpu, c.gpus, 8), c.layout, Plain());
+    Result<Estimate> e =
+        EstimateRun(Pretrain(2048, 8), GptLike(), HardwareFor(gpu, c.gpus, 8), c.layout, Plain());
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.status().message(), c.want);
   }
@@ -520,8 +513,8 @@ TEST(EstimateTest, DefaultLayoutFitsWhereOneExists) {
     bool want_fits;
   };
   const Case kCases[] = {
-      {"7b_full_on_8", 7e9, 8, true},      // 16 B/param over 8 with ZeRO
-      {"70b_full_on_1", 70e9, 1, false},   // 1.1 TB of states on one GPU
+      {"7b_full_on_8", 7e9, 8, true},     // 16 B/param over 8 with ZeRO
+      {"70b_full_on_1", 70e9, 1, false},  // 1.1 TB of states on one GPU
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);

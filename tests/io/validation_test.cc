@@ -1,8 +1,8 @@
 #include "io/validation.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
@@ -31,13 +31,24 @@ TEST(ValidationTest, StatsUseMedianAndNearestRankP90) {
   }
 }
 
+// The embedded catalog, model zoo and calibration every harness test predicts with.
+struct EmbeddedData {
+  Result<Catalog> catalog;
+  Result<ModelZoo> zoo;
+  Result<Calibration> cal;
+  bool ok() const { return catalog.ok() && zoo.ok() && cal.ok(); }
+};
+
+EmbeddedData LoadEmbedded() {
+  EmbeddedData d{LoadCatalog(""), LoadModelZoo(), LoadCalibration()};
+  if (d.catalog.ok())
+    d.catalog->Validate();
+  return d;
+}
+
 TEST(ValidationTest, RowsGetStatusAndReason) {
-  Result<Catalog> catalog = LoadCatalog("");
-  ASSERT_TRUE(catalog.ok());
-  catalog->Validate();
-  Result<ModelZoo> zoo = LoadModelZoo();
-  Result<Calibration> cal = LoadCalibration();
-  ASSERT_TRUE(zoo.ok() && cal.ok());
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
   const std::string header =
       "id,model,params_b,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,task,precision,gpu,gpus,"
       "tp,pp,dp,zero,micro_batch,global_batch,recompute,metric,value,memory_kind,mfu_basis,"
@@ -52,7 +63,8 @@ TEST(ValidationTest, RowsGetStatusAndReason) {
       "bad-number,mpt-7b,,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,1,8,3,8,"
       "64,none,mfu,fast,,,\n"
       "oom,llama-2-70b,,,,,,,,2048,finetune_full,bf16,A100-80G-SXM,1,1,1,1,0,1,1,none,fits,0,,,\n";
-  Result<ValidationReport> r = Validate(header + rows, "v.csv", *catalog, *zoo, *cal);
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 5u);
   struct Want {
@@ -86,12 +98,8 @@ TEST(ValidationTest, RowsGetStatusAndReason) {
 // many concurrent sequences as the KV cache holds (up to the engine's limit), not at batch 1.
 // HF generate has no such mode: it runs the batch it is given.
 TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
-  Result<Catalog> catalog = LoadCatalog("");
-  ASSERT_TRUE(catalog.ok());
-  catalog->Validate();
-  Result<ModelZoo> zoo = LoadModelZoo();
-  Result<Calibration> cal = LoadCalibration();
-  ASSERT_TRUE(zoo.ok() && cal.ok());
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
   const std::string header =
       "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
       "metric,value,notes\n";
@@ -102,7 +110,8 @@ TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
       "tokens_per_s_per_gpu,100,impl=vLLM 0.6\n"
       "hf-unset,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,,256,"
       "tokens_per_s_per_gpu,30,impl=HF transformers\n";
-  Result<ValidationReport> r = Validate(header + rows, "v.csv", *catalog, *zoo, *cal);
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 3u);
   for (const ValidationRow& row : r->rows) {
