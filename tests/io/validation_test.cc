@@ -1,8 +1,8 @@
 #include "io/validation.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
