@@ -10,12 +10,10 @@
 #include <system_error>
 
 #include "cli/commands.h"
-#include "cli/workload_flags.h"
+#include "cli/plan_inputs.h"
 #include "gpuplan/plan.h"
-#include "io/calibration_csv.h"
 #include "io/deploy_render.h"
 #include "io/file_util.h"
-#include "io/model_zoo.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -23,8 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct DeployFlags {
-  std::string workload_path;  // empty: the workload comes from the flags alone
-  WorkloadFlags workload;
+  PlanSource source;  // the workload, as for `plan`
   int rank = 1;
   std::string instance;  // pins the type (with --nodes, --region and --billing)
   std::optional<int> nodes;
@@ -61,19 +58,17 @@ Status CheckOutDir(const std::string& dir, bool force) {
 
 // The candidate to deploy: the plan's --rank, or the best one of the --instance type (and
 // --nodes). Errors name the flag.
-Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const Workload& w,
-                                           const ModelArch& arch, const Catalog& catalog,
-                                           const Calibration& cal, const InstanceType* pinned) {
-  planner::PlanOptions options;
-  options.today = CliToday();
-  options.ratios = CliPriceRatios();
+Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const PlanInputs& in,
+                                           planner::PlanOptions options,
+                                           const InstanceType* pinned) {
   options.top_n = pinned ? 1000 : f.rank;
   if (pinned)
     options.only_instance = pinned->name;
   // The planner's power-of-two node counts must reach a pinned --nodes.
   if (f.nodes)
     options.default_max_nodes = std::max(options.default_max_nodes, *f.nodes);
-  Result<planner::Plan> plan = planner::MakePlan(w, arch, catalog, cal, options);
+  Result<planner::Plan> plan =
+      planner::MakePlan(in.workload, in.arch, in.catalog, in.calibration, options);
   if (!plan.ok())
     return plan.status();
   const std::string reasons = [&] {
@@ -126,34 +121,18 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
     if (Status s = CheckOutDir(f.out, f.force); !s.ok())
       return ctx.Fail(s);
   }
-  std::optional<Workload> w = LoadCliWorkload(ctx, f.workload_path, f.workload, WorkloadUse::kPlan);
-  if (!w)
-    return;
-  Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok())
-    return ctx.Fail(catalog.status());
+  std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
+  if (!in) return;
   const InstanceType* pinned = nullptr;
   if (!f.instance.empty()) {
-    pinned = catalog->FindInstance(f.instance);
+    pinned = in->catalog.FindInstance(f.instance);
     if (!pinned) {
       return ctx.Fail(Status::NotFound(
           fmt::format("--instance \"{}\": unknown instance type; did you mean {}?", f.instance,
-                      fmt::join(catalog->SuggestInstances(f.instance), ", "))));
+                      fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
     }
   }
-  Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok())
-    return ctx.Fail(zoo.status());
-  Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
-  if (!arch.ok()) {
-    return ctx.Fail(f.workload_path.empty() ? arch.status()
-                                            : arch.status().WithContext(f.workload_path));
-  }
-  Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok())
-    return ctx.Fail(cal.status());
-
-  Result<planner::Candidate> c = ChooseCandidate(f, *w, *arch, *catalog, *cal, pinned);
+  Result<planner::Candidate> c = ChooseCandidate(f, *in, CliPlanOptions(ctx), pinned);
   if (!c.ok())
     return ctx.Fail(c.status());
   if (f.spot_price_limit && c->billing != cost::Mode::kSpot) {
@@ -163,7 +142,7 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
                                             cost::ModeName(c->billing))),
         /*usage=*/true);
   }
-  const InstanceType* type = catalog->FindInstance(c->instance);
+  const InstanceType* type = in->catalog.FindInstance(c->instance);
   if (!type)
     return ctx.Fail(Status::Internal("planned type " + c->instance + " is not in the catalog"));
   io::DeployOptions o;
@@ -171,7 +150,7 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   o.rank = pinned ? 0 : f.rank;
   o.spot_price_limit = f.spot_price_limit;
   o.checkpoint_command = f.checkpoint_command;
-  Result<io::DeployFiles> files = io::RenderDeploy(*w, *c, *type, o);
+  Result<io::DeployFiles> files = io::RenderDeploy(in->workload, *c, *type, o);
   if (!files.ok())
     return ctx.Fail(files.status());
 
@@ -212,10 +191,7 @@ void AddDeployCommand(CLI::App& app, CliContext& ctx) {
                                      "Write the provisioning files for a planned candidate: "
                                      "run-instances.sh (aliyun CLI), main.tf "
                                      "(Terraform), cloud-init.yaml and README.md");
-  cmd->add_option("workload", f->workload_path,
-                  "Workload YAML file (see examples/); or give it as flags");
-  AddWorkloadFlags(cmd, &f->workload);
-  AddPlanningFlags(cmd, &f->workload);
+  AddPlanSourceFlags(cmd, &f->source);
   CLI::Option* rank =
       cmd->add_option("--rank", f->rank, "Which candidate of the plan (default 1, the best)")
           ->check(CLI::Range(1, 1000));

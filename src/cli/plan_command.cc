@@ -6,89 +6,31 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "agent/probe_calibration.h"
 #include "cli/commands.h"
-#include "cli/workload_flags.h"
+#include "cli/plan_inputs.h"
 #include "core/strings.h"
 #include "gpuplan/plan.h"
-#include "io/calibration_csv.h"
-#include "io/model_zoo.h"
 #include "io/plan_render.h"
 
 namespace gpuplan::cli {
 namespace {
 
 struct PlanFlags {
-  std::string workload_path;  // empty: the workload comes from the flags alone
-  std::string instance;       // explain only
+  PlanSource source;
+  std::string instance;  // explain only
   int top = 10;
   bool json = false;
   bool markdown = false;
-  WorkloadFlags workload;         // override the file's fields
-  std::string probe_calibration;  // --probe-calibration FILE from `gpuplan probe --save`
 };
-
-// Loads everything a plan needs; on error reports it and returns nullopt.
-struct PlanInputs {
-  Catalog catalog;
-  Workload workload;
-  ModelArch arch;
-  Calibration calibration;
-};
-
-std::optional<PlanInputs> Load(CliContext& ctx, const PlanFlags& f) {
-  std::optional<Workload> w = LoadCliWorkload(ctx, f.workload_path, f.workload, WorkloadUse::kPlan);
-  if (!w) return std::nullopt;
-  Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok()) {
-    ctx.Fail(catalog.status());
-    return std::nullopt;
-  }
-  Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok()) {
-    ctx.Fail(zoo.status());
-    return std::nullopt;
-  }
-  Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
-  if (!arch.ok()) {
-    ctx.Fail(f.workload_path.empty() ? arch.status() : arch.status().WithContext(f.workload_path));
-    return std::nullopt;
-  }
-  Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok()) {
-    ctx.Fail(cal.status());
-    return std::nullopt;
-  }
-  if (!f.probe_calibration.empty()) {
-    // What the probe measured on a rented instance replaces the fitted efficiency of its GPU.
-    Result<agent::ProbeCalibration> probe = agent::LoadCalibration(f.probe_calibration);
-    Result<const Gpu*> applied = probe.ok() ? agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal)
-                                            : Result<const Gpu*>(probe.status());
-    if (!applied.ok()) {
-      ctx.Fail(applied.status().WithContext("--probe-calibration " + f.probe_calibration));
-      return std::nullopt;
-    }
-  }
-  return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
-}
-
-// Today's date, the price ratios and the cached market data (stock, spot advice).
-planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
-  planner::PlanOptions options;
-  options.today = CliToday();
-  options.ratios = CliPriceRatios();
-  options.market = LoadCliMarketData(ctx);
-  return options;
-}
 
 void RunPlan(CliContext& ctx, const PlanFlags& f) {
-  std::optional<PlanInputs> in = Load(ctx, f);
+  std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
   if (!in) return;
   planner::PlanOptions options = CliPlanOptions(ctx);
   options.top_n = f.top;
   Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!plan.ok()) {
-    return ctx.Fail(f.workload_path.empty() ? plan.status() : plan.status().WithContext(f.workload_path));
+    return ctx.Fail(WithWorkloadContext(plan.status(), f.source));
   }
   if (f.json) {
     *ctx.out << io::PlanJson(in->workload, *plan).dump(2) << "\n";
@@ -100,7 +42,7 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
 }
 
 void RunExplain(CliContext& ctx, const PlanFlags& f) {
-  std::optional<PlanInputs> in = Load(ctx, f);
+  std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
   if (!in) return;
   const InstanceType* type = in->catalog.FindInstance(f.instance);
   if (!type) {
@@ -153,21 +95,12 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   *ctx.out << s;
 }
 
-// The workload as a YAML file, flags, or both (flags override the file's fields).
-void AddWorkloadInputs(CLI::App* cmd, PlanFlags* f) {
-  cmd->add_option("workload", f->workload_path, "Workload YAML file (see examples/); or give it as flags");
-  AddWorkloadFlags(cmd, &f->workload);
-  AddPlanningFlags(cmd, &f->workload);
-  cmd->add_option("--probe-calibration", f->probe_calibration,
-                  "Calibration file from 'gpuplan probe --save': measured GEMM and memory efficiency of that GPU");
-}
-
 }  // namespace
 
 void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto flags = std::make_shared<PlanFlags>();
   CLI::App* plan = app.add_subcommand("plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
-  AddWorkloadInputs(plan, flags.get());
+  AddPlanSourceFlags(plan, &flags->source);
   plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
   auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
   plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
@@ -176,7 +109,7 @@ void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto eflags = std::make_shared<PlanFlags>();
   CLI::App* explain = app.add_subcommand("explain", "Why (not) this instance type for a workload?");
   explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
-  AddWorkloadInputs(explain, eflags.get());
+  AddPlanSourceFlags(explain, &eflags->source);
   explain->add_flag("--json", eflags->json, "Print JSON");
   explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });
 }

@@ -1,0 +1,73 @@
+#include "cli/plan_inputs.h"
+
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "agent/probe_calibration.h"
+#include "io/calibration_csv.h"
+#include "io/model_zoo.h"
+
+namespace gpuplan::cli {
+
+void AddPlanSourceFlags(CLI::App* cmd, PlanSource* source) {
+  cmd->add_option("workload", source->workload_path,
+                  "Workload YAML file (see examples/); or give it as flags");
+  AddWorkloadFlags(cmd, &source->workload);
+  AddPlanningFlags(cmd, &source->workload);
+  cmd->add_option("--probe-calibration", source->probe_calibration,
+                  "Calibration file from 'gpuplan probe --save': measured GEMM and memory "
+                  "efficiency of that GPU");
+}
+
+Status WithWorkloadContext(const Status& status, const PlanSource& source) {
+  return source.workload_path.empty() ? status : status.WithContext(source.workload_path);
+}
+
+std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& source) {
+  std::optional<Workload> w =
+      LoadCliWorkload(ctx, source.workload_path, source.workload, WorkloadUse::kPlan);
+  if (!w) return std::nullopt;
+  Result<Catalog> catalog = LoadCliCatalog(ctx);
+  if (!catalog.ok()) {
+    ctx.Fail(catalog.status());
+    return std::nullopt;
+  }
+  Result<ModelZoo> zoo = io::LoadModelZoo();
+  if (!zoo.ok()) {
+    ctx.Fail(zoo.status());
+    return std::nullopt;
+  }
+  Result<ModelArch> arch = planner::PlanModel(*w, *zoo);
+  if (!arch.ok()) {
+    ctx.Fail(WithWorkloadContext(arch.status(), source));
+    return std::nullopt;
+  }
+  Result<Calibration> cal = io::LoadCalibration();
+  if (!cal.ok()) {
+    ctx.Fail(cal.status());
+    return std::nullopt;
+  }
+  if (!source.probe_calibration.empty()) {
+    // What the probe measured on a rented instance rescales the fitted efficiency of its GPU.
+    Result<agent::ProbeCalibration> probe = agent::LoadCalibration(source.probe_calibration);
+    Result<const Gpu*> applied =
+        probe.ok() ? agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal)
+                   : Result<const Gpu*>(probe.status());
+    if (!applied.ok()) {
+      ctx.Fail(applied.status().WithContext("--probe-calibration " + source.probe_calibration));
+      return std::nullopt;
+    }
+  }
+  return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
+}
+
+planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
+  planner::PlanOptions options;
+  options.today = CliToday();
+  options.ratios = CliPriceRatios();
+  options.market = LoadCliMarketData(ctx);
+  return options;
+}
+
+}  // namespace gpuplan::cli
