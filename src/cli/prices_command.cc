@@ -21,6 +21,7 @@
 #include "io/file_util.h"
 #include "io/price_cache.h"
 #include "io/price_import.h"
+#include "io/utc_time.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -537,12 +538,7 @@ std::string CliToday() {
     if (std::string_view(fixed).size() == 10 && DaysBetween(fixed, fixed))
       return fixed;
   }
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
+  return io::UtcToday();
 }
 
 cost::PriceRatios CliPriceRatios() {

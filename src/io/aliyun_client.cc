@@ -14,6 +14,7 @@
 
 #include "core/strings.h"
 #include "io/price_import.h"
+#include "io/utc_time.h"
 
 namespace gpuplan::io {
 namespace {
@@ -22,15 +23,6 @@ using nlohmann::json;
 
 // ECS OpenAPI version all these calls use (alibaba_reference.md section 4, S10).
 constexpr char kEcsVersion[] = "2014-05-26";
-
-std::string UtcNow() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string RandomNonce() {
   unsigned char bytes[16];

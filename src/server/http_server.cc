@@ -12,19 +12,11 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "io/utc_time.h"
 #include "server/api.h"
 
 namespace gpuplan::server {
 namespace {
-
-std::string UtcNow() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 httplib::Params QueryParams(const httplib::Request& req) {
   httplib::Params params;
@@ -76,7 +68,7 @@ struct HttpServer::Impl {
     }
     const std::string timing = res.get_header_value("Server-Timing");
     const std::string line =
-        fmt::format("{} {} {} {} -> {} ({} bytes{})\n", UtcNow(), req.remote_addr, req.method,
+        fmt::format("{} {} {} {} -> {} ({} bytes{})\n", io::UtcNow(), req.remote_addr, req.method,
                     target, res.status, res.body.size(),
                     timing.empty() ? "" : ", " + timing.substr(timing.find('=') + 1) + " ms");
     std::lock_guard<std::mutex> lock(log_mutex);
