@@ -12,7 +12,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "gpuplan/workload.h"
@@ -120,10 +119,6 @@ struct Calibration {
   // HF eager: extra host time per layer for quantised (GPTQ/AWQ) linear kernels, us.
   double hf_quant_layer_overhead_us = 150;
 
-  // Replaces the efficiency row of `architecture` (adding it when absent) with measured values,
-  // e.g. from `gpuplan probe --save` on the rented instance; unset values keep the fitted ones.
-  void Override(std::string_view architecture, std::optional<double> gemm_fraction,
-                std::optional<double> memory_bw_fraction);
   // Sets the values `values` gives for one GPU model only (its GpuEfficiency row), so other
   // GPUs of the same architecture keep the fitted values; `values.gpu` is ignored.
   void OverrideGpu(const Gpu& gpu, const GpuEfficiency& values);

@@ -11,6 +11,7 @@
 
 #include "agent/stop_signal.h"
 #include "cli/commands.h"
+#include "cli/plan_inputs.h"
 #include "gpuplan/cost.h"
 #include "io/calibration_csv.h"
 #include "io/model_zoo.h"
@@ -75,10 +76,7 @@ Result<server::ServerData> LoadServerData(const CliContext& ctx) {
   Result<Calibration> cal = io::LoadCalibration();
   if (!cal.ok()) return cal.status();
   data.calibration = std::move(*cal);
-  // As `plan` builds its options (cli/plan_command.cc CliPlanOptions), once.
-  data.plan_options.ratios = CliPriceRatios();
-  data.plan_options.market = LoadCliMarketData(ctx);
-  data.plan_options.today = CliToday();
+  data.plan_options = CliPlanOptions(ctx);  // as `plan` builds them, once
   data.today = [] { return CliToday(); };  // reads the clock and $GPUPLAN_TODAY: thread-safe
   return data;
 }

@@ -36,21 +36,6 @@ void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {
   if (values.simt_fraction) it->simt_fraction = values.simt_fraction;
 }
 
-void Calibration::Override(std::string_view architecture, std::optional<double> gemm,
-                           std::optional<double> memory_bw) {
-  ArchEfficiency* row = nullptr;
-  for (ArchEfficiency& a : archs) {
-    if (a.architecture == architecture) row = &a;
-  }
-  if (row == nullptr) {
-    archs.push_back(fallback);
-    row = &archs.back();
-    row->architecture = std::string(architecture);
-  }
-  if (gemm) row->gemm_fraction = *gemm;
-  if (memory_bw) row->memory_bw_fraction = *memory_bw;
-}
-
 int Calibration::MaxConcurrentSequences(Engine engine) const {
   switch (engine) {
     case Engine::kVllm: return static_cast<int>(vllm_max_sequences);

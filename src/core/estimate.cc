@@ -594,7 +594,6 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     }
   }
   it.request_s = it.prefill_s + it.decode_s;
-  const double gpus = hw.Gpus();
   // Data-parallel replicas (dp) serve independent batches.
   it.tokens_per_s_per_gpu = out > 0 ? batch * out / it.request_s / (tp * pp) : 0;
   it.prefill_tokens_per_s_per_gpu = prefill_tokens / it.prefill_s / (tp * pp);
@@ -608,7 +607,6 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   est.throughput.hardware_tflops_per_gpu = est.throughput.tflops_per_gpu;
   est.throughput.mfu = est.throughput.tflops_per_gpu / peak;
   est.flops_per_token = 2 * gemm_weights;
-  (void)gpus;
   est.inference = it;
   return est;
 }

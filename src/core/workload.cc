@@ -46,9 +46,11 @@ constexpr std::array<std::pair<DataLocation, std::string_view>, 7> kLocations = 
     {DataLocation::kUnknown, "unknown"}, {DataLocation::kOss, "oss"},
     {DataLocation::kNas, "nas"}, {DataLocation::kCpfs, "cpfs"}, {DataLocation::kEssd, "essd"},
     {DataLocation::kLocalNvme, "local_nvme"}, {DataLocation::kMemory, "memory"}}};
-constexpr std::array<std::pair<Engine, std::string_view>, 4> kEngines = {{
+// Serving engines of vLLM's class (continuous batching, paged KV cache, CUDA graphs) parse as
+// vllm and share its overhead model; the first name of an engine is the one printed.
+constexpr std::array<std::pair<Engine, std::string_view>, 6> kEngines = {{
     {Engine::kHf, "hf"}, {Engine::kVllm, "vllm"}, {Engine::kTrtllm, "trtllm"},
-    {Engine::kTorch, "torch"}}};
+    {Engine::kTorch, "torch"}, {Engine::kVllm, "sglang"}, {Engine::kVllm, "lmdeploy"}}};
 
 Status Bad(std::string_view field, std::string_view expected, const std::string& got) {
   return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " +
@@ -72,13 +74,7 @@ std::optional<DataLocation> ParseDataLocation(std::string_view n) {
   return ParseOf(kLocations, n);
 }
 std::string_view EngineName(Engine e) { return NameOf(kEngines, e); }
-std::optional<Engine> ParseEngine(std::string_view n) {
-  // Serving engines of vLLM's class (continuous batching, paged KV cache, CUDA graphs) share
-  // its overhead model.
-  const std::string lower = strings::Lower(n);
-  if (lower == "sglang" || lower == "lmdeploy") return Engine::kVllm;
-  return ParseOf(kEngines, n);
-}
+std::optional<Engine> ParseEngine(std::string_view n) { return ParseOf(kEngines, n); }
 
 std::optional<double> Workload::TotalTokens() const {
   if (tokens) return *tokens;
