@@ -202,7 +202,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
   const std::string offload = r.Text("offload");
-  if (offload == "cpu") l.offload = perf::Offload::kCpu;
+  if (offload == "cpu") l.offload = perf::Offload::kOptimizer;
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");
