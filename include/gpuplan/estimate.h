@@ -21,6 +21,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -142,7 +143,9 @@ struct Estimate {
     double allocated_gib = 0;  // peak bytes held by tensors (torch.cuda.max_memory_allocated)
     double reserved_gib = 0;   // allocated + allocator fragmentation (max_memory_reserved)
     double capacity_gib = 0;   // usable memory per GPU
-    bool fits = false;         // per_gpu_gib <= capacity_gib
+    bool fits = false;         // per_gpu_gib <= capacity_gib (and host_gib <= host_capacity_gib)
+    double host_gib = 0;       // host RAM per node that offloading needs (0 = no offload)
+    double host_capacity_gib = 0;  // what the node's RAM leaves for it (0 = not checked)
     MemoryBreakdown breakdown;
   } memory;
   struct Time {
@@ -165,6 +168,7 @@ struct Estimate {
   int grad_accum = 1;          // micro-batches per optimizer step per pipeline
   double peak_tflops = 0;      // dense peak of the GPU at the workload's precision
   double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)
+  std::string mfu_basis;       // what the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention"
 };
 
 // Estimates `w` with architecture `arch` on `hw` laid out as `layout`.
