@@ -48,8 +48,7 @@ std::string HtmlEscape(std::string_view text) {
 
 std::string WebPage(const ModelZoo& zoo) {
   std::string options;
-  for (const ModelArch& m : zoo.models)
-    options += "<option value=\"" + HtmlEscape(m.name) + "\">";
+  for (const ModelArch& m : zoo.models) options += "<option value=\"" + HtmlEscape(m.name) + "\">";
   std::string page(kMarkup);
   Fill(page, "SCRIPT", kScript);  // first: the zoo's names must not be searched for slots
   Fill(page, "MODEL_OPTIONS", options);
