@@ -412,7 +412,7 @@ struct HttpServer::Impl {
       std::lock_guard<std::mutex> lock(queue_mutex);
       (is_light ? light : heavy).push_back(std::move(job));
     }
-    queue_ready.notify_one();
+    queue_ready.notify_all();  // notify_one could wake only the light-only worker for a POST
   }
 
   void Expire(Connection& c) {
@@ -425,13 +425,17 @@ struct HttpServer::Impl {
                              limits.body_timeout.count()));
   }
 
-  void Work() {
+  // A worker; a light-only one never takes a POST, so GETs are answered even while every other
+  // worker plans.
+  void Work(bool light_only) {
     for (;;) {
       Job job;
       {
         std::unique_lock<std::mutex> lock(queue_mutex);
-        queue_ready.wait(lock, [&] { return queue_closed || !light.empty() || !heavy.empty(); });
-        std::deque<Job>& from = !light.empty() ? light : heavy;
+        queue_ready.wait(lock, [&] {
+          return queue_closed || !light.empty() || (!light_only && !heavy.empty());
+        });
+        std::deque<Job>& from = !light.empty() || light_only ? light : heavy;
         if (from.empty()) return;  // closed and drained
         job = std::move(from.front());
         from.pop_front();
@@ -561,10 +565,11 @@ Status HttpServer::Run() {
     return Status::Unavailable("the HTTP server is not bound to an address");
   }
   const int n = impl_->limits.workers > 0
-                    ? impl_->limits.workers
+                    ? std::max(2, impl_->limits.workers)  // one light-only, one for everything
                     : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::thread> workers;
-  for (int i = 0; i < n; ++i) workers.emplace_back([this] { impl_->Work(); });
+  for (int i = 0; i < n; ++i)
+    workers.emplace_back([this, i] { impl_->Work(/*light_only=*/i == 0); });
   impl_->Loop();
   {
     std::lock_guard<std::mutex> lock(impl_->queue_mutex);

@@ -1,5 +1,7 @@
 #include "server/web_page.h"
 
+#include <fmt/format.h>
+
 #include "gpuplan/model.h"
 
 namespace gpuplan::server {
@@ -48,7 +50,14 @@ std::string HtmlEscape(std::string_view text) {
 
 std::string WebPage(const ModelZoo& zoo) {
   std::string options;
-  for (const ModelArch& m : zoo.models) options += "<option value=\"" + HtmlEscape(m.name) + "\">";
+  // The picker shows each zoo model with its size, so "which 7B models" reads at a glance.
+  for (const ModelArch& m : zoo.models) {
+    const double params = m.Params();
+    const std::string size =
+        params >= 1e9 ? fmt::format("{:.3g}B", params / 1e9) : fmt::format("{:.3g}M", params / 1e6);
+    options += "<option value=\"" + HtmlEscape(m.name) + "\">" +
+               (params > 0 ? HtmlEscape(size + " parameters") : "") + "</option>";
+  }
   std::string page(kMarkup);
   Fill(page, "SCRIPT", kScript);  // first: the zoo's names must not be searched for slots
   Fill(page, "MODEL_OPTIONS", options);

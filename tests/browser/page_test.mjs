@@ -77,12 +77,15 @@ test("a plan link fills the form, runs the plan and draws every candidate", asyn
 test("hovering a point names the candidate; clicking a row shows its details", async () => {
   const page = await open(LORA);
   await page.waitForSelector("#tradeoff circle.point");
-  const first = await page.textContent("#candidates tbody tr:first-child td:nth-child(2)");
-  const dot = page.locator("#tradeoff circle.point[data-index='0']");
-  if (await dot.count()) {
-    await dot.hover();
-    assert.match(await page.textContent("#hover"), new RegExp("#1 " + first.replace(".", "\\.")));
-  }
+  // The last point drawn is on top of any it overlaps: hover it and read its name.
+  const dot = page.locator("#tradeoff circle.point").last();
+  const index = Number(await dot.getAttribute("data-index"));
+  const instance = await page.textContent("#candidates tbody tr:nth-child(" + (index + 1) +
+                                          ") td:nth-child(2)");
+  await dot.hover();
+  const named = await page.textContent("#hover");
+  assert.ok(named.startsWith("#" + (index + 1) + " " + instance), named);
+  assert.equal(named, await dot.getAttribute("aria-label"));
   const second = page.locator("#candidates tbody tr:nth-child(2)");
   const name = await second.locator("td:nth-child(2)").textContent();
   await second.click();
@@ -92,7 +95,18 @@ test("hovering a point names the candidate; clicking a row shows its details", a
   assert.equal(await page.locator("#memory-bar line.capacity").count(), 1);
   assert.ok(await page.locator("#step-bar rect.part").count() >= 1, "step-time parts");
   assert.match(await page.textContent("#details"), /per instance hour/);
-  assert.match(await page.textContent("#details"), /gpuplan explain .*--rank 2/);
+  // Its explain and its deploy files, from the server.
+  await page.click("#explain");
+  await page.locator("#explain-result h3").waitFor();
+  assert.equal(await page.textContent("#explain-result h3"), "gpuplan explain " + name);
+  assert.ok(await page.locator("#explain-result li").count() >= 1);
+  await page.click("#deploy");
+  await page.locator("#deploy-result a").first().waitFor();
+  const files = await page.locator("#deploy-result a").allTextContents();
+  assert.ok(files.includes("run-instances.sh") && files.includes("main.tf"), files.join());
+  const [download] = await Promise.all([page.waitForEvent("download"),
+                                        page.click("#deploy-result a:text('run-instances.sh')")]);
+  assert.equal(download.suggestedFilename(), "run-instances.sh");
   page.checkClean();
   await page.close();
 });
