@@ -8,6 +8,8 @@
 set -euo pipefail
 binary=$(realpath "${1:?usage: browser-test.sh GPUPLAN_BINARY [SCREENSHOT]}")
 here=$(cd "$(dirname "$0")/.." && pwd)
+screenshot=""
+[ $# -ge 2 ] && screenshot=$(realpath -m "$2")
 chromium=${CHROMIUM:-$(command -v chromium || true)}
 if [ -z "$chromium" ] || ! command -v node > /dev/null || ! command -v npm > /dev/null; then
   echo "browser-test: skipped: needs chromium, node and npm (scripts/install-deps.sh)" >&2
@@ -19,6 +21,5 @@ if ! cmp -s package-lock.json node_modules/.installed-lock.json 2> /dev/null; th
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.installed-lock.json
 fi
-export GPUPLAN_BINARY=$binary CHROMIUM=$chromium
-[ $# -ge 2 ] && export GPUPLAN_SCREENSHOT=$(realpath "$2")
+export GPUPLAN_BINARY=$binary CHROMIUM=$chromium GPUPLAN_SCREENSHOT=$screenshot
 exec node --test page_test.mjs

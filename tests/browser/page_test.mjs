@@ -70,7 +70,14 @@ test("a plan link fills the form, runs the plan and draws every candidate", asyn
   const regions = await page.locator("#candidates tbody tr td:nth-child(6)").allTextContents();
   assert.ok(regions.every((r) => r === "cn-hangzhou"), regions.join());
   page.checkClean();
-  if (screenshot) await page.screenshot({path: screenshot, fullPage: false});
+  if (screenshot) {
+    // The answer: the summary, the chart and the table.
+    const top = (await page.locator("#summary").boundingBox()).y - 8;
+    const bottom = await page.evaluate(() =>
+        document.querySelector("#candidates").getBoundingClientRect().bottom + scrollY);
+    await page.screenshot({path: screenshot, fullPage: true,
+                           clip: {x: 0, y: top, width: 1280, height: bottom - top + 8}});
+  }
   await page.close();
 });
 
