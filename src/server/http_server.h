@@ -40,7 +40,10 @@ struct ServerLimits {
   std::chrono::milliseconds body_timeout{30'000};
   // For writing the answer to a client that does not read it.
   std::chrono::milliseconds write_timeout{10'000};
-  // Connections open at once (being read, waiting for or in a worker); one more gets 503.
+  // Connections open at once (being read, waiting for or in a worker); one more gets 503, and
+  // past twice as many a new connection is closed unanswered. Keep it under ~450: Debian's
+  // httplib 0.11 (built without poll) answers a request on a socket numbered 1024 or more with
+  // 500, and each connection holds one descriptor.
   int max_connections = 256;
   // Request line plus headers; a longer one gets 431.
   size_t max_header_bytes = 16 * 1024;
