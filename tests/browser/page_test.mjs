@@ -150,6 +150,14 @@ test("changing a field replans and updates the link", async () => {
   assert.ok(gpus.every((g) => Number(g) <= 8), gpus.join());
   await page.click("#copy-link");
   assert.match(await page.inputValue("#link"), /max_gpus=8/);
+  // Back returns to the plan before the change.
+  await page.goBack();
+  await page.waitForFunction(() => !location.search.includes("max_gpus=8"));
+  assert.equal(await page.inputValue("[name=max_gpus]"), "");
+  assert.equal(await page.inputValue("[name=objective]"), "cost");
+  await page.goForward();
+  await page.waitForFunction(() => location.search.includes("max_gpus=8"));
+  await page.waitForSelector("#candidates tbody tr");
   // The link, opened again, gives the same table.
   const link = await page.inputValue("#link");
   const again = await open(link.slice(origin.length));
