@@ -56,12 +56,7 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   Result<planner::Plan> mine = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!overall.ok() || !mine.ok()) return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
   if (f.json) {
-    nlohmann::json j = {{"instance", type->name}, {"candidates", nlohmann::json::array()},
-                        {"rejected", nlohmann::json::array()}};
-    for (const auto& c : mine->candidates) j["candidates"].push_back(io::CandidateJson(c));
-    for (const auto& r : mine->rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
-    if (!overall->candidates.empty()) j["winner"] = io::CandidateJson(overall->candidates[0]);
-    *ctx.out << j.dump(2) << "\n";
+    *ctx.out << io::ExplainJson(type->name, *overall, *mine).dump(2) << "\n";
     return;
   }
   std::string s;

@@ -143,6 +143,16 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
   return j;
 }
 
+nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
+                           const planner::Plan& mine) {
+  nlohmann::json j = {{"instance", instance}, {"candidates", nlohmann::json::array()},
+                      {"rejected", nlohmann::json::array()}};
+  for (const auto& c : mine.candidates) j["candidates"].push_back(CandidateJson(c));
+  for (const auto& r : mine.rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
+  if (!overall.candidates.empty()) j["winner"] = CandidateJson(overall.candidates[0]);
+  return j;
+}
+
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& c : plan.candidates) candidates.push_back(CandidateJson(c));
