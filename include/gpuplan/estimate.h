@@ -33,11 +33,7 @@
 
 namespace gpuplan::perf {
 
-// What lives in host RAM instead of GPU memory (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity /
-// FSDP CPU offload, Rajbhandari et al. 2021): the optimizer states (and their update, run by the
-// host's Adam), or the parameters too (streamed in per layer).
-enum class Offload { kNone, kOptimizer, kParams };
-std::string_view OffloadName(Offload o);  // "none", "optimizer", "params"
+using gpuplan::Offload;  // defined with the workload (include/gpuplan/workload.h)
 
 // How the job is laid out over the GPUs: named parallel dimensions, placed from the innermost
 // (fastest-varying rank index) outwards as Megatron-LM does: tp, cp, dp (with ep carved out of
@@ -64,6 +60,9 @@ struct Layout {
 
   int Gpus() const { return tp * cp * pp * dp; }
 };
+
+// "tp=2 pp=8 dp=1 ZeRO-0, micro-batch 1, full recompute" (cp, vp, ep and savers when set).
+std::string DescribeLayout(const Layout& l);
 
 enum class LinkKind { kNone, kPcie, kNvlink, kNvswitch };
 std::string_view LinkKindName(LinkKind k);  // "none", "pcie", "nvlink", "nvswitch"
@@ -179,10 +178,8 @@ struct Estimate {
 Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Hardware& hw,
                              const Layout& layout, const Calibration& cal);
 
-// A sensible layout for `w` on `hw`: data parallel with ZeRO when the model states do not fit,
-// tensor parallel inside the node for the largest models, the largest micro-batch that fits
-// (capped by the global batch), recomputation only when needed. Always returns a layout whose
-// Gpus() == hw.Gpus(); it may still not fit (check the estimate).
+// The layout perf::SearchLayout (gpuplan/layout_search.h) picks with the workload's pins: the
+// fastest that fits, else the one with the least memory (check the estimate).
 Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                      const Calibration& cal);
 

@@ -35,6 +35,10 @@ struct LayoutPins {
   std::optional<bool> optimizer_in_backward, activation_offload, sequence_parallel;
 };
 
+// The pins a workload sets: micro_batch, recompute, cp, virtual_stages, offload,
+// optimizer_in_backward, activation_offload.
+LayoutPins PinsFrom(const Workload& w);
+
 struct LayoutSearch {
   bool ok = false;        // a layout that fits was found
   Layout layout;          // the fastest that fits (else the one with the least memory)

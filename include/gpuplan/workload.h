@@ -42,6 +42,13 @@ enum class Recompute { kNone, kSelective, kFull };
 std::string_view RecomputeName(Recompute r);  // "none", "selective", "full"
 std::optional<Recompute> ParseRecompute(std::string_view name);
 
+// What lives in host RAM instead of GPU memory (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity /
+// FSDP CPU offload, Rajbhandari et al. 2021): the optimizer states (and their update, run by the
+// host's Adam), or the parameters too (streamed in per layer).
+enum class Offload { kNone, kOptimizer, kParams };
+std::string_view OffloadName(Offload o);  // "none", "optimizer", "params"
+std::optional<Offload> ParseOffload(std::string_view name);
+
 // What the planner minimises.
 enum class Objective { kCost, kTime, kCostWithinDeadline, kTimeWithinBudget };
 // "cost", "time", "cost_within_deadline", "time_within_budget"
@@ -136,6 +143,14 @@ struct Workload {
   // model.to(bfloat16) + torch.optim.AdamW).
   bool master_weights = true;
   std::optional<Recompute> recompute;  // unset = chosen by the layout
+  // Layout choices the user fixes (YAML keys of the same names, flags --cp, --virtual-stages,
+  // --offload, --optimizer-in-backward, --activation-offload); unset = chosen by the layout
+  // search (offload and the other memory savers only when nothing fits without them).
+  std::optional<int> cp;              // context-parallel degree
+  std::optional<int> virtual_stages;  // interleaved-pipeline model chunks per rank
+  std::optional<Offload> offload;
+  std::optional<bool> optimizer_in_backward;
+  std::optional<bool> activation_offload;
   int lora_rank = 16;                  // LoRA/QLoRA adapter rank
   // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed
   // when adding tokens.

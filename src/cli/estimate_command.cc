@@ -52,10 +52,8 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
                    hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes",
                                               Num(hw.inter_node_gbps), hw.rdma ? "RDMA" : "TCP")
                                 : "");
-  s += fmt::format("layout: tp {} pp {} dp {} zero {} micro-batch {} x {} accumulation, "
-                   "recompute {}{}\n\n",
-                   l.tp, l.pp, l.dp, l.zero, l.micro_batch, e.grad_accum,
-                   RecomputeName(l.recompute), l.sequence_parallel ? ", sequence parallel" : "");
+  s += fmt::format("layout: {} x {} accumulation{}\n\n", perf::DescribeLayout(l), e.grad_accum,
+                   l.sequence_parallel ? ", sequence parallel" : "");
   io::Table mem{{"memory per GPU", "GiB"}, {}};
   for (const auto& [k, v] : e.memory.breakdown.Named()) {
     if (v > 0) mem.rows.push_back({std::string(k), fmt::format("{:.2f}", v)});
@@ -74,9 +72,14 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   time.rows.push_back({"step", fmt::format("{:.4g}", e.time.step_s), "100%"});
   s += io::RenderAligned(time);
   s += fmt::format("\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "
-                   "{} dense peak\n",
+                   "{} dense peak{}\n",
                    e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu,
-                   100 * e.throughput.mfu, Num(e.peak_tflops));
+                   100 * e.throughput.mfu, Num(e.peak_tflops),
+                   e.mfu_basis.empty() ? "" : " (model FLOPs: " + e.mfu_basis + ")");
+  if (e.memory.host_gib > 0) {
+    s += fmt::format("host RAM for offload: {:.1f} GiB per node of {:.1f} usable\n",
+                     e.memory.host_gib, e.memory.host_capacity_gib);
+  }
   if (e.job.hours > 0) {
     s += fmt::format("job: {:.0f} steps, {:.2f} hours, {:.1f} GPU-hours\n", e.job.steps,
                      e.job.hours, e.job.gpu_hours);
@@ -163,6 +166,7 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--pp", o->layout.pp, "Pipeline parallel degree");
   cmd->add_option("--dp", o->layout.dp, "Data parallel degree");
   cmd->add_option("--zero", o->layout.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+  cmd->add_option("--ep", o->layout.ep, "Expert parallel degree (MoE; divides dp)");
   cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);

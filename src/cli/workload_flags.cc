@@ -57,6 +57,8 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
                               "adamw, adamw_8bit, sgd or adafactor", &w.optimizer),
            SetEnum<Recompute>("--recompute", f.recompute, ParseRecompute, "none, selective or full",
                               &w.recompute),
+           SetEnum<Offload>("--offload", f.offload, ParseOffload, "none, optimizer or params",
+                            &w.offload),
            SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch",
                            &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
@@ -67,6 +69,10 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.epochs, &w.epochs);
   SetIfGiven(f.seq_len, &w.seq_len);
   SetIfGiven(f.micro_batch, &w.micro_batch);
+  SetIfGiven(f.cp, &w.cp);
+  SetIfGiven(f.virtual_stages, &w.virtual_stages);
+  if (f.optimizer_in_backward) w.optimizer_in_backward = true;
+  if (f.activation_offload) w.activation_offload = true;
   SetIfGiven(f.global_batch, &w.global_batch);
   SetIfGiven(f.lora_rank, &w.lora_rank);
   SetIfGiven(f.weight_bits, &w.weight_bits);
@@ -184,6 +190,17 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--epochs", f->epochs, "Epochs over --samples");
   cmd->add_option("--optimizer", f->optimizer, "adamw | adamw_8bit | sgd | adafactor");
   cmd->add_option("--recompute", f->recompute, "none | selective | full");
+  cmd->add_option("--cp", f->cp, "Context-parallel degree (ring attention over the sequence)")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--virtual-stages", f->virtual_stages,
+                  "Interleaved pipeline: model chunks per pipeline rank")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--offload", f->offload,
+                  "none | optimizer | params: optimizer states (and parameters) in host RAM");
+  cmd->add_flag("--optimizer-in-backward", f->optimizer_in_backward,
+                "Step each parameter during backward (no full gradient buffer)");
+  cmd->add_flag("--activation-offload", f->activation_offload,
+                "Keep saved activations in host RAM");
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
   cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");

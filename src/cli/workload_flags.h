@@ -34,6 +34,9 @@ struct WorkloadFlags {
   // The job (AddWorkloadFlags). Enum and amount flags are kept as text so that a bad value is
   // reported by MergeWorkloadFlags with the expected form.
   std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
+  std::string offload;                                 // --offload none|optimizer|params
+  std::optional<int> cp, virtual_stages;               // --cp, --virtual-stages
+  bool optimizer_in_backward = false, activation_offload = false;
   std::optional<int> seq_len, micro_batch, global_batch, lora_rank, weight_bits;
   std::optional<double> epochs;
   // Inline architecture: --layers --hidden --heads --ffn --vocab together (--kv-heads optional).

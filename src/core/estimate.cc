@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/perf/internal.h"
+#include "gpuplan/layout_search.h"
 
 namespace gpuplan::perf {
 namespace {
@@ -159,68 +160,7 @@ int LargestDivisorAtMost(int n, int limit) {
 
 Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                      const Calibration& cal) {
-  const int gpus = hw.Gpus();
-  Layout best;
-  best.dp = gpus;
-  best.flash_attention = w.flash_attention;
-  double best_time = 0;
-  bool best_fits = false;
-  double best_mem = 0;
-  // Candidates: tp over divisors of the node size (and heads), zero 0..3, recompute none or
-  // full; micro-batch the largest that fits (capped by what global_batch allows). Keep the
-  // fastest that fits, else the one with the least memory.
-  const int heads = arch.IsTransformer() ? arch.heads : 1;
-  for (int tp = 1; tp <= hw.gpus_per_node; tp *= 2) {
-    if (gpus % tp != 0 || heads % tp != 0 || hw.gpus_per_node % tp != 0)
-      continue;
-    if (tp > 1 && !arch.IsTransformer())
-      break;
-    for (int zero : {0, 1, 2, 3}) {
-      if (zero > 0 && (gpus / tp == 1 || !w.IsTraining()))
-        continue;
-      for (Recompute rc : {Recompute::kNone, Recompute::kFull}) {
-        if (w.recompute && rc != *w.recompute)
-          continue;
-        if (!w.recompute && rc == Recompute::kFull && !w.IsTraining())
-          continue;
-        Layout l;
-        l.tp = tp;
-        l.dp = gpus / tp;
-        l.zero = zero;
-        l.recompute = w.recompute ? *w.recompute : rc;
-        l.flash_attention = w.flash_attention;
-        l.sequence_parallel = tp > 1;
-        int cap = w.IsTraining() ? std::max(1, w.global_batch / l.dp) : 1;
-        if (w.micro_batch) {
-          l.micro_batch = std::min(*w.micro_batch, cap);
-        } else if (w.IsTraining()) {
-          // The largest micro-batch that fits and divides the per-replica batch, so a step
-          // processes exactly global_batch sequences.
-          const int fit = std::max(1, MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
-          l.micro_batch = LargestDivisorAtMost(cap, fit);
-        } else {
-          l.micro_batch = w.inference.batch ? *w.inference.batch : 1;
-        }
-        if (w.IsTraining() && l.micro_batch * l.dp > w.global_batch)
-          continue;
-        Result<Estimate> e = EstimateRun(w, arch, hw, l, cal);
-        if (!e.ok())
-          continue;
-        const bool fits = e->memory.fits;
-        const double t = w.IsTraining() ? 1 / e->throughput.tokens_per_s_per_gpu : e->time.step_s;
-        const bool better =
-            (fits && (!best_fits || t < best_time)) ||
-            (!fits && !best_fits && (best_mem == 0 || e->memory.per_gpu_gib < best_mem));
-        if (better) {
-          best = l;
-          best_time = t;
-          best_fits = fits;
-          best_mem = e->memory.per_gpu_gib;
-        }
-      }
-    }
-  }
-  return best;
+  return SearchLayout(w, arch, hw, cal, PinsFrom(w)).layout;
 }
 
 }  // namespace gpuplan::perf

@@ -18,6 +18,7 @@
 
 #include "core/provision.h"
 #include "core/strings.h"
+#include "gpuplan/layout_search.h"
 
 namespace gpuplan::planner {
 namespace {
@@ -31,6 +32,7 @@ struct LayoutResult {
   perf::Estimate estimate;
   std::string reason;  // why nothing fits or works
   double min_memory_gib = kInf;  // smallest per-GPU memory over the layouts tried
+  bool memory_savers = false;    // fits only with offload / optimizer-in-backward
 };
 
 struct HardwareKey {
@@ -125,63 +127,20 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
   return out;
 }
 
-// The fastest layout that fits, searching tp inside a node, pp across nodes, ZeRO stages and
-// recomputation, each with the largest micro-batch that fits.
+// The fastest training layout that fits: the one layout search `estimate` uses too
+// (gpuplan/layout_search.h), with the workload's pins.
 LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                                   const Calibration& cal, int* evaluated) {
-  LayoutResult best;
-  const int gpus = hw.Gpus();
-  for (int tp = 1; tp <= std::min(hw.gpus_per_node, 8); tp *= 2) {
-    if (hw.gpus_per_node % tp != 0 || (arch.heads > 0 && arch.heads % tp != 0)) continue;
-    if (tp > 1 && !arch.IsTransformer()) continue;
-    for (int pp = 1; pp <= std::max(1, hw.nodes); pp *= 2) {
-      if ((gpus / tp) % pp != 0 || (pp > 1 && pp > arch.layers)) continue;
-      const int dp = gpus / (tp * pp);
-      // Each data-parallel replica needs at least one sequence of the global batch.
-      if (dp > w.global_batch) continue;
-      const int limit = std::max(1, w.global_batch / dp);
-      for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-        bool full_batch_fits = false;
-        for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-          if (w.recompute && rc != *w.recompute) continue;
-          perf::Layout layout;
-          layout.tp = tp;
-          layout.pp = pp;
-          layout.dp = dp;
-          layout.zero = zero;
-          layout.recompute = rc;
-          layout.sequence_parallel = tp > 1;
-          layout.flash_attention = w.flash_attention;
-          if (w.micro_batch) {
-            layout.micro_batch = *w.micro_batch;
-          } else {
-            const int mb = perf::MaxMicroBatch(w, arch, hw, layout, cal, limit);
-            *evaluated += 1 + static_cast<int>(std::log2(limit + 1));
-            layout.micro_batch = std::max(mb, 1);
-          }
-          Result<perf::Estimate> e = perf::EstimateRun(w, arch, hw, layout, cal);
-          ++*evaluated;
-          if (!e.ok()) {
-            if (best.reason.empty()) best.reason = e.status().message();
-            continue;
-          }
-          best.min_memory_gib = std::min(best.min_memory_gib, e->memory.per_gpu_gib);
-          if (!e->memory.fits) continue;
-          if (!best.ok || e->time.step_s < best.estimate.time.step_s) {
-            best.ok = true;
-            best.layout = layout;
-            best.estimate = *e;
-          }
-          if (layout.micro_batch >= limit) {
-            full_batch_fits = true;
-            break;  // More recomputation only adds time.
-          }
-        }
-        if (full_batch_fits) break;  // More sharding only adds communication.
-      }
-    }
-  }
-  return best;
+  const perf::LayoutSearch found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w));
+  *evaluated += static_cast<int>(found.evaluated);
+  LayoutResult r;
+  r.ok = found.ok;
+  r.layout = found.layout;
+  r.estimate = found.estimate;
+  r.reason = found.reason;
+  r.memory_savers = found.memory_savers;
+  if (found.min_memory_gib > 0) r.min_memory_gib = found.min_memory_gib;
+  return r;
 }
 
 // Inference: the whole instance serves; tp over its GPUs as memory needs, the batch (when not
@@ -565,10 +524,16 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
                       std::string(cost::ModeName(best.billing)) + ": ";
     if (w.IsTraining()) {
       why += "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " + Num(best.estimate.memory.capacity_gib) +
-             " GiB per GPU with tp=" + std::to_string(best.layout.tp) + " pp=" + std::to_string(best.layout.pp) +
-             " dp=" + std::to_string(best.layout.dp) + " ZeRO-" + std::to_string(best.layout.zero) +
-             ", micro-batch " + std::to_string(best.layout.micro_batch) + ", MFU " +
-             Num(best.estimate.throughput.mfu * 100) + "%";
+             " GiB per GPU with " + perf::DescribeLayout(best.layout) + ", " +
+             Num(best.estimate.time.step_s) + " s per step, MFU " + Num(best.estimate.throughput.mfu * 100) +
+             "% (" + best.estimate.mfu_basis + ")";
+      const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
+      if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
+                             best.layout.optimizer_in_backward || best.layout.activation_offload)) {
+        why += "; nothing fits without these memory savers, so they were tried (host RAM " +
+               Num(best.estimate.memory.host_gib) + " of " + Num(best.estimate.memory.host_capacity_gib) +
+               " GiB usable per node)";
+      }
     } else if (best.estimate.inference) {
       const perf::InferenceTimes& inf = *best.estimate.inference;
       if (w.inference.output_tokens > 0) {

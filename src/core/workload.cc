@@ -38,6 +38,8 @@ constexpr std::array<std::pair<Optimizer, std::string_view>, 4> kOptimizers = {{
 constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {{
     {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"},
     {Recompute::kFull, "full"}}};
+constexpr std::array<std::pair<Offload, std::string_view>, 3> kOffloads = {{
+    {Offload::kNone, "none"}, {Offload::kOptimizer, "optimizer"}, {Offload::kParams, "params"}}};
 constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives = {{
     {Objective::kCost, "cost"}, {Objective::kTime, "time"},
     {Objective::kCostWithinDeadline, "cost_within_deadline"},
@@ -67,6 +69,8 @@ std::string_view OptimizerName(Optimizer o) { return NameOf(kOptimizers, o); }
 std::optional<Optimizer> ParseOptimizer(std::string_view n) { return ParseOf(kOptimizers, n); }
 std::string_view RecomputeName(Recompute r) { return NameOf(kRecomputes, r); }
 std::optional<Recompute> ParseRecompute(std::string_view n) { return ParseOf(kRecomputes, n); }
+std::string_view OffloadName(Offload o) { return NameOf(kOffloads, o); }
+std::optional<Offload> ParseOffload(std::string_view n) { return ParseOf(kOffloads, n); }
 std::string_view ObjectiveName(Objective o) { return NameOf(kObjectives, o); }
 std::optional<Objective> ParseObjective(std::string_view n) { return ParseOf(kObjectives, n); }
 std::string_view DataLocationName(DataLocation l) { return NameOf(kLocations, l); }

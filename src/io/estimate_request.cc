@@ -1,5 +1,7 @@
 #include "io/estimate_request.h"
 
+#include "gpuplan/layout_search.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -69,37 +71,42 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
 Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const ModelArch& arch,
                                  const perf::Hardware& hw, const Calibration& cal,
                                  FieldSpelling s) {
-  const bool given = o.tp || o.pp || o.dp || o.zero;
-  perf::Layout l = perf::DefaultLayout(w, arch, hw, cal);
-  if (!given) return l;
-  l.tp = o.tp.value_or(1);
-  l.pp = o.pp.value_or(1);
-  if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1) || l.tp > 4096 || l.pp > 4096 ||
-      (o.dp && *o.dp > (1 << 20))) {
+  const auto out_of = [](const std::optional<int>& v, int hi) { return v && (*v < 1 || *v > hi); };
+  if (out_of(o.tp, 4096) || out_of(o.pp, 4096) || out_of(o.dp, 1 << 20)) {
     return Usage(fmt::format("{} and {} must be 1..4096 and {} 1..1048576", Field(s, "tp"),
                              Field(s, "pp"), Field(s, "dp")));
   }
-  if (!o.dp && hw.Gpus() % (l.tp * l.pp) != 0) {
-    return Usage(fmt::format("{} x {} does not divide the {} GPUs", FieldValue(s, "tp", l.tp),
-                             FieldValue(s, "pp", l.pp), hw.Gpus()));
+  if (out_of(o.ep, 1 << 20)) return Usage(fmt::format("{} must be >= 1", Field(s, "ep")));
+  const long long tp = o.tp.value_or(1), pp = o.pp.value_or(1);
+  if ((o.tp || o.pp) && !o.dp && hw.Gpus() % (tp * pp) != 0) {
+    return Usage(fmt::format("{} x {} does not divide the {} GPUs", FieldValue(s, "tp", tp),
+                             FieldValue(s, "pp", pp), hw.Gpus()));
   }
-  l.dp = o.dp.value_or(hw.Gpus() / (l.tp * l.pp));
-  l.zero = o.zero.value_or(0);
-  if (o.sequence_parallel) l.sequence_parallel = true;
-  if (l.Gpus() != hw.Gpus()) {
+  if (o.dp && o.tp && o.pp && tp * pp * *o.dp * w.cp.value_or(1) != hw.Gpus()) {
     return Usage(fmt::format("{} x {} x {} = {} GPUs, but the hardware has {}",
-                             FieldValue(s, "tp", l.tp), FieldValue(s, "pp", l.pp),
-                             FieldValue(s, "dp", l.dp), l.Gpus(), hw.Gpus()));
+                             FieldValue(s, "tp", tp), FieldValue(s, "pp", pp),
+                             FieldValue(s, "dp", *o.dp), tp * pp * *o.dp, hw.Gpus()));
   }
-  if (w.micro_batch) {
-    l.micro_batch = *w.micro_batch;
-  } else if (w.IsTraining()) {
-    const int cap = std::max(1, w.global_batch / l.dp);
-    const int fit = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
-    l.micro_batch = perf::LargestDivisorAtMost(cap, fit);
+  perf::LayoutPins pins = perf::PinsFrom(w);
+  // Degrees given: the unnamed ones are 1 (ZeRO 0) and dp takes the GPUs left, as a user who
+  // types `--tp 2` means; only micro-batch, recomputation (and memory savers, when nothing
+  // fits) are searched then. No degree given: the whole space is searched.
+  if (o.tp || o.pp || o.dp || o.zero || o.ep || w.cp || w.virtual_stages) {
+    pins.tp = o.tp.value_or(1);
+    pins.pp = o.pp.value_or(1);
+    pins.cp = w.cp.value_or(1);
+    pins.vp = w.virtual_stages.value_or(1);
+    pins.zero = o.zero.value_or(0);
+    pins.ep = o.ep.value_or(1);
+    pins.dp = o.dp;
   }
-  if (w.recompute) l.recompute = *w.recompute;
-  return l;
+  if (o.sequence_parallel) pins.sequence_parallel = true;
+  const perf::LayoutSearch found = perf::SearchLayout(w, arch, hw, cal, pins);
+  if (found.evaluated == 0 || (!found.ok && found.min_memory_gib == 0)) {
+    return Usage(found.reason.empty() ? "no layout has the given degrees on this hardware"
+                                      : found.reason);
+  }
+  return found.layout;
 }
 
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
@@ -117,21 +124,26 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
                     {"intra_link", perf::LinkKindName(hw.intra_link)},
                     {"intra_gbs", hw.intra_gbs}, {"inter_node_gbps", hw.inter_node_gbps},
                     {"rdma", hw.rdma}}},
-      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero},
+      {"layout", {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"vp", l.vp}, {"dp", l.dp},
+                  {"ep", l.ep}, {"zero", l.zero}, {"offload", OffloadName(l.offload)},
+                  {"optimizer_in_backward", l.optimizer_in_backward},
+                  {"activation_offload", l.activation_offload},
                   {"micro_batch", l.micro_batch}, {"grad_accum", e.grad_accum},
                   {"recompute", RecomputeName(l.recompute)},
                   {"sequence_parallel", l.sequence_parallel},
                   {"flash_attention", l.flash_attention}}},
       {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"allocated_gib", e.memory.allocated_gib},
                   {"reserved_gib", e.memory.reserved_gib},
-                  {"capacity_gib", e.memory.capacity_gib}, {"breakdown", mem_parts}}},
+                  {"capacity_gib", e.memory.capacity_gib}, {"host_gib", e.memory.host_gib},
+                  {"host_capacity_gib", e.memory.host_capacity_gib}, {"breakdown", mem_parts}}},
       {"fits", e.memory.fits},
       {"time", {{"step_s", e.time.step_s}, {"breakdown", time_parts}}},
       {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
                       {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
                       {"tflops_per_gpu", e.throughput.tflops_per_gpu},
                       {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
-                      {"mfu", e.throughput.mfu}, {"peak_tflops", e.peak_tflops}}},
+                      {"mfu", e.throughput.mfu}, {"mfu_basis", e.mfu_basis},
+                      {"peak_tflops", e.peak_tflops}}},
       {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
   };
   if (e.inference) {

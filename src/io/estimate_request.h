@@ -33,9 +33,11 @@ struct HardwareChoice {
   std::optional<double> inter_node_gbps;  // overrides the network between nodes, Gbit/s
 };
 
-// The parallel layout; all unset = perf::DefaultLayout.
+// The parallel degrees the user fixes; every unset one is searched (perf::SearchLayout, the
+// search `plan` runs), together with the workload's own pins (micro_batch, recompute, cp,
+// virtual_stages, offload ...).
 struct LayoutChoice {
-  std::optional<int> tp, pp, dp, zero;
+  std::optional<int> tp, pp, dp, zero, ep;
   bool sequence_parallel = false;
 };
 
@@ -46,10 +48,9 @@ struct LayoutChoice {
 Result<perf::Hardware> BuildHardware(const HardwareChoice& choice, const Catalog& catalog,
                                      FieldSpelling spelling);
 
-// The layout of `choice` on `hw`: perf::DefaultLayout when no degree is given; otherwise tp and
-// pp (default 1), dp (default the GPUs left), ZeRO stage (default 0) and the largest micro-batch
-// that fits unless the workload fixes one. InvalidArgument when the degrees do not multiply to
-// the hardware's GPUs or are out of range.
+// The layout of `choice` on `hw`: the fastest that fits with the given degrees pinned (the one
+// `plan` picks when none is given), else the one with the least memory. InvalidArgument when
+// the degrees are out of range or no layout has them (tp x pp not dividing the GPUs ...).
 Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
                                  const ModelArch& arch, const perf::Hardware& hw,
                                  const Calibration& cal, FieldSpelling spelling);

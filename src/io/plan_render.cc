@@ -15,8 +15,14 @@ using strings::Num;
 
 nlohmann::json LayoutJson(const perf::Layout& l) {
   return {{"tp", l.tp},
+          {"cp", l.cp},
           {"pp", l.pp},
+          {"vp", l.vp},
           {"dp", l.dp},
+          {"ep", l.ep},
+          {"offload", OffloadName(l.offload)},
+          {"optimizer_in_backward", l.optimizer_in_backward},
+          {"activation_offload", l.activation_offload},
           {"zero", l.zero},
           {"micro_batch", l.micro_batch},
           {"recompute", RecomputeName(l.recompute)},
@@ -25,8 +31,18 @@ nlohmann::json LayoutJson(const perf::Layout& l) {
 }
 
 std::string LayoutText(const perf::Layout& l) {
-  return fmt::format("tp{} pp{} dp{} z{} mb{}{}", l.tp, l.pp, l.dp, l.zero, l.micro_batch,
-                     l.recompute == Recompute::kNone ? "" : " rc:" + std::string(RecomputeName(l.recompute)));
+  std::string s = fmt::format("tp{}", l.tp);
+  if (l.cp > 1) s += fmt::format(" cp{}", l.cp);
+  s += fmt::format(" pp{}", l.pp);
+  if (l.vp > 1) s += fmt::format(" vp{}", l.vp);
+  s += fmt::format(" dp{}", l.dp);
+  if (l.ep > 1) s += fmt::format(" ep{}", l.ep);
+  s += fmt::format(" z{} mb{}", l.zero, l.micro_batch);
+  if (l.recompute != Recompute::kNone) s += " rc:" + std::string(RecomputeName(l.recompute));
+  if (l.offload != perf::Offload::kNone) s += " off:" + std::string(OffloadName(l.offload));
+  if (l.optimizer_in_backward) s += " oib";
+  if (l.activation_offload) s += " off:act";
+  return s;
 }
 
 double MoneyValue(const planner::Candidate& c) {

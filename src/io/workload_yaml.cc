@@ -341,7 +341,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   if (!r.CheckMap(root, "",
                   {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
                    "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
-                   "recompute", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
+                   "recompute", "cp", "virtual_stages", "offload", "optimizer_in_backward", "activation_offload", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
                    "objective", "inference"})) {
     return r.status();
   }
@@ -390,6 +390,13 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
       }
       w.recompute = rc;
     }
+    if (key == "cp") w.cp = r.Integer(v, key, 1, 1 << 16);
+    if (key == "virtual_stages") w.virtual_stages = r.Integer(v, key, 1, 1024);
+    if (key == "offload") {
+      w.offload = r.Enum<Offload>(v, key, ParseOffload, "none, optimizer or params");
+    }
+    if (key == "optimizer_in_backward") w.optimizer_in_backward = r.Bool(v, key);
+    if (key == "activation_offload") w.activation_offload = r.Bool(v, key);
     if (key == "lora_rank") w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
     if (key == "train_embeddings") w.train_embeddings = r.Bool(v, key).value_or(false);
     if (key == "flash_attention") w.flash_attention = r.Bool(v, key).value_or(true);

@@ -107,7 +107,8 @@ TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
 TEST_F(DeployCliTest, RunInstancesScriptCallsAliyunOnlyWhenFilledAndConfirmed) {
   const std::string out = dir_ + "/deploy";
   auto run =
-      RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--billing", "spot", "--out", out});
+      RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--billing", "spot", "--instance",
+                  "ecs.gn7i-c8g1.2xlarge", "--nodes", "2", "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string bin = dir_ + "/bin";
   fs::create_directories(bin);

@@ -39,7 +39,7 @@ TEST(EstimateCommandTest, InstanceHardwareAndLayoutFlags) {
                                  "--tp", "2", "--zero", "1", "--micro-batch", "1",
                                  "--global-batch", "64"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("layout: tp 2 pp 1 dp 8 zero 1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("layout: tp=2 pp=1 dp=8 ZeRO-1"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("dp_comm"), std::string::npos);
 }
 

@@ -72,13 +72,10 @@ constraints: {regions: [cn-hangzhou], billing: [payg]}
 objective: cost
 )";
 
-TEST(PlannerTest, LoraOf7bFitsOneA10AndASingleGpuTypeWinsOnCost) {
+TEST(PlannerTest, LoraOf7bFitsOneA10AndTheCheapestA10SetupWinsOnCost) {
   Plan p = PlanYaml(kLora7bPayg);
   ASSERT_FALSE(p.candidates.empty());
   const Candidate& best = p.candidates[0];
-  const InstanceType* type = Embedded().catalog.FindInstance(best.instance);
-  ASSERT_NE(type, nullptr);
-  EXPECT_EQ(type->gpu_count, 1) << best.instance << ": a single-GPU type wins on cost";
   EXPECT_EQ(best.gpu, "A10-24G") << "the cheapest GPU that does the job";
   EXPECT_TRUE(best.estimate.memory.fits);
   EXPECT_GT(best.job_hours, 0);
@@ -87,6 +84,9 @@ TEST(PlannerTest, LoraOf7bFitsOneA10AndASingleGpuTypeWinsOnCost) {
   Plan a10 = PlanYaml(kLora7bPayg, "ecs.gn7i-c8g1.2xlarge");
   ASSERT_FALSE(a10.candidates.empty()) << (a10.rejected.empty() ? "" : a10.rejected[0].reason);
   EXPECT_LT(a10.candidates[0].estimate.memory.per_gpu_gib, 22.2);
+  // The search over the whole catalog is never dearer than one A10 on its own (a 2-stage
+  // pipeline avoids the full recomputation one 24 GB card needs).
+  EXPECT_LE(best.cost.total.amount(), a10.candidates[0].cost.total.amount());
   // Candidates are ranked by cost.
   for (size_t i = 1; i < p.candidates.size(); ++i) {
     EXPECT_LE(p.candidates[i - 1].score, p.candidates[i].score);
@@ -107,8 +107,14 @@ objective: cost
   const Rejection* a10 = RejectionOf(p, "ecs.gn7i-c8g1.2xlarge");
   ASSERT_NE(a10, nullptr);
   EXPECT_NE(a10->reason.find("GiB per GPU"), std::string::npos) << a10->reason;
+  ASSERT_FALSE(p.candidates.empty());
   for (const Candidate& c : p.candidates) {
-    EXPECT_GE(c.estimate.memory.capacity_gib, 40) << c.instance << " is not an 80 GB-class or sharded option";
+    // Small cards appear only with the optimizer in host RAM (tried when nothing else fits).
+    if (c.estimate.memory.capacity_gib < 40) {
+      EXPECT_NE(c.layout.offload, perf::Offload::kNone) << c.instance << " fits only with offload";
+      EXPECT_GT(c.estimate.memory.host_gib, 0) << c.instance;
+      EXPECT_LE(c.estimate.memory.host_gib, c.estimate.memory.host_capacity_gib) << c.instance;
+    }
     EXPECT_GE(c.gpus, 8) << c.instance;
   }
 }

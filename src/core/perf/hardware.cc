@@ -20,18 +20,6 @@ std::string_view LinkKindName(LinkKind k) {
   return "none";
 }
 
-std::string_view OffloadName(Offload o) {
-  switch (o) {
-    case Offload::kNone:
-      return "none";
-    case Offload::kOptimizer:
-      return "optimizer";
-    case Offload::kParams:
-      return "params";
-  }
-  return "none";
-}
-
 std::array<std::pair<std::string_view, double>, MemoryBreakdown::kParts> MemoryBreakdown::Named()
     const {
   return {{{"weights", weights},

@@ -1,0 +1,305 @@
+// The one layout search (include/gpuplan/layout_search.h).
+//
+// Why the pruning keeps the optimum. Every layout of a structure (tp, cp, pp, vp, dp, ep, ZeRO,
+// memory savers) processes the same tokens per step, so the fastest step wins. For one
+// structure, with the micro-batch b and recomputation r free:
+//  - compute, tensor-parallel and context-parallel volume, the pipeline point-to-point volume
+//    and the optimizer step are smallest at the largest b and the lightest r: GEMM efficiency
+//    rises with rows, per-micro-batch overheads fall with fewer micro-batches, recomputation only
+//    adds work. Their sum at (largest b, lightest r) is a lower bound of every step time of the
+//    structure (the bubble, data-parallel and offload exposure are >= 0 and left out).
+//  - at a fixed b, a lighter recomputation is never slower, so per b only the lightest r that
+//    fits needs an estimate; and memory grows with b, so once nothing fits at b, nothing fits
+//    at a larger b.
+// Structures are visited in increasing lower bound; the search stops when the next bound is
+// no better than the best step found (best-first branch and bound).
+#include "gpuplan/layout_search.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace gpuplan::perf {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<int> Divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+template <typename T>
+bool Allowed(const std::optional<T>& pin, T value) {
+  return !pin || *pin == value;
+}
+
+// The savers the search may add when nothing fits without them.
+struct Savers {
+  Offload offload = Offload::kNone;
+  bool optimizer_in_backward = false;
+  bool activation_offload = false;
+};
+
+// The choices of one structure (everything but micro-batch and recomputation).
+struct Structure {
+  Layout base;  // micro_batch and recompute to be set
+  std::vector<int> micro_batches;  // ascending
+  std::vector<Recompute> recomputes;  // lightest first
+  double lower_bound = 0;
+};
+
+class Search {
+ public:
+  Search(const Workload& w, const ModelArch& arch, const Hardware& hw, const Calibration& cal,
+         const LayoutPins& pins)
+      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins) {}
+
+  // Every structure of the space with the given savers (pins applied).
+  std::vector<Structure> Structures(const Savers& savers) const {
+    std::vector<Structure> out;
+    const int gpus = hw_.Gpus();
+    const bool transformer = arch_.IsTransformer();
+    const int layers = transformer ? arch_.layers : 1;
+    for (int tp : Divisors(hw_.gpus_per_node)) {
+      if (!Allowed(pins_.tp, tp) || gpus % tp != 0) continue;
+      if (tp > 1 && (!transformer || arch_.heads % tp != 0)) continue;
+      for (int cp : Divisors(gpus / tp)) {
+        if (!Allowed(pins_.cp, cp)) continue;
+        if (cp > 1 && (!transformer || !w_.flash_attention || w_.seq_len % (2 * cp) != 0)) continue;
+        for (int pp : Divisors(gpus / (tp * cp))) {
+          if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer)) continue;
+          const int dp = gpus / (tp * cp * pp);
+          if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0) continue;
+          const int local = w_.global_batch / dp;
+          for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
+            if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0)) continue;
+            for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
+              if (!Allowed(pins_.zero, zero)) continue;
+              Structure s;
+              Layout& l = s.base;
+              l.tp = tp;
+              l.cp = cp;
+              l.pp = pp;
+              l.vp = vp;
+              l.dp = dp;
+              l.ep = pins_.ep.value_or(1);
+              l.zero = zero;
+              l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
+              l.flash_attention = w_.flash_attention;
+              l.offload = savers.offload;
+              l.optimizer_in_backward = savers.optimizer_in_backward;
+              l.activation_offload = savers.activation_offload;
+              if (dp % l.ep != 0) continue;
+              for (int b : Divisors(local)) {
+                const std::optional<int> pin_b = pins_.micro_batch ? pins_.micro_batch
+                                                                   : w_.micro_batch;
+                if (!Allowed(pin_b, b)) continue;
+                const int m = local / b;
+                if (vp > 1 && m % pp != 0) continue;  // Megatron's interleaving needs m % pp == 0
+                if (savers.optimizer_in_backward && m > 1) continue;  // no accumulation
+                s.micro_batches.push_back(b);
+              }
+              if (s.micro_batches.empty()) continue;
+              for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                const std::optional<Recompute> pin_r = pins_.recompute ? pins_.recompute
+                                                                       : w_.recompute;
+                if (Allowed(pin_r, r)) s.recomputes.push_back(r);
+              }
+              out.push_back(std::move(s));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  Result<Estimate> Run(const Layout& l) {
+    ++result_.evaluated;
+    Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
+    if (e.ok()) {
+      const double mem = e->memory.per_gpu_gib;
+      if (result_.min_memory_gib == 0 || mem < result_.min_memory_gib) {
+        result_.min_memory_gib = mem;
+        if (!result_.ok) {  // the least-memory layout stands in until one fits
+          result_.layout = l;
+          result_.estimate = *e;
+        }
+      }
+    } else if (result_.reason.empty()) {
+      result_.reason = e.status().message();
+    }
+    return e;
+  }
+
+  // The lower bound of a structure (see the file comment); kInf when it cannot be estimated.
+  double LowerBound(const Structure& s) {
+    Layout l = s.base;
+    l.micro_batch = s.micro_batches.back();
+    l.recompute = s.recomputes.front();
+    Result<Estimate> e = Run(l);
+    if (!e.ok()) return kInf;
+    const TimeBreakdown& t = e->time.breakdown;
+    return t.compute + t.tp_comm + t.pp_comm + t.optimizer;
+  }
+
+  // Per micro-batch the lightest recomputation that fits; the fastest of those.
+  void Explore(const Structure& s, bool exhaustive) {
+    for (int b : s.micro_batches) {
+      bool any_fits = false;
+      for (Recompute r : s.recomputes) {
+        Layout l = s.base;
+        l.micro_batch = b;
+        l.recompute = r;
+        Result<Estimate> e = Run(l);
+        if (!e.ok() || !e->memory.fits) continue;
+        any_fits = true;
+        Consider(l, *e);
+        if (!exhaustive) break;  // heavier recomputation only adds time
+      }
+      // Memory grows with the micro-batch: once nothing fits, nothing larger does.
+      if (!any_fits && !exhaustive) break;
+    }
+  }
+
+  void Consider(const Layout& l, const Estimate& e) {
+    if (!result_.ok || e.time.step_s < result_.estimate.time.step_s) {
+      result_.ok = true;
+      result_.layout = l;
+      result_.estimate = e;
+    }
+  }
+
+  // Branch and bound over `structures` (or every configuration when `exhaustive`).
+  void Solve(std::vector<Structure> structures, bool exhaustive) {
+    result_.structures += static_cast<long long>(structures.size());
+    for (const Structure& s : structures) {
+      result_.configurations +=
+          static_cast<long long>(s.micro_batches.size() * s.recomputes.size());
+    }
+    if (exhaustive) {
+      for (const Structure& s : structures) Explore(s, true);
+      return;
+    }
+    for (Structure& s : structures) s.lower_bound = LowerBound(s);
+    std::stable_sort(structures.begin(), structures.end(),
+                     [](const Structure& a, const Structure& b) {
+                       return a.lower_bound < b.lower_bound;
+                     });
+    for (const Structure& s : structures) {
+      if (s.lower_bound == kInf) break;
+      if (result_.ok && s.lower_bound >= result_.estimate.time.step_s) break;
+      Explore(s, false);
+    }
+  }
+
+  LayoutSearch Training(bool exhaustive) {
+    Solve(Structures(PinnedSavers()), exhaustive);
+    // Offload needs the host's RAM to be known (an instance type, not a bare GPU count).
+    if (!result_.ok && !SaversPinned() && hw_.host_memory_gib > 0) {
+      // Nothing fits: try what people use to squeeze a job onto fewer or smaller GPUs, in order
+      // of cost (ZeRO-Offload; parameters too; activations; optimizer in backward).
+      for (const Savers& s : SaverLadder()) {
+        Solve(Structures(s), exhaustive);
+        if (result_.ok) {
+          result_.memory_savers = true;
+          break;
+        }
+      }
+    }
+    if (result_.ok) result_.reason.clear();
+    if (!result_.ok && result_.reason.empty()) {
+      result_.reason = result_.min_memory_gib > 0 ? "no layout fits in memory"
+                                                  : "no valid layout (the global batch of " +
+                                                        std::to_string(w_.global_batch) +
+                                                        " sequences must divide over the "
+                                                        "data-parallel replicas)";
+    }
+    return result_;
+  }
+
+  bool SaversPinned() const {
+    return pins_.offload || pins_.optimizer_in_backward || pins_.activation_offload;
+  }
+  Savers PinnedSavers() const {
+    Savers s;
+    s.offload = pins_.offload.value_or(Offload::kNone);
+    s.optimizer_in_backward = pins_.optimizer_in_backward.value_or(false);
+    s.activation_offload = pins_.activation_offload.value_or(false);
+    return s;
+  }
+  static std::vector<Savers> SaverLadder() {
+    return {{Offload::kOptimizer, false, false}, {Offload::kOptimizer, false, true},
+            {Offload::kNone, true, false},       {Offload::kNone, true, true},
+            {Offload::kParams, false, false},    {Offload::kParams, false, true}};
+  }
+
+  // Inference has no optimizer step: tensor parallel over the instance's GPUs, copies over the
+  // rest, the workload's batch.
+  LayoutSearch Inference() {
+    const int gpus = hw_.Gpus();
+    const int heads = arch_.IsTransformer() ? arch_.heads : 1;
+    for (int tp : Divisors(hw_.gpus_per_node)) {
+      if (!Allowed(pins_.tp, tp) || gpus % tp != 0 || heads % tp != 0) continue;
+      if (tp > 1 && !arch_.IsTransformer()) continue;
+      Layout l;
+      l.tp = tp;
+      l.pp = 1;
+      l.dp = gpus / tp;
+      l.flash_attention = w_.flash_attention;
+      l.micro_batch = w_.inference.batch ? *w_.inference.batch : 1;
+      ++result_.structures;
+      ++result_.configurations;
+      Result<Estimate> e = Run(l);
+      if (!e.ok() || !e->memory.fits) continue;
+      if (!result_.ok || e->time.step_s < result_.estimate.time.step_s) {
+        result_.ok = true;
+        result_.layout = l;
+        result_.estimate = *e;
+      }
+    }
+    if (result_.ok) result_.reason.clear();
+    if (!result_.ok && result_.reason.empty()) result_.reason = "no layout fits in memory";
+    return result_;
+  }
+
+ private:
+  const Workload& w_;
+  const ModelArch& arch_;
+  const Hardware& hw_;
+  const Calibration& cal_;
+  const LayoutPins& pins_;
+  LayoutSearch result_;
+};
+
+}  // namespace
+
+LayoutPins PinsFrom(const Workload& w) {
+  LayoutPins p;
+  p.micro_batch = w.micro_batch;
+  p.recompute = w.recompute;
+  p.cp = w.cp;
+  p.vp = w.virtual_stages;
+  p.offload = w.offload;
+  p.optimizer_in_backward = w.optimizer_in_backward;
+  p.activation_offload = w.activation_offload;
+  return p;
+}
+
+LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                          const Calibration& cal, const LayoutPins& pins) {
+  Search search(w, arch, hw, cal, pins);
+  return w.IsTraining() ? search.Training(false) : search.Inference();
+}
+
+LayoutSearch ExhaustiveLayoutSearch(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                    const Calibration& cal, const LayoutPins& pins) {
+  Search search(w, arch, hw, cal, pins);
+  return w.IsTraining() ? search.Training(true) : search.Inference();
+}
+
+}  // namespace gpuplan::perf
