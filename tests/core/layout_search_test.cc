@@ -1,0 +1,159 @@
+// The layout search against brute force: on small cases the branch-and-bound pick must be the
+// fastest layout that fits among every valid configuration, each estimated.
+#include "gpuplan/layout_search.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpuplan::perf {
+namespace {
+
+Gpu A100() {
+  Gpu g;
+  g.name = "A100-80G-SXM";
+  g.architecture = "Ampere";
+  g.memory_gib = 80;
+  g.usable_memory_gib = 79.35;
+  g.memory_bandwidth_gbs = 2039;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
+  g.nvlink_gbs = 600;
+  g.pcie_gen = 4;
+  return g;
+}
+
+Gpu A10() {
+  Gpu g;
+  g.name = "A10-24G";
+  g.architecture = "Ampere";
+  g.memory_gib = 24;
+  g.usable_memory_gib = 22.2;
+  g.memory_bandwidth_gbs = 600;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 125;
+  g.tflops[static_cast<int>(Precision::kFp32)] = 31.2;
+  g.pcie_gen = 4;
+  return g;
+}
+
+ModelArch Llama(int layers, int hidden, int heads, int kv_heads, int ffn) {
+  ModelArch m;
+  m.name = "llama-like";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.ffn = ffn;
+  m.vocab = 32000;
+  m.mlp = MlpKind::kSwiglu;
+  return m;
+}
+
+Workload Training(Method method, int seq, int global_batch) {
+  Workload w;
+  w.task = method == Method::kFull ? Task::kPretrain : Task::kFinetune;
+  w.method = method;
+  w.seq_len = seq;
+  w.global_batch = global_batch;
+  if (method == Method::kQlora) w.weight_bits = 4;
+  return w;
+}
+
+struct Case {
+  std::string name;
+  Workload w;
+  ModelArch arch;
+  Gpu gpu;
+  int gpus, per_node;
+  double inter_gbps;  // between nodes (0 = the default fabric)
+  bool rdma;
+  double host_gib;  // host RAM per node (0 = unknown: no offload)
+};
+
+TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
+  const Case kCases[] = {
+      {"7b_pretrain_one_node", Training(Method::kFull, 2048, 16), Llama(32, 4096, 32, 32, 11008),
+       A100(), 8, 8, 0, true, 0},
+      {"13b_two_nodes_over_tcp", Training(Method::kFull, 2048, 32),
+       Llama(40, 5120, 40, 40, 13824), A100(), 16, 8, 64, false, 0},
+      {"7b_lora_four_pcie_a10", Training(Method::kLora, 2048, 32), Llama(32, 4096, 32, 32, 11008),
+       A10(), 4, 4, 0, true, 0},
+      {"3b_long_context_cp", Training(Method::kFull, 32768, 8), Llama(16, 3072, 24, 8, 8192),
+       A100(), 8, 8, 0, true, 0},
+      {"8b_full_on_one_a10_needs_offload", Training(Method::kFull, 1024, 4),
+       Llama(32, 4096, 32, 8, 14336), A10(), 1, 1, 0, true, 500},
+      {"gqa_pipeline_inside_node", Training(Method::kFull, 4096, 8), Llama(24, 2048, 16, 4, 5632),
+       A10(), 4, 4, 0, true, 0},
+  };
+  const Calibration cal;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Hardware hw = HardwareFor(c.gpu, c.gpus, c.per_node);
+    if (c.inter_gbps > 0) hw.inter_node_gbps = c.inter_gbps;
+    hw.rdma = c.rdma;
+    hw.host_memory_gib = c.host_gib;
+    const LayoutSearch fast = SearchLayout(c.w, c.arch, hw, cal);
+    const LayoutSearch all = ExhaustiveLayoutSearch(c.w, c.arch, hw, cal);
+    ASSERT_TRUE(all.ok) << all.reason;
+    ASSERT_TRUE(fast.ok) << fast.reason;
+    EXPECT_DOUBLE_EQ(fast.estimate.time.step_s, all.estimate.time.step_s)
+        << "search " << DescribeLayout(fast.layout) << " vs exhaustive "
+        << DescribeLayout(all.layout);
+    EXPECT_TRUE(fast.estimate.memory.fits);
+    EXPECT_EQ(fast.configurations, all.configurations) << "both cover the same space";
+    EXPECT_LT(fast.evaluated, all.evaluated) << "the bounds prune";
+    EXPECT_EQ(fast.memory_savers, all.memory_savers);
+  }
+}
+
+TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {
+  const ModelArch m = Llama(32, 4096, 32, 8, 14336);  // ~8B
+  const Workload w = Training(Method::kFull, 1024, 4);
+  const Calibration cal;
+  const Gpu a10 = A10();
+  Hardware hw = HardwareFor(a10, 1, 1);
+  hw.host_memory_gib = 0;  // unknown host: offload cannot be checked, so it is not tried
+  EXPECT_FALSE(SearchLayout(w, m, hw, cal).ok);
+  hw.host_memory_gib = 60;  // too little for ~8B x 16 bytes of states
+  EXPECT_FALSE(SearchLayout(w, m, hw, cal).ok);
+  hw.host_memory_gib = 500;
+  const LayoutSearch s = SearchLayout(w, m, hw, cal);
+  ASSERT_TRUE(s.ok) << s.reason;
+  EXPECT_TRUE(s.memory_savers);
+  EXPECT_NE(s.layout.offload, Offload::kNone);
+  // Optimizer offload of 7.24e9 parameters: fp32 master 4 + Adam m, v 8 + bf16 gradients 2 =
+  // 14 bytes each in host RAM: 101.4e9 bytes = 94.4 GiB.
+  EXPECT_EQ(s.layout.offload, Offload::kOptimizer);
+  EXPECT_NEAR(s.estimate.memory.host_gib, 94.4, 0.1);
+  EXPECT_LE(s.estimate.memory.host_gib, s.estimate.memory.host_capacity_gib);
+  // Where the job fits without offload, none is used.
+  const LayoutSearch small = SearchLayout(w, Llama(8, 1024, 16, 16, 2816), hw, cal);
+  ASSERT_TRUE(small.ok) << small.reason;
+  EXPECT_EQ(small.layout.offload, Offload::kNone);
+  EXPECT_FALSE(small.memory_savers);
+}
+
+TEST(LayoutSearchTest, PinsAreKeptAndAnImpossiblePinSaysWhy) {
+  const ModelArch m = Llama(32, 4096, 32, 32, 11008);
+  const Workload w = Training(Method::kFull, 2048, 16);
+  const Gpu a100 = A100();
+  const Hardware hw = HardwareFor(a100, 8, 8);
+  LayoutPins pins;
+  pins.tp = 2;
+  pins.pp = 2;
+  const LayoutSearch s = SearchLayout(w, m, hw, Calibration{}, pins);
+  ASSERT_TRUE(s.ok) << s.reason;
+  EXPECT_EQ(s.layout.tp, 2);
+  EXPECT_EQ(s.layout.pp, 2);
+  EXPECT_EQ(s.layout.dp * s.layout.cp, 2);
+  Workload odd = w;
+  odd.global_batch = 3;  // dp 8 cannot split 3 sequences
+  pins = {};
+  pins.dp = 8;
+  const LayoutSearch none = SearchLayout(odd, m, hw, Calibration{}, pins);
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.reason.find("global batch of 3"), std::string::npos) << none.reason;
+}
+
+}  // namespace
+}  // namespace gpuplan::perf
