@@ -4,7 +4,10 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcpp-httplib-dev libssl-dev
-      libgtest-dev libgmock-dev libbenchmark-dev clang)
+      libgtest-dev libgmock-dev libbenchmark-dev clang
+      # The deploy checks: shellcheck, systemd-analyze verify, the cloud-config schema check.
+      # Not cloud-init: its package enables boot services (tests/testdata/deploy/README.md).
+      shellcheck systemd python3-yaml python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
