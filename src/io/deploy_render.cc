@@ -385,8 +385,7 @@ std::string QueuePairLookup(const Spec& s) {
 if [[ -z "$QUEUE_PAIRS_PER_ERI" ]]; then
   types_json="$(aliyun ecs DescribeInstanceTypes --RegionId "$REGION_ID" --InstanceTypes.1 "$INSTANCE_TYPE")" ||
     fail "DescribeInstanceTypes failed: set QUEUE_PAIRS_PER_ERI yourself (the type's QueuePairNumber / $ERI_COUNT)"
-  total_qp="$(printf '%s
-' "$types_json" | sed -n 's/.*"QueuePairNumber": *\([0-9][0-9]*\).*//p' | head -n1)"
+  total_qp="$(printf '%s\n' "$types_json" | sed -n 's/.*"QueuePairNumber": *\([0-9][0-9]*\).*/\1/p' | head -n1)"
   [[ -n "$total_qp" && "$total_qp" -ge "$ERI_COUNT" ]] ||
     fail "DescribeInstanceTypes gives no QueuePairNumber for $INSTANCE_TYPE: set QUEUE_PAIRS_PER_ERI (queue pairs per ERI)"
   QUEUE_PAIRS_PER_ERI=$((total_qp / ERI_COUNT))
