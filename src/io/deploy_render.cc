@@ -735,6 +735,11 @@ provider "alicloud" {
       billing.push_back({"spot_duration", "1"});
     }
   }
+  if (s.o->spot_price_limit) {
+    t += "  # spot_price_limit is in your account's billing currency (CNY on aliyun.com, USD on\n"
+         "  # alibabacloud.com); gpuplan read it as " +
+         s.currency + ", the plan's currency.\n";
+  }
   t += HclAttrs(billing, 2) + "\n";
   t += HclAttrs({{"internet_charge_type", "\"PayByTraffic\""},
                  {"internet_max_bandwidth_out", "var.public_bandwidth_mbps"}},
