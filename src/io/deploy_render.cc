@@ -1280,7 +1280,7 @@ std::string StorageText(const Spec& s) {
   if (s.nfs) {
     return fmt::format(
         "a shared {} file system for about {} GiB, mounted at /mnt/data on every node over NFS "
-        "(`noresvport`, and an `/etc/fstab` line so it comes back after a reboot)",
+        "with `noresvport` and an `/etc/fstab` line, so it comes back after a reboot",
         s.storage == "cpfs" ? "CPFS" : "NAS", Num(st.size_gib));
   }
   return "read from " + (s.storage.empty() ? std::string("its source") : s.storage) +
@@ -1355,6 +1355,8 @@ std::string RenderReadme(const Spec& s) {
     t += " On a spot reclaim the instance is released but the data disk is kept "
          "(`DeleteWithInstance=false`), with the checkpoints on it: attach it to the next "
          "instance, and delete it when you are done (it is billed until then).";
+  } else if (spot && s.nfs) {
+    t += " The shared file system outlives a spot reclaim: keep the checkpoints there.";
   } else if (spot) {
     t += " On a spot reclaim local disks are lost: write checkpoints to OSS, NAS or CPFS.";
   }
@@ -1461,7 +1463,9 @@ std::string RenderReadme(const Spec& s) {
       "The first-boot unit then runs `gpuplan probe --save /var/lib/gpuplan/calibration.json`" +
       std::string(spot ? " and starts `gpuplan watch-spot`." : "."));
   add("Verify: `cat /var/log/gpuplan-setup.log` (driver, CUDA, storage" +
-      std::string(s.cluster ? ", RDMA" : "") +
+      std::string(s.eris > 0 ? ", RDMA; then `/usr/local/lib/gpuplan/netcheck.sh` with the other "
+                               "nodes' private IPs for the bandwidth"
+                             : "") +
       ") and `cat /var/lib/gpuplan/probe.txt`, or run `gpuplan probe` yourself: measured GEMM "
       "TFLOPS and "
       "memory bandwidth against the catalog.");
