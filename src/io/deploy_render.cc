@@ -985,14 +985,17 @@ constexpr std::string_view kNetcheck = R"sh(#!/bin/bash
 # assumed (GPUPLAN_ASSUMED_GBPS = the eRDMA rate x the calibration's RDMA efficiency).
 #   netcheck.sh serve          answer peers for an hour (gpuplan-netcheck.service, at boot)
 #   netcheck.sh PEER_IP...     measure to each peer; exit 1 when one is below the plan
+# GPUPLAN_ENV and GPUPLAN_SYSFS override /etc/gpuplan/deploy.env and /sys (for tests).
 set -uo pipefail
-. /etc/gpuplan/deploy.env
+# shellcheck source=/dev/null
+. "${GPUPLAN_ENV:-/etc/gpuplan/deploy.env}"
+rdma_dir="${GPUPLAN_SYSFS:-/sys}/class/infiniband"
 port0=18515
 if ! command -v ib_write_bw >/dev/null 2>&1; then
   echo "netcheck: ib_write_bw is missing: install perftest (yum -y install perftest, or apt-get install perftest)" >&2
   exit 2
 fi
-mapfile -t devs < <(ls /sys/class/infiniband 2>/dev/null)
+mapfile -t devs < <(ls "$rdma_dir" 2>/dev/null)
 if [ "${#devs[@]}" -eq 0 ]; then
   echo "netcheck: no RDMA device: the ERIs or the eRDMA stack are missing (see /var/log/gpuplan-setup.log)" >&2
   exit 1

@@ -358,3 +358,68 @@ TEST(DeployRefusals, NamesTheFlagAndTheLimit) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// netcheck.sh, the inter-node bandwidth check of an eRDMA cluster, run against a fake
+// ib_write_bw: it sums the average Gbit/s of every RDMA device and warns below the plan's
+// assumption (ebmgn7ex: 160 Gbit/s x 0.8 RDMA efficiency = 128).
+TEST(NetworkCheck, WarnsWhenTheMeasuredBandwidthIsBelowThePlan) {
+  char tmpl[] = "/tmp/gpuplan-netcheck-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const testing::CliRun run = testing::RunGpuplan(
+      {"deploy", "--model", "llama-2-70b", "--task", "finetune", "--method", "full", "--tokens",
+       "100M", "--global-batch", "64", "--instance", "ecs.ebmgn7ex.32xlarge", "--nodes", "2",
+       "--billing", "payg", "--out", dir + "/out"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const YAML::Node doc = YAML::Load(*io::ReadFile(dir + "/out/cloud-init.yaml"));
+  for (const YAML::Node& f : doc["write_files"]) {
+    const std::string path = f["path"].as<std::string>();
+    if (path == "/etc/gpuplan/deploy.env" || path == "/usr/local/lib/gpuplan/netcheck.sh") {
+      ASSERT_TRUE(io::WriteFileAtomic(dir + "/" + fs::path(path).filename().string(),
+                                      f["content"].as<std::string>())
+                      .ok());
+    }
+  }
+  ASSERT_NE(io::ReadFile(dir + "/deploy.env")->find("GPUPLAN_ASSUMED_GBPS=128"), std::string::npos);
+  // Two ERIs: two RDMA devices.
+  fs::create_directories(dir + "/sys/class/infiniband/erdma_0");
+  fs::create_directories(dir + "/sys/class/infiniband/erdma_1");
+  struct Case {
+    std::string name;
+    std::string gbps_per_device;  // perftest's BW average column
+    int exit_code;
+    std::string expected;
+  };
+  const Case kCases[] = {
+      {"BelowThePlan", "49.50", 1,
+       "WARNING: 10.0.0.2: 99.0 Gbit/s over 2 RDMA device(s), below "
+       "the 128 Gbit/s the plan assumed"},
+      {"AtThePlan", "70.00", 0, "10.0.0.2: 140.0 Gbit/s over 2 RDMA device(s), at least"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    fs::create_directories(dir + "/bin");
+    ASSERT_TRUE(io::WriteFileAtomic(dir + "/bin/ib_write_bw",
+                                    "#!/bin/sh\n"
+                                    "echo ' #bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] "
+                                    "MsgRate[Mpps]'\n"
+                                    "echo ' 65536 5000 " +
+                                        c.gbps_per_device + " " + c.gbps_per_device + " 0.094'\n")
+                    .ok());
+    ASSERT_EQ(chmod((dir + "/bin/ib_write_bw").c_str(), 0755), 0);
+    int status = 0;
+    const std::string out = RunShell("env PATH=" + Quote(dir + "/bin") +
+                                         ":\"$PATH\" GPUPLAN_ENV=" + Quote(dir + "/deploy.env") +
+                                         " GPUPLAN_SYSFS=" + Quote(dir + "/sys") + " bash " +
+                                         Quote(dir + "/netcheck.sh") + " 10.0.0.2",
+                                     &status);
+    EXPECT_EQ(status, c.exit_code) << out;
+    EXPECT_NE(out.find(c.expected), std::string::npos) << out;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpuplan
