@@ -13,9 +13,12 @@
 //  - main.tf: the same instances as Terraform (alicloud provider, `alicloud_instance` with
 //    `count`), the account-specific ids as required variables.
 //  - cloud-init.yaml: user data that checks the NVIDIA driver and CUDA against the plan's image
-//    advice, mounts the planned storage, runs `gpuplan probe --save` once gpuplan is on the
-//    instance and, for spot, starts `gpuplan watch-spot` with the user's checkpoint command.
-//    It installs nothing from the internet unless the user sets ALLOW_INSTALL=yes in it.
+//    advice (installing the driver on Ubuntu when there is none), mounts the planned storage
+//    (NFS with noresvport and an fstab line), sets up eRDMA for a cluster (the eRDMA stack, MTU
+//    1400 at every boot, netcheck.sh against the plan's bandwidth), runs `gpuplan probe --save`
+//    once gpuplan is on the instance and, for spot, starts `gpuplan watch-spot` with the user's
+//    checkpoint command. Installs come from the OS and Alibaba mirrors; ALLOW_INSTALL=no in it
+//    turns them off.
 //  - README.md: what was chosen and why, the cost estimate, and the steps.
 //
 // Ids that belong to the user's account (VSwitch, security group, key pair, image, file system
