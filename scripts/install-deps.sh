@@ -5,7 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcpp-httplib-dev libssl-dev
       libgtest-dev libgmock-dev libbenchmark-dev clang
-      chromium nodejs)  # the last two: the web page's browser tests (tests/browser)
+      # The web page's browser tests (tests/browser).
+      chromium nodejs
+      # The deploy checks: shellcheck, systemd-analyze verify, the cloud-config schema check.
+      # Not cloud-init: its package enables boot services (tests/testdata/deploy/README.md).
+      shellcheck systemd python3-yaml python3-jsonschema)
 # npm comes with nodejs from some sources (NodeSource); Debian packages it apart.
 command -v npm > /dev/null || pkgs+=(npm)
 missing=()

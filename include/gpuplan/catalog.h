@@ -76,6 +76,18 @@ enum class Lifecycle { kCurrent, kLegacy, kRetired, kPreview };
 std::string_view LifecycleName(Lifecycle s);  // "current", "legacy", "retired", "preview"
 std::optional<Lifecycle> ParseLifecycle(std::string_view name);
 
+// How elastic RDMA interfaces (ERIs) are attached at creation for the documented eRDMA bandwidth
+// (data/eri.csv). A type with rdma = yes and no such row gets one ERI on its primary interface.
+struct EriAttachment {
+  int eri_quantity = 1;   // ERIs to attach (NetworkInterface.N with HighPerformance traffic mode)
+  int network_cards = 1;  // distinct network card indexes they go on, 0 .. network_cards-1
+  // Queue pairs of the type in total; nullopt = not in the sources (DescribeInstanceTypes
+  // QueuePairNumber).
+  std::optional<int> queue_pairs;
+  std::string notes;
+  Provenance provenance;
+};
+
 struct InstanceType {
   std::string name;    // "ecs.gn7i-c8g1.2xlarge"
   std::string family;  // "gn7i"
@@ -89,6 +101,7 @@ struct InstanceType {
   std::optional<double> pps;  // packets per second
   bool rdma = false;          // supports eRDMA (an elastic RDMA interface, ERI)
   std::optional<double> rdma_gbps;
+  std::optional<EriAttachment> eri;  // from data/eri.csv; nullopt = not documented
   Interconnect interconnect = Interconnect::kPcie;
   double local_nvme_gib = 0;  // local NVMe/SSD capacity, 0 = none
   std::string cpu;            // CPU model as documented

@@ -162,6 +162,13 @@ std::string DescribeInstance(const Catalog& c, const InstanceType& t) {
                                    t.pps ? fmt::format(", {} PPS", Num(*t.pps)) : ""));
   s += Line("eRDMA", t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) + " Gbit/s" : "yes (bandwidth not stated)")
                             : "no: multi-node NCCL runs over plain VPC TCP");
+  if (t.eri) {
+    s += Line("ERIs (deploy)", fmt::format("{} on {} network card index(es), queue pairs {} ({})",
+                                           t.eri->eri_quantity, t.eri->network_cards,
+                                           t.eri->queue_pairs ? std::to_string(*t.eri->queue_pairs)
+                                                              : "not in the sources",
+                                           t.eri->provenance.source));
+  }
   s += Line("GPU interconnect", t.gpu_count < 2 ? "single GPU" : std::string(InterconnectName(t.interconnect)) +
             (t.interconnect == Interconnect::kPcie ? " (no NVLink: tensor parallel across GPUs is slow)" : ""));
   s += Line("local NVMe", t.local_nvme_gib > 0 ? Num(t.local_nvme_gib) + " GiB" : "none (use ESSD, CPFS, NAS or OSS)");

@@ -122,7 +122,8 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
       return ctx.Fail(s);
   }
   std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
-  if (!in) return;
+  if (!in)
+    return;
   const InstanceType* pinned = nullptr;
   if (!f.instance.empty()) {
     pinned = in->catalog.FindInstance(f.instance);
@@ -150,6 +151,7 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   o.rank = pinned ? 0 : f.rank;
   o.spot_price_limit = f.spot_price_limit;
   o.checkpoint_command = f.checkpoint_command;
+  o.rdma_efficiency = in->calibration.rdma_efficiency;
   Result<io::DeployFiles> files = io::RenderDeploy(in->workload, *c, *type, o);
   if (!files.ok())
     return ctx.Fail(files.status());

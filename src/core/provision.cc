@@ -43,13 +43,19 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
     s.kind = "cpfs";
     s.size_gib = std::max(want_gib, std::ceil(required_mbs / 0.2));
     s.expected_mbs = std::min(0.2 * s.size_gib, 45000.0);
-    s.why = "several nodes read the same data: a shared CPFS file system (200 MB/s per TiB class) "
-            "sized for the read rate";
+    s.why =
+        "several nodes read the same data: a shared CPFS file system (200 MB/s per TiB class) "
+        "sized for the read rate";
     return s;
   }
   // One node, no local NVMe: the smallest ESSD level that sustains the read rate.
-  struct Level { const char* kind; double min_gib; double cap_mbs; };
-  constexpr Level kLevels[] = {{"essd_pl1", 20, 350}, {"essd_pl2", 461, 750}, {"essd_pl3", 1261, 4000}};
+  struct Level {
+    const char* kind;
+    double min_gib;
+    double cap_mbs;
+  };
+  constexpr Level kLevels[] = {
+      {"essd_pl1", 20, 350}, {"essd_pl2", 461, 750}, {"essd_pl3", 1261, 4000}};
   for (const Level& l : kLevels) {
     const double size = std::max({want_gib, l.min_gib, std::ceil((required_mbs - 120) / 0.5)});
     if (EssdMbs(size, l.cap_mbs) >= required_mbs || l.cap_mbs == 4000) {
@@ -68,8 +74,9 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
 ImagePlan ChooseImage(const Gpu& gpu, const InstanceType& type) {
   ImagePlan img;
   img.os = type.family.find("tee") != std::string::npos ? "Alibaba Cloud Linux 3 (required for TDX)"
-           : type.arm ? "Alibaba Cloud Linux 3 (arm64)"
-                      : "Alibaba Cloud Linux 3 or Ubuntu 22.04, with the GPU driver auto-installed";
+           : type.arm                                   ? "Alibaba Cloud Linux 3 (arm64)"
+                      : "Ubuntu 22.04 (deploy installs the NVIDIA driver) or Alibaba Cloud Linux 3 "
+                        "with the driver";
   const std::string& arch = gpu.architecture;
   // Minimum versions per architecture: NVIDIA CUDA release notes and PyTorch wheel builds.
   if (arch == "Blackwell") {
@@ -95,10 +102,11 @@ ImagePlan ChooseImage(const Gpu& gpu, const InstanceType& type) {
   } else {
     img.driver = "535 or 550 branch";
     img.cuda = "12.x (CUDA 13 dropped " + arch + ")";
-    img.framework = "PyTorch 2.x cu12x builds that still include sm_" +
-                    std::string(gpu.compute_capability.size() >= 3
-                                    ? gpu.compute_capability.substr(0, 1) + gpu.compute_capability.substr(2, 1)
-                                    : "?");
+    img.framework =
+        "PyTorch 2.x cu12x builds that still include sm_" +
+        std::string(gpu.compute_capability.size() >= 3
+                        ? gpu.compute_capability.substr(0, 1) + gpu.compute_capability.substr(2, 1)
+                        : "?");
     img.why = arch + " is a legacy architecture: pin CUDA 12 images";
   }
   return img;

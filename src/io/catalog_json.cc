@@ -72,6 +72,15 @@ nlohmann::json InstanceJson(const InstanceType& t) {
       {"notes", t.notes},
   };
   AddProvenance(j, t.provenance);
+  // How `deploy` attaches the elastic RDMA interfaces (data/eri.csv); absent when not documented.
+  if (t.eri) {
+    j["eri"] = {{"eri_quantity", t.eri->eri_quantity},
+                {"network_cards", t.eri->network_cards},
+                {"queue_pairs", t.eri->queue_pairs ? nlohmann::json(*t.eri->queue_pairs)
+                                                   : nlohmann::json(nullptr)},
+                {"source", t.eri->provenance.source},
+                {"as_of", t.eri->provenance.as_of}};
+  }
   return j;
 }
 

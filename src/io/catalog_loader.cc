@@ -1,5 +1,6 @@
 #include "io/catalog_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -126,6 +127,49 @@ InstanceType ParseInstance(CsvRowReader& r) {
   return t;
 }
 
+// One row of eri.csv: the instance it belongs to and how its ERIs are attached.
+std::pair<std::string, EriAttachment> ParseEri(CsvRowReader& r) {
+  EriAttachment e;
+  std::string name = r.Text("instance", true);
+  e.eri_quantity = r.Integer("eri_quantity", 1, 64);
+  e.network_cards = r.Integer("network_cards", 1, 64);
+  if (e.network_cards > e.eri_quantity) {
+    r.Fail("network_cards", fmt::format("expected at most eri_quantity ({}) network cards, got {}",
+                                        e.eri_quantity, e.network_cards));
+  }
+  if (std::optional<double> qp = r.OptionalNumber("queue_pairs", 1, 1e6))
+    e.queue_pairs = static_cast<int>(*qp);
+  e.notes = r.Text("notes");
+  e.provenance = ReadProvenance(r);
+  return {std::move(name), std::move(e)};
+}
+
+// Attaches the rows of eri.csv (`text`, read from `file`) to the catalog's instance types. A row
+// for a type that is not in the catalog, or that has no eRDMA, is an error unless `lenient` (the
+// embedded rows applied again after an overlay that may have changed the type).
+Status AttachEri(std::string_view text, const std::string& file, Catalog& c,
+                 bool lenient = false) {
+  std::vector<std::pair<std::string, EriAttachment>> rows;
+  Status s = ParseRows(text, file, {"instance", "eri_quantity", "network_cards"}, rows, ParseEri);
+  if (!s.ok()) return s;
+  for (auto& [name, eri] : rows) {
+    auto it = std::find_if(c.instances.begin(), c.instances.end(),
+                           [&](const InstanceType& t) { return t.name == name; });
+    if (lenient && (it == c.instances.end() || !it->rdma || it->eri)) continue;
+    if (it == c.instances.end()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: instance \"{}\" is not in instances.csv", eri.provenance.origin, name));
+    }
+    if (!it->rdma) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: instance \"{}\" has rdma = no in instances.csv; ERIs need an eRDMA type",
+          eri.provenance.origin, name));
+    }
+    it->eri = std::move(eri);
+  }
+  return Status::Ok();
+}
+
 Price ParsePrice(CsvRowReader& r, PriceSource origin) {
   Price p;
   p.instance = r.Text("instance", true);
@@ -182,7 +226,9 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
                                           .instances = EmbeddedData("instances.csv"),
                                           .prices = EmbeddedData("prices.csv"),
                                           .dir = "data/"});
-  if (!catalog.ok() || overlay_dir.empty()) return catalog;
+  if (!catalog.ok()) return catalog;
+  if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog); !s.ok()) return s;
+  if (overlay_dir.empty()) return catalog;
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(overlay_dir, ec)) {
@@ -207,6 +253,14 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
   if (!overlay.ok()) return overlay.status();
   for (Gpu& g : overlay->gpus) g.provenance.basis = g.provenance.basis.empty() ? "user" : g.provenance.basis;
   catalog->Overlay(*overlay);
+  // The overlay's eri.csv, then the embedded rows again for types the overlay replaced.
+  Result<std::string> eri = ReadFile(dir + "eri.csv");
+  if (!eri.ok() && eri.status().code() != ErrorCode::kNotFound) return eri.status();
+  if (eri.ok()) {
+    if (Status s = AttachEri(*eri, dir + "eri.csv", *catalog); !s.ok()) return s;
+  }
+  if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog, true); !s.ok())
+    return s;
   return catalog;
 }
 

@@ -29,6 +29,17 @@ constexpr int kMonthPeriods[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 24, 36, 48, 60};
 constexpr std::string_view kFillMe = "FILL-ME";
 // Where the files expect gpuplan on the instance (the systemd path unit waits for it).
 constexpr std::string_view kGpuplanBin = "/usr/local/bin/gpuplan";
+// RunInstances creates 1-100 instances per call (Amount; RunInstances API reference).
+constexpr int kMaxAmount = 100;
+// MTU for NCCL's LL128 protocol over eRDMA without jumbo frames (Alibaba GPU eRDMA guide, S22:
+// 8500 with jumbo frames, otherwise 1400; a wrong MTU causes data-consistency problems). Jumbo
+// frames exist only from the 8th instance generation (RunInstances NetworkOptions), and these
+// files do not turn them on, so every generation gets 1400.
+constexpr int kErdmaMtu = 1400;
+// The first generation whose instance types can have jumbo frames (MTU 8500).
+constexpr int kJumboFrameGeneration = 8;
+// The oldest driver branch the first-boot install picks (Ubuntu's nvidia-driver-N-server).
+constexpr int kDefaultDriverBranch = 535;
 
 // Names that go into shell and HCL text unquoted-safe: letters, digits, '.', '_', '-'.
 bool SafeName(std::string_view s) {
@@ -132,7 +143,25 @@ struct Spec {
   std::string min_driver, min_cuda;
   std::string billing_text;  // for people: "spot (SpotAsPriceGo: ...)"
   std::string cost_text;     // "CNY 123.00 for 10.5 h"
+  std::string currency;      // the plan's price currency, "CNY" or "USD"
+  // Elastic RDMA interfaces attached at creation (a cluster on an eRDMA type), else 0.
+  int eris = 0;
+  int network_cards = 1;           // card indexes the ERIs are spread over
+  std::optional<int> queue_pairs;  // the type's QP total, when a source gives it
+  bool eri_documented = false;     // eris/network_cards come from data/eri.csv
+  int generation = 0;              // instance generation (7 for gn7i, ebmgn7ex), 0 = unknown
+  double assumed_gbps = 0;         // inter-node Gbit/s the plan's collectives were timed with
+  int driver_branch = kDefaultDriverBranch;
 };
+
+// The generation digit of a GPU family name: gn7i -> 7, ebmgn8v -> 8, sgn7i-vws -> 7.
+int Generation(std::string_view family) {
+  const size_t at = family.find("gn");
+  if (at == std::string_view::npos || at + 2 >= family.size() ||
+      !std::isdigit(static_cast<unsigned char>(family[at + 2])))
+    return 0;
+  return family[at + 2] - '0';
+}
 
 std::string Money3(double amount) { return fmt::format("{:.3f}", amount); }
 
@@ -174,6 +203,13 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
   }
   if (c.nodes < 1)
     return Status::Internal("candidate with " + std::to_string(c.nodes) + " nodes");
+  if (c.nodes > kMaxAmount) {
+    return Status::Unsupported(fmt::format(
+        "{} nodes: RunInstances creates 1-{} instances per call (Amount), and a training cluster "
+        "must be created all at once (MinAmount does not span calls); deploy at most {} nodes "
+        "(gpuplan plan --max-nodes {}, or --nodes with --instance)",
+        c.nodes, kMaxAmount, kMaxAmount, kMaxAmount));
+  }
   for (char ch : o.checkpoint_command) {
     if (std::iscntrl(static_cast<unsigned char>(ch)) && ch != '\n' && ch != '\t') {
       return Status::InvalidArgument(
@@ -203,6 +239,19 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
     }
   }
   const std::string currency(CurrencyName(c.cost.total.currency()));
+  s.currency = currency;
+  if (o.spot_price_limit && c.cost.price.price.amount() > 0 &&
+      *o.spot_price_limit + 0.0005 < c.cost.price.price.amount()) {
+    return Status::InvalidArgument(fmt::format(
+        "--spot-price-limit {}: below the plan's own spot price, {} {} per instance-hour ({}{}); "
+        "RunInstances refuses a limit under the current spot price "
+        "(InvalidSpotPriceLimit.LowerThanPublicPrice). Give a limit >= {}, or refresh the price "
+        "first (gpuplan prices refresh) if you know it has dropped",
+        Money3(*o.spot_price_limit), currency, Money3(c.cost.price.price.amount()),
+        PriceSourceName(c.cost.price.source),
+        c.cost.price.as_of.empty() ? "" : ", as of " + c.cost.price.as_of,
+        Money3(c.cost.price.price.amount())));
+  }
   switch (c.billing) {
     case cost::Mode::kPayg:
       s.billing_text = "pay-as-you-go (billed per second)";
@@ -260,6 +309,18 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
   }
   s.nfs = s.storage == "cpfs" || s.storage == "nas";
   s.cluster = c.nodes > 1 && w.IsTraining();
+  s.generation = Generation(type.family);
+  if (s.cluster && type.rdma) {
+    s.eri_documented = type.eri.has_value();
+    const EriAttachment eri = type.eri.value_or(EriAttachment{});
+    s.eris = eri.eri_quantity;
+    s.network_cards = eri.network_cards;
+    s.queue_pairs = eri.queue_pairs;
+    s.assumed_gbps = type.rdma_gbps.value_or(type.network_gbps) * o.rdma_efficiency;
+  }
+  if (!s.min_driver.empty()) {
+    s.driver_branch = std::max(kDefaultDriverBranch, std::atoi(s.min_driver.c_str()));
+  }
   return s;
 }
 
@@ -280,8 +341,63 @@ std::string Header(const Spec& s, std::string_view what) {
   return h;
 }
 
+// The NetworkInterface.N parameters that attach the elastic RDMA interfaces: the primary ENI
+// (which then carries the VSwitch and security group) and secondary ones, spread over the
+// network card indexes (RunInstances NetworkInterface; S3 for ebmgn7ex's two card indexes).
+std::string EriArgs(const Spec& s) {
+  std::string t = fmt::format(
+      "  # eRDMA: {} elastic RDMA interface(s) (ERI), "
+      "NetworkInterfaceTrafficMode=HighPerformance{}.\n"
+      "  # With NetworkInterface.1 the VSwitch and security group go inside the interface.\n",
+      s.eris,
+      s.network_cards > 1 ? fmt::format(", on {} network card indexes", s.network_cards)
+                          : std::string());
+  for (int i = 0; i < s.eris; ++i) {
+    const std::string n = "  --NetworkInterface." + std::to_string(i + 1) + ".";
+    t += n + "InstanceType " + (i == 0 ? "Primary" : "Secondary") + "\n";
+    t += n + "VSwitchId \"$VSWITCH_ID\"\n";
+    t += n + "SecurityGroupId \"$SECURITY_GROUP_ID\"\n";
+    t += n + "NetworkInterfaceTrafficMode HighPerformance\n";
+    if (s.network_cards > 1)
+      t += n + "NetworkCardIndex " + std::to_string(i % s.network_cards) + "\n";
+    if (s.eris > 1)
+      t += n + "QueuePairNumber \"$QUEUE_PAIRS_PER_ERI\"\n";
+  }
+  return t;
+}
+
+// Script lines that set QUEUE_PAIRS_PER_ERI: the type's queue pairs split over its ERIs. Without
+// QueuePairNumber the first ERI takes every queue pair and the others cannot attach (ERI guide).
+std::string QueuePairLookup(const Spec& s) {
+  if (s.eris < 2)
+    return "";
+  std::string t =
+      "\n# Queue pairs per ERI: the type's total split over its " + std::to_string(s.eris) +
+      " ERIs (without it the first ERI takes\n# them all and the others cannot attach).";
+  if (s.queue_pairs) {
+    return t + "\nQUEUE_PAIRS_PER_ERI=\"${QUEUE_PAIRS_PER_ERI:-" +
+           std::to_string(*s.queue_pairs / s.eris) + "}\"\n";
+  }
+  t += " gpuplan's sources do not give the total,\n# so it is read from DescribeInstanceTypes "
+       "(QueuePairNumber) unless you set it.\n";
+  t += "ERI_COUNT=" + std::to_string(s.eris) + "\n";
+  t += R"sh(QUEUE_PAIRS_PER_ERI="${QUEUE_PAIRS_PER_ERI:-}"
+if [[ -z "$QUEUE_PAIRS_PER_ERI" ]]; then
+  types_json="$(aliyun ecs DescribeInstanceTypes --RegionId "$REGION_ID" --InstanceTypes.1 "$INSTANCE_TYPE")" ||
+    fail "DescribeInstanceTypes failed: set QUEUE_PAIRS_PER_ERI yourself (the type's QueuePairNumber / $ERI_COUNT)"
+  total_qp="$(printf '%s\n' "$types_json" | sed -n 's/.*"QueuePairNumber": *\([0-9][0-9]*\).*/\1/p' | head -n1)"
+  [[ -n "$total_qp" && "$total_qp" -ge "$ERI_COUNT" ]] ||
+    fail "DescribeInstanceTypes gives no QueuePairNumber for $INSTANCE_TYPE: set QUEUE_PAIRS_PER_ERI (queue pairs per ERI)"
+  QUEUE_PAIRS_PER_ERI=$((total_qp / ERI_COUNT))
+fi
+[[ "$QUEUE_PAIRS_PER_ERI" =~ ^[1-9][0-9]*$ ]] || fail "QUEUE_PAIRS_PER_ERI '$QUEUE_PAIRS_PER_ERI' is not a whole number > 0"
+)sh";
+  return t;
+}
+
 std::string RenderScript(const Spec& s) {
   const planner::Candidate& c = *s.c;
+  const bool spot = c.billing == cost::Mode::kSpot;
   std::string t = "#!/usr/bin/env bash\n";
   t += Header(
       s, "run-instances.sh: rent the plan's choice with the aliyun CLI (one RunInstances call).");
@@ -348,11 +464,14 @@ done
 [[ "$VSWITCH_ID" == vsw-* ]] || fail "VSWITCH_ID '$VSWITCH_ID' is not a VSwitch id (vsw-...)"
 [[ "$SECURITY_GROUP_ID" == sg-* ]] || fail "SECURITY_GROUP_ID '$SECURITY_GROUP_ID' is not a security group id (sg-...)"
 [[ "$PUBLIC_BANDWIDTH_MBPS" =~ ^[0-9]+$ ]] || fail "PUBLIC_BANDWIDTH_MBPS '$PUBLIC_BANDWIDTH_MBPS' is not a whole number"
+((PUBLIC_BANDWIDTH_MBPS <= 100)) || fail "PUBLIC_BANDWIDTH_MBPS $PUBLIC_BANDWIDTH_MBPS: RunInstances allows 0-100 Mbit/s"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [[ -f "$here/cloud-init.yaml" ]] || fail "cloud-init.yaml is missing next to this script"
 user_data="$(base64 <"$here/cloud-init.yaml" | tr -d '\n')"
-
+)sh";
+  t += QueuePairLookup(s);
+  t += R"sh(
 args=(
   --RegionId "$REGION_ID"
   --InstanceType "$INSTANCE_TYPE"
@@ -362,12 +481,16 @@ args=(
     t += "  # All or nothing: a partial cluster cannot run the job (MinAmount).\n";
     t += "  --MinAmount \"$AMOUNT\"\n";
   }
-  t += R"sh(  --ImageId "$IMAGE_ID"
-  --VSwitchId "$VSWITCH_ID"
-  --SecurityGroupId "$SECURITY_GROUP_ID"
-  --KeyPairName "$KEY_PAIR_NAME"
-)sh";
+  t += "  --ImageId \"$IMAGE_ID\"\n";
+  if (s.eris == 0) {
+    t += "  --VSwitchId \"$VSWITCH_ID\"\n  --SecurityGroupId \"$SECURITY_GROUP_ID\"\n";
+  } else {
+    t += EriArgs(s);
+  }
+  t += "  --KeyPairName \"$KEY_PAIR_NAME\"\n";
   t += "  --InstanceName '" + s.instance_name + "'\n";
+  if (c.nodes > 1)
+    t += "  # Distinct names: gpuplan-<family>001, 002, ...\n  --UniqueSuffix true\n";
   if (s.prepaid) {
     t += "  --InstanceChargeType PrePaid\n  --Period " + std::to_string(s.period_months) +
          "\n  --PeriodUnit Month\n  --AutoRenew false\n";
@@ -376,8 +499,14 @@ args=(
   }
   if (!s.spot_strategy.empty()) {
     t += "  --SpotStrategy " + s.spot_strategy + "\n";
-    if (s.o->spot_price_limit)
+    if (s.o->spot_price_limit) {
+      t += "  # At most " + Money3(*s.o->spot_price_limit) +
+           " per instance-hour in your account's "
+           "billing currency (CNY on\n  # aliyun.com, USD on alibabacloud.com); gpuplan read it "
+           "as " +
+           s.currency + ", the plan's currency.\n";
       t += "  --SpotPriceLimit " + Money3(*s.o->spot_price_limit) + "\n";
+    }
     t += "  # 1 hour without reclaim after creation, as the plan's spot cost assumed.\n";
     t += "  --SpotDuration 1\n  --SpotInterruptionBehavior Terminate\n";
   }
@@ -388,6 +517,12 @@ args=(
     t += "  --DataDisk.1.Category cloud_essd\n  --DataDisk.1.Size " +
          std::to_string(s.data_disk->size_gib) + "\n  --DataDisk.1.PerformanceLevel " +
          s.data_disk->level + "\n";
+    if (spot) {
+      t +=
+          "  # Spot: keep the disk (and the checkpoints on it) when the instance is reclaimed; it\n"
+          "  # stays in the console as an unattached disk, billed until you delete it.\n"
+          "  --DataDisk.1.DeleteWithInstance false\n";
+    }
   }
   t += ")\n";
   t += R"sh(if [[ -n "$ZONE_ID" ]]; then
@@ -397,16 +532,14 @@ if ((PUBLIC_BANDWIDTH_MBPS > 0)); then
   args+=(--InternetChargeType PayByTraffic --InternetMaxBandwidthOut "$PUBLIC_BANDWIDTH_MBPS")
 fi
 )sh";
-  if (s.cluster && s.type->rdma) {
-    t += "\n# " + c.instance + " supports eRDMA" +
-         (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string()) +
-         " between the nodes. gpuplan's sources document no\n"
-         "# RunInstances parameter that attaches the elastic RDMA interface (ERI), so none is set\n"
-         "# here: enable it as Alibaba's eRDMA guide says\n"
-         "# "
-         "(https://www.alibabacloud.com/help/en/ecs/user-guide/"
-         "on-the-gpu-instance-configuration-erdma);\n"
-         "# cloud-init checks for the RDMA device at boot.\n";
+  if (s.eris > 0 && !s.eri_documented) {
+    t += "\n# " + c.instance +
+         ": gpuplan's sources do not say how many ERIs and network card "
+         "indexes its\n# eRDMA bandwidth needs, so one ERI is attached. Check with\n#   aliyun ecs "
+         "DescribeInstanceTypes --RegionId " +
+         c.region + " --InstanceTypes.1 " + c.instance +
+         "\n# (EriQuantity, NetworkCardQuantity); the first-boot network check warns when one is "
+         "not enough.\n";
   }
   t += "\necho \"This rents " + std::to_string(c.nodes) + " x " + c.instance + " in " + c.region +
        ", " + OneLine(s.billing_text) + ".\"\n";
@@ -487,12 +620,24 @@ std::string HclVariable(const std::string& name, const std::string& description,
   return t + "}\n\n";
 }
 
+// The data_disks block: a spot instance keeps its disk when reclaimed.
+Attrs DataDiskAttrs(const Spec& s) {
+  Attrs a = {{"category", "\"cloud_essd\""},
+             {"size", std::to_string(s.data_disk->size_gib)},
+             {"performance_level", HclString(s.data_disk->level)}};
+  if (s.c->billing == cost::Mode::kSpot)
+    a.push_back({"delete_with_instance", "false"});
+  return a;
+}
+
 std::string RenderTerraform(const Spec& s) {
   const planner::Candidate& c = *s.c;
   std::string t = Header(s, "main.tf: the plan's choice as Terraform (alicloud provider).");
   t += R"sh(#
 # Fill the variables without a default (terraform asks, or write them in terraform.tfvars), then:
 #   terraform init && terraform plan && terraform apply
+# Provider >= 1.227.1: the elastic RDMA arguments (network_interface_traffic_mode,
+# network_card_index, queue_pair_number, network_interfaces) need it; spot_duration needs 1.188.0.
 )sh";
   if (s.cluster) {
     t += "# Terraform creates the " + std::to_string(c.nodes) +
@@ -502,7 +647,8 @@ std::string RenderTerraform(const Spec& s) {
 terraform {
   required_providers {
     alicloud = {
-      source = "aliyun/alicloud"
+      source  = "aliyun/alicloud"
+      version = ">= 1.227.1"
     }
   }
 }
@@ -529,6 +675,16 @@ provider "alicloud" {
                    "string", "");
   t += HclVariable("public_bandwidth_mbps",
                    "Public bandwidth, Mbit/s (pay by traffic); 0 = no public IP", "number", "0");
+  if (s.eris > 1) {
+    t += HclVariable(
+        "queue_pairs_per_eri",
+        s.queue_pairs
+            ? "Queue pairs per elastic RDMA interface: the type's total split over its ERIs"
+            : "FILL-ME: queue pairs per elastic RDMA interface: " + c.instance +
+                  "'s QueuePairNumber (aliyun ecs DescribeInstanceTypes --InstanceTypes.1 " +
+                  c.instance + ") divided by " + std::to_string(s.eris),
+        "number", s.queue_pairs ? std::to_string(*s.queue_pairs / s.eris) : "");
+  }
 
   t += "resource \"alicloud_instance\" \"gpu\" {\n";
   t += HclAttrs({{"count", std::to_string(c.nodes)},
@@ -542,12 +698,34 @@ provider "alicloud" {
                  {"user_data", "filebase64(\"${path.module}/cloud-init.yaml\")"}},
                 2);
   t += "\n";
+  if (s.eris > 0) {
+    t += fmt::format("  # eRDMA: {} elastic RDMA interface(s); the primary ENI is the first.\n",
+                     s.eris);
+    Attrs primary = {{"network_interface_traffic_mode", "\"HighPerformance\""}};
+    if (s.network_cards > 1)
+      primary.push_back({"network_card_index", "0"});
+    if (s.eris > 1)
+      primary.push_back({"queue_pair_number", "var.queue_pairs_per_eri"});
+    t += HclAttrs(primary, 2);
+    for (int i = 1; i < s.eris; ++i) {
+      Attrs eri = {{"vswitch_id", "var.vswitch_id"},
+                   {"security_group_ids", "[var.security_group_id]"},
+                   {"network_interface_traffic_mode", "\"HighPerformance\""}};
+      if (s.network_cards > 1)
+        eri.push_back({"network_card_index", std::to_string(i % s.network_cards)});
+      eri.push_back({"queue_pair_number", "var.queue_pairs_per_eri"});
+      t += "\n  network_interfaces {\n" + HclAttrs(eri, 4) + "  }\n";
+    }
+    t += "\n";
+  }
   Attrs billing;
   if (s.prepaid) {
+    // force_delete: without it `terraform destroy` refuses PrePaid instances (provider delete).
     billing = {{"instance_charge_type", "\"PrePaid\""},
                {"period", std::to_string(s.period_months)},
                {"period_unit", "\"Month\""},
-               {"renewal_status", "\"Normal\""}};
+               {"renewal_status", "\"Normal\""},
+               {"force_delete", "true"}};
   } else {
     billing = {{"instance_charge_type", "\"PostPaid\""}};
     if (!s.spot_strategy.empty()) {
@@ -556,6 +734,11 @@ provider "alicloud" {
         billing.push_back({"spot_price_limit", Money3(*s.o->spot_price_limit)});
       billing.push_back({"spot_duration", "1"});
     }
+  }
+  if (s.o->spot_price_limit) {
+    t += "  # spot_price_limit is in your account's billing currency (CNY on aliyun.com, USD on\n"
+         "  # alibabacloud.com); gpuplan read it as " +
+         s.currency + ", the plan's currency.\n";
   }
   t += HclAttrs(billing, 2) + "\n";
   t += HclAttrs({{"internet_charge_type", "\"PayByTraffic\""},
@@ -567,12 +750,7 @@ provider "alicloud" {
                  {"system_disk_performance_level", "\"PL1\""}},
                 2);
   if (s.data_disk) {
-    t += "\n  data_disks {\n" +
-         HclAttrs({{"category", "\"cloud_essd\""},
-                   {"size", std::to_string(s.data_disk->size_gib)},
-                   {"performance_level", HclString(s.data_disk->level)}},
-                  4) +
-         "  }\n";
+    t += "\n  data_disks {\n" + HclAttrs(DataDiskAttrs(s), 4) + "  }\n";
   }
   t += "}\n\n";
   t += "output \"private_ips\" {\n" +
@@ -614,8 +792,19 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
   if [ "$gpus" -lt "$GPUPLAN_GPUS_PER_NODE" ]; then
     warn "nvidia-smi sees $gpus GPU(s); $GPUPLAN_INSTANCE has $GPUPLAN_GPUS_PER_NODE"
   fi
+elif [ "$ALLOW_INSTALL" = yes ] && command -v apt-get >/dev/null 2>&1; then
+  # Ubuntu: the NVIDIA datacenter driver packaged by Canonical, from the image's apt mirror
+  # (Alibaba's public Ubuntu images use mirrors.cloud.aliyuncs.com, reachable inside the VPC).
+  echo "no NVIDIA driver: installing nvidia-driver-$GPUPLAN_DRIVER_BRANCH-server (ALLOW_INSTALL=yes)"
+  if DEBIAN_FRONTEND=noninteractive apt-get update &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "nvidia-driver-$GPUPLAN_DRIVER_BRANCH-server" &&
+    modprobe nvidia && nvidia-smi -L; then
+    echo "NVIDIA driver $GPUPLAN_DRIVER_BRANCH installed"
+  else
+    warn "installing nvidia-driver-$GPUPLAN_DRIVER_BRANCH-server failed (see above); reboot, or rent with an image that has the driver (README.md)"
+  fi
 else
-  warn "nvidia-smi is missing or fails: the image has no working NVIDIA driver. Nothing is installed; rent with an image that has the driver (README.md)"
+  warn "nvidia-smi is missing or fails: the image has no working NVIDIA driver, and setup.sh installs one only on Ubuntu (apt) with ALLOW_INSTALL=yes; rent with an Ubuntu image or one that has the driver (README.md)"
 fi
 )sh";
 
@@ -709,8 +898,12 @@ else
     fi
   fi
   mkdir -p /mnt/data
-  # The console's mount command for your file system wins where its options differ.
-  if mount -t nfs -o vers=3,nolock,proto=tcp "$GPUPLAN_NFS_EXPORT" /mnt/data; then
+  # Alibaba's NAS/CPFS mount options; noresvport lets the client reconnect on a new port after a
+  # network switch. The console's mount command for your file system wins where it differs.
+  opts=vers=3,nolock,proto=tcp,noresvport
+  grep -q " /mnt/data nfs " /etc/fstab ||
+    echo "$GPUPLAN_NFS_EXPORT /mnt/data nfs $opts,_netdev,nofail 0 0" >>/etc/fstab
+  if mount -t nfs -o "$opts" "$GPUPLAN_NFS_EXPORT" /mnt/data; then
     echo "$GPUPLAN_NFS_EXPORT mounted at /mnt/data"
     echo /mnt/data >/var/lib/gpuplan/data-dir
   else
@@ -720,15 +913,125 @@ fi
 )sh";
 
 constexpr std::string_view kSetupRdma = R"sh(
-# 3. Network between the nodes: eRDMA.
-if ls /sys/class/infiniband/* >/dev/null 2>&1; then
-  echo "RDMA devices: $(ls /sys/class/infiniband | tr '\n' ' ')"
-else
-  warn "no RDMA device: the elastic RDMA interface (ERI) is not enabled, so NCCL falls back to TCP over the VPC; enable it as Alibaba's eRDMA guide says (README.md)"
+# 3. Network between the nodes: eRDMA. It needs the ERIs (attached at creation by
+#    run-instances.sh / main.tf) and the eRDMA software stack, installed here from Alibaba's
+#    mirror inside the VPC (the installer the GPU eRDMA guide and the console use).
+if ! ls /sys/class/infiniband/* >/dev/null 2>&1 && [ "$ALLOW_INSTALL" = yes ]; then
+  echo "installing the eRDMA software stack (ALLOW_INSTALL=yes)"
+  if (cd /tmp && rm -f env_setup.sh &&
+    { curl -fsSLO http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh ||
+      wget -q http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh; } &&
+    bash env_setup.sh --egs); then
+    modprobe erdma || true
+  else
+    warn "the eRDMA installer failed (see above); run it again: cd /tmp && curl -O http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh && bash env_setup.sh --egs"
+  fi
 fi
-nic=$(ip route show default | awk '{print $5; exit}')
-mtu=$(cat "/sys/class/net/$nic/mtu" 2>/dev/null || echo "?")
-echo "MTU of $nic: $mtu. NCCL with the LL128 protocol over eRDMA needs MTU 8500 with jumbo frames enabled, otherwise 1400; a wrong MTU causes data-consistency problems (Alibaba eRDMA guide)"
+if ! command -v ib_write_bw >/dev/null 2>&1 && [ "$ALLOW_INSTALL" = yes ]; then
+  if command -v yum >/dev/null 2>&1; then
+    yum -y install perftest
+  elif command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y perftest
+  fi
+fi
+/usr/local/lib/gpuplan/net.sh
+if ls /sys/class/infiniband/* >/dev/null 2>&1; then
+  found=$(find /sys/class/infiniband -mindepth 1 -maxdepth 1 | wc -l)
+  echo "RDMA devices: $(ls /sys/class/infiniband | tr '\n' ' ')"
+  if [ "$found" -lt "$GPUPLAN_ERIS" ]; then
+    warn "$found RDMA device(s); the files attach $GPUPLAN_ERIS ERI(s): NCCL gets less than the planned bandwidth (a reboot may be needed after the eRDMA install)"
+  fi
+else
+  warn "no RDMA device: NCCL falls back to TCP over the VPC, far slower than planned; check the ERIs (console: ENIs tab) and the eRDMA stack (eadm ver), then run /usr/local/lib/gpuplan/setup.sh again"
+fi
+echo "network check: run /usr/local/lib/gpuplan/netcheck.sh <private IPs of the other nodes> on one node; it warns below the plan's $GPUPLAN_ASSUMED_GBPS Gbit/s"
+)sh";
+
+constexpr std::string_view kNet = R"sh(#!/bin/bash
+# Every boot (gpuplan-net.service): brings up the secondary elastic RDMA interfaces and sets the
+# MTU that NCCL's LL128 protocol needs over eRDMA on each interface behind an RDMA device:
+# GPUPLAN_ERDMA_MTU (1400), or 8500 where jumbo frames are on (8th generation and later only).
+# A wrong MTU causes data-consistency problems (Alibaba GPU eRDMA guide).
+set -uo pipefail
+. /etc/gpuplan/deploy.env
+for path in /sys/class/net/*; do
+  nic=${path##*/}
+  [ -e "$path/device" ] || continue
+  ip link set "$nic" up
+  if ! ip -4 -o addr show dev "$nic" | grep -q inet && command -v dhclient >/dev/null 2>&1; then
+    dhclient "$nic" || echo "gpuplan-net: dhclient $nic failed" >&2
+  fi
+done
+rdma_nics() {
+  if command -v rdma >/dev/null 2>&1; then
+    rdma link show 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1)}'
+  fi
+  cat /sys/class/infiniband/*/ports/*/gid_attrs/ndevs/0 2>/dev/null
+}
+for nic in $(rdma_nics | sort -u); do
+  mtu=$(cat "/sys/class/net/$nic/mtu" 2>/dev/null || echo 0)
+  if [ "$mtu" = 8500 ] && [ "$GPUPLAN_GENERATION" -ge 8 ]; then
+    echo "gpuplan-net: $nic keeps MTU 8500 (jumbo frames on)"
+  elif [ "$mtu" != "$GPUPLAN_ERDMA_MTU" ]; then
+    ip link set dev "$nic" mtu "$GPUPLAN_ERDMA_MTU" &&
+      echo "gpuplan-net: $nic MTU $mtu -> $GPUPLAN_ERDMA_MTU (NCCL LL128 over eRDMA)"
+  fi
+done
+)sh";
+
+constexpr std::string_view kNetcheck = R"sh(#!/bin/bash
+# The inter-node bandwidth check: eRDMA write bandwidth to each peer with perftest's ib_write_bw,
+# one stream per RDMA device at once, summed and compared with what the plan's collectives
+# assumed (GPUPLAN_ASSUMED_GBPS = the eRDMA rate x the calibration's RDMA efficiency).
+#   netcheck.sh serve          answer peers for an hour (gpuplan-netcheck.service, at boot)
+#   netcheck.sh PEER_IP...     measure to each peer; exit 1 when one is below the plan
+# GPUPLAN_ENV and GPUPLAN_SYSFS override /etc/gpuplan/deploy.env and /sys (for tests).
+set -uo pipefail
+# shellcheck source=/dev/null
+. "${GPUPLAN_ENV:-/etc/gpuplan/deploy.env}"
+rdma_dir="${GPUPLAN_SYSFS:-/sys}/class/infiniband"
+port0=18515
+if ! command -v ib_write_bw >/dev/null 2>&1; then
+  echo "netcheck: ib_write_bw is missing: install perftest (yum -y install perftest, or apt-get install perftest)" >&2
+  exit 2
+fi
+mapfile -t devs < <(ls "$rdma_dir" 2>/dev/null)
+if [ "${#devs[@]}" -eq 0 ]; then
+  echo "netcheck: no RDMA device: the ERIs or the eRDMA stack are missing (see /var/log/gpuplan-setup.log)" >&2
+  exit 1
+fi
+if [ "${1:-}" = serve ]; then
+  end=$(($(date +%s) + 3600))
+  while [ "$(date +%s)" -lt "$end" ]; do
+    for i in "${!devs[@]}"; do
+      timeout 900 ib_write_bw -d "${devs[$i]}" -q 32 -p $((port0 + i)) --report_gbits >/dev/null 2>&1 &
+    done
+    wait
+  done
+  exit 0
+fi
+if [ $# -eq 0 ]; then
+  echo "usage: netcheck.sh serve | netcheck.sh PEER_IP..." >&2
+  exit 2
+fi
+status=0
+for peer in "$@"; do
+  out=$(mktemp -d)
+  for i in "${!devs[@]}"; do
+    ib_write_bw -d "${devs[$i]}" -q 32 -p $((port0 + i)) --report_gbits "$peer" >"$out/$i" 2>&1 &
+  done
+  wait
+  # Result rows: #bytes #iterations BW-peak BW-average[Gb/s] MsgRate.
+  gbps=$(cat "$out"/* | awk 'NF == 5 && $1 ~ /^[0-9]+$/ {sum += $4} END {printf "%.1f", sum}')
+  rm -rf "$out"
+  if awk -v m="$gbps" -v a="$GPUPLAN_ASSUMED_GBPS" 'BEGIN {exit !(m < a)}'; then
+    echo "WARNING: $peer: $gbps Gbit/s over ${#devs[@]} RDMA device(s), below the $GPUPLAN_ASSUMED_GBPS Gbit/s the plan assumed: the job will run slower than planned (check every ERI is attached and ACTIVE: ibv_devinfo; MTU: gpuplan-net.service)"
+    status=1
+  else
+    echo "$peer: $gbps Gbit/s over ${#devs[@]} RDMA device(s), at least the $GPUPLAN_ASSUMED_GBPS Gbit/s the plan assumed"
+  fi
+done
+exit "$status"
 )sh";
 
 constexpr std::string_view kSetupTail = R"sh(
@@ -807,9 +1110,10 @@ std::string RenderCloudInit(const Spec& s) {
   t += Header(
       s, "cloud-init.yaml: user data for the instances (run-instances.sh and main.tf pass it).");
   t += R"sh(#
-# At first boot it checks the NVIDIA driver and CUDA, mounts the planned storage and writes
-# /var/log/gpuplan-setup.log. It installs nothing from the internet: set ALLOW_INSTALL=yes below
-# to let it install the NFS client from the OS mirrors. Once you copy gpuplan to
+# At first boot it checks the NVIDIA driver and CUDA (and installs the driver on Ubuntu when it
+# is missing), mounts the planned storage, sets up eRDMA for a multi-node job and writes
+# /var/log/gpuplan-setup.log. Installs come from the OS and Alibaba mirrors inside the VPC; set
+# ALLOW_INSTALL=no below to install nothing. Once you copy gpuplan to
 # /usr/local/bin/gpuplan, it runs 'gpuplan probe --save' (/var/lib/gpuplan/calibration.json))sh";
   t += spot ? "\n# and starts 'gpuplan watch-spot', which runs /etc/gpuplan/checkpoint.sh on the "
               "reclaim notice.\n"
@@ -832,8 +1136,21 @@ std::string RenderCloudInit(const Spec& s) {
            " mount target and path from the console, e.g. <mount-target-domain>:/<path>\n";
     env += "GPUPLAN_NFS_EXPORT='FILL-ME'\n";
   }
-  env += "# yes: setup.sh may install missing packages (NFS client) from the OS mirrors.\n";
-  env += "ALLOW_INSTALL=no\n";
+  env += "# Lowest NVIDIA driver branch setup.sh installs when the image has none (Ubuntu).\n";
+  env += "GPUPLAN_DRIVER_BRANCH=" + std::to_string(s.driver_branch) + "\n";
+  if (s.eris > 0) {
+    env +=
+        "# eRDMA: ERIs attached, the MTU for NCCL LL128, the instance generation (jumbo frames\n"
+        "# from 8) and the inter-node Gbit/s the plan assumed (netcheck.sh warns below it).\n";
+    env += "GPUPLAN_ERIS=" + std::to_string(s.eris) + "\n";
+    env += "GPUPLAN_ERDMA_MTU=" + std::to_string(kErdmaMtu) + "\n";
+    env += "GPUPLAN_GENERATION=" + std::to_string(s.generation) + "\n";
+    env += "GPUPLAN_ASSUMED_GBPS=" + Num(s.assumed_gbps) + "\n";
+  }
+  env +=
+      "# yes: setup.sh installs what is missing (NVIDIA driver on Ubuntu, eRDMA stack, perftest,\n"
+      "# NFS client) from the OS and Alibaba mirrors; no: it only checks and warns.\n";
+  env += "ALLOW_INSTALL=yes\n";
   t += WriteFile("/etc/gpuplan/deploy.env", "0644", env);
 
   std::string setup(kSetupHead);
@@ -848,7 +1165,7 @@ std::string RenderCloudInit(const Spec& s) {
              (s.storage.empty() ? std::string("its source") : s.storage) + "; nothing to mount.\n";
   }
   if (s.cluster) {
-    if (s.type->rdma) {
+    if (s.eris > 0) {
       setup += kSetupRdma;
     } else {
       setup += "\n# 3. Network between the nodes: " + c.instance +
@@ -873,7 +1190,24 @@ std::string RenderCloudInit(const Spec& s) {
       "/etc/systemd/system/gpuplan-firstboot.service", "0644",
       "[Unit]\nDescription=gpuplan first boot: probe this instance and save the calibration\n"
       "After=network-online.target\n\n[Service]\nType=oneshot\n"
-      "ExecStart=/usr/local/lib/gpuplan/firstboot.sh\n");
+      "ExecStart=/usr/local/lib/gpuplan/firstboot.sh\n"
+      "# Without it the path unit starts the service again each time it exits (systemd.path(5)).\n"
+      "RemainAfterExit=yes\n");
+  if (s.eris > 0) {
+    t += WriteFile("/usr/local/lib/gpuplan/net.sh", "0755", kNet);
+    t += WriteFile("/usr/local/lib/gpuplan/netcheck.sh", "0755", kNetcheck);
+    t += WriteFile("/etc/systemd/system/gpuplan-net.service", "0644",
+                   "[Unit]\nDescription=gpuplan: bring up the elastic RDMA interfaces and set the "
+                   "MTU NCCL needs over eRDMA\nAfter=network-online.target\n"
+                   "Wants=network-online.target\n\n[Service]\nType=oneshot\n"
+                   "ExecStart=/usr/local/lib/gpuplan/net.sh\nRemainAfterExit=yes\n\n"
+                   "[Install]\nWantedBy=multi-user.target\n");
+    t += WriteFile("/etc/systemd/system/gpuplan-netcheck.service", "0644",
+                   "[Unit]\nDescription=gpuplan: answer the other nodes' bandwidth check for an "
+                   "hour after boot\nAfter=gpuplan-net.service\nWants=gpuplan-net.service\n\n"
+                   "[Service]\nExecStart=/usr/local/lib/gpuplan/netcheck.sh serve\n\n"
+                   "[Install]\nWantedBy=multi-user.target\n");
+  }
   if (spot) {
     std::string checkpoint =
         "#!/bin/sh\n# Runs when the spot reclaim notice arrives (Alibaba sends it 5 minutes before "
@@ -901,11 +1235,15 @@ std::string RenderCloudInit(const Spec& s) {
             "\n\n[Service]\nExecStart=/usr/local/lib/gpuplan/watch-spot.sh\nRestart=on-failure\n"
             "RestartSec=10\n\n[Install]\nWantedBy=multi-user.target\n");
   }
-  t += R"sh(runcmd:
-  - [/usr/local/lib/gpuplan/setup.sh]
+  t += "runcmd:\n";
+  if (s.eris > 0)
+    t += "  - [systemctl, daemon-reload]\n  - [systemctl, enable, gpuplan-net.service]\n";
+  t += R"sh(  - [/usr/local/lib/gpuplan/setup.sh]
   - [systemctl, daemon-reload]
   - [systemctl, enable, --now, gpuplan-firstboot.path]
 )sh";
+  if (s.eris > 0)
+    t += "  - [systemctl, enable, --now, gpuplan-netcheck.service]\n";
   return t;
 }
 
@@ -944,11 +1282,50 @@ std::string StorageText(const Spec& s) {
     return "the instance's local NVMe, mounted at /mnt/local0, /mnt/local1, ...";
   if (s.nfs) {
     return fmt::format(
-        "a shared {} file system of about {} GiB, mounted at /mnt/data on every node",
+        "a shared {} file system for about {} GiB, mounted at /mnt/data on every node over NFS "
+        "with `noresvport` and an `/etc/fstab` line, so it comes back after a reboot",
         s.storage == "cpfs" ? "CPFS" : "NAS", Num(st.size_gib));
   }
   return "read from " + (s.storage.empty() ? std::string("its source") : s.storage) +
          " (nothing to mount)";
+}
+
+// What the files attach for the network between nodes, and why.
+std::string NetworkText(const Spec& s) {
+  const planner::Candidate& c = *s.c;
+  if (s.eris == 0) {
+    return "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " + c.family +
+           " has no eRDMA.";
+  }
+  std::string t = fmt::format(
+      "eRDMA{}, which the plan's step time assumes. The files attach {} elastic RDMA interface(s) "
+      "(ERI: `NetworkInterface.N.NetworkInterfaceTrafficMode=HighPerformance`{}; Terraform "
+      "`network_interface_traffic_mode`{}), so the VSwitch and security group go inside the "
+      "interface block. ",
+      s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)" : std::string(), s.eris,
+      s.network_cards > 1 ? fmt::format(" on network card indexes 0-{}", s.network_cards - 1)
+                          : std::string(),
+      s.eris > 1 ? " and `network_interfaces`" : "");
+  if (s.eri_documented && s.type->eri && !s.type->eri->notes.empty())
+    t += "Why: " + OneLine(s.type->eri->notes) + " (data/eri.csv). ";
+  if (!s.eri_documented) {
+    t += "gpuplan's sources do not say how many ERIs " + c.instance +
+         " needs for its bandwidth, so one is attached: check `EriQuantity` and "
+         "`NetworkCardQuantity` with `aliyun ecs DescribeInstanceTypes`. ";
+  }
+  if (s.eris > 1 && !s.queue_pairs) {
+    t += "Queue pairs per ERI: the type's `QueuePairNumber` split over the ERIs (run-instances.sh "
+         "reads it from DescribeInstanceTypes; main.tf asks for `queue_pairs_per_eri`). ";
+  }
+  t += fmt::format(
+      "At first boot setup.sh installs the eRDMA stack (Alibaba's `env_setup.sh --egs`) and "
+      "perftest, and `gpuplan-net.service` sets MTU {} on the eRDMA interfaces at every boot: "
+      "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise 1400, and "
+      "jumbo frames exist only from the 8th generation ({} is generation {}). Check the bandwidth "
+      "with `/usr/local/lib/gpuplan/netcheck.sh <other nodes' private IPs>` on one node: it warns "
+      "below the {} Gbit/s the plan assumed.",
+      kErdmaMtu, c.family, s.generation, Num(s.assumed_gbps));
+  return t;
 }
 
 std::string RenderReadme(const Spec& s) {
@@ -967,26 +1344,38 @@ std::string RenderReadme(const Spec& s) {
   t += "- Billing: " + OneLine(s.billing_text) + ".";
   if (!s.period_note.empty())
     t += " Note: " + s.period_note + ".";
-  t += "\n- Storage: " + StorageText(s) + " (" + OneLine(c.storage.why) + ").\n";
+  if (s.o->spot_price_limit) {
+    t += " The limit is in your account's billing currency: CNY on the China site (aliyun.com), "
+         "USD on the international site (alibabacloud.com); gpuplan read " +
+         Money3(*s.o->spot_price_limit) + " as " + s.currency +
+         ", the currency of the plan's "
+         "price (" +
+         s.currency + " " + Money3(c.cost.price.price.amount()) +
+         " per hour): convert it if your account bills in the other one.";
+  }
+  t += "\n- Storage: " + StorageText(s) + " (" + OneLine(c.storage.why) + ").";
+  if (spot && s.data_disk) {
+    t += " On a spot reclaim the instance is released but the data disk is kept "
+         "(`DeleteWithInstance=false`), with the checkpoints on it: attach it to the next "
+         "instance, and delete it when you are done (it is billed until then).";
+  } else if (spot && s.nfs) {
+    t += " The shared file system outlives a spot reclaim: keep the checkpoints there.";
+  } else if (spot) {
+    t += " On a spot reclaim local disks are lost: write checkpoints to OSS, NAS or CPFS.";
+  }
+  t += "\n";
   t += "- Image: " + OneLine(c.image.os) + "; NVIDIA driver " + OneLine(c.image.driver) +
        ", CUDA " + OneLine(c.image.cuda) + ", " + OneLine(c.image.framework) + " (" +
        OneLine(c.image.why) + ").\n";
+  t += fmt::format(
+      "- GPU driver: RunInstances and Terraform install none (the console's \"auto-install GPU "
+      "driver\" is a user-data script, and these files use the user data for cloud-init). Pick "
+      "an image that has driver {} or newer, or a public Ubuntu 22.04 image: setup.sh then "
+      "installs `nvidia-driver-{}-server` from the image's apt mirror at first boot "
+      "(`ALLOW_INSTALL=yes`). On Alibaba Cloud Linux without a driver it only warns.\n",
+      s.driver_branch, s.driver_branch);
   if (s.cluster) {
-    t += "- Network between nodes: " +
-         (s.type->rdma
-              ? "eRDMA" +
-                    (s.type->rdma_gbps ? " (" + Num(*s.type->rdma_gbps) + " Gbit/s)"
-                                       : std::string()) +
-                    ". gpuplan's sources document no RunInstances parameter for the elastic RDMA "
-                    "interface (ERI), so the files set none: enable it as Alibaba's eRDMA guide "
-                    "says "
-                    "(https://www.alibabacloud.com/help/en/ecs/user-guide/"
-                    "on-the-gpu-instance-configuration-erdma). "
-                    "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise "
-                    "1400."
-              : "TCP over the VPC (" + Num(s.type->network_gbps) + " Gbit/s baseline); " +
-                    c.family + " has no eRDMA.") +
-         "\n";
+    t += "- Network between nodes: " + NetworkText(s) + "\n";
   } else if (c.nodes > 1) {
     t += "- Serving: " + std::to_string(c.nodes) +
          " independent replicas, one per instance; put a load balancer (SLB or ALB, not created "
@@ -1034,18 +1423,30 @@ std::string RenderReadme(const Spec& s) {
         " in the console first: the files rent pay-as-you-go instances, which it then covers.");
   }
   if (s.nfs) {
-    add(fmt::format(
-        "Create the {} file system (about {} GiB) in {} with a mount target in the VSwitch's VPC, "
-        "and put its mount address in `GPUPLAN_NFS_EXPORT` in `cloud-init.yaml` (or on the "
-        "instance in `/etc/gpuplan/deploy.env`, then rerun `/usr/local/lib/gpuplan/setup.sh`).",
-        s.storage == "cpfs" ? "CPFS" : "NAS", Num(c.storage.size_gib), c.region));
+    std::string fs = fmt::format(
+        "Create the {} file system in {} with a mount target in the VSwitch's VPC, and put its "
+        "mount address in `GPUPLAN_NFS_EXPORT` in `cloud-init.yaml` (or on the instance in "
+        "`/etc/gpuplan/deploy.env`, then rerun `/usr/local/lib/gpuplan/setup.sh`).",
+        s.storage == "cpfs" ? "CPFS" : "NAS", c.region);
+    if (s.storage == "cpfs") {
+      fs += fmt::format(
+          " Check two things first: CPFS is sold only to China-site accounts (aliyun.com; NAS API "
+          "reference), and in capacity steps far above the {} GiB the read rate needs (the "
+          "minimum is not in gpuplan's sources: see the CPFS buy page for {}). If either rules it "
+          "out, use a General-purpose NAS file system instead: the same NFS mount and "
+          "`GPUPLAN_NFS_EXPORT` work unchanged, at NAS throughput; or keep the data on OSS and "
+          "copy it to each node's disk.",
+          Num(c.storage.size_gib), c.region);
+    }
+    add(fs);
   }
   add("Fill the `FILL-ME` values: the block at the top of `run-instances.sh` (or export "
       "`VSWITCH_ID`, "
       "`SECURITY_GROUP_ID`, `KEY_PAIR_NAME`, `IMAGE_ID`), or the Terraform variables of `main.tf` "
-      "(`terraform.tfvars`). Pick an image with the driver and CUDA above; cloud-init checks them "
-      "but "
-      "installs nothing.");
+      "(`terraform.tfvars`). You choose the image (see GPU driver above), the VSwitch (in a zone "
+      "that sells the type), the security group (SSH from your address" +
+      std::string(s.cluster ? ", all traffic inside the group" : "") +
+      ") and the key pair; gpuplan never invents them.");
   if (spot) {
     add(s.o->checkpoint_command.empty()
             ? "Put your checkpoint command in `/etc/gpuplan/checkpoint.sh` (in `cloud-init.yaml` "
@@ -1065,14 +1466,18 @@ std::string RenderReadme(const Spec& s) {
       "The first-boot unit then runs `gpuplan probe --save /var/lib/gpuplan/calibration.json`" +
       std::string(spot ? " and starts `gpuplan watch-spot`." : "."));
   add("Verify: `cat /var/log/gpuplan-setup.log` (driver, CUDA, storage" +
-      std::string(s.cluster ? ", RDMA" : "") +
+      std::string(s.eris > 0 ? ", RDMA; then `/usr/local/lib/gpuplan/netcheck.sh` with the other "
+                               "nodes' private IPs for the bandwidth"
+                             : "") +
       ") and `cat /var/lib/gpuplan/probe.txt`, or run `gpuplan probe` yourself: measured GEMM "
       "TFLOPS and "
       "memory bandwidth against the catalog.");
   add("Plan again with the measurement: copy `/var/lib/gpuplan/calibration.json` back and run "
       "`gpuplan plan "
       "WORKLOAD.yaml --probe-calibration calibration.json`.");
-  add(s.prepaid ? "The subscription ends after the period (auto-renew is off)."
+  add(s.prepaid ? "The subscription ends after the period (auto-renew is off). main.tf sets "
+                  "`force_delete = true`, without which `terraform destroy` refuses PrePaid "
+                  "instances; destroying early does not refund the period."
                 : "Release the instances when the job is done (console, or `terraform destroy`): "
                   "pay-as-you-go billing runs until then.");
   return t;

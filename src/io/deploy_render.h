@@ -13,16 +13,22 @@
 //  - main.tf: the same instances as Terraform (alicloud provider, `alicloud_instance` with
 //    `count`), the account-specific ids as required variables.
 //  - cloud-init.yaml: user data that checks the NVIDIA driver and CUDA against the plan's image
-//    advice, mounts the planned storage, runs `gpuplan probe --save` once gpuplan is on the
-//    instance and, for spot, starts `gpuplan watch-spot` with the user's checkpoint command.
-//    It installs nothing from the internet unless the user sets ALLOW_INSTALL=yes in it.
+//    advice (installing the driver on Ubuntu when there is none), mounts the planned storage
+//    (NFS with noresvport and an fstab line), sets up eRDMA for a cluster (the eRDMA stack, MTU
+//    1400 at every boot, netcheck.sh against the plan's bandwidth), runs `gpuplan probe --save`
+//    once gpuplan is on the instance and, for spot, starts `gpuplan watch-spot` with the user's
+//    checkpoint command. Installs come from the OS and Alibaba mirrors; ALLOW_INSTALL=no in it
+//    turns them off.
 //  - README.md: what was chosen and why, the cost estimate, and the steps.
 //
 // Ids that belong to the user's account (VSwitch, security group, key pair, image, file system
 // mount target) are never invented: they are FILL-ME placeholders the script refuses to run with.
-// Only RunInstances parameters named in alibaba_reference.md (section 4.6) or in common use for
-// disks and networking are emitted; the reference documents no RunInstances parameter for an
-// elastic RDMA interface, so eRDMA gets a note and a check on the instance, not a setting.
+// Every RunInstances parameter emitted is in the aliyun CLI's parameter list for RunInstances
+// (aliyun-openapi-meta, tests/testdata/deploy/); every Terraform argument is in the alicloud
+// provider's schema. A multi-node training plan on an eRDMA type attaches its elastic RDMA
+// interfaces (NetworkInterface.N with NetworkInterfaceTrafficMode=HighPerformance; Terraform
+// network_interface_traffic_mode and network_interfaces), installs the eRDMA stack at first boot,
+// sets the MTU NCCL's LL128 protocol needs and ships a bandwidth check against the plan.
 //
 // Thread safety: a pure function over values.
 #ifndef GPUPLAN_SRC_IO_DEPLOY_RENDER_H_
@@ -54,6 +60,9 @@ struct DeployOptions {
   // Shell command that writes a checkpoint when the spot reclaim notice arrives;
   // "" = a FILL-ME placeholder the user edits on the instance.
   std::string checkpoint_command;
+  // Fraction of the eRDMA line rate the plan's collectives were timed with
+  // (Calibration::rdma_efficiency): the first-boot network check warns below it.
+  double rdma_efficiency = 0.8;
 };
 
 // File name -> contents. run-instances.sh is meant to be executable.
@@ -63,8 +72,11 @@ using DeployFiles = std::map<std::string, std::string>;
 // catalog entry. Errors: kInvalidArgument when a name that goes into the script (instance type,
 // region, family) has characters other than letters, digits, '.', '_' and '-', when
 // spot_price_limit is not > 0 or goes with a candidate that is not spot, or when
-// checkpoint_command has control characters other than newline and tab; kUnsupported when the
-// storage plan needs a data disk larger than one ESSD (32768 GiB).
+// checkpoint_command has control characters other than newline and tab, or when
+// spot_price_limit is below the plan's own spot price (RunInstances would refuse it with
+// InvalidSpotPriceLimit.LowerThanPublicPrice); kUnsupported when the storage plan needs a data
+// disk larger than one ESSD (32768 GiB) or the candidate has more than 100 nodes (one
+// RunInstances call creates 1-100 instances, and a cluster must be created all at once).
 Result<DeployFiles> RenderDeploy(const Workload& w, const planner::Candidate& c,
                                  const InstanceType& type, const DeployOptions& options);
 

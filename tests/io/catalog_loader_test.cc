@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "io/file_util.h"
 #include "testing/cli_runner.h"
 
 namespace gpuplan::io {
@@ -76,6 +82,67 @@ TEST(CatalogLoaderTest, OverlayErrorsNameTheUserFile) {
   Result<Catalog> missing = LoadCatalog("/nonexistent/dir");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("is not a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuplan::io
+
+namespace gpuplan::io {
+namespace {
+
+// data/eri.csv: how many elastic RDMA interfaces a type attaches, joined onto instances.csv.
+TEST(CatalogLoaderTest, EriRowsAttachToTheirInstanceTypes) {
+  Result<Catalog> c = LoadCatalog("");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const InstanceType* ex = c->FindInstance("ecs.ebmgn7ex.32xlarge");
+  ASSERT_NE(ex, nullptr);
+  ASSERT_TRUE(ex->eri.has_value()) << "ebmgn7ex needs two ERIs for 160 Gbit/s (S3)";
+  EXPECT_EQ(ex->eri->eri_quantity, 2);
+  EXPECT_EQ(ex->eri->network_cards, 2);
+  EXPECT_FALSE(ex->eri->queue_pairs.has_value()) << "no source gives the QP total";
+  EXPECT_NE(ex->eri->provenance.source.find("S3"), std::string::npos);
+  const InstanceType* gn7i = c->FindInstance("ecs.gn7i-c8g1.2xlarge");
+  ASSERT_NE(gn7i, nullptr);
+  EXPECT_FALSE(gn7i->eri.has_value()) << "no eRDMA, no ERI row";
+}
+
+TEST(CatalogLoaderTest, BadEriRowsNameTheFileAndLine) {
+  struct Case {
+    std::string name;
+    std::string eri_csv;
+    std::string expected;
+  };
+  const std::string header = "instance,eri_quantity,network_cards,queue_pairs,basis,source,as_of\n";
+  const Case kCases[] = {
+      {"unknown_type", header + "ecs.nope.2xlarge,1,1,,doc,S3,2025\n",
+       "eri.csv:2: instance \"ecs.nope.2xlarge\" is not in instances.csv"},
+      {"type_without_erdma", header + "ecs.gn7i-c8g1.2xlarge,1,1,,doc,S3,2025\n",
+       "has rdma = no in instances.csv"},
+      {"more_cards_than_eris", header + "ecs.ebmgn7ex.32xlarge,1,2,,doc,S3,2025\n",
+       "expected at most eri_quantity (1) network cards"},
+      {"zero_eris", header + "ecs.ebmgn7ex.32xlarge,0,1,,doc,S3,2025\n",
+       "eri_quantity"},
+  };
+  for (const Case& k : kCases) {
+    SCOPED_TRACE(k.name);
+    char tmpl[] = "/tmp/gpuplan-eri-overlay-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    ASSERT_TRUE(WriteFileAtomic(dir + "/eri.csv", k.eri_csv).ok());
+    Result<Catalog> c = LoadCatalog(dir);
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.status().message().find(k.expected), std::string::npos) << c.status().message();
+    std::filesystem::remove_all(dir);
+  }
+  // A good overlay row wins over the embedded one.
+  char tmpl[] = "/tmp/gpuplan-eri-overlay-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  ASSERT_TRUE(
+      WriteFileAtomic(dir + "/eri.csv", header + "ecs.ebmgn7ex.32xlarge,2,2,64,user,me,2026\n")
+          .ok());
+  Result<Catalog> c = LoadCatalog(dir);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->FindInstance("ecs.ebmgn7ex.32xlarge")->eri->queue_pairs, 64);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
