@@ -71,7 +71,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   } else {
     const auto& c = mine->candidates[0];
     s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
-                    cost::ModeName(c.billing), c.why.empty() ? "" : c.why);
+                    c.price_known ? cost::ModeName(c.billing) : "price unknown",
+                    c.why.empty() ? "" : c.why);
     s += fmt::format(
         "  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
         strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours),
