@@ -321,6 +321,7 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         c.gpus = base.gpus / std::max(base.nodes, 1) * instances;
         c.copies =
             base.copies + spare / std::max(base.nodes_per_copy, 1) * base.copies_per_instance_group;
+        c.replicas = c.copies;
       }
       c.region = region;
       c.billing = mode;

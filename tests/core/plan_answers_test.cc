@@ -198,6 +198,8 @@ TEST(PlanAnswersTest, SpotForAServiceOnlyWhenListedAndThenWithSpares) {
       continue;
     EXPECT_EQ(c.billing, cost::Mode::kSpot);
     EXPECT_GE(c.spare_instances, 1);
+    EXPECT_EQ(c.copies * c.gpus_per_copy, c.gpus) << "the spares are copies too";
+    EXPECT_EQ(c.replicas, c.copies);
     EXPECT_TRUE(HasAdvice(c, "spot-service-spare-copies"));
   }
 }
