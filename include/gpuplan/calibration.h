@@ -136,6 +136,16 @@ struct Calibration {
   double vllm_max_sequences = 256;
   double trtllm_max_sequences = 2048;
   int MaxConcurrentSequences(Engine engine) const;
+  // Memory the serving engines let a model copy use on each GPU. vLLM (and SGLang, LMDeploy,
+  // which run as vllm here) pre-allocates gpu_memory_utilization of the whole GPU for weights,
+  // activations and KV cache; TensorRT-LLM gives its KV cache free_gpu_memory_fraction of what
+  // is free after weights and activations. HF generate and TorchScript use what PyTorch's
+  // allocator gets (the whole GPU).
+  double vllm_gpu_memory_utilization = 0.9;
+  double trtllm_free_gpu_memory_fraction = 0.9;
+  // The per-GPU memory a copy may fill on a GPU of `capacity_gib` when `fixed_gib` of it is
+  // not KV cache (weights, activations, CUDA context).
+  double EngineMemoryLimitGib(Engine engine, double capacity_gib, double fixed_gib) const;
   double LayerOverheadUs(Engine engine) const;
   double StepOverheadUs(Engine engine) const;
 };

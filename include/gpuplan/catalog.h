@@ -133,8 +133,10 @@ enum class Billing { kPayg, kSpot, kSubscriptionMonth, kSubscriptionYear, kReser
 std::string_view BillingName(Billing b);  // "payg", "spot", "subscription_month", ...
 std::optional<Billing> ParseBilling(std::string_view name);
 
-enum class PriceSource { kBuiltin, kImport, kApi };
-std::string_view PriceSourceName(PriceSource s);  // "builtin", "import", "api"
+// kUser: a price the user entered ('gpuplan prices add'): their own quote or bill, ranked above
+// every other source for that key.
+enum class PriceSource { kBuiltin, kImport, kApi, kUser };
+std::string_view PriceSourceName(PriceSource s);  // "builtin", "import", "api", "user"
 
 struct Price {
   std::string instance;  // instance type name

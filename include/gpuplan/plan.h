@@ -11,6 +11,7 @@
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_PLAN_H_
 #define GPUPLAN_INCLUDE_GPUPLAN_PLAN_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct PlanOptions {
   cost::PriceRatios ratios;    // for billing modes without a listed price
   cost::MarketData market;     // stock and spot advice from the price cache (may be empty)
   cost::SpotRisk spot;         // restart and checkpoint times for the interruption model
+  // Spot with no reclaim rate (no DescribeSpotAdvice data, none in `spot`) is ranked with this
+  // interruption allowance: a 30-day release rate (DescribeSpotAdvice's InterruptionRate), 20%
+  // = the lower edge of its highest band ("15-20%" and above), a deliberate assumption; the
+  // candidate shows the range from the lower bound (no interruptions) to this.
+  double default_spot_release_rate_30d = 0.20;
   // Replace the search over layouts with this one (gpuplan explain/estimate use it); its
   // Gpus() must match each candidate.
   std::optional<perf::Layout> fixed_layout;
@@ -64,11 +70,24 @@ struct Candidate {
   std::string region;
   int nodes = 1;
   int gpus = 1;           // total GPUs
-  int replicas = 1;       // inference: copies of the model serving traffic
+  int replicas = 1;       // inference: copies of the model serving traffic (= copies)
+  int copies = 1;         // model copies (training: 1)
+  int gpus_per_copy = 1;  // GPUs one copy runs on (tp x pp; training: all)
+  int nodes_per_copy = 1;  // instances one copy spans (serving: 1 unless the model needs more)
+  int copies_per_instance_group = 1;  // copies on nodes_per_copy instances
+  int spare_instances = 0;            // a spot service's spares for reclaims (included in nodes)
+  // False when no price is known for the type (cost, monthly are then empty): the candidate is
+  // ranked by time, and under a cost objective after every priced one; price_hint says how to
+  // get a price.
+  bool price_known = true;
+  std::string price_hint;
   perf::Layout layout;
   perf::Estimate estimate;
   cost::Mode billing = cost::Mode::kPayg;
   cost::JobCostEstimate cost;  // for the job (training, batch inference)
+  // Spot without a known reclaim rate: `cost` (and `monthly`) include the default interruption
+  // allowance (PlanOptions::default_spot_release_rate_30d); this is the lower bound without it.
+  std::optional<Money> spot_cost_low;
   std::optional<cost::MonthlyCostEstimate> monthly;  // for a service (inference)
   double job_hours = 0;   // wall-clock, including spot overhead
   double score = 0;       // what the objective ranks by (lower is better)
@@ -90,14 +109,37 @@ struct Plan {
   std::vector<Rejection> rejected;    // one line per instance type that cannot work
   int evaluated = 0;                  // performance-model evaluations made
   std::vector<std::string> notes;     // assumptions the whole plan rests on
+  // The date of the oldest price the candidates use ("" when none is priced), and its age.
+  std::string prices_as_of;
+  std::optional<int> prices_age_days;
 };
+
+// A price older than this many days is marked stale wherever it is shown.
+inline constexpr int kStalePriceDays = 90;
+
+// The price a candidate's cost rests on (the monthly one for a service); nullptr when unpriced.
+const cost::PriceQuote* PriceUsed(const Candidate& c);
+// How far a price can be trusted: "list" (official list data), "user" ('prices add'),
+// "published bill (medium)" / "published figure (low)" (one account's bill or a third party's
+// figure, never a list price), "derived (high)" (from PAYG with the ratios).
+std::string PriceTrust(const cost::PriceQuote& q);
+// Older than kStalePriceDays (false when its age is unknown).
+bool PriceStale(const cost::PriceQuote& q);
 
 // The architecture to plan with: ResolveModel(), except that rendering and HPC jobs need no
 // model (they get an empty kOther architecture).
 Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo);
 
+// Regions named by some price or market record, sorted: the regions a plan can speak of.
+std::vector<std::string> KnownRegions(const Catalog& catalog, const cost::MarketData& market);
+// kInvalidArgument naming the first region of `asked` that is not known, with the nearest
+// spelling and the list ("unknown region \"cn-hangzhuo\"; did you mean cn-hangzhou? ...").
+Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalog,
+                    const cost::MarketData& market);
+
 // Plans `w` (architecture `arch`) over `catalog`. Errors only for invalid input (a workload that
-// fails ValidateWorkload); an unsatisfiable workload is an empty `candidates` with reasons.
+// fails ValidateWorkload, or names a region CheckRegions does not know); an unsatisfiable workload
+// is an empty `candidates` with reasons.
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options);
 

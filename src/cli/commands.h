@@ -60,6 +60,10 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx);
 // ($GPUPLAN_TODAY overrides it, for reproducible output).
 void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog);
 cost::MarketData LoadCliMarketData(const CliContext& ctx);
+// The price cache directory ($XDG_CACHE_HOME/gpuplan, else ~/.cache/gpuplan).
+Result<std::string> CliPriceCacheDir();
+// `gpuplan prices add` (prices_add_command.cc), a subcommand of `prices`.
+void AddPricesAddCommand(CLI::App* prices, CliContext& ctx);
 cost::PriceRatios CliPriceRatios();
 std::string CliToday();
 void AddEstimateCommand(CLI::App& app, CliContext& ctx);

@@ -87,7 +87,15 @@ Result<planner::Candidate> ChooseCandidate(const DeployFlags& f, const PlanInput
       return Status::InvalidArgument(fmt::format("--rank {}: the plan has only {} candidate(s)",
                                                  f.rank, plan->candidates.size()));
     }
-    return plan->candidates[static_cast<size_t>(f.rank - 1)];
+    const planner::Candidate& c = plan->candidates[static_cast<size_t>(f.rank - 1)];
+    if (!c.price_known && c.region.empty()) {
+      // An unpriced candidate of a plan without regions has nowhere to be rented yet.
+      return Status::InvalidArgument(
+          fmt::format("--rank {}: {} has no known price and no region: give --region R "
+                      "(and a price: {})",
+                      f.rank, c.instance, c.price_hint));
+    }
+    return c;
   }
   std::vector<int> node_counts;
   for (const planner::Candidate& c : plan->candidates) {

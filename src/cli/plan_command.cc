@@ -66,9 +66,12 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   } else {
     const auto& c = mine->candidates[0];
     s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
-                    cost::ModeName(c.billing), c.why.empty() ? "" : c.why);
-    s += fmt::format("  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
-                     strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours), c.cost.total.ToString());
+                    c.price_known ? cost::ModeName(c.billing) : "price unknown",
+                    c.why.empty() ? "" : c.why);
+    s += fmt::format(
+        "  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
+        strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours),
+        c.price_known ? c.cost.total.ToString() : "cost unknown (" + c.price_hint + ")");
     for (const auto& a : c.advice) {
       s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
     }
@@ -79,7 +82,9 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
       s += "It is the plan's first choice.\n";
     } else {
       s += fmt::format("The plan's first choice is {} x {} {} ({} h, {}).\n", w.nodes, w.instance,
-                       cost::ModeName(w.billing), strings::Num(w.job_hours), w.cost.total.ToString());
+                       w.price_known ? cost::ModeName(w.billing) : "unpriced",
+                       strings::Num(w.job_hours),
+                       w.price_known ? w.cost.total.ToString() : "cost unknown");
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
         if (overall->candidates[i].instance == type->name) {
           s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());

@@ -33,6 +33,16 @@ std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& sour
     ctx.Fail(catalog.status());
     return std::nullopt;
   }
+  if (Status s = planner::CheckRegions(w->constraints.regions, *catalog, LoadCliMarketData(ctx));
+      !s.ok()) {
+    // A region from --region is the flag's fault; one from the file, the file's.
+    const std::string field = "field \"constraints.regions\": ";
+    ctx.Fail(source.workload.regions.empty()
+                 ? WithWorkloadContext(s, source)
+                 : Status::InvalidArgument("--region: " + s.message().substr(field.size())),
+             /*usage=*/true);
+    return std::nullopt;
+  }
   Result<ModelZoo> zoo = io::LoadModelZoo();
   if (!zoo.ok()) {
     ctx.Fail(zoo.status());

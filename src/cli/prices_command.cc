@@ -17,6 +17,7 @@
 #include "cli/output.h"
 #include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/plan.h"
 #include "io/aliyun_client.h"
 #include "io/file_util.h"
 #include "io/price_cache.h"
@@ -33,7 +34,7 @@ const char* Env(const char* name) {
   return v && *v ? v : nullptr;
 }
 
-Result<std::string> CacheDir() { return io::PriceCacheDir(Env("XDG_CACHE_HOME"), Env("HOME")); }
+Result<std::string> CacheDir() { return CliPriceCacheDir(); }
 
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
@@ -365,9 +366,23 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
       o.reclaim_rate ? "--reclaim-rate"
                      : (base.spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)" : "unknown");
 
-  io::Table table{{"mode", job ? "total" : "per_month", "currency", "per_hour",
-                   job ? "wall_h" : "utilisation", "price_source", "as_of", "note"},
-                  {}};
+  // Reserved instances and savings plans bill the whole term whether used or not: their total
+  // is the commitment, and the job's share of it is a column of its own.
+  std::vector<std::string> header = {"mode",
+                                     job ? "total" : "per_month",
+                                     "currency",
+                                     "per_hour",
+                                     job ? "wall_h" : "utilisation",
+                                     "price_source",
+                                     "as_of",
+                                     "note"};
+  if (job)
+    header.insert(header.begin() + 2, "job_share");
+  io::Table table{header, {}};
+  // "2024-12-30 (stale)" for a price older than planner::kStalePriceDays.
+  auto as_of = [](const cost::PriceQuote& q) {
+    return q.as_of + (planner::PriceStale(q) ? " (stale)" : "");
+  };
   nlohmann::json modes = nlohmann::json::array();
   std::vector<std::string> notes;
   for (cost::Mode mode : cost::kAllModes) {
@@ -378,7 +393,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
     if (job) {
       Result<cost::JobCostEstimate> e = cost::JobCost(*rates, {o.hours, o.instances}, opt, ratios);
       if (!e.ok()) {
-        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
+        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", "-", e.status().message()});
         j["error"] = e.status().message();
         modes.push_back(std::move(j));
         continue;
@@ -387,18 +402,26 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
       if (e->checkpoint_interval_hours) {
         note = "checkpoint every " + Num(*e->checkpoint_interval_hours) + " h (Young/Daly)";
       }
-      if (e->commitment && mode != cost::Mode::kSubscriptionMonth &&
-          mode != cost::Mode::kSubscriptionYear) {
-        note = "commits " + e->commitment->ToString() + " for the term";
+      const bool term = e->commitment && mode != cost::Mode::kSubscriptionMonth &&
+                        mode != cost::Mode::kSubscriptionYear;
+      if (term) {
+        note = "the whole term's commitment; the job's hours are its share";
       }
       if (e->price.derived && note.empty())
         note = "derived price";
+      if (planner::PriceStale(e->price))
+        note += std::string(note.empty() ? "" : "; ") + "stale price (" +
+                std::to_string(*e->price.age_days) + " days)";
+      const Money total = term ? *e->commitment : e->total;
       table.rows.push_back(
-          {name, Num(e->total.amount()), std::string(CurrencyName(e->total.currency())),
-           PriceText(e->rate_per_hour.amount()), Num(e->wall_hours),
+          {name, Num(total.amount()), term ? Num(e->total.amount()) : "-",
+           std::string(CurrencyName(e->total.currency())), PriceText(e->rate_per_hour.amount()),
+           Num(e->wall_hours),
            std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
-           e->price.as_of, note});
-      j.update({{"total", e->total.amount()},
+           as_of(e->price), note});
+      j.update({{"total", total.amount()},
+                {"job_share", term ? nlohmann::json(e->total.amount()) : nlohmann::json(nullptr)},
+                {"price_stale", planner::PriceStale(e->price)},
                 {"currency", CurrencyName(e->total.currency())},
                 {"rate_per_hour", e->rate_per_hour.amount()},
                 {"wall_hours", e->wall_hours},
@@ -432,8 +455,9 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
           {name, Num(e->per_month.amount()), std::string(CurrencyName(e->per_month.currency())),
            PriceText(e->price.HourlyPrice(ratios).amount()), Num(100 * e->utilisation) + "%",
            std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
-           e->price.as_of, e->notes.empty() ? "" : e->notes.back()});
+           as_of(e->price), e->notes.empty() ? "" : e->notes.back()});
       j.update({{"per_month", e->per_month.amount()},
+                {"price_stale", planner::PriceStale(e->price)},
                 {"currency", CurrencyName(e->per_month.currency())},
                 {"utilisation", e->utilisation},
                 {"price", QuoteJson(e->price)},
@@ -572,11 +596,16 @@ cost::MarketData LoadCliMarketData(const CliContext& ctx) {
   return cache->market;
 }
 
+Result<std::string> CliPriceCacheDir() {
+  return io::PriceCacheDir(Env("XDG_CACHE_HOME"), Env("HOME"));
+}
+
 void AddPricesCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "prices",
-      "Show prices with their source (api > import > builtin) and age; refresh them from the "
-      "Alibaba Cloud API, import aliyun CLI JSON, compare billing modes");
+      "Show prices with their source (user > api > import > builtin) and age; refresh them from "
+      "the "
+      "Alibaba Cloud API, import aliyun CLI JSON, add one you know, compare billing modes");
   auto list = std::make_shared<ListOptions>();
   cmd->add_option("--instance", list->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge");
   cmd->add_option("--region", list->region, "Region, e.g. cn-hangzhou");
@@ -675,6 +704,8 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({1, 3}));
   AddFormatFlags(c, &cmp->format, /*csv=*/true);
   c->callback([&ctx, cmp] { RunCompare(ctx, *cmp); });
+
+  AddPricesAddCommand(cmd, ctx);
 
   auto cache_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
   CLI::App* k = cmd->add_subcommand("cache", "Show where the price cache is and what it holds");

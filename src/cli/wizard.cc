@@ -1,15 +1,17 @@
 // `gpuplan wizard`: the interactive checklist (see wizard.h).
 #include "cli/wizard.h"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "cli/commands.h"
 #include "core/strings.h"
+#include "gpuplan/plan.h"
 #include "gpuplan/workload.h"
 #include "io/file_util.h"
 #include "io/model_zoo.h"
@@ -78,9 +80,37 @@ std::string YamlList(const std::string& csv) {
   return "[" + out + "]";
 }
 
+// "" when every comma-separated region is in `known`, else the first unknown one with the
+// nearest spelling.
+std::string KnownRegionList(const std::string& answer, const std::vector<std::string>& known) {
+  std::stringstream ss(answer);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ')
+      item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ')
+      item.pop_back();
+    if (item.empty() || std::find(known.begin(), known.end(), item) != known.end())
+      continue;
+    std::string nearest;
+    int best = 4;
+    for (const std::string& k : known) {
+      if (int d = strings::EditDistance(strings::Lower(item), k); d < best) {
+        best = d;
+        nearest = k;
+      }
+    }
+    return "unknown region \"" + item + "\"" +
+           (nearest.empty() ? "" : "; did you mean " + nearest + "?") +
+           " (? lists the known regions)";
+  }
+  return "";
+}
+
 }  // namespace
 
-Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo) {
+Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo,
+                                const std::vector<std::string>& known_regions) {
   out << "gpuplan wizard: answer each question; Enter takes the default, ? explains.\n";
   std::string yaml = "# Written by gpuplan wizard. Edit freely; 'gpuplan plan FILE' plans it.\n";
   auto ask = [&](const Question& q) -> Result<std::string> { return Ask(in, out, q); };
@@ -126,28 +156,62 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
   }
   if (*task == "inference") {
     yaml += "inference:\n";
-    for (const Question& q : {Question{"requests_per_s", "Requests per second to serve", "10", "sustained rate; replicas are sized for it", PositiveNumber},
-                              Question{"prompt_tokens", "Prompt tokens per request", "512", "input length", PositiveNumber},
-                              Question{"output_tokens", "Output tokens per request", "256", "generated length", PositiveNumber},
-                              Question{"tpot_ms", "Target time per output token, ms", "50", "decode latency target; 50 ms is about 20 tokens/s per user", PositiveNumber}}) {
+    for (const Question& q :
+         {Question{"requests_per_s", "Requests per second to serve", "10",
+                   "sustained rate; replicas are sized for it", PositiveNumber},
+          Question{"prompt_tokens", "Prompt tokens per request", "512", "input length",
+                   PositiveNumber},
+          Question{"output_tokens", "Output tokens per request", "256", "generated length",
+                   PositiveNumber},
+          // No latency target unless one is given, as the CLI without --ttft-ms/--tpot-ms.
+          Question{"ttft_ms", "Target time to first token, ms", "",
+                   "prefill latency target, e.g. 2000; Enter = no target (as 'gpuplan plan' "
+                   "without --ttft-ms)",
+                   PositiveNumber},
+          Question{"tpot_ms", "Target time per output token, ms", "",
+                   "decode latency target, e.g. 50 (about 20 tokens/s per user); Enter = no target "
+                   "(as without --tpot-ms)",
+                   PositiveNumber}}) {
       Result<std::string> a = ask(q);
       if (!a.ok()) return a.status();
-      yaml += "  " + q.key + ": " + *a + "\n";
+      if (!a->empty())
+        yaml += "  " + q.key + ": " + *a + "\n";
     }
   }
   yaml += "constraints:\n";
-  Result<std::string> regions = ask({"regions", "Regions (comma separated)", "cn-hangzhou", "e.g. cn-hangzhou, cn-shanghai, ap-southeast-1; prices differ by region", nullptr});
+  std::string region_help = "prices differ by region; known regions:";
+  for (const std::string& r : known_regions)
+    region_help += " " + r;
+  Result<std::string> regions =
+      ask({"regions", "Regions (comma separated)", "cn-hangzhou", region_help,
+           [&known_regions](const std::string& a) { return KnownRegionList(a, known_regions); }});
   if (!regions.ok()) return regions.status();
   yaml += "  regions: " + YamlList(*regions) + "\n";
-  for (const Question& q : {Question{"max_gpus", "Most GPUs you may use", "8", "an upper bound for the search", PositiveNumber},
-                            Question{"deadline_hours", "Deadline in hours", "", "plans slower than this are rejected", PositiveNumber}}) {
-    Result<std::string> a = ask(q);
-    if (!a.ok()) return a.status();
-    if (!a->empty()) yaml += "  " + q.key + ": " + *a + "\n";
+  Result<std::string> max_gpus = ask(
+      {"max_gpus", "Most GPUs you may use", "8", "an upper bound for the search", PositiveNumber});
+  if (!max_gpus.ok())
+    return max_gpus.status();
+  yaml += "  max_gpus: " + *max_gpus + "\n";
+  // A deadline or budget needs an amount of work (tokens, or a service's request rate) to be
+  // held against; rendering and HPC jobs have none here.
+  if (model_job) {
+    const bool service = *task == "inference";
+    if (!service) {
+      Result<std::string> deadline = ask({"deadline_hours", "Deadline in hours", "",
+                                          "plans slower than this are rejected", PositiveNumber});
+      if (!deadline.ok())
+        return deadline.status();
+      if (!deadline->empty())
+        yaml += "  deadline_hours: " + *deadline + "\n";
+    }
+    Result<std::string> budget =
+        ask({"budget", service ? "Budget in CNY per month" : "Budget in CNY", "",
+             "plans costing more are rejected", PositiveNumber});
+    if (!budget.ok())
+      return budget.status();
+    if (!budget->empty())
+      yaml += "  budget: {amount: " + *budget + ", currency: CNY}\n";
   }
-  Result<std::string> budget = ask({"budget", "Budget in CNY", "", "plans costing more are rejected", PositiveNumber});
-  if (!budget.ok()) return budget.status();
-  if (!budget->empty()) yaml += "  budget: {amount: " + *budget + ", currency: CNY}\n";
   Result<std::string> billing = ask({"billing", "Billing modes (payg, spot, subscription)", *task == "inference" ? "payg, subscription" : "payg, spot",
                                      "spot is cheaper but can be reclaimed with 5 minutes' notice: checkpoint often; subscription pays off above ~66% utilisation",
                                      [](const std::string& a) {
@@ -178,7 +242,11 @@ void AddWizardCommand(CLI::App& app, CliContext& ctx) {
   wizard->callback([&ctx, path, plan_after] {
     Result<ModelZoo> zoo = io::LoadModelZoo();
     if (!zoo.ok()) return ctx.Fail(zoo.status());
-    Result<std::string> yaml = AskWorkload(std::cin, *ctx.out, *zoo);
+    Result<Catalog> catalog = LoadCliCatalog(ctx);
+    if (!catalog.ok())
+      return ctx.Fail(catalog.status());
+    Result<std::string> yaml = AskWorkload(std::cin, *ctx.out, *zoo,
+                                           planner::KnownRegions(*catalog, LoadCliMarketData(ctx)));
     if (!yaml.ok()) return ctx.Fail(yaml.status());
     // The wizard's own output must parse; a failure here is a bug, reported with the text.
     if (Result<Workload> w = io::ParseWorkloadYaml(*yaml, *path); !w.ok()) {

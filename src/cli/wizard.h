@@ -5,6 +5,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "gpuplan/model.h"
 #include "gpuplan/status.h"
@@ -14,7 +15,9 @@ namespace gpuplan::cli {
 // Asks each question on `out`, reads answers from `in` (an empty line takes the default, "?"
 // prints help), re-asks after an invalid answer (three tries), and returns the workload as YAML
 // text that io::ParseWorkloadYaml accepts. Errors: end of input, or three invalid answers.
-Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo);
+// Regions must be among `known_regions` (planner::KnownRegions).
+Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo,
+                                const std::vector<std::string>& known_regions);
 
 }  // namespace gpuplan::cli
 

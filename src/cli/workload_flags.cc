@@ -165,6 +165,16 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
       {"inference.batch", "--batch", f.batch.has_value()},
+      {"inference.requests_per_s", "--requests-per-s", f.requests_per_s.has_value()},
+      {"inference.ttft_ms", "--ttft-ms", f.ttft_ms.has_value()},
+      {"inference.tpot_ms", "--tpot-ms", f.tpot_ms.has_value()},
+      {"tokens", "--tokens", !f.tokens.empty()},
+      {"samples", "--samples", !f.samples.empty()},
+      {"constraints.max_gpus", "--max-gpus", f.max_gpus.has_value()},
+      {"constraints.max_nodes", "--max-nodes", f.max_nodes.has_value()},
+      {"constraints.deadline_hours", "--deadline-hours", f.deadline_hours.has_value()},
+      {"constraints.budget.amount", "--budget", f.budget.has_value()},
+      {"constraints.budget", "--budget", f.budget.has_value()},
   };
   for (const FieldFlag& ff : kFields) {
     const std::string prefix = fmt::format("field \"{}\": ", ff.field);
@@ -219,28 +229,25 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
 }
 
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
-  // Ranges as the YAML schema's (io/workload_yaml.cc ReadConstraints, ReadInference).
+  // Ranges are checked by ValidateWorkload (the YAML file's too), whose messages name the flag.
   cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
   cmd->add_option("--billing", f->billing,
                   "Allowed billing modes: payg spot subscription (overrides constraints.billing)");
-  cmd->add_option("--max-gpus", f->max_gpus, "At most this many GPUs in all")
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--max-nodes", f->max_nodes, "At most this many instances")
-      ->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--deadline-hours", f->deadline_hours, "Finish within this many hours")
-      ->check(CLI::Range(1e-6, 1e7));
-  cmd->add_option("--budget", f->budget, "Spend at most this much (in --currency, default CNY)")
-      ->check(CLI::Range(1e-9, 1e15));
+  cmd->add_option("--max-gpus", f->max_gpus, "At most this many GPUs in all");
+  cmd->add_option("--max-nodes", f->max_nodes, "At most this many instances");
+  cmd->add_option("--deadline-hours", f->deadline_hours,
+                  "Finish within this many hours (needs --tokens or --samples)");
+  cmd->add_option("--budget", f->budget,
+                  "Spend at most this much (in --currency, default CNY; needs --tokens or "
+                  "--samples, or a service's "
+                  "--requests-per-s)");
   cmd->add_option("--currency", f->currency, "Currency of --budget: CNY or USD");
   cmd->add_option("--objective", f->objective,
                   "cost, time, cost_within_deadline or time_within_budget");
   cmd->add_option("--requests-per-s", f->requests_per_s,
-                  "Inference: sustained requests per second to serve")
-      ->check(CLI::Range(1e-9, 1e9));
-  cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms")
-      ->check(CLI::Range(1e-6, 1e9));
-  cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms")
-      ->check(CLI::Range(1e-6, 1e9));
+                  "Inference: sustained requests per second to serve");
+  cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms");
+  cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms");
 }
 
 Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Workload> base,

@@ -46,6 +46,20 @@ int Calibration::MaxConcurrentSequences(Engine engine) const {
   return 1;
 }
 
+double Calibration::EngineMemoryLimitGib(Engine engine, double capacity_gib,
+                                         double fixed_gib) const {
+  switch (engine) {
+    case Engine::kVllm:
+      return capacity_gib * vllm_gpu_memory_utilization;
+    case Engine::kTrtllm:
+      return fixed_gib + std::max(0.0, capacity_gib - fixed_gib) * trtllm_free_gpu_memory_fraction;
+    case Engine::kHf:
+    case Engine::kTorch:
+      return capacity_gib;
+  }
+  return capacity_gib;
+}
+
 double Calibration::LayerOverheadUs(Engine engine) const {
   switch (engine) {
     case Engine::kHf: return hf_layer_overhead_us;

@@ -131,6 +131,8 @@ std::string_view PriceSourceName(PriceSource s) {
     case PriceSource::kBuiltin: return "builtin";
     case PriceSource::kImport: return "import";
     case PriceSource::kApi: return "api";
+    case PriceSource::kUser:
+      return "user";
   }
   return "builtin";
 }

@@ -13,9 +13,12 @@
 namespace gpuplan::cost {
 namespace {
 
-// Trust order of sources: live API data beats a user's import beats the embedded book.
+// Trust order of sources: what the user says they pay ('prices add') beats live API data beats
+// a user's import beats the embedded book.
 int SourceRank(PriceSource s) {
   switch (s) {
+    case PriceSource::kUser:
+      return 3;
     case PriceSource::kApi:
       return 2;
     case PriceSource::kImport:

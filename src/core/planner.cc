@@ -7,8 +7,6 @@
 // network) share one layout search, and each type's regional rates are resolved once. Within a
 // layout search, more ZeRO sharding or recomputation is tried only while the largest micro-batch
 // still does not reach the global batch (beyond that they only add time).
-#include "gpuplan/plan.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,8 +15,10 @@
 #include <tuple>
 
 #include "core/provision.h"
+#include "core/serving_search.h"
 #include "core/strings.h"
 #include "gpuplan/layout_search.h"
+#include "gpuplan/plan.h"
 
 namespace gpuplan::planner {
 namespace {
@@ -52,12 +52,23 @@ HardwareKey KeyOf(const perf::Hardware& hw) {
           hw.intra_gbs,   hw.inter_node_gbps, hw.gpu_memory_gib, hw.rdma};
 }
 
+// A service (inference with a request rate, or long_running) runs around the clock and cannot
+// be reclaimed at will: by default it is priced pay-as-you-go and by subscription, and spot only
+// when the workload lists it. A job defaults to pay-as-you-go and spot.
+bool IsService(const Workload& w) {
+  return (w.task == Task::kInference && w.inference.requests_per_s.has_value()) ||
+         w.constraints.long_running;
+}
+
 std::vector<cost::Mode> AllowedModes(const Workload& w) {
   std::vector<cost::Mode> modes;
   const auto& billing = w.constraints.billing;
+  const bool service = IsService(w);
   auto allowed = [&](Billing b) {
-    return billing.empty() ? (b == Billing::kPayg || b == Billing::kSpot)
-                           : std::find(billing.begin(), billing.end(), b) != billing.end();
+    if (!billing.empty())
+      return std::find(billing.begin(), billing.end(), b) != billing.end();
+    return b == Billing::kPayg ||
+           (service ? b == Billing::kSubscriptionMonth : b == Billing::kSpot);
   };
   if (allowed(Billing::kPayg)) modes.push_back(cost::Mode::kPayg);
   if (allowed(Billing::kSpot) && !w.constraints.no_spot) modes.push_back(cost::Mode::kSpot);
@@ -121,7 +132,8 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
   const int per_node = t.whole_gpus();
   int max_nodes = w.constraints.max_nodes.value_or(o.default_max_nodes);
   if (w.constraints.max_gpus) max_nodes = std::min(max_nodes, *w.constraints.max_gpus / std::max(per_node, 1));
-  if (!w.IsTraining()) max_nodes = std::min(max_nodes, 1);  // serving scales by replicas instead
+  // Serving scales by independent copies; a copy spans nodes only when it needs to (the caller
+  // stops at the first node count that fits).
   std::vector<int> out;
   for (int n = 1; n <= max_nodes; n *= 2) out.push_back(n);
   return out;
@@ -143,59 +155,27 @@ LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch, cons
   return r;
 }
 
-// Inference: the whole instance serves; tp over its GPUs as memory needs, the batch (when not
-// given) the largest that meets the latency targets.
+// Inference: the serving search (core/serving_search.h) as a LayoutResult.
 LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                                    const Calibration& cal, int* evaluated) {
-  LayoutResult best;
-  const InferenceSpec& spec = w.inference;
-  for (int tp = 1; tp <= hw.Gpus(); tp *= 2) {
-    if (hw.Gpus() % tp != 0 || (arch.heads > 0 && arch.heads % tp != 0)) continue;
-    std::vector<int> batches;
-    if (spec.batch) {
-      batches = {*spec.batch};
-    } else {
-      for (int b = 1; b <= 512; b *= 2) batches.push_back(b);
-    }
-    for (int batch : batches) {
-      Workload wb = w;
-      wb.inference.batch = batch;
-      perf::Layout layout;
-      layout.tp = tp;
-      layout.dp = hw.Gpus() / tp;
-      layout.micro_batch = batch;
-      Result<perf::Estimate> e = perf::EstimateRun(wb, arch, hw, layout, cal);
-      ++*evaluated;
-      if (!e.ok()) {
-        if (best.reason.empty()) best.reason = e.status().message();
-        break;
-      }
-      best.min_memory_gib = std::min(best.min_memory_gib, e->memory.per_gpu_gib);
-      if (!e->memory.fits) break;  // Larger batches need more KV cache.
-      const perf::InferenceTimes& inf = *e->inference;
-      if ((spec.ttft_ms && inf.ttft_ms > *spec.ttft_ms) || (spec.tpot_ms && inf.tpot_ms > *spec.tpot_ms)) {
-        if (best.reason.empty() || !best.ok) {
-          best.reason = "at batch " + std::to_string(batch) + " TTFT " + Num(inf.ttft_ms) +
-                        " ms / TPOT " + Num(inf.tpot_ms) + " ms miss the targets";
-        }
-        break;
-      }
-      if (!best.ok || inf.tokens_per_s_per_gpu > best.estimate.inference->tokens_per_s_per_gpu) {
-        best.ok = true;
-        best.layout = layout;
-        best.estimate = *e;
-      }
-    }
-    if (best.ok) break;  // The smallest tp that fits wastes the least on communication.
-  }
-  return best;
+  const ServingSetup s = SearchServing(w, arch, hw, cal, evaluated);
+  LayoutResult r;
+  r.ok = s.ok;
+  r.layout = s.layout;
+  r.estimate = s.estimate;
+  r.reason = s.reason;
+  r.min_memory_gib = s.min_memory_gib;
+  return r;
 }
 
 std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes) {
   if (r.min_memory_gib < kInf) {
-    return "needs " + Num(r.min_memory_gib) + " GiB per GPU even at its best layout on " +
-           std::to_string(nodes) + " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) +
-           " GiB";
+    std::string why = "needs " + Num(r.min_memory_gib) + " GiB per GPU even at its best layout on " +
+                      std::to_string(nodes) + " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) +
+                      " GiB";
+    // The search also says when offload would fit the GPU but not the host's RAM.
+    if (r.reason.find("host RAM") != std::string::npos) why += "; " + r.reason;
+    return why;
   }
   return r.reason.empty() ? "no layout works" : r.reason;
 }
@@ -206,7 +186,23 @@ struct RegionRates {
   std::string region;
   std::optional<cost::BillingRates> rates;
   std::string reason;
+  bool price_unknown = false;  // no price, and nothing says it is not sold there
 };
+
+// How to get a price gpuplan does not have.
+std::string PriceHint(const std::string& instance, const std::string& region) {
+  const std::string r = region.empty() ? "REGION" : region;
+  return "price unknown for " + instance + (region.empty() ? "" : " in " + region) +
+         ": run 'gpuplan prices refresh --region " + r +
+         "' (Alibaba Cloud API), 'gpuplan prices import FILE' "
+         "(aliyun CLI output), or enter a quote with 'gpuplan prices add " +
+         instance + " AMOUNT --region " + r + " --billing payg'";
+}
+
+// Spare instances a spot service keeps so a reclaim (5-minute notice, about 15 minutes to
+// replace) never drops below the rate: one per ten instances, at least one. An assumption;
+// the advice says so.
+int SpareInstances(int instances) { return std::max(1, (instances + 9) / 10); }
 
 // Whether the objective ranks by time first (else by cost first).
 bool RanksByTime(const Workload& w) {
@@ -246,20 +242,56 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       if (!co.spot.reclaim_rate_per_hour) {
         co.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(options.market, t.name, region);
       }
+      // A spot service keeps spare copies for reclaims (SpareInstances).
+      const int spare =
+          serving && mode == cost::Mode::kSpot
+              ? SpareInstances(base.nodes / std::max(base.nodes_per_copy, 1)) * base.nodes_per_copy
+              : 0;
+      const int instances = base.nodes + spare;
       Result<cost::JobCostEstimate> jc =
-          cost::JobCost(*rates, {.work_hours = work_hours, .instances = base.nodes}, co);
+          cost::JobCost(*rates, {.work_hours = work_hours, .instances = instances}, co);
       if (!jc.ok()) {
         rejection = jc.status().message();
         continue;
       }
+      // Spot with no reclaim rate: rank with the default interruption allowance, keep the
+      // lower bound (no interruptions) to show the range.
+      std::optional<Money> spot_low;
+      if (mode == cost::Mode::kSpot && !co.spot.reclaim_rate_per_hour &&
+          options.default_spot_release_rate_30d > 0 && options.default_spot_release_rate_30d < 1) {
+        cost::CostOptions allow = co;
+        allow.spot.reclaim_rate_per_hour =
+            -std::log(1 - options.default_spot_release_rate_30d) / 720;
+        Result<cost::JobCostEstimate> ja =
+            cost::JobCost(*rates, {.work_hours = work_hours, .instances = instances}, allow);
+        if (ja.ok()) {
+          spot_low = jc->total;
+          ja->notes.push_back(
+              "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
+              "release rate of " +
+              Num(options.default_spot_release_rate_30d * 100) +
+              "%, an assumption); without interruptions it is " + jc->total.ToString());
+          jc = std::move(ja);
+          co = allow;
+        }
+      }
       Candidate c = base;
+      c.spot_cost_low = spot_low;
+      if (spare > 0) {
+        c.spare_instances = spare;
+        c.nodes = instances;
+        c.gpus = base.gpus / std::max(base.nodes, 1) * instances;
+        c.copies =
+            base.copies + spare / std::max(base.nodes_per_copy, 1) * base.copies_per_instance_group;
+        c.replicas = c.copies;
+      }
       c.region = region;
       c.billing = mode;
       c.cost = *jc;
       c.job_hours = per_hour ? 0 : jc->wall_hours;
       if (serving || w.constraints.long_running) {
-        Result<cost::MonthlyCostEstimate> m =
-            cost::MonthlyCost(*rates, options.ratios.hours_per_month, base.nodes, co, options.ratios);
+        Result<cost::MonthlyCostEstimate> m = cost::MonthlyCost(
+            *rates, options.ratios.hours_per_month, instances, co, options.ratios);
         if (m.ok()) c.monthly = *m;
       }
       if (w.constraints.budget && w.constraints.budget->amount > 0 && !per_hour &&
@@ -281,6 +313,32 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
   return any;
 }
 
+// Adds `base` with no price: its speed is known, so it stays in the plan (ranked by time; under
+// a cost objective after every priced candidate), with the cost unknown and how to get it. A
+// budget cannot be checked without a price: then it is rejected with the same hint. Returns
+// whether it was added.
+bool AddUnpriced(const Workload& w, const Candidate& base, double hours, double units_per_hour,
+                 bool serving, const std::string& region, std::vector<Candidate>& out,
+                 std::string& rejection) {
+  const bool per_hour = hours <= 0;
+  if (w.constraints.budget && !per_hour) {
+    rejection =
+        PriceHint(base.instance, region) + "; without a price it cannot be held against the budget";
+    return false;
+  }
+  Candidate c = base;
+  c.region = region;
+  c.billing = cost::Mode::kPayg;
+  c.price_known = false;
+  c.price_hint = PriceHint(base.instance, region);
+  c.job_hours = per_hour ? 0 : hours;
+  c.cost.wall_hours = c.job_hours;
+  // A service has no job length: fewer GPUs for the same rate is the best guess of cheaper.
+  c.score = serving ? base.gpus : per_hour && units_per_hour > 0 ? 1 / units_per_hour : c.job_hours;
+  out.push_back(std::move(c));
+  return true;
+}
+
 }  // namespace
 
 Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
@@ -296,6 +354,8 @@ Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
   if (Status s = ValidateWorkload(w); !s.ok()) return s;
+  if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
+    return s;
   Plan plan;
   const std::vector<cost::Mode> modes = AllowedModes(w);
   if (modes.empty()) {
@@ -331,6 +391,9 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       regions.assign(seen.begin(), seen.end());
     }
     Pricing pricing{{}, modes, currency, &options};
+    // Where an unpriced candidate would run: the asked region, or any.
+    const std::string unpriced_region =
+        w.constraints.regions.empty() ? "" : w.constraints.regions.front();
     for (const std::string& region : regions) {
       RegionRates rr{region, std::nullopt, ""};
       const cost::Availability avail = cost::CheckAvailability(prices, options.market, t.name, region);
@@ -339,8 +402,13 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
           options.ratios, options.today);
       if (!avail.available) {
         rr.reason = avail.reason;
+        // Without stock data "not sold" only means "no price here": unknown, not excluded.
+        rr.price_unknown = !avail.stock_checked && prices.prices.empty();
       } else if (!rates.ok()) {
-        rr.reason = rates.status().message() + " (bring a price with 'gpuplan prices refresh' or 'prices import')";
+        rr.reason =
+            rates.status().message() +
+            " (bring a price with 'gpuplan prices refresh', 'prices import' or 'prices add')";
+        rr.price_unknown = true;
       } else if (CurrencyName(rates->currency()) != currency) {
         rr.reason = "priced in " + std::string(CurrencyName(rates->currency())) + " in " + region +
                     ", the plan's currency is " + currency + " (set constraints.budget.currency)";
@@ -349,6 +417,13 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       }
       pricing.rates.push_back(std::move(rr));
     }
+    // Unpriced: no region has a price, and either none was asked (no rows anywhere) or an asked
+    // one simply lacks a price.
+    const bool unpriced = std::none_of(pricing.rates.begin(), pricing.rates.end(),
+                                       [](const RegionRates& r) { return r.rates.has_value(); }) &&
+                          (pricing.rates.empty() ||
+                           std::any_of(pricing.rates.begin(), pricing.rates.end(),
+                                       [](const RegionRates& r) { return r.price_unknown; }));
     std::string rejection;
     bool any = false;
     if (w.task == Task::kRendering || w.task == Task::kHpc) {
@@ -361,6 +436,12 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       base.gpu = g->name;
       base.gpus = t.whole_gpus();
       const double capacity = g->Tflops(key).value_or(0) * std::max(t.gpu_count, 0.0);
+      if (capacity > 0 && unpriced) {
+        if (!AddUnpriced(w, base, 0, capacity, false, unpriced_region, all, rejection)) {
+          plan.rejected.push_back({t.name, rejection});
+        }
+        continue;
+      }
       any = capacity > 0 && PriceCandidate(w, t, base, 0, capacity, false, pricing, all, rejection);
       if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
       continue;
@@ -371,13 +452,16 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
                                            std::to_string(w.constraints.max_gpus.value_or(0)) + ")"});
       continue;
     }
+    bool served = false;  // inference: a copy fits on this many nodes; more only add communication
     for (int nodes : node_counts) {
+      if (served)
+        break;
       Result<perf::Hardware> hw = perf::HardwareFor(catalog, t, nodes);
       if (!hw.ok()) {
         rejection = hw.status().message();
         break;
       }
-      if (w.constraints.need_rdma && nodes > 1 && !t.rdma) {
+      if ((w.constraints.need_rdma || !w.IsTraining()) && nodes > 1 && !t.rdma) {
         rejection = t.family + " has no eRDMA and the constraints need RDMA between nodes";
         break;
       }
@@ -402,17 +486,30 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       const LayoutResult& lr = it->second;
       if (!lr.ok) {
         rejection = MemoryReason(lr, t, *g, nodes);
+        // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
+        // replicas more GPUs cannot shard the states further, which the user may not expect.
+        if (w.IsTraining() && hw->Gpus() > w.global_batch) {
+          rejection += "; global_batch " + std::to_string(w.global_batch) +
+                       " limits data parallel to " + std::to_string(w.global_batch) +
+                       " replicas at micro-batch 1 (" + std::to_string(hw->Gpus()) +
+                       " GPUs were tried): raise global_batch";
+        }
         continue;  // More nodes may shard it enough.
       }
       const perf::Estimate& e = lr.estimate;
+      if (!w.IsTraining())
+        served = true;
       // Wall-clock hours and instances needed.
       int instances = nodes;
-      int replicas = 1;
+      int copies = w.IsTraining() ? 1 : lr.layout.dp;
       double hours = e.job.hours;
       if (w.task == Task::kInference && e.inference) {
         if (serving && e.inference->requests_per_s > 0) {
-          replicas = static_cast<int>(std::ceil(*w.inference.requests_per_s / e.inference->requests_per_s));
-          instances = replicas;
+          // Independent copies: enough groups of `nodes` instances for the rate.
+          const int groups = static_cast<int>(
+              std::ceil(*w.inference.requests_per_s / e.inference->requests_per_s - 1e-9));
+          instances = groups * nodes;
+          copies = groups * lr.layout.dp;
           if (w.constraints.max_gpus && instances * t.whole_gpus() > *w.constraints.max_gpus) {
             rejection = "needs " + std::to_string(instances) + " instances (" +
                         std::to_string(instances * t.whole_gpus()) + " GPUs) for " +
@@ -439,12 +536,21 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       base.gpu = g->name;
       base.nodes = instances;
       base.gpus = instances * t.whole_gpus();
-      base.replicas = replicas;
+      base.replicas = copies;
+      base.copies = copies;
+      base.gpus_per_copy = w.IsTraining() ? base.gpus : lr.layout.tp * lr.layout.pp;
+      base.nodes_per_copy = w.IsTraining() ? instances : nodes;
+      base.copies_per_instance_group = w.IsTraining() ? 1 : lr.layout.dp;
       base.layout = lr.layout;
       base.estimate = e;
       const double tokens_per_hour =
           (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
           base.gpus * 3600;
+      if (unpriced) {
+        any |= AddUnpriced(w, base, per_hour ? 0 : hours, tokens_per_hour, serving, unpriced_region,
+                           all, rejection);
+        continue;
+      }
       any |= PriceCandidate(w, t, base, per_hour ? 0 : hours, tokens_per_hour, serving, pricing, all, rejection);
     }
     if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
@@ -466,7 +572,12 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
   std::stable_sort(unique.begin(), unique.end(), [&](const Candidate& a, const Candidate& b) {
     const double ta = a.job_hours, tb = b.job_hours;
     const double ma = a.cost.total.amount(), mb = b.cost.total.amount();
+    // Under a cost objective the unpriced follow the priced, in their own group.
+    if (!time_first && a.price_known != b.price_known)
+      return a.price_known;
     if (a.score != b.score) return a.score < b.score;
+    if (a.price_known != b.price_known)
+      return a.price_known;
     if (time_first ? ma != mb : ta != tb) return time_first ? ma < mb : ta < tb;
     return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
   });
@@ -481,6 +592,8 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
   });
   double cheapest = kInf;
   for (size_t i : order) {
+    if (!unique[i].price_known)
+      continue;  // no cost: not on a time-vs-cost front
     const double money = unique[i].monthly ? unique[i].monthly->per_month.amount() : unique[i].cost.total.amount();
     if (money < cheapest) {
       cheapest = money;
@@ -496,7 +609,9 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     ctx.workload = &w;
     ctx.instance = t;
     ctx.gpu = &g;
-    ctx.nodes = c.nodes;
+    // Copies of a service are independent: only the instances one copy spans talk to each other.
+    const bool copies_independent = !w.IsTraining();
+    ctx.nodes = copies_independent ? c.nodes_per_copy : c.nodes;
     ctx.tp = c.layout.tp;
     ctx.pp = c.layout.pp;
     ctx.dp = c.layout.dp;
@@ -511,17 +626,47 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
     ctx.vocab = arch.vocab;
     ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
-    ctx.spot_cost_lower_bound = c.cost.lower_bound;
+    ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
     c.advice = rules::Check(ctx);
-    c.storage = ChooseStorage(w, *t, c.nodes, rules::RequiredReadMbs(ctx));
+    c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx));
+    if (copies_independent) {
+      // Each instance keeps the weights on its own disk, plus room for the engine's caches.
+      const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
+      const double need_gib = std::ceil(weights_gib + 50);
+      if (c.storage.kind != "local_nvme" && c.storage.size_gib < need_gib) {
+        c.storage.size_gib = need_gib;
+        c.storage.why = c.storage.kind + " of " + Num(need_gib) +
+                        " GiB on each instance: the model's " + Num(weights_gib) +
+                        " GiB of weights plus 50 GiB for the image and the engine's caches";
+      }
+    }
+    if (serving && c.copies > 1) {
+      c.advice.push_back(
+          {"service-load-balancer", rules::Severity::kInfo,
+           std::to_string(c.copies) + " independent model copies on " + std::to_string(c.nodes) +
+               " instances: put a load balancer (ALB/NLB, or the engine's router) in front; "
+               "no network between copies is needed"});
+    }
+    if (c.spare_instances > 0) {
+      c.advice.push_back({"spot-service-spare-copies", rules::Severity::kWarning,
+                          "spot for a service: " + std::to_string(c.spare_instances) +
+                              " spare instance(s) included (one per ten, at least one) so a "
+                              "reclaim (5-minute notice, "
+                              "about 15 minutes to replace) keeps the rate; requests in flight on "
+                              "a reclaimed copy fail "
+                              "and must be retried"});
+    }
+    if (!c.price_known)
+      c.advice.push_back({"price-unknown", rules::Severity::kWarning, c.price_hint});
     c.image = ChooseImage(g, *t);
   }
   plan.candidates = std::move(unique);
   if (!plan.candidates.empty()) {
     const Candidate& best = plan.candidates[0];
-    std::string why = std::to_string(best.nodes) + " x " + best.instance + " (" +
-                      std::to_string(best.gpus) + " x " + best.gpu + ") in " + best.region + ", " +
-                      std::string(cost::ModeName(best.billing)) + ": ";
+    std::string why =
+        std::to_string(best.nodes) + " x " + best.instance + " (" + std::to_string(best.gpus) +
+        " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
+        (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
     if (w.IsTraining()) {
       why += "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " + Num(best.estimate.memory.capacity_gib) +
              " GiB per GPU with " + perf::DescribeLayout(best.layout) + ", " +
@@ -537,10 +682,15 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     } else if (best.estimate.inference) {
       const perf::InferenceTimes& inf = *best.estimate.inference;
       if (w.inference.output_tokens > 0) {
-        why += "each instance serves " + Num(inf.requests_per_s) + " requests/s at batch " +
-               std::to_string(inf.batch) + " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) +
-               " ms, " + Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU); " +
-               std::to_string(best.replicas) + " replica(s)";
+        why +=
+            std::to_string(best.copies) + " model copies of " + std::to_string(best.gpus_per_copy) +
+            " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
+            (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") + ") on " +
+            std::to_string(best.nodes) + " instance(s); each instance serves " +
+            Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
+            std::to_string(inf.batch) + " per copy (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
+            Num(inf.tpot_ms) + " ms, " + Num(best.estimate.memory.per_gpu_gib) + " of " +
+            Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
       } else {
         why += "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
                std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
@@ -551,19 +701,55 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       why += "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS among types that can " +
              (w.task == Task::kHpc ? "run FP64 work" : "render") + " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
     }
-    why += best.monthly     ? "; " + best.monthly->per_month.ToString() + " per month"
-           : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
-                                : "; " + best.cost.total.ToString() + " per hour";
+    why +=
+        !best.price_known
+            ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " + best.price_hint
+        : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
+        : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
+                             : "; " + best.cost.total.ToString() + " per hour";
     if (plan.candidates.size() > 1) {
       const Candidate& next = plan.candidates[1];
       why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
-             std::string(cost::ModeName(next.billing)) + " (" +
-             (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") + next.cost.total.ToString() + ")";
+             (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") +
+             " (" + (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
+             (!next.price_known ? "cost unknown"
+              : next.monthly    ? next.monthly->per_month.ToString() + " per month"
+                                : next.cost.total.ToString()) +
+             ")";
     }
     plan.candidates[0].why = why;
   }
-  plan.notes.push_back("prices: " + std::string(options.today.empty() ? "ages unknown" : "as of " + options.today) +
+  // "As of" is the date of the oldest price the shown candidates rest on, not today.
+  for (const Candidate& c : plan.candidates) {
+    const cost::PriceQuote* q = PriceUsed(c);
+    if (!q || q->as_of.empty())
+      continue;
+    if (plan.prices_as_of.empty() || q->as_of < plan.prices_as_of) {
+      plan.prices_as_of = q->as_of;
+      plan.prices_age_days = q->age_days;
+    }
+  }
+  std::string as_of =
+      plan.prices_as_of.empty() ? "none known" : "as of " + plan.prices_as_of + " (the oldest used";
+  if (!plan.prices_as_of.empty()) {
+    as_of += plan.prices_age_days ? ", " + std::to_string(*plan.prices_age_days) + " days old" : "";
+    as_of += plan.prices_age_days && *plan.prices_age_days > kStalePriceDays
+                 ? "; stale: refresh with 'gpuplan prices refresh --region R')"
+                 : ")";
+  }
+  plan.notes.push_back("prices: " + as_of +
                        "; costs are instance-only (disks and bandwidth extra), in " + currency);
+  const size_t unpriced =
+      static_cast<size_t>(std::count_if(plan.candidates.begin(), plan.candidates.end(),
+                                        [](const Candidate& c) { return !c.price_known; }));
+  if (unpriced > 0) {
+    plan.notes.push_back(
+        std::to_string(unpriced) + " shown candidate(s) have no known price" +
+        (RanksByTime(w) ? " (ranked by time with the rest)"
+                        : " (ranked by time after every priced one)") +
+        ": 'gpuplan prices refresh --region R', 'gpuplan prices import FILE' or "
+        "'gpuplan prices add TYPE AMOUNT --region R --billing payg' brings a price");
+  }
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
     plan.notes.push_back(std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
                          ": types that can do it are ranked by price per " +

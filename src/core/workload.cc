@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/strings.h"
@@ -57,6 +58,27 @@ constexpr std::array<std::pair<Engine, std::string_view>, 6> kEngines = {{
 Status Bad(std::string_view field, std::string_view expected, const std::string& got) {
   return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " +
                                  std::string(expected) + ", got " + got);
+}
+
+// Physical ranges: beyond these a value is a typo (an exponent too many), not a job.
+constexpr int kMaxSeqLen = 1 << 20;
+constexpr double kMaxTokens = 1e15;
+constexpr double kMaxSamples = 1e13;
+constexpr double kMaxEpochs = 1e4;
+constexpr double kMaxRequestsPerS = 1e6;
+constexpr double kMaxLatencyMs = 3.6e6;
+constexpr int kMaxGpus = 100000;
+constexpr int kMaxNodes = 10000;
+constexpr double kMaxDeadlineHours = 87600;
+constexpr double kMaxBudget = 1e12;
+
+// A value as the user may have typed it: plain when readable, else in e-notation ("1e+30").
+std::string Sci(double v) {
+  if (std::fabs(v) < 1e9 && (v == 0 || std::fabs(v) >= 0.01))
+    return strings::Num(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 }  // namespace
@@ -141,11 +163,24 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("micro_batch", "at most global_batch (" + std::to_string(w.global_batch) + ")",
                std::to_string(*w.micro_batch));
   }
-  if (w.tokens && *w.tokens <= 0) return Bad("tokens", "a positive amount", strings::Num(*w.tokens));
-  if (w.samples && *w.samples <= 0) {
-    return Bad("samples", "a positive number", strings::Num(*w.samples));
+  if (w.seq_len > kMaxSeqLen) {
+    return Bad("seq_len",
+               "at most " + std::to_string(kMaxSeqLen) +
+                   " tokens (no model gpuplan knows has a longer context)",
+               std::to_string(w.seq_len));
   }
-  if (w.epochs <= 0) return Bad("epochs", "a positive number", strings::Num(w.epochs));
+  if (w.tokens && (*w.tokens < 1 || *w.tokens > kMaxTokens)) {
+    return Bad(
+        "tokens",
+        "an amount from 1 to 1e15 (the largest published pre-training runs use about 3.6e13)",
+        Sci(*w.tokens));
+  }
+  if (w.samples && (*w.samples < 1 || *w.samples > kMaxSamples)) {
+    return Bad("samples", "a number from 1 to 1e13", Sci(*w.samples));
+  }
+  if (w.epochs <= 0 || w.epochs > kMaxEpochs) {
+    return Bad("epochs", "a number above 0 and at most 10000", strings::Num(w.epochs));
+  }
   if (w.method != Method::kFull && w.task != Task::kFinetune) {
     return Bad("method", "full unless task is finetune (lora and qlora are fine-tuning methods)",
                std::string(MethodName(w.method)));
@@ -173,22 +208,48 @@ Status ValidateWorkload(const Workload& w) {
   if (inf.batch && *inf.batch < 1) {
     return Bad("inference.batch", "a whole number >= 1", std::to_string(*inf.batch));
   }
-  if (inf.requests_per_s && *inf.requests_per_s <= 0) {
-    return Bad("inference.requests_per_s", "a positive number", strings::Num(*inf.requests_per_s));
+  if (inf.requests_per_s && (*inf.requests_per_s <= 0 || *inf.requests_per_s > kMaxRequestsPerS)) {
+    return Bad("inference.requests_per_s", "a rate above 0 and at most 1000000 requests per second",
+               Sci(*inf.requests_per_s));
+  }
+  if (inf.ttft_ms && (*inf.ttft_ms <= 0 || *inf.ttft_ms > kMaxLatencyMs)) {
+    return Bad("inference.ttft_ms", "a time above 0 and at most 3600000 ms (one hour)",
+               Sci(*inf.ttft_ms));
+  }
+  if (inf.tpot_ms && (*inf.tpot_ms <= 0 || *inf.tpot_ms > kMaxLatencyMs)) {
+    return Bad("inference.tpot_ms", "a time above 0 and at most 3600000 ms (one hour)",
+               Sci(*inf.tpot_ms));
   }
   const Constraints& c = w.constraints;
-  if (c.max_gpus && *c.max_gpus < 1) {
-    return Bad("constraints.max_gpus", "a whole number >= 1", std::to_string(*c.max_gpus));
+  if (c.max_gpus && (*c.max_gpus < 1 || *c.max_gpus > kMaxGpus)) {
+    return Bad("constraints.max_gpus", "a whole number from 1 to 100000",
+               std::to_string(*c.max_gpus));
   }
-  if (c.max_nodes && *c.max_nodes < 1) {
-    return Bad("constraints.max_nodes", "a whole number >= 1", std::to_string(*c.max_nodes));
+  if (c.max_nodes && (*c.max_nodes < 1 || *c.max_nodes > kMaxNodes)) {
+    return Bad("constraints.max_nodes", "a whole number from 1 to 10000",
+               std::to_string(*c.max_nodes));
   }
-  if (c.deadline_hours && *c.deadline_hours <= 0) {
-    return Bad("constraints.deadline_hours", "a positive number of hours",
-               strings::Num(*c.deadline_hours));
+  if (c.deadline_hours && (*c.deadline_hours <= 0 || *c.deadline_hours > kMaxDeadlineHours)) {
+    return Bad("constraints.deadline_hours", "hours above 0 and at most 87600 (ten years)",
+               Sci(*c.deadline_hours));
   }
-  if (c.budget && c.budget->amount <= 0) {
-    return Bad("constraints.budget.amount", "a positive amount", strings::Num(c.budget->amount));
+  if (c.budget && (c.budget->amount <= 0 || c.budget->amount > kMaxBudget)) {
+    return Bad("constraints.budget.amount", "an amount above 0 and at most 1e12",
+               Sci(c.budget->amount));
+  }
+  // A budget or a deadline limits an amount of work; without one there is nothing to hold them
+  // against, and silently ignoring them would answer a question the user did not ask.
+  const bool service = w.task == Task::kInference && inf.requests_per_s.has_value();
+  if (!w.tokens && !w.samples && !service) {
+    const std::string work =
+        std::string(
+            " needs an amount of work to hold it against: give tokens or samples (--tokens, "
+            "--samples)") +
+        (w.task == Task::kInference ? ", or requests_per_s for a service (--requests-per-s)" : "");
+    if (c.budget)
+      return Status::InvalidArgument("field \"constraints.budget\": a budget" + work);
+    if (c.deadline_hours)
+      return Status::InvalidArgument("field \"constraints.deadline_hours\": a deadline" + work);
   }
   if (w.inline_arch) {
     if (Status s = ValidateModelArch(*w.inline_arch); !s.ok()) return s.WithContext("model");

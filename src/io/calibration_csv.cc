@@ -48,6 +48,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"trtllm_step_overhead_us", {&c.trtllm_step_overhead_us, {0, 1e6}}},
       {"vllm_max_sequences", {&c.vllm_max_sequences, {1, 1e6}}},
       {"trtllm_max_sequences", {&c.trtllm_max_sequences, {1, 1e6}}},
+      {"vllm_gpu_memory_utilization", {&c.vllm_gpu_memory_utilization, {0.05, 1}}},
+      {"trtllm_free_gpu_memory_fraction", {&c.trtllm_free_gpu_memory_fraction, {0.05, 1}}},
   };
   auto it = globals.find(name);
   if (it == globals.end()) {

@@ -49,9 +49,31 @@ double MoneyValue(const planner::Candidate& c) {
   return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
 }
 
+// " [stale: price of 2024-12-30]" when the price is older than planner::kStalePriceDays.
+std::string StaleMark(const planner::Candidate& c) {
+  const cost::PriceQuote* q = planner::PriceUsed(c);
+  return q && planner::PriceStale(*q) ? " [stale: price of " + q->as_of + "]" : "";
+}
+
 std::string CostText(const planner::Candidate& c) {
-  if (c.monthly) return c.monthly->per_month.ToString() + "/month";
-  return c.cost.total.ToString() + (c.job_hours > 0 ? "" : "/h") + (c.cost.lower_bound ? " (min)" : "");
+  if (!c.price_known)
+    return "unknown (no price)";
+  if (c.monthly)
+    return c.monthly->per_month.ToString() + "/month" + (c.monthly->lower_bound ? " (min)" : "") +
+           StaleMark(c);
+  // Spot with the default interruption allowance: the range from the lower bound.
+  const std::string low =
+      c.spot_cost_low && !c.monthly ? Num(c.spot_cost_low->amount()) + " to " : "";
+  return (low.empty() ? ""
+                      : std::string(CurrencyName(c.cost.total.currency())) + " " + low +
+                            Num(c.cost.total.amount())) +
+         (low.empty() ? c.cost.total.ToString() : "") + (c.job_hours > 0 ? "" : "/h") +
+         (c.cost.lower_bound ? " (min)" : "") + StaleMark(c);
+}
+
+// "4 x 2 GPUs": a service's model copies and the GPUs each runs on.
+std::string CopiesText(const planner::Candidate& c) {
+  return fmt::format("{} x {} GPU{}", c.copies, c.gpus_per_copy, c.gpus_per_copy == 1 ? "" : "s");
 }
 
 // Rejections with the same reason, listed once: "ecs.gn5-c4g1.xlarge (+7 more gn5)".
@@ -108,10 +130,17 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
   for (const rules::Advice& a : c.advice) {
     advice.push_back({{"rule", a.rule}, {"severity", rules::SeverityName(a.severity)}, {"message", a.message}});
   }
+  const cost::PriceQuote* used = planner::PriceUsed(c);
   nlohmann::json cost = {
-      {"total", c.cost.total.amount()},
+      {"known", c.price_known},
+      {"total", c.price_known ? nlohmann::json(c.cost.total.amount()) : nlohmann::json(nullptr)},
       {"currency", CurrencyName(c.cost.total.currency())},
-      {"per_instance_hour", c.cost.rate_per_hour.amount()},
+      {"per_instance_hour",
+       c.price_known ? nlohmann::json(c.cost.rate_per_hour.amount()) : nlohmann::json(nullptr)},
+      {"price_stale", used && planner::PriceStale(*used)},
+      {"price_age_days",
+       used && used->age_days ? nlohmann::json(*used->age_days) : nlohmann::json(nullptr)},
+      {"price_trust", used ? nlohmann::json(planner::PriceTrust(*used)) : nlohmann::json(nullptr)},
       {"billed_instance_hours", c.cost.billed_instance_hours},
       {"lower_bound", c.cost.lower_bound},
       {"price_source", PriceSourceName(c.cost.price.source)},
@@ -123,6 +152,10 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
   if (c.cost.checkpoint_interval_hours) cost["checkpoint_interval_hours"] = *c.cost.checkpoint_interval_hours;
   if (c.cost.commitment) cost["commitment"] = c.cost.commitment->amount();
   if (c.monthly) cost["per_month"] = c.monthly->per_month.amount();
+  if (!c.price_known)
+    cost["how_to_price"] = c.price_hint;
+  if (c.spot_cost_low)
+    cost["range_low"] = c.spot_cost_low->amount();
   nlohmann::json j = {
       {"instance", c.instance},
       {"family", c.family},
@@ -131,21 +164,35 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
       {"nodes", c.nodes},
       {"gpus", c.gpus},
       {"replicas", c.replicas},
+      {"copies", c.copies},
+      {"gpus_per_copy", c.gpus_per_copy},
+      {"spare_instances", c.spare_instances},
       {"layout", LayoutJson(c.layout)},
       {"billing", cost::ModeName(c.billing)},
       {"fits", e.memory.fits},
-      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"capacity_gib", e.memory.capacity_gib}, {"breakdown", memory_parts}}},
+      {"memory",
+       {{"per_gpu_gib", e.memory.per_gpu_gib},
+        {"capacity_gib", e.memory.capacity_gib},
+        {"breakdown", memory_parts}}},
       {"time", {{"job_hours", c.job_hours}, {"step_s", e.time.step_s}, {"breakdown", time_parts}}},
-      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
-                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
-                      {"mfu", e.throughput.mfu}}},
+      {"throughput",
+       {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
+        {"tflops_per_gpu", e.throughput.tflops_per_gpu},
+        {"mfu", e.throughput.mfu}}},
       {"cost", cost},
       {"advice", advice},
-      {"storage", {{"kind", c.storage.kind}, {"size_gib", c.storage.size_gib},
-                   {"required_mbs", c.storage.required_mbs}, {"expected_mbs", c.storage.expected_mbs},
-                   {"why", c.storage.why}}},
-      {"image", {{"os", c.image.os}, {"driver", c.image.driver}, {"cuda", c.image.cuda},
-                 {"framework", c.image.framework}, {"why", c.image.why}}},
+      {"storage",
+       {{"kind", c.storage.kind},
+        {"size_gib", c.storage.size_gib},
+        {"required_mbs", c.storage.required_mbs},
+        {"expected_mbs", c.storage.expected_mbs},
+        {"why", c.storage.why}}},
+      {"image",
+       {{"os", c.image.os},
+        {"driver", c.image.driver},
+        {"cuda", c.image.cuda},
+        {"framework", c.image.framework},
+        {"why", c.image.why}}},
       {"pareto", c.pareto},
       {"why", c.why},
   };
@@ -174,19 +221,32 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
   for (const auto& c : plan.candidates) candidates.push_back(CandidateJson(c));
   nlohmann::json pareto = nlohmann::json::array();
   for (const auto& c : plan.pareto) {
-    pareto.push_back({{"instance", c.instance}, {"nodes", c.nodes}, {"billing", cost::ModeName(c.billing)},
-                      {"region", c.region}, {"job_hours", c.job_hours},
-                      {"cost", MoneyValue(c)}, {"currency", CurrencyName(c.cost.total.currency())}});
+    pareto.push_back(
+        {{"instance", c.instance},
+         {"nodes", c.nodes},
+         {"billing", cost::ModeName(c.billing)},
+         {"price_stale", planner::PriceUsed(c) && planner::PriceStale(*planner::PriceUsed(c))},
+         {"region", c.region},
+         {"job_hours", c.job_hours},
+         {"cost", MoneyValue(c)},
+         {"currency", CurrencyName(c.cost.total.currency())}});
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected) rejected.push_back({{"instance", r.instance}, {"reason", r.reason}});
-  return {{"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)}, {"model", w.model_name},
-                        {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
-                        {"global_batch", w.global_batch}, {"objective", ObjectiveName(w.objective)}}},
+  return {{"workload",
+           {{"task", TaskName(w.task)},
+            {"method", MethodName(w.method)},
+            {"model", w.model_name},
+            {"precision", PrecisionName(w.precision)},
+            {"seq_len", w.seq_len},
+            {"global_batch", w.global_batch},
+            {"objective", ObjectiveName(w.objective)}}},
           {"candidates", candidates},
           {"pareto", pareto},
           {"rejected", rejected},
           {"evaluated", plan.evaluated},
+          {"prices_as_of",
+           plan.prices_as_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.prices_as_of)},
           {"notes", plan.notes}};
 }
 
@@ -196,13 +256,20 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     s += "No instance type can run this workload under its constraints. Reasons:\n";
   } else {
     const bool modelled = w.task != Task::kRendering && w.task != Task::kHpc;
-    Table t{{"#", "instance", "nodes", "gpus", "region", "billing", "layout", "mem_gib", "hours", "cost"}, {}};
+    const bool inference = w.task == Task::kInference;
+    Table t{{"#", "instance", inference ? "instances" : "nodes", "gpus", "region", "billing",
+             inference ? "copies" : "layout", "mem_gib", "hours", "cost"},
+            {}};
     int rank = 1;
     for (const auto& c : plan.candidates) {
-      t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes), std::to_string(c.gpus),
-                        c.region, std::string(cost::ModeName(c.billing)),
-                        modelled ? LayoutText(c.layout) : "-",
-                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", Hours(c.job_hours), CostText(c)});
+      t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes),
+                        std::to_string(c.gpus), c.region.empty() ? "any" : c.region,
+                        c.price_known ? std::string(cost::ModeName(c.billing)) : "-",
+                        !modelled   ? "-"
+                        : inference ? CopiesText(c)
+                                    : LayoutText(c.layout),
+                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", Hours(c.job_hours),
+                        CostText(c)});
     }
     s += RenderAligned(t);
     const auto& best = plan.candidates[0];
@@ -223,7 +290,16 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
                        Num(best.estimate.throughput.tokens_per_s_per_gpu), Num(best.estimate.throughput.mfu * 100));
     }
     s += "Cost: ";
+    if (!best.price_known)
+      s += best.price_hint;
     for (size_t i = 0; i < best.cost.notes.size(); ++i) s += (i ? "; " : "") + best.cost.notes[i];
+    if (const cost::PriceQuote* q = planner::PriceUsed(best)) {
+      s += fmt::format(
+          "\nPrice: {} {} per {}, {}, as of {}{}", CurrencyName(q->price.currency()),
+          Num(q->price.amount()), q->unit, planner::PriceTrust(*q),
+          q->as_of.empty() ? "unknown" : q->as_of,
+          planner::PriceStale(*q) ? fmt::format(" (stale: {} days old)", *q->age_days) : "");
+    }
     s += "\nStorage: " + best.storage.kind + " " + Num(best.storage.size_gib) + " GiB: " + best.storage.why + "\n";
     s += "Image: " + best.image.os + "; driver " + best.image.driver + ", CUDA " + best.image.cuda + ", " +
          best.image.framework + "\n";
@@ -252,12 +328,17 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";
-    s += "| # | instance | nodes | GPUs | region | billing | layout | GiB/GPU | hours | cost |\n";
+    const bool inference = w.task == Task::kInference;
+    s += fmt::format(
+        "| # | instance | {} | GPUs | region | billing | {} | GiB/GPU | hours | cost |\n",
+        inference ? "instances" : "nodes", inference ? "copies" : "layout");
     s += "|---|---|---|---|---|---|---|---|---|---|\n";
     int rank = 1;
     for (const auto& c : plan.candidates) {
-      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance, c.nodes,
-                       c.gpus, c.region, cost::ModeName(c.billing), LayoutText(c.layout),
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance,
+                       c.nodes, c.gpus, c.region.empty() ? "any" : c.region,
+                       c.price_known ? cost::ModeName(c.billing) : "-",
+                       inference ? CopiesText(c) : LayoutText(c.layout),
                        Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c));
     }
     s += "\n## Storage and image\n\n";

@@ -24,6 +24,8 @@ PriceSource ParseOrigin(const std::string& s, bool* ok) {
     return PriceSource::kApi;
   if (s == "import")
     return PriceSource::kImport;
+  if (s == "user")
+    return PriceSource::kUser;
   *ok = false;
   return PriceSource::kImport;
 }
@@ -69,7 +71,7 @@ class Fields {
     const std::string s = Str("source");
     PriceSource o = ParseOrigin(s, &ok);
     if (!ok && status_.ok())
-      Fail("source", "expected \"api\" or \"import\", got \"" + s + "\"");
+      Fail("source", "expected \"api\", \"import\" or \"user\", got \"" + s + "\"");
     return o;
   }
   void Fail(std::string_view field, std::string_view what) {

@@ -17,18 +17,38 @@ struct FilterCase {
 
 TEST(CatalogCommandTest, FiltersKeepOnlyMatchingTypes) {
   const FilterCase kCases[] = {
-      {"gpu_alias", {"--gpu", "A10"}, 10, [](const nlohmann::json& r) { return r["gpu"] == "A10-24G"; }},
-      {"min_gpu_memory", {"--min-gpu-memory", "40"}, 20,
+      {"gpu_alias",
+       {"--gpu", "A10"},
+       10,
+       [](const nlohmann::json& r) { return r["gpu"] == "A10-24G"; }},
+      {"min_gpu_memory",
+       {"--min-gpu-memory", "40"},
+       20,
        [](const nlohmann::json& r) { return r["gpu_memory_gib"].get<double>() >= 40; }},
-      {"min_gpus", {"--min-gpus", "8"}, 15,
+      {"min_gpus",
+       {"--min-gpus", "8"},
+       15,
        [](const nlohmann::json& r) { return r["gpu_count"].get<double>() >= 8; }},
       {"rdma", {"--rdma"}, 15, [](const nlohmann::json& r) { return r["rdma"].get<bool>(); }},
-      {"family", {"--family", "gn7i"}, 10, [](const nlohmann::json& r) { return r["family"] == "gn7i"; }},
-      {"status", {"--status", "preview"}, 5, [](const nlohmann::json& r) { return r["status"] == "preview"; }},
-      {"region", {"--region", "cn-hangzhou"}, 20,
+      {"family",
+       {"--family", "gn7i"},
+       10,
+       [](const nlohmann::json& r) { return r["family"] == "gn7i"; }},
+      {"status",
+       {"--status", "preview"},
+       5,
+       [](const nlohmann::json& r) { return r["status"] == "preview"; }},
+      {"region",
+       {"--region", "cn-hangzhou"},
+       20,
        [](const nlohmann::json& r) { return r["payg_price"]["region"] == "cn-hangzhou"; }},
-      {"combined", {"--min-gpus", "8", "--rdma", "--min-gpu-memory", "80"}, 1,
-       [](const nlohmann::json& r) { return r["name"] == "ecs.ebmgn7ex.32xlarge" || r["gpu_memory_gib"] == 96; }},
+      {"combined",
+       {"--min-gpus", "8", "--rdma", "--min-gpu-memory", "80"},
+       1,
+       [](const nlohmann::json& r) {
+         return r["name"] == "ecs.ebmgn7ex.32xlarge" || r["name"] == "ecs.sccgn7ex.32xlarge" ||
+                r["gpu_memory_gib"] == 96;
+       }},
   };
   for (const FilterCase& c : kCases) {
     SCOPED_TRACE(c.name);

@@ -44,6 +44,10 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double logits = cal.transient_factor * batch * d.vocab / tp * (e + 4);
   mem.transient = std::max(mlp_tmp, arch.kind == ModelKind::kDecoder ? logits : 0) / kGiB;
   FinishMemory(est, hw, cal);
+  // A serving engine lets the copy fill only part of the GPU (vLLM gpu_memory_utilization).
+  est.memory.fits =
+      est.memory.per_gpu_gib <= cal.EngineMemoryLimitGib(inf.engine, est.memory.capacity_gib,
+                                                         est.memory.per_gpu_gib - mem.kv_cache);
 
   const double bw = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
   // --- Prefill: compute-bound GEMMs over batch x prompt tokens, plus causal attention

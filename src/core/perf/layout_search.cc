@@ -16,6 +16,7 @@
 #include "gpuplan/layout_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -23,6 +24,11 @@ namespace gpuplan::perf {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string Gib(double v) {
+  const long long tenths = std::llround(v * 10);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
 
 std::vector<int> Divisors(int n) {
   std::vector<int> out;
@@ -123,6 +129,16 @@ class Search {
     Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
     if (e.ok()) {
       const double mem = e->memory.per_gpu_gib;
+      const Estimate::Memory& m = e->memory;
+      if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
+        // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
+        if (host_reason_.empty() || m.host_gib < host_need_) {
+          host_need_ = m.host_gib;
+          host_reason_ = "fits GPU memory only with offload, which needs " + Gib(m.host_gib) +
+                         " GiB of host RAM per node (" + Gib(m.host_capacity_gib) + " usable)";
+        }
+        return e;
+      }
       if (result_.min_memory_gib == 0 || mem < result_.min_memory_gib) {
         result_.min_memory_gib = mem;
         if (!result_.ok) {  // the least-memory layout stands in until one fits
@@ -212,6 +228,7 @@ class Search {
       }
     }
     if (result_.ok) result_.reason.clear();
+    if (!result_.ok && !host_reason_.empty()) result_.reason = host_reason_;
     if (!result_.ok && result_.reason.empty()) {
       result_.reason = result_.min_memory_gib > 0 ? "no layout fits in memory"
                                                   : "no valid layout (the global batch of " +
@@ -274,6 +291,8 @@ class Search {
   const Calibration& cal_;
   const LayoutPins& pins_;
   LayoutSearch result_;
+  std::string host_reason_;  // the least host RAM an offloaded layout that fits the GPU needs
+  double host_need_ = 0;
 };
 
 }  // namespace

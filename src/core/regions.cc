@@ -1,0 +1,60 @@
+// Which regions gpuplan knows, and the error for one it does not (include/gpuplan/plan.h).
+//
+// A region is known when some price or market record names it: those are the only regions a
+// plan can say anything about. A typo ("cn-hangzhuo") would otherwise give an empty plan that
+// looks like "nothing is sold there".
+#include <algorithm>
+#include <set>
+
+#include "core/strings.h"
+#include "gpuplan/plan.h"
+
+namespace gpuplan::planner {
+
+std::vector<std::string> KnownRegions(const Catalog& catalog, const cost::MarketData& market) {
+  std::set<std::string> regions;
+  for (const Price& p : catalog.prices)
+    regions.insert(p.region);
+  for (const cost::StockRecord& s : market.stock)
+    regions.insert(s.region);
+  for (const cost::SpotAdvice& a : market.spot_advice)
+    regions.insert(a.region);
+  // Built-in rows whose source names no region ("unspecified (CN site)") are not regions.
+  std::vector<std::string> out;
+  for (const std::string& r : regions) {
+    if (!r.empty() && r.find(' ') == std::string::npos)
+      out.push_back(r);
+  }
+  return out;
+}
+
+Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalog,
+                    const cost::MarketData& market) {
+  const std::vector<std::string> known = KnownRegions(catalog, market);
+  for (const std::string& region : asked) {
+    if (std::find(known.begin(), known.end(), region) != known.end())
+      continue;
+    std::string nearest;
+    int best = 4;  // suggest only close spellings
+    for (const std::string& k : known) {
+      const int d = strings::EditDistance(strings::Lower(region), k);
+      if (d < best) {
+        best = d;
+        nearest = k;
+      }
+    }
+    std::string msg = "field \"constraints.regions\": unknown region \"" + region + "\"";
+    if (!nearest.empty())
+      msg += "; did you mean " + nearest + "?";
+    msg += " Known regions (those with a price or stock record): ";
+    for (size_t i = 0; i < known.size(); ++i)
+      msg += (i ? ", " : "") + known[i];
+    msg +=
+        ". For a region not listed, bring its prices first ('gpuplan prices refresh --region R', "
+        "'prices import' or 'prices add')";
+    return Status::InvalidArgument(msg);
+  }
+  return Status::Ok();
+}
+
+}  // namespace gpuplan::planner

@@ -1,0 +1,135 @@
+// `gpuplan prices add`: a price the user knows goes into the cache with source "user" and today's
+// date, and plans then price the type with it; bad arguments are errors in our words.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/file_util.h"
+#include "testing/cli_runner.h"
+
+namespace gpuplan {
+namespace {
+
+using testing::RunGpuplan;
+
+class PricesAddTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gpuplan-prices-add-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    Set("XDG_CACHE_HOME", dir_);
+    Set("GPUPLAN_TODAY", "2026-12-01");
+  }
+  void TearDown() override {
+    for (const auto& [name, old] : saved_) {
+      if (old) {
+        setenv(name.c_str(), old->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+    std::filesystem::remove_all(dir_);
+  }
+  void Set(const std::string& name, const std::string& value) {
+    const char* old = getenv(name.c_str());
+    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  std::string dir_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(PricesAddTest, StoresAUserPriceThatPlansThenUse) {
+  testing::CliRun add = RunGpuplan(
+      {"prices", "add", "gn8v-4x.8xlarge", "120", "--region", "cn-beijing", "--billing", "payg"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_NE(add.out.find("added ecs.gn8v-4x.8xlarge payg cn-beijing: CNY 120 per hour (source "
+                         "user, as of 2026-12-01)"),
+            std::string::npos)
+      << add.out;
+  Result<std::string> cache = io::ReadFile(dir_ + "/gpuplan/prices.json");
+  ASSERT_TRUE(cache.ok());
+  const nlohmann::json j = nlohmann::json::parse(*cache);
+  ASSERT_EQ(j["prices"].size(), 1u);
+  EXPECT_EQ(j["prices"][0]["source"], "user");
+  EXPECT_EQ(j["prices"][0]["as_of"], "2026-12-01");
+  EXPECT_EQ(j["prices"][0]["price"], 120);
+
+  testing::CliRun plan =
+      RunGpuplan({"plan", "--task", "inference", "--model", "llama-3-8b", "--requests-per-s", "5",
+                  "--region", "cn-beijing", "--json", "--top", "200"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const nlohmann::json p = nlohmann::json::parse(plan.out);
+  bool found = false;
+  for (const auto& c : p["candidates"]) {
+    if (c["instance"] != "ecs.gn8v-4x.8xlarge")
+      continue;
+    found = true;
+    EXPECT_TRUE(c["cost"]["known"].get<bool>());
+    EXPECT_EQ(c["cost"]["price_trust"], "user");
+    EXPECT_FALSE(c["cost"]["price_stale"].get<bool>());
+    EXPECT_EQ(c["cost"]["price_age_days"], 0);
+  }
+  EXPECT_TRUE(found) << "the user's price puts the type in the plan";
+}
+
+TEST_F(PricesAddTest, SubscriptionIsPerMonthAndUsdWorks) {
+  testing::CliRun add =
+      RunGpuplan({"prices", "add", "ecs.gn8is.4xlarge", "1500", "--region", "cn-hongkong",
+                  "--billing", "subscription", "--currency", "USD", "--unit", "month"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_NE(
+      add.out.find("added ecs.gn8is.4xlarge subscription_month cn-hongkong: USD 1500 per month"),
+      std::string::npos)
+      << add.out;
+}
+
+TEST_F(PricesAddTest, BadArgumentsAreUsageErrors) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {"unknown_type_suggests",
+       {"prices", "add", "ecs.gn8is.4xlarg", "10", "--region", "cn-beijing", "--billing", "payg"},
+       "unknown instance type \"ecs.gn8is.4xlarg\"; did you mean ecs.gn8is.4xlarge"},
+      {"zero_amount",
+       {"prices", "add", "ecs.gn8is.4xlarge", "0", "--region", "cn-beijing", "--billing", "payg"},
+       "AMOUNT: expected a price above 0 and at most 1e8, got 0"},
+      {"bad_billing",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
+        "reserved"},
+       "--billing: expected payg, spot or subscription, got \"reserved\""},
+      {"payg_per_month",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing", "payg",
+        "--unit", "month"},
+       "--unit: payg prices are per instance-hour (--unit hour), got \"month\""},
+      {"subscription_per_hour",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
+        "subscription", "--unit", "hour"},
+       "--unit: subscription prices are per instance-month (--unit month), got \"hour\""},
+      {"bad_currency",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing", "payg",
+        "--currency", "EUR"},
+       "--currency: expected CNY or USD, got \"EUR\""},
+      {"not_a_region_id",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "Beijing", "--billing", "payg"},
+       "--region: expected a region id like cn-hangzhou or ap-southeast-1, got \"Beijing\""},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    testing::CliRun run = RunGpuplan(c.args);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.rfind(std::string("gpuplan: error: ") + c.message, 0), 0u) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/gpuplan/prices.json")) << "nothing is written";
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
