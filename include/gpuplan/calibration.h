@@ -91,6 +91,11 @@ struct Calibration {
   double dp_overlap = 0.7;
   // Fraction of ZeRO-3 parameter all-gathers hidden behind compute (prefetch).
   double zero3_overlap = 0.7;
+  // Mixture-of-Experts: the busiest expert's tokens over the mean (routing is never perfectly
+  // balanced; NVIDIA's MoE benchmarks force-balance it, real runs are slower), and the fraction
+  // of the token dispatch/combine all-to-all hidden behind compute (Megatron/DeepEP overlap).
+  double moe_load_imbalance = 1.2;
+  double moe_a2a_overlap = 0.0;
 
   // Memory: the CUDA context and library workspaces outside the PyTorch allocator (what
   // nvidia-smi shows above max_memory_reserved), GiB.

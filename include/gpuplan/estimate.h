@@ -39,6 +39,10 @@ struct Layout {
   int tp = 1;  // tensor parallel degree (inside a node)
   int pp = 1;  // pipeline stages
   int dp = 1;  // data parallel replicas
+  // Expert parallel degree: MoE experts sharded over ep ranks carved out of dp (Megatron's
+  // convention: ep divides dp, tokens are exchanged by all-to-all). 1 for dense models.
+  int ep = 1;
+  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B): the bubble shrinks by vp
   int zero = 0;  // ZeRO stage over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   int micro_batch = 1;  // sequences per GPU per forward pass
   Recompute recompute = Recompute::kNone;
@@ -97,11 +101,12 @@ struct TimeBreakdown {
   double pp_bubble = 0;  // pipeline fill and drain
   double pp_comm = 0;    // point-to-point activations between stages
   double dp_comm = 0;    // gradient all-reduce / ZeRO gathers not hidden behind compute
+  double ep_comm = 0;    // MoE token dispatch + combine all-to-all (forward and backward)
   double optimizer = 0;  // optimizer step (memory-bound)
   double offload = 0;    // host <-> GPU traffic for offloaded states
   double data = 0;       // data loading not hidden behind compute
 
-  static constexpr int kParts = 8;
+  static constexpr int kParts = 9;
   std::array<std::pair<std::string_view, double>, kParts> Named() const;
 };
 

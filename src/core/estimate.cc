@@ -41,7 +41,34 @@ struct Dims {
   double embed_params = 0;    // embedding (+ untied head)
   double head_params = 0;     // the output projection's parameters (computed, tied or not)
   double params = 0;          // total
+  double active_params = 0;   // used per token (= params for dense models)
+  // Width of the attention core (QK^T and AV): heads x head_dim; MLA the mean of its QK
+  // (nope + rope) and V widths. hidden for classic models.
+  double attn_dim = 0;
+  // Mixture of Experts, averaged over the layers (0 for dense models): the routed experts'
+  // parameters (sharded by expert parallelism), those one token uses, and the routed copies of
+  // each token (top_k on MoE layers) that dispatch, expert GEMMs and combine move.
+  double expert_layer_params = 0;
+  double active_expert_layer_params = 0;
+  double routed_copies = 0;
+  double moe_layer_share = 0;  // fraction of layers that are MoE
 };
+
+// The MoE parts of Dims: routed experts per layer, the token's MLP width (dense layers' ffn,
+// MoE layers' top_k experts plus the shared ones) and its routed copies.
+void ApplyMoeDims(const ModelArch& m, Dims& d) {
+  const double layers = m.layers;
+  const double moe_layers = m.MoeLayers();
+  d.moe_layer_share = moe_layers / layers;
+  d.expert_layer_params = m.RoutedExpertParams() / layers;
+  d.active_expert_layer_params = d.expert_layer_params * m.moe.top_k / m.moe.experts;
+  const double shared_width =
+      m.moe.shared_experts * (m.moe.shared_ffn > 0 ? m.moe.shared_ffn : m.moe.expert_ffn);
+  d.ffn = ((layers - moe_layers) * m.ffn +
+           moe_layers * (m.moe.top_k * static_cast<double>(m.moe.expert_ffn) + shared_width)) /
+          layers;
+  d.routed_copies = m.moe.top_k * d.moe_layer_share;
+}
 
 Dims DimsOf(const ModelArch& m) {
   Dims d;
@@ -53,6 +80,14 @@ Dims DimsOf(const ModelArch& m) {
   d.vocab = m.vocab;
   d.mlp_mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
   d.params = m.Params();
+  d.active_params = m.ActiveParams();
+  d.attn_dim = m.attention == AttentionKind::kMla
+                   ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim +
+                                m.mla.v_head_dim) / 2.0
+                   : m.QueryDim();
+  // MLA decompresses K per head (nope + rope): the activations hold that width.
+  if (m.attention == AttentionKind::kMla) d.kvd = m.QueryDim();
+  if (m.IsMoe() && m.layers > 0) ApplyMoeDims(m, d);
   if (m.IsTransformer()) {
     d.layer_params = m.LayerParams() / m.layers;
     d.embed_params = m.EmbeddingParams();
@@ -61,7 +96,10 @@ Dims DimsOf(const ModelArch& m) {
     // total matches while keeping the embedding exact.
     const double shape_total = m.LayerParams() + d.embed_params + d.h;
     if (m.params > 0 && shape_total > 0 && m.params > d.embed_params) {
-      d.layer_params *= (m.params - d.embed_params) / (shape_total - d.embed_params);
+      const double scale = (m.params - d.embed_params) / (shape_total - d.embed_params);
+      d.layer_params *= scale;
+      d.expert_layer_params *= scale;
+      d.active_expert_layer_params *= scale;
     }
   }
   return d;
@@ -97,6 +135,9 @@ double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp,
   // Inside the TP region.
   double sharded = e * (sbh + 2 * s * b * d.kvd + sbh);                // Q, K, V, proj input
   sharded += (d.mlp_mats == 3 ? 4 : 2) * e * s * b * d.ffn;           // MLP internals
+  // MoE: the dispatched (permuted) copies of each token and the experts' outputs before the
+  // weighted combine, top_k of each (Megatron's token dispatcher saves both for backward).
+  sharded += 2 * e * sbh * d.routed_copies;
   if (flash) {
     sharded += 4 * d.heads * s * b;  // fp32 log-sum-exp per head and position
   } else if (rc != Recompute::kSelective) {
@@ -154,6 +195,76 @@ std::optional<double> PeakTflops(const Gpu& g, Precision p) {
   return g.Tflops(p);
 }
 
+// --- Mixture of Experts.
+
+// GPUs one expert's weights are spread over: ep ranks, each holding whole experts, times the
+// tensor-parallel split while ep x tp fits in a pipeline stage's tp x dp GPUs (Megatron's MoE
+// parallel folding gives experts their own tp = 1 once ep spans the data-parallel ranks).
+double ExpertShards(const Layout& l) {
+  return std::min(static_cast<double>(l.ep) * l.tp, static_cast<double>(l.tp) * l.dp);
+}
+
+// Time of an all-to-all in which each of `n` ranks sends `bytes` spread evenly over the group:
+// the peers in the same node over the intra-node link, the others over this GPU's share of the
+// node's network, concurrently (the slower one bounds it); plus a latency per exchange step.
+double AllToAllTime(double bytes, int n, const Hardware& hw, const Calibration& cal) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const int local = std::max(1, std::min(n, hw.gpus_per_node));
+  const double intra_eff = hw.intra_link == LinkKind::kPcie ? cal.pcie_efficiency
+                                                            : cal.nvlink_efficiency;
+  const double intra = std::max(1e9, hw.intra_gbs * 1e9 * intra_eff);
+  const double inter = std::max(1e8, hw.inter_node_gbps / 8 * 1e9 *
+                                         (hw.rdma ? cal.rdma_efficiency : cal.tcp_efficiency) /
+                                         std::max(1, hw.gpus_per_node));
+  const double nn = n;
+  const double t_intra = bytes * (local - 1) / nn / intra;
+  const double t_inter = n > local ? bytes * (nn - local) / nn / inter : 0;
+  return std::max(t_intra, t_inter) + 2 * cal.collective_latency_us * 1e-6;
+}
+
+// Token dispatch and combine of one micro-batch's `tokens` on this GPU over all its MoE layers
+// (`moe_layers`), `passes` all-to-alls per layer (forward dispatch + combine = 2, backward 2
+// more, a full-recompute forward 2 more): top_k copies of each token's hidden state.
+double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
+                          const Calibration& cal, double tokens, double moe_layers,
+                          double passes, double act_bytes) {
+  if (l.ep <= 1 || d.routed_copies <= 0) return 0;
+  const double top_k = d.routed_copies / d.moe_layer_share;
+  const double bytes = tokens * top_k * d.h * act_bytes;
+  return moe_layers * passes * AllToAllTime(bytes, l.ep, hw, cal) * (1 - cal.moe_a2a_overlap);
+}
+
+// Achieved GEMM efficiency of the expert GEMMs: each expert multiplies only the tokens routed
+// to it, `tokens` x top_k / experts rows (the ep ranks' tokens together), through its
+// expert_ffn-wide matrices, so small batches run as weight-bound GEMVs.
+double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
+                            const Calibration& cal, const Gpu& gpu, double peak, double tokens,
+                            Precision p, double weight_bytes) {
+  const double rows = tokens * arch.moe.top_k / arch.moe.experts;
+  return GemmEfficiency(eff, cal, gpu, peak, arch.moe.expert_ffn, std::max(1e-3, rows), p,
+                        weight_bytes);
+}
+
+Status CheckMoeLayout(const ModelArch& arch, const Layout& l) {
+  auto bad = [](const std::string& msg) { return Status::InvalidArgument(msg); };
+  if (l.ep < 1 || l.vp < 1) return bad("layout: ep and vp must be >= 1");
+  if (l.ep > 1) {
+    if (!arch.IsMoe()) return bad("layout: ep " + std::to_string(l.ep) + " needs a MoE model");
+    if ((static_cast<long long>(l.tp) * l.dp) % l.ep != 0) {
+      return bad("layout: ep " + std::to_string(l.ep) + " does not divide tp*dp = " +
+                 std::to_string(l.tp * l.dp) + " (experts are sharded inside a stage)");
+    }
+    if (arch.moe.experts % l.ep != 0) {
+      return bad("layout: ep " + std::to_string(l.ep) + " does not divide the " +
+                 std::to_string(arch.moe.experts) + " experts");
+    }
+  }
+  if (l.vp > 1 && (l.pp < 2 || static_cast<long long>(l.pp) * l.vp > arch.layers)) {
+    return bad("layout: vp " + std::to_string(l.vp) + " needs pp > 1 and pp*vp <= layers");
+  }
+  return Status::Ok();
+}
+
 Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                    const Layout& l) {
   auto bad = [](const std::string& msg) { return Status::InvalidArgument(msg); };
@@ -178,6 +289,7 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
   } else if (l.tp > 1 || l.pp > 1) {
     return bad("layout: tensor and pipeline parallelism need a transformer architecture");
   }
+  if (Status s = CheckMoeLayout(arch, l); !s.ok()) return s;
   if (w.IsTraining() && static_cast<long long>(l.micro_batch) * l.dp > w.global_batch) {
     return bad("layout: micro_batch " + std::to_string(l.micro_batch) + " x dp " +
                std::to_string(l.dp) + " exceeds global_batch " + std::to_string(w.global_batch));
@@ -222,9 +334,22 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // vocab x h table).
   const double stage_layers = transformer ? std::ceil(d.layers / pp) : 0;
   const double stage_embed = !transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
-  const double stage_params = transformer ? (stage_layers * d.layer_params + stage_embed) / tp
-                                          : d.params;
-  const double stage_layer_params = stage_layers * d.layer_params / tp;
+  // Routed experts are sharded over ExpertShards (ep x tp) instead of tp.
+  const double stage_experts = stage_layers * d.expert_layer_params / ExpertShards(l);
+  const double stage_params =
+      transformer ? (stage_layers * (d.layer_params - d.expert_layer_params) + stage_embed) / tp +
+                        stage_experts
+                  : d.params;
+  const double stage_layer_params =
+      stage_layers * (d.layer_params - d.expert_layer_params) / tp + stage_experts;
+  // ZeRO shards the experts over their own data-parallel replicas (tp x dp / ExpertShards):
+  // `dp_share` of the sharded states of a parameter mix held on this GPU.
+  const double expert_frac = stage_params > 0 ? stage_experts / stage_params : 0;
+  const double expert_dp = std::max(1.0, tp * dp / ExpertShards(l));
+  auto zero_divisor = [&](bool sharded) {
+    if (!sharded) return 1.0;
+    return 1.0 / ((1 - expert_frac) / dp + expert_frac / expert_dp);
+  };
 
   // --- Memory: model states (ZeRO, Rajbhandari et al. 2020, 3: mixed-precision AdamW keeps
   // 2-byte weights and gradients plus 12 bytes of fp32 master weights, momentum and variance
@@ -244,9 +369,9 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
     case Optimizer::kAdafactor: state_bytes = 0; break;
   }
   MemoryBreakdown& mem = est.memory.breakdown;
-  const double zero_opt = l.zero >= 1 ? dp : 1;
-  const double zero_grad = l.zero >= 2 ? dp : 1;
-  const double zero_w = l.zero >= 3 ? dp : 1;
+  const double zero_opt = zero_divisor(l.zero >= 1);
+  const double zero_grad = zero_divisor(l.zero >= 2);
+  const double zero_w = zero_divisor(l.zero >= 3);
   double trainable_local = 0;  // trainable parameters on this GPU before ZeRO sharding
   if (!lora) {
     mem.weights = stage_params * e / zero_w;
@@ -313,9 +438,10 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   // 12 L h s (QK^T and AV, forward 4 L h s, counted over the full square as Megatron, PaLM
   // (Chowdhery et al. 2022, App. B) and llm-foundry do). Embedding lookups are free; the
   // output head counts (it is in the params).
-  const double weight_flops_tok = 6 * (d.params - (transformer ? d.embed_params - d.head_params
-                                                               : 0));
-  const double attn_flops_tok = transformer ? 12 * d.layers * d.h * s : 0;
+  // MoE: FLOPs of the parameters a token uses (top_k routed experts), not all of them.
+  const double weight_flops_tok =
+      6 * (d.active_params - (transformer ? d.embed_params - d.head_params : 0));
+  const double attn_flops_tok = transformer ? 12 * d.layers * d.attn_dim * s : 0;
   double model_flops_tok = weight_flops_tok + attn_flops_tok;
   if (!transformer && arch.forward_flops_per_sample > 0) {
     const double seq = arch.default_seq_len > 0 ? arch.default_seq_len : s;
@@ -354,6 +480,16 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   const double peak_flops = peak * 1e12;
   double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
                 attn_flops_mb / (peak_flops * attn_rate);
+  // MoE: the expert share of the GEMMs runs at the per-expert token count, and every rank
+  // waits for the busiest expert (load imbalance).
+  if (arch.IsMoe() && transformer) {
+    const double expert_share = d.layers * d.active_expert_layer_params /
+                                std::max(1.0, weight_flops_tok / 6);
+    const double eff_expert = ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak,
+                                                   tokens_mb * l.ep, w.precision, e);
+    t_mb += gemm_flops_mb * expert_share *
+            (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
+  }
   // Memory-bound elementwise kernels (norms, activation functions, residual adds, dropout):
   // bytes per token per layer proportional to (h + ffn); backward moves twice the forward's.
   const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
@@ -380,7 +516,9 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   tb.compute = t_mb * m;
   // Pipeline bubble: (pp - 1) micro-batch times per step, i.e. a fraction (pp-1)/(m+pp-1)
   // of the step (GPipe/1F1B; Narayanan et al. 2021, eq. 1).
-  tb.pp_bubble = (pp - 1) * t_mb;
+  // Interleaved 1F1B with vp virtual stages per rank divides it by vp (Narayanan et al. 2021,
+  // 2.2.2).
+  tb.pp_bubble = (pp - 1) * t_mb / l.vp;
 
   // --- Tensor-parallel communication: 2 all-reduces of s b h activations per layer forward and
   // 2 backward (Megatron-LM, Shoeybi et al. 2019, Fig. 4), +2 for a full-recompute forward;
@@ -396,7 +534,14 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   if (l.pp > 1 && transformer) {
     const int stage_span = l.tp * l.dp;
     const double bw = GroupBandwidth(hw, cal, stage_span * 2, hw.gpus_per_node);
-    tb.pp_comm = 2 * m * s * b * d.h / tp * e / bw;
+    tb.pp_comm = 2 * m * s * b * d.h / tp * e / bw * l.vp;  // vp x the stage boundaries
+  }
+  // --- MoE token dispatch and combine over the ep group: 2 all-to-alls per MoE layer forward,
+  // 2 backward (+2 for a full-recompute forward), not overlapped beyond moe_a2a_overlap.
+  if (transformer) {
+    const double a2a_passes = 4 + (rc == Recompute::kFull ? 2 : 0);
+    tb.ep_comm = m * MoeAllToAllSeconds(d, l, hw, cal, tokens_mb / (l.sequence_parallel ? tp : 1),
+                                        stage_layers * d.moe_layer_share, a2a_passes, e);
   }
   // --- Data-parallel gradient synchronisation, overlapped with backward compute.
   if (l.dp > 1) {
@@ -444,7 +589,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   }
 
   est.time.step_s = tb.compute + tb.pp_bubble + tb.tp_comm + tb.pp_comm + tb.dp_comm +
-                    tb.optimizer + tb.offload + tb.data;
+                    tb.ep_comm + tb.optimizer + tb.offload + tb.data;
   const double tokens_step_gpu = static_cast<double>(m) * l.micro_batch * l.dp * s / hw.Gpus();
   est.throughput.tokens_per_s_per_gpu = tokens_step_gpu / est.time.step_s;
   est.throughput.samples_per_s_per_gpu = est.throughput.tokens_per_s_per_gpu / s;
@@ -478,14 +623,26 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // and head in 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised).
   const double layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : e;
   const double stage_embed = l.pp > 1 ? d.vocab * d.h : d.embed_params;
-  const double weight_bytes = stage_layers * d.layer_params / tp * layer_bytes +
-                              stage_embed / tp * e;
+  // Routed experts are spread over ExpertShards (tp without expert parallelism, ep with it).
+  const double expert_bytes = stage_layers * d.expert_layer_params / ExpertShards(l) * layer_bytes;
+  const double weight_bytes = stage_layers * (d.layer_params - d.expert_layer_params) / tp *
+                                  layer_bytes +
+                              expert_bytes + stage_embed / tp * e;
   MemoryBreakdown& mem = est.memory.breakdown;
   mem.weights = weight_bytes / kGiB;
-  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1).
+  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1),
+  // split over at most kv_heads tensor-parallel ranks (engines replicate a KV head over the
+  // ranks that share it). MLA caches one latent per token for all heads, replicated on every
+  // tensor-parallel rank (vLLM/SGLang without attention data parallelism); sliding-window
+  // layers keep only their window.
   const double ctx = prompt + out;
-  const double kv_per_token = 2 * stage_layers * d.kvd / tp * e;
-  mem.kv_cache = kv_per_token * ctx * batch / kGiB;
+  const double kv_shards = arch.attention == AttentionKind::kMla
+                               ? 1
+                               : std::min<double>(tp, arch.kv_heads > 0 ? arch.kv_heads : tp);
+  auto kv_sequence_bytes = [&](double tokens) {
+    return arch.KvCacheElements(tokens) * stage_layers / d.layers / kv_shards * e;
+  };
+  mem.kv_cache = kv_sequence_bytes(ctx) * batch / kGiB;
   // Prefill transients: the widest MLP intermediate of one layer and the logits of the last
   // position only (generate() keeps one position: HF num_logits_to_keep, vLLM, TRT-LLM),
   // upcast to fp32 for sampling.
@@ -505,9 +662,11 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                                 : 0)) *
                           1e-6 * d.layers;
   const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
-  const double gemm_weights = d.params - d.embed_params + d.head_params;
-  const double attn_per_sequence =
-      4 * d.layers * d.h * prompt * prompt * (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
+  // GEMM weights a token passes through (MoE: top_k routed experts; expert_weights of them).
+  const double gemm_weights = d.active_params - d.embed_params + d.head_params;
+  const double expert_weights = d.layers * d.active_expert_layer_params;
+  const double attn_per_sequence = 4 * d.layers * d.attn_dim * prompt * prompt *
+                                   (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
   // Attention core: fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused
   // multi-head attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of
   // peak. Unfused attention runs QK^T and AV as batched GEMMs and moves the materialised
@@ -540,13 +699,23 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
             : attn_per_sequence * n / (tp * pp) / (peak_flops * eff) +
                   cal.unfused_score_passes * d.heads / tp * prompt * prompt * n * e * d.layers /
                       pp / bw;
-    const double compute = 2 * gemm_weights * tokens / (tp * pp) / (peak_flops * eff) +
+    // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
+    const double eff_expert = arch.IsMoe() ? ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak,
+                                                                  tokens * l.ep, w.precision,
+                                                                  layer_bytes)
+                                           : eff;
+    const double compute = 2 * (gemm_weights - expert_weights) * tokens / (tp * pp) /
+                               (peak_flops * eff) +
+                           2 * expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
+                               (peak_flops * eff_expert) +
                            attention +
                            elementwise * (d.h + d.ffn) / tp * e * tokens * d.layers / pp / bw;
     const double tp_comm =
         l.tp > 1 ? d.layers * 2 * RingTime(tokens * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency)
                  : 0;
-    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm;
+    const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
+                                              2, act_bytes);
+    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm + ep_comm;
   };
   const double prefill_tokens = prompt * batch;
   const double attn_prefill = attn_per_sequence * batch;
@@ -564,7 +733,7 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     // Each step runs the GEMMs over `batch` rows (bandwidth-bound GEMVs at small batch,
     // compute-bound at large: Pope et al. 2022) and then the attention kernels, which read the
     // KV cache so far: separate kernels, so their times add.
-    double kv_bytes = kv_per_token * pp * mid_ctx * batch;
+    double kv_bytes = kv_sequence_bytes(mid_ctx) * pp * batch;
     // Eager HF attention with grouped-query attention expands K and V to every query head
     // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
     // copy of the cache.
@@ -576,11 +745,18 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     const double eff_dec =
         GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, 1e12, w.precision, layer_bytes);
     const double t_arithmetic = 2 * gemm_weights * batch / tp / (peak_flops * eff_dec) * pp;
-    const double t_weights = weight_bytes * pp / bw;
+    // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
+    const double touched =
+        arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, batch * l.ep) /
+                           arch.moe.experts
+                     : 1;
+    const double t_weights = (weight_bytes - expert_bytes * (1 - touched)) * pp / bw;
+    const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share, 2,
+                                           act_bytes);
     const double t_kv = kv_bytes / bw;
     it.decode_memory_bound = t_weights + t_kv >= t_arithmetic;
     const double t_token = std::max(std::max(t_arithmetic, t_weights) + t_kv, launch_s) + step_s +
-                           d.layers * tp_comm_layer;
+                           d.layers * tp_comm_layer + t_ep;
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
     // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
@@ -642,6 +818,7 @@ std::array<std::pair<std::string_view, double>, TimeBreakdown::kParts> TimeBreak
            {"pp_bubble", pp_bubble},
            {"pp_comm", pp_comm},
            {"dp_comm", dp_comm},
+           {"ep_comm", ep_comm},
            {"optimizer", optimizer},
            {"offload", offload},
            {"data", data}}};
@@ -832,9 +1009,16 @@ Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& h
       for (Recompute rc : {Recompute::kNone, Recompute::kFull}) {
         if (w.recompute && rc != *w.recompute) continue;
         if (!w.recompute && rc == Recompute::kFull && !w.IsTraining()) continue;
+        // MoE training: experts over ep = 1, 2, 4 ... dividing the experts and tp x dp.
+        for (int ep = 1; ep <= gpus; ep *= 2) {
+        if (ep > 1 && (!arch.IsMoe() || !w.IsTraining() || arch.moe.experts % ep != 0 ||
+                       gpus % ep != 0)) {
+          break;
+        }
         Layout l;
         l.tp = tp;
         l.dp = gpus / tp;
+        l.ep = ep;
         l.zero = zero;
         l.recompute = w.recompute ? *w.recompute : rc;
         l.flash_attention = w.flash_attention;
@@ -864,6 +1048,7 @@ Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& h
           best_time = t;
           best_fits = fits;
           best_mem = e->memory.per_gpu_gib;
+        }
         }
       }
     }

@@ -31,6 +31,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"collective_latency_us", {&c.collective_latency_us, {0, 1e4}}},
       {"dp_overlap", {&c.dp_overlap, {0, 1}}},
       {"zero3_overlap", {&c.zero3_overlap, {0, 1}}},
+      {"moe_load_imbalance", {&c.moe_load_imbalance, {1, 8}}},
+      {"moe_a2a_overlap", {&c.moe_a2a_overlap, {0, 1}}},
       {"cuda_context_gib", {&c.cuda_context_gib, {0, 16}}},
       {"allocator_fragmentation", {&c.allocator_fragmentation, {0, 1}}},
       {"transient_factor", {&c.transient_factor, {0, 10}}},

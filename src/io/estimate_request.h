@@ -14,10 +14,9 @@
 #ifndef GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 #define GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/estimate.h"
 #include "io/field_spelling.h"
@@ -53,6 +52,10 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& choice, const Catalog
 Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
                                  const ModelArch& arch, const perf::Hardware& hw,
                                  const Calibration& cal, FieldSpelling spelling);
+
+// The model's identity and size for --json outputs: name, params_b, active_params_b (= params_b
+// for dense models), and for MoE/MLA models experts, top_k and attention.
+nlohmann::json ModelJson(const ModelArch& arch);
 
 // {"workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
 //  "inference"?}: every number of the estimate with its breakdowns.
