@@ -63,20 +63,20 @@ std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm", "torch"
 std::optional<Engine> ParseEngine(std::string_view name);
 
 struct Budget {
-  double amount = 0;  // in `currency`; 0 = no budget
+  double amount = 0;          // in `currency`; 0 = no budget
   std::string currency = "CNY";
 };
 
 struct Constraints {
-  std::vector<std::string> regions;  // empty = any region
-  std::optional<int> max_gpus;       // total GPUs
+  std::vector<std::string> regions;           // empty = any region
+  std::optional<int> max_gpus;                // total GPUs
   std::optional<int> max_nodes;
   std::optional<double> deadline_hours;
   std::optional<Budget> budget;
   std::vector<Billing> billing;               // allowed modes; empty = payg and spot
   std::vector<std::string> include_families;  // empty = all families
   std::vector<std::string> exclude_families;
-  std::vector<std::string> include_gpus;  // GPU names or aliases; empty = all
+  std::vector<std::string> include_gpus;      // GPU names or aliases; empty = all
   std::vector<std::string> exclude_gpus;
   bool need_fp64 = false;      // the job needs real FP64 (HPC)
   bool need_graphics = false;  // needs graphics APIs / a GRID licence (rendering)
@@ -125,9 +125,9 @@ struct Workload {
   // Bits per weight of a quantised frozen base (4 = NF4/GPTQ-int4, 8 = int8); 0 = not
   // quantised. QLoRA implies 4.
   int weight_bits = 0;
-  int seq_len = 2048;              // tokens per sample
-  std::optional<int> micro_batch;  // per-GPU sequences per forward; unset = chosen
-  int global_batch = 32;           // sequences per optimizer step
+  int seq_len = 2048;                      // tokens per sample
+  std::optional<int> micro_batch;          // per-GPU sequences per forward; unset = chosen
+  int global_batch = 32;                   // sequences per optimizer step
   // Amount of work: tokens, or samples x epochs. Unset = per-step numbers only.
   std::optional<double> tokens;
   std::optional<double> samples;
@@ -143,7 +143,7 @@ struct Workload {
   // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed
   // when adding tokens.
   bool train_embeddings = false;
-  bool flash_attention = true;  // fused attention without the s^2 score matrix
+  bool flash_attention = true;         // fused attention without the s^2 score matrix
   Dataset dataset;
   Constraints constraints;
   Objective objective = Objective::kCost;

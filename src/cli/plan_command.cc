@@ -1,10 +1,10 @@
 // `gpuplan plan [WORKLOAD.yaml] [workload flags]` and `gpuplan explain TYPE [WORKLOAD.yaml]
 // [workload flags]`: the main job.
-#include <fmt/format.h>
+#include <ostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <ostream>
 
 #include "cli/commands.h"
 #include "cli/plan_inputs.h"
@@ -26,19 +26,16 @@ struct PlanFlags {
 
 void RunPlan(CliContext& ctx, const PlanFlags& f) {
   std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
-  if (!in)
-    return;
+  if (!in) return;
   planner::PlanOptions options = CliPlanOptions(ctx);
   options.top_n = f.top;
-  Result<planner::Plan> plan =
-      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!plan.ok()) {
     return ctx.Fail(WithWorkloadContext(plan.status(), f.source));
   }
   if (f.json) {
     nlohmann::json j = io::PlanJson(in->workload, *plan);
-    if (in->arch.Params() > 0)
-      j["model"] = io::ModelJson(in->arch);
+    if (in->arch.Params() > 0) j["model"] = io::ModelJson(in->arch);
     *ctx.out << j.dump(2) << "\n";
   } else if (f.markdown) {
     *ctx.out << io::PlanMarkdown(in->workload, *plan);
@@ -49,33 +46,24 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
 
 void RunExplain(CliContext& ctx, const PlanFlags& f) {
   std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
-  if (!in)
-    return;
+  if (!in) return;
   const InstanceType* type = in->catalog.FindInstance(f.instance);
   if (!type) {
-    return ctx.Fail(
-        Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
-                                     fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
+    return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
+                                                 fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
   }
   planner::PlanOptions options = CliPlanOptions(ctx);
-  Result<planner::Plan> overall =
-      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  Result<planner::Plan> overall = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   options.only_instance = type->name;
   options.top_n = 100;
-  Result<planner::Plan> mine =
-      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
-  if (!overall.ok() || !mine.ok())
-    return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
+  Result<planner::Plan> mine = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  if (!overall.ok() || !mine.ok()) return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
   if (f.json) {
-    nlohmann::json j = {{"instance", type->name},
-                        {"candidates", nlohmann::json::array()},
+    nlohmann::json j = {{"instance", type->name}, {"candidates", nlohmann::json::array()},
                         {"rejected", nlohmann::json::array()}};
-    for (const auto& c : mine->candidates)
-      j["candidates"].push_back(io::CandidateJson(c));
-    for (const auto& r : mine->rejected)
-      j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
-    if (!overall->candidates.empty())
-      j["winner"] = io::CandidateJson(overall->candidates[0]);
+    for (const auto& c : mine->candidates) j["candidates"].push_back(io::CandidateJson(c));
+    for (const auto& r : mine->rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
+    if (!overall->candidates.empty()) j["winner"] = io::CandidateJson(overall->candidates[0]);
     *ctx.out << j.dump(2) << "\n";
     return;
   }
@@ -87,10 +75,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
     const auto& c = mine->candidates[0];
     s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
                     cost::ModeName(c.billing), c.why.empty() ? "" : c.why);
-    s += fmt::format("  memory {} of {} GiB per GPU; {} h; {}\n",
-                     strings::Num(c.estimate.memory.per_gpu_gib),
-                     strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours),
-                     c.cost.total.ToString());
+    s += fmt::format("  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
+                     strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours), c.cost.total.ToString());
     for (const auto& a : c.advice) {
       s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
     }
@@ -101,12 +87,10 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
       s += "It is the plan's first choice.\n";
     } else {
       s += fmt::format("The plan's first choice is {} x {} {} ({} h, {}).\n", w.nodes, w.instance,
-                       cost::ModeName(w.billing), strings::Num(w.job_hours),
-                       w.cost.total.ToString());
+                       cost::ModeName(w.billing), strings::Num(w.job_hours), w.cost.total.ToString());
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
         if (overall->candidates[i].instance == type->name) {
-          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1,
-                           overall->candidates.size());
+          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());
         }
       }
     }
@@ -118,19 +102,16 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
 
 void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto flags = std::make_shared<PlanFlags>();
-  CLI::App* plan = app.add_subcommand(
-      "plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
+  CLI::App* plan = app.add_subcommand("plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
   AddPlanSourceFlags(plan, &flags->source);
-  plan->add_option("--top", flags->top, "Candidates to show (default 10)")
-      ->check(CLI::Range(1, 1000));
+  plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
   auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
   plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
   plan->callback([&ctx, flags] { RunPlan(ctx, *flags); });
 
   auto eflags = std::make_shared<PlanFlags>();
   CLI::App* explain = app.add_subcommand("explain", "Why (not) this instance type for a workload?");
-  explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")
-      ->required();
+  explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
   AddPlanSourceFlags(explain, &eflags->source);
   explain->add_flag("--json", eflags->json, "Print JSON");
   explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });

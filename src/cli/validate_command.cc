@@ -1,10 +1,10 @@
 // `gpuplan validate FILE.csv [--json]`: the accuracy harness of the performance model.
-#include <fmt/format.h>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -22,7 +22,7 @@ using strings::Num;
 struct ValidateOptions {
   std::string file;
   OutputFormat format = OutputFormat::kTable;
-  bool all_rows = false;    // --rows: print every row in the table view
+  bool all_rows = false;  // --rows: print every row in the table view
   std::string calibration;  // --calibration FILE instead of the embedded data/calibration.csv
 };
 
@@ -38,36 +38,34 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
     nlohmann::json j = {{"id", r.id},
                         {"metric", r.metric},
                         {"gpu", r.gpu},
-                        {"predicted", r.status == io::RowStatus::kOk ? nlohmann::json(r.predicted)
-                                                                     : nlohmann::json(nullptr)},
+                        {"predicted", r.status == io::RowStatus::kOk
+                                          ? nlohmann::json(r.predicted)
+                                          : nlohmann::json(nullptr)},
                         {"measured", r.measured},
                         {"status", std::string(io::RowStatusName(r.status))},
                         {"reason", r.reason}};
-    if (r.status == io::RowStatus::kOk && r.metric != "fits")
-      j["ape"] = r.ape;
+    if (r.status == io::RowStatus::kOk && r.metric != "fits") j["ape"] = r.ape;
     rows.push_back(std::move(j));
   }
   const io::ValidationSummary& s = report.summary;
   nlohmann::json by_metric = nlohmann::json::object(), by_gpu = nlohmann::json::object(),
                  by_task = nlohmann::json::object();
-  for (const auto& [k, v] : s.by_metric)
-    by_metric[k] = StatsJson(v);
-  for (const auto& [k, v] : s.by_gpu)
-    by_gpu[k] = StatsJson(v);
-  for (const auto& [k, v] : s.by_task)
-    by_task[k] = StatsJson(v);
-  nlohmann::json summary = {
-      {"rows", s.total},
-      {"ok", s.ok},
-      {"unsupported", s.unsupported},
-      {"error", s.errors},
-      {"supported_fraction", s.supported_fraction},
-      {"throughput", StatsJson(s.throughput)},
-      {"memory", StatsJson(s.memory)},
-      {"fits", {{"rows", s.fits_rows}, {"correct", s.fits_correct}, {"accuracy", s.fits_accuracy}}},
-      {"by_metric", by_metric},
-      {"by_gpu", by_gpu},
-      {"by_task", by_task}};
+  for (const auto& [k, v] : s.by_metric) by_metric[k] = StatsJson(v);
+  for (const auto& [k, v] : s.by_gpu) by_gpu[k] = StatsJson(v);
+  for (const auto& [k, v] : s.by_task) by_task[k] = StatsJson(v);
+  nlohmann::json summary = {{"rows", s.total},
+                            {"ok", s.ok},
+                            {"unsupported", s.unsupported},
+                            {"error", s.errors},
+                            {"supported_fraction", s.supported_fraction},
+                            {"throughput", StatsJson(s.throughput)},
+                            {"memory", StatsJson(s.memory)},
+                            {"fits", {{"rows", s.fits_rows},
+                                      {"correct", s.fits_correct},
+                                      {"accuracy", s.fits_accuracy}}},
+                            {"by_metric", by_metric},
+                            {"by_gpu", by_gpu},
+                            {"by_task", by_task}};
   return {{"rows", rows}, {"summary", summary}};
 }
 
@@ -76,8 +74,7 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   io::Table rows{{"id", "metric", "gpu", "predicted", "measured", "ape", "status", "reason"}, {}};
   for (const io::ValidationRow& r : report.rows) {
     const bool ok = r.status == io::RowStatus::kOk;
-    if (!all_rows && ok && r.ape <= 0.35)
-      continue;  // by default: the outliers only
+    if (!all_rows && ok && r.ape <= 0.35) continue;  // by default: the outliers only
     rows.rows.push_back({r.id, r.metric, r.gpu, ok ? Num(r.predicted) : "-", Num(r.measured),
                          ok && r.metric != "fits" ? Pct(r.ape) : "-",
                          std::string(io::RowStatusName(r.status)), r.reason});
@@ -93,12 +90,9 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   };
   add("throughput (all)", s.throughput);
   add("memory (all)", s.memory);
-  for (const auto& [k, v] : s.by_metric)
-    add("metric " + k, v);
-  for (const auto& [k, v] : s.by_gpu)
-    add("gpu " + k, v);
-  for (const auto& [k, v] : s.by_task)
-    add("task " + k, v);
+  for (const auto& [k, v] : s.by_metric) add("metric " + k, v);
+  for (const auto& [k, v] : s.by_gpu) add("gpu " + k, v);
+  for (const auto& [k, v] : s.by_task) add("task " + k, v);
   out += io::RenderAligned(t);
   out += fmt::format("\n{} rows: {} ok, {} unsupported, {} error ({} supported)\n", s.total, s.ok,
                      s.unsupported, s.errors, Pct(s.supported_fraction));
@@ -111,26 +105,20 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
 
 void RunValidate(CliContext& ctx, const ValidateOptions& o) {
   Result<std::string> text = io::ReadFile(o.file);
-  if (!text.ok())
-    return ctx.Fail(text.status());
+  if (!text.ok()) return ctx.Fail(text.status());
   Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok())
-    return ctx.Fail(catalog.status());
+  if (!catalog.ok()) return ctx.Fail(catalog.status());
   Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok())
-    return ctx.Fail(zoo.status());
+  if (!zoo.ok()) return ctx.Fail(zoo.status());
   Result<Calibration> cal = io::LoadCalibration();
   if (!o.calibration.empty()) {
     Result<std::string> cal_text = io::ReadFile(o.calibration);
-    if (!cal_text.ok())
-      return ctx.Fail(cal_text.status());
+    if (!cal_text.ok()) return ctx.Fail(cal_text.status());
     cal = io::ParseCalibration(*cal_text, o.calibration);
   }
-  if (!cal.ok())
-    return ctx.Fail(cal.status());
+  if (!cal.ok()) return ctx.Fail(cal.status());
   Result<io::ValidationReport> report = io::Validate(*text, o.file, *catalog, *zoo, *cal);
-  if (!report.ok())
-    return ctx.Fail(report.status());
+  if (!report.ok()) return ctx.Fail(report.status());
   if (o.format == OutputFormat::kJson) {
     *ctx.out << ReportJson(*report).dump(2) << "\n";
   } else {

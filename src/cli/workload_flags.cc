@@ -1,11 +1,11 @@
 #include "cli/workload_flags.h"
 
-#include <fmt/format.h>
-
-#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string_view>
 #include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "io/hf_config.h"
@@ -20,19 +20,16 @@ Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
 template <typename E, typename Out>
 Status SetEnum(const char* flag, const std::string& text,
                std::optional<E> (*parse)(std::string_view), std::string_view expected, Out* out) {
-  if (text.empty())
-    return Status::Ok();
+  if (text.empty()) return Status::Ok();
   std::optional<E> v = parse(text);
-  if (!v)
-    return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
+  if (!v) return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
   *out = *v;
   return Status::Ok();
 }
 
 Status SetAmount(const char* flag, const std::string& text, std::string_view example,
                  std::optional<double>* out) {
-  if (text.empty())
-    return Status::Ok();
+  if (text.empty()) return Status::Ok();
   *out = ParseAmount(text);
   if (!*out) {
     return Usage(fmt::format("{}: expected an amount like {}, got \"{}\"", flag, example, text));
@@ -42,8 +39,7 @@ Status SetAmount(const char* flag, const std::string& text, std::string_view exa
 
 template <typename T, typename Out>
 void SetIfGiven(const std::optional<T>& flag, Out* out) {
-  if (flag)
-    *out = *flag;
+  if (flag) *out = *flag;
 }
 
 // The job: task, method, model, precision, batch, amount of work, inference shape.
@@ -54,8 +50,7 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
     return s;
   }
   // A task other than finetune drops the file's fine-tuning method unless --method names one.
-  if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune)
-    w.method = Method::kFull;
+  if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune) w.method = Method::kFull;
   for (const Status& s : {
            SetEnum<Method>("--method", f.method, ParseMethod, "full, lora or qlora", &w.method),
            SetEnum<Precision>("--precision", f.precision, io::ParseWorkloadPrecision,
@@ -64,13 +59,12 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
                               "adamw, adamw_8bit, sgd or adafactor", &w.optimizer),
            SetEnum<Recompute>("--recompute", f.recompute, ParseRecompute, "none, selective or full",
                               &w.recompute),
-           SetEnum<Engine>("--engine", f.engine, ParseEngine,
-                           "hf, vllm (or sglang, lmdeploy), trtllm or torch", &w.inference.engine),
+           SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch",
+                           &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
        }) {
-    if (!s.ok())
-      return s;
+    if (!s.ok()) return s;
   }
   SetIfGiven(f.epochs, &w.epochs);
   SetIfGiven(f.seq_len, &w.seq_len);
@@ -78,12 +72,9 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.global_batch, &w.global_batch);
   SetIfGiven(f.lora_rank, &w.lora_rank);
   SetIfGiven(f.weight_bits, &w.weight_bits);
-  if (w.method == Method::kQlora && w.weight_bits == 0)
-    w.weight_bits = 4;
-  if (f.no_flash_attention)
-    w.flash_attention = false;
-  if (f.no_master_weights)
-    w.master_weights = false;
+  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
+  if (f.no_flash_attention) w.flash_attention = false;
+  if (f.no_master_weights) w.master_weights = false;
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
   SetIfGiven(f.output_tokens, &w.inference.output_tokens);
   SetIfGiven(f.batch, &w.inference.batch);
@@ -104,10 +95,9 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
                            f.dense_layers || f.head_dim || f.q_lora_rank || f.kv_lora_rank ||
                            f.qk_rope_head_dim || f.qk_nope_head_dim || f.v_head_dim;
   if (refinements && !f.layers) {
-    return Usage(
-        "--experts, --top-k, --moe-ffn, --shared-experts, --dense-layers, --head-dim and "
-        "the MLA ranks refine an inline architecture: give --layers, --hidden, --heads "
-        "and --vocab too (or --model-config PATH for a config.json)");
+    return Usage("--experts, --top-k, --moe-ffn, --shared-experts, --dense-layers, --head-dim and "
+                 "the MLA ranks refine an inline architecture: give --layers, --hidden, --heads "
+                 "and --vocab too (or --model-config PATH for a config.json)");
   }
   if (f.layers || f.hidden || f.heads || f.ffn || f.vocab) {
     // Every layer may be MoE: then --ffn (the dense width) is not needed.
@@ -139,8 +129,9 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
                .qk_nope_head_dim = f.qk_nope_head_dim.value_or(0),
                .v_head_dim = f.v_head_dim.value_or(0)};
     }
-    if (Status s = ValidateModelArch(a); !s.ok())
+    if (Status s = ValidateModelArch(a); !s.ok()) {
       return Usage("inline architecture: " + s.message());
+    }
     w.inline_arch = a;
     w.model_name = a.name;
   }
@@ -150,8 +141,7 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
 // Planning: constraints, serving targets, objective.
 Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   Constraints& c = w.constraints;
-  if (!f.regions.empty())
-    c.regions = f.regions;
+  if (!f.regions.empty()) c.regions = f.regions;
   if (!f.billing.empty()) {
     c.billing.clear();
     for (const std::string& mode : f.billing) {
@@ -168,8 +158,7 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.max_nodes, &c.max_nodes);
   SetIfGiven(f.deadline_hours, &c.deadline_hours);
   if (f.budget || !f.currency.empty()) {
-    if (!f.budget && !c.budget)
-      return Usage("--currency needs a budget: give --budget AMOUNT");
+    if (!f.budget && !c.budget) return Usage("--currency needs a budget: give --budget AMOUNT");
     Budget b = c.budget.value_or(Budget{});
     SetIfGiven(f.budget, &b.amount);
     if (!f.currency.empty()) {
@@ -221,18 +210,13 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
 // its folder; the release's weight format applies unless the user chose a precision or bits.
 Status ReadModelConfig(CliContext& ctx, const WorkloadFlags& flags, Workload& w) {
   Result<io::HfModelConfig> c = io::LoadHfModelConfig(w.model_config);
-  if (!c.ok())
-    return c.status();
-  for (const std::string& note : c->notes)
-    *ctx.err << "gpuplan: note: " << note << "\n";
+  if (!c.ok()) return c.status();
+  for (const std::string& note : c->notes) *ctx.err << "gpuplan: note: " << note << "\n";
   std::filesystem::path p = w.model_config;
-  if (p.filename() == "config.json")
-    p = p.parent_path();
-  c->arch.name = p.filename().empty() ? "config" : p.filename().string();
-  if (w.model_name == "config")
-    w.model_name = c->arch.name;
-  else
-    c->arch.name = w.model_name;
+  if (p.filename() == "config.json") p = p.parent_path();
+  const std::string folder = p.filename().empty() ? "config" : p.filename().string();
+  if (w.model_name == "config") w.model_name = folder;
+  c->arch.name = w.model_name;
   const bool precision_given = !flags.precision.empty() || w.precision != Precision::kBf16;
   const bool bits_given = flags.weight_bits.has_value() || w.weight_bits != 0;
   io::ApplyWeightFormat(c->weights, precision_given, bits_given, w);
@@ -278,7 +262,7 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--dense-layers", f->dense_layers,
                   "Inline architecture: leading layers with a dense MLP of --ffn");
   cmd->add_option("--q-lora-rank", f->q_lora_rank, "Inline MLA: query low-rank (0 = none)");
-  cmd->add_option("--kv-lora-rank", f->kv_lora_rank, "Inline MLA: KV latent rank (MLA attention)");
+  cmd->add_option("--kv-lora-rank", f->kv_lora_rank, "Inline MLA: KV latent rank");
   cmd->add_option("--qk-rope-head-dim", f->qk_rope_head_dim, "Inline MLA: RoPE key per head");
   cmd->add_option("--qk-nope-head-dim", f->qk_nope_head_dim,
                   "Inline MLA: non-RoPE query/key per head");
@@ -327,12 +311,9 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
     base.emplace();
   }
   Workload& w = *base;
-  if (Status s = ApplyJobFlags(flags, w); !s.ok())
-    return s;
-  if (Status s = ApplyPlanningFlags(flags, w); !s.ok())
-    return s;
-  if (Status s = ValidateWorkload(w); !s.ok())
-    return NameTheFlag(flags, s);
+  if (Status s = ApplyJobFlags(flags, w); !s.ok()) return s;
+  if (Status s = ApplyPlanningFlags(flags, w); !s.ok()) return s;
+  if (Status s = ValidateWorkload(w); !s.ok()) return NameTheFlag(flags, s);
   return std::move(w);
 }
 

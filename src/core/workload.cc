@@ -13,8 +13,7 @@ namespace {
 template <typename E, size_t N>
 std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
   for (const auto& [v, n] : table) {
-    if (v == value)
-      return n;
+    if (v == value) return n;
   }
   return "unknown";
 }
@@ -23,49 +22,35 @@ std::optional<E> ParseOf(const std::array<std::pair<E, std::string_view>, N>& ta
                          std::string_view name) {
   const std::string lower = strings::Lower(name);
   for (const auto& [v, n] : table) {
-    if (n == lower)
-      return v;
+    if (n == lower) return v;
   }
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Task, std::string_view>, 5> kTasks = {
-    {{Task::kPretrain, "pretrain"},
-     {Task::kFinetune, "finetune"},
-     {Task::kInference, "inference"},
-     {Task::kRendering, "rendering"},
-     {Task::kHpc, "hpc"}}};
-constexpr std::array<std::pair<Method, std::string_view>, 3> kMethods = {
-    {{Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}}};
-constexpr std::array<std::pair<Optimizer, std::string_view>, 4> kOptimizers = {
-    {{Optimizer::kAdamw, "adamw"},
-     {Optimizer::kAdamw8bit, "adamw_8bit"},
-     {Optimizer::kSgd, "sgd"},
-     {Optimizer::kAdafactor, "adafactor"}}};
-constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {
-    {{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}};
-constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives = {
-    {{Objective::kCost, "cost"},
-     {Objective::kTime, "time"},
-     {Objective::kCostWithinDeadline, "cost_within_deadline"},
-     {Objective::kTimeWithinBudget, "time_within_budget"}}};
-constexpr std::array<std::pair<DataLocation, std::string_view>, 7> kLocations = {
-    {{DataLocation::kUnknown, "unknown"},
-     {DataLocation::kOss, "oss"},
-     {DataLocation::kNas, "nas"},
-     {DataLocation::kCpfs, "cpfs"},
-     {DataLocation::kEssd, "essd"},
-     {DataLocation::kLocalNvme, "local_nvme"},
-     {DataLocation::kMemory, "memory"}}};
+constexpr std::array<std::pair<Task, std::string_view>, 5> kTasks = {{
+    {Task::kPretrain, "pretrain"}, {Task::kFinetune, "finetune"},
+    {Task::kInference, "inference"}, {Task::kRendering, "rendering"}, {Task::kHpc, "hpc"}}};
+constexpr std::array<std::pair<Method, std::string_view>, 3> kMethods = {{
+    {Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}}};
+constexpr std::array<std::pair<Optimizer, std::string_view>, 4> kOptimizers = {{
+    {Optimizer::kAdamw, "adamw"}, {Optimizer::kAdamw8bit, "adamw_8bit"},
+    {Optimizer::kSgd, "sgd"}, {Optimizer::kAdafactor, "adafactor"}}};
+constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {{
+    {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"},
+    {Recompute::kFull, "full"}}};
+constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives = {{
+    {Objective::kCost, "cost"}, {Objective::kTime, "time"},
+    {Objective::kCostWithinDeadline, "cost_within_deadline"},
+    {Objective::kTimeWithinBudget, "time_within_budget"}}};
+constexpr std::array<std::pair<DataLocation, std::string_view>, 7> kLocations = {{
+    {DataLocation::kUnknown, "unknown"}, {DataLocation::kOss, "oss"},
+    {DataLocation::kNas, "nas"}, {DataLocation::kCpfs, "cpfs"}, {DataLocation::kEssd, "essd"},
+    {DataLocation::kLocalNvme, "local_nvme"}, {DataLocation::kMemory, "memory"}}};
 // Serving engines of vLLM's class (continuous batching, paged KV cache, CUDA graphs) parse as
 // vllm and share its overhead model; the first name of an engine is the one printed.
-constexpr std::array<std::pair<Engine, std::string_view>, 6> kEngines = {
-    {{Engine::kHf, "hf"},
-     {Engine::kVllm, "vllm"},
-     {Engine::kTrtllm, "trtllm"},
-     {Engine::kTorch, "torch"},
-     {Engine::kVllm, "sglang"},
-     {Engine::kVllm, "lmdeploy"}}};
+constexpr std::array<std::pair<Engine, std::string_view>, 6> kEngines = {{
+    {Engine::kHf, "hf"}, {Engine::kVllm, "vllm"}, {Engine::kTrtllm, "trtllm"},
+    {Engine::kTorch, "torch"}, {Engine::kVllm, "sglang"}, {Engine::kVllm, "lmdeploy"}}};
 
 Status Bad(std::string_view field, std::string_view expected, const std::string& got) {
   return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " +
@@ -85,50 +70,31 @@ std::optional<Recompute> ParseRecompute(std::string_view n) { return ParseOf(kRe
 std::string_view ObjectiveName(Objective o) { return NameOf(kObjectives, o); }
 std::optional<Objective> ParseObjective(std::string_view n) { return ParseOf(kObjectives, n); }
 std::string_view DataLocationName(DataLocation l) { return NameOf(kLocations, l); }
-std::optional<DataLocation> ParseDataLocation(std::string_view n) { return ParseOf(kLocations, n); }
+std::optional<DataLocation> ParseDataLocation(std::string_view n) {
+  return ParseOf(kLocations, n);
+}
 std::string_view EngineName(Engine e) { return NameOf(kEngines, e); }
 std::optional<Engine> ParseEngine(std::string_view n) { return ParseOf(kEngines, n); }
 
 std::optional<double> Workload::TotalTokens() const {
-  if (tokens)
-    return *tokens;
-  if (samples)
-    return *samples * epochs * seq_len;
+  if (tokens) return *tokens;
+  if (samples) return *samples * epochs * seq_len;
   return std::nullopt;
 }
 
 std::optional<double> ParseAmount(std::string_view text) {
-  while (!text.empty() && text.back() == ' ')
-    text.remove_suffix(1);
-  if (text.empty())
-    return std::nullopt;
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
   double scale = 1;
   switch (text.back()) {
-    case 'K':
-    case 'k':
-      scale = 1e3;
-      break;
-    case 'M':
-    case 'm':
-      scale = 1e6;
-      break;
-    case 'B':
-    case 'b':
-    case 'G':
-    case 'g':
-      scale = 1e9;
-      break;
-    case 'T':
-    case 't':
-      scale = 1e12;
-      break;
-    default:
-      break;
+    case 'K': case 'k': scale = 1e3; break;
+    case 'M': case 'm': scale = 1e6; break;
+    case 'B': case 'b': case 'G': case 'g': scale = 1e9; break;
+    case 'T': case 't': scale = 1e12; break;
+    default: break;
   }
-  if (scale != 1)
-    text.remove_suffix(1);
-  if (text.empty())
-    return std::nullopt;
+  if (scale != 1) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
   double value = 0;
   size_t i = 0;
   bool digits = false;
@@ -146,25 +112,21 @@ std::optional<double> ParseAmount(std::string_view text) {
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E') && scale == 1) {
     int sign = 1, exp = 0;
     ++i;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
-      sign = text[i++] == '-' ? -1 : 1;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) sign = text[i++] == '-' ? -1 : 1;
     bool exp_digits = false;
     for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && exp < 400; ++i) {
       exp = exp * 10 + (text[i] - '0');
       exp_digits = true;
     }
-    if (!exp_digits)
-      return std::nullopt;
+    if (!exp_digits) return std::nullopt;
     value *= std::pow(10.0, sign * exp);
   }
-  if (!digits || i != text.size() || !std::isfinite(value * scale))
-    return std::nullopt;
+  if (!digits || i != text.size() || !std::isfinite(value * scale)) return std::nullopt;
   return value * scale;
 }
 
 Status ValidateWorkload(const Workload& w) {
-  if (w.seq_len < 1)
-    return Bad("seq_len", "a whole number >= 1", std::to_string(w.seq_len));
+  if (w.seq_len < 1) return Bad("seq_len", "a whole number >= 1", std::to_string(w.seq_len));
   if (w.global_batch < 1) {
     return Bad("global_batch", "a whole number >= 1", std::to_string(w.global_batch));
   }
@@ -175,13 +137,11 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("micro_batch", "at most global_batch (" + std::to_string(w.global_batch) + ")",
                std::to_string(*w.micro_batch));
   }
-  if (w.tokens && *w.tokens <= 0)
-    return Bad("tokens", "a positive amount", strings::Num(*w.tokens));
+  if (w.tokens && *w.tokens <= 0) return Bad("tokens", "a positive amount", strings::Num(*w.tokens));
   if (w.samples && *w.samples <= 0) {
     return Bad("samples", "a positive number", strings::Num(*w.samples));
   }
-  if (w.epochs <= 0)
-    return Bad("epochs", "a positive number", strings::Num(w.epochs));
+  if (w.epochs <= 0) return Bad("epochs", "a positive number", strings::Num(w.epochs));
   if (w.method != Method::kFull && w.task != Task::kFinetune) {
     return Bad("method", "full unless task is finetune (lora and qlora are fine-tuning methods)",
                std::string(MethodName(w.method)));
@@ -195,7 +155,8 @@ Status ValidateWorkload(const Workload& w) {
   if (w.method == Method::kQlora && w.weight_bits == 8) {
     return Bad("weight_bits", "4 for qlora (NF4 base weights)", "8");
   }
-  if (w.task == Task::kHpc && w.precision != Precision::kFp64 && w.precision != Precision::kFp32) {
+  if (w.task == Task::kHpc && w.precision != Precision::kFp64 &&
+      w.precision != Precision::kFp32) {
     return Bad("precision", "fp64 or fp32 for task hpc", std::string(PrecisionName(w.precision)));
   }
   const InferenceSpec& inf = w.inference;
@@ -226,15 +187,13 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("constraints.budget.amount", "a positive amount", strings::Num(c.budget->amount));
   }
   if (w.inline_arch) {
-    if (Status s = ValidateModelArch(*w.inline_arch); !s.ok())
-      return s.WithContext("model");
+    if (Status s = ValidateModelArch(*w.inline_arch); !s.ok()) return s.WithContext("model");
   }
   return Status::Ok();
 }
 
 Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
-  if (w.inline_arch)
-    return *w.inline_arch;
+  if (w.inline_arch) return *w.inline_arch;
   if (!w.model_config.empty()) {
     return Status::Unsupported("field \"model.config\": " + w.model_config +
                                " is read only by the command line (gpuplan estimate/plan "
@@ -242,18 +201,15 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
   }
   if (w.model_name.empty()) {
     return Status::InvalidArgument(
-        "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or {layers, "
-        "hidden, heads, "
+        "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or {layers, hidden, heads, "
         "kv_heads, ffn, vocab}, got nothing");
   }
-  if (const ModelArch* m = zoo.Find(w.model_name))
-    return *m;
+  if (const ModelArch* m = zoo.Find(w.model_name)) return *m;
   std::string msg = "field \"model\": unknown model \"" + w.model_name + "\"";
   const std::vector<std::string> near = zoo.Suggest(w.model_name);
   if (!near.empty()) {
     msg += "; did you mean ";
-    for (size_t i = 0; i < near.size(); ++i)
-      msg += (i ? ", " : "") + near[i];
+    for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
     msg += "?";
   }
   return Status::NotFound(msg + " (or give the architecture inline)");

@@ -1,10 +1,10 @@
 #include "io/estimate_request.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gpuplan::io {
 namespace {
@@ -20,7 +20,8 @@ std::string FieldValue(FieldSpelling s, std::string_view name, const T& value) {
 
 }  // namespace
 
-Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, FieldSpelling s) {
+Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
+                                     FieldSpelling s) {
   if (!o.instance.empty()) {
     if (!o.gpu.empty() || o.gpus) {
       return Usage(fmt::format("give either {} or {}/{}, not both", Field(s, "instance"),
@@ -36,8 +37,7 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, 
       return Usage(fmt::format("{} must be 1..65536", Field(s, "nodes")));
     }
     Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
-    if (hw.ok() && o.inter_node_gbps)
-      hw->inter_node_gbps = *o.inter_node_gbps;
+    if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
     return hw;
   }
   if (o.gpu.empty()) {
@@ -47,8 +47,9 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, 
   }
   const Gpu* g = c.FindGpu(o.gpu);
   if (g == nullptr) {
-    return Status::NotFound(fmt::format("{}: unknown GPU \"{}\"; did you mean {}?", Field(s, "gpu"),
-                                        o.gpu, fmt::join(c.SuggestGpus(o.gpu), ", ")));
+    return Status::NotFound(fmt::format("{}: unknown GPU \"{}\"; did you mean {}?",
+                                        Field(s, "gpu"), o.gpu,
+                                        fmt::join(c.SuggestGpus(o.gpu), ", ")));
   }
   const int gpus = o.gpus.value_or(1);
   if (gpus < 1 || gpus > (1 << 20) ||
@@ -61,8 +62,7 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, 
     return Usage(fmt::format("{} is not a multiple of {}", FieldValue(s, "gpus", gpus),
                              FieldValue(s, "gpus_per_node", hw.gpus_per_node)));
   }
-  if (o.inter_node_gbps)
-    hw.inter_node_gbps = *o.inter_node_gbps;
+  if (o.inter_node_gbps) hw.inter_node_gbps = *o.inter_node_gbps;
   return hw;
 }
 
@@ -71,8 +71,7 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
                                  FieldSpelling s) {
   const bool given = o.tp || o.pp || o.dp || o.zero;
   perf::Layout l = perf::DefaultLayout(w, arch, hw, cal);
-  if (!given)
-    return l;
+  if (!given) return l;
   l.tp = o.tp.value_or(1);
   l.pp = o.pp.value_or(1);
   if (l.tp < 1 || l.pp < 1 || (o.dp && *o.dp < 1) || l.tp > 4096 || l.pp > 4096 ||
@@ -86,8 +85,7 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
   }
   l.dp = o.dp.value_or(hw.Gpus() / (l.tp * l.pp));
   l.zero = o.zero.value_or(0);
-  if (o.sequence_parallel)
-    l.sequence_parallel = true;
+  if (o.sequence_parallel) l.sequence_parallel = true;
   if (l.Gpus() != hw.Gpus()) {
     return Usage(fmt::format("{} x {} x {} = {} GPUs, but the hardware has {}",
                              FieldValue(s, "tp", l.tp), FieldValue(s, "pp", l.pp),
@@ -100,8 +98,7 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
     const int fit = std::max(1, perf::MaxMicroBatch(w, arch, hw, l, cal, std::min(cap, 64)));
     l.micro_batch = perf::LargestDivisorAtMost(cap, fit);
   }
-  if (w.recompute)
-    l.recompute = *w.recompute;
+  if (w.recompute) l.recompute = *w.recompute;
   return l;
 }
 
@@ -125,63 +122,40 @@ nlohmann::json ModelJson(const ModelArch& arch) {
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e) {
   nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();
-  for (const auto& [k, v] : e.memory.breakdown.Named())
-    mem_parts[std::string(k)] = v;
-  for (const auto& [k, v] : e.time.breakdown.Named())
-    time_parts[std::string(k)] = v;
+  for (const auto& [k, v] : e.memory.breakdown.Named()) mem_parts[std::string(k)] = v;
+  for (const auto& [k, v] : e.time.breakdown.Named()) time_parts[std::string(k)] = v;
   nlohmann::json j = {
-      {"workload",
-       {{"task", TaskName(w.task)},
-        {"method", MethodName(w.method)},
-        {"model", arch.name},
-        {"params", arch.Params()},
-        {"precision", PrecisionName(w.precision)},
-        {"seq_len", w.seq_len},
-        {"global_batch", w.global_batch}}},
+      {"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)},
+                    {"model", arch.name}, {"params", arch.Params()},
+                    {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
+                    {"global_batch", w.global_batch}}},
       {"model", ModelJson(arch)},
-      {"hardware",
-       {{"gpu", hw.gpu->name},
-        {"gpus", hw.Gpus()},
-        {"gpus_per_node", hw.gpus_per_node},
-        {"nodes", hw.nodes},
-        {"intra_link", perf::LinkKindName(hw.intra_link)},
-        {"intra_gbs", hw.intra_gbs},
-        {"inter_node_gbps", hw.inter_node_gbps},
-        {"rdma", hw.rdma}}},
-      {"layout",
-       {{"tp", l.tp},
-        {"pp", l.pp},
-        {"dp", l.dp},
-        {"zero", l.zero},
-        {"micro_batch", l.micro_batch},
-        {"grad_accum", e.grad_accum},
-        {"recompute", RecomputeName(l.recompute)},
-        {"sequence_parallel", l.sequence_parallel},
-        {"flash_attention", l.flash_attention}}},
-      {"memory",
-       {{"per_gpu_gib", e.memory.per_gpu_gib},
-        {"allocated_gib", e.memory.allocated_gib},
-        {"reserved_gib", e.memory.reserved_gib},
-        {"capacity_gib", e.memory.capacity_gib},
-        {"breakdown", mem_parts}}},
+      {"hardware", {{"gpu", hw.gpu->name}, {"gpus", hw.Gpus()},
+                    {"gpus_per_node", hw.gpus_per_node}, {"nodes", hw.nodes},
+                    {"intra_link", perf::LinkKindName(hw.intra_link)},
+                    {"intra_gbs", hw.intra_gbs}, {"inter_node_gbps", hw.inter_node_gbps},
+                    {"rdma", hw.rdma}}},
+      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"zero", l.zero},
+                  {"micro_batch", l.micro_batch}, {"grad_accum", e.grad_accum},
+                  {"recompute", RecomputeName(l.recompute)},
+                  {"sequence_parallel", l.sequence_parallel},
+                  {"flash_attention", l.flash_attention}}},
+      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"allocated_gib", e.memory.allocated_gib},
+                  {"reserved_gib", e.memory.reserved_gib},
+                  {"capacity_gib", e.memory.capacity_gib}, {"breakdown", mem_parts}}},
       {"fits", e.memory.fits},
       {"time", {{"step_s", e.time.step_s}, {"breakdown", time_parts}}},
-      {"throughput",
-       {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
-        {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
-        {"tflops_per_gpu", e.throughput.tflops_per_gpu},
-        {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
-        {"mfu", e.throughput.mfu},
-        {"peak_tflops", e.peak_tflops}}},
+      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
+                      {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
+                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
+                      {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
+                      {"mfu", e.throughput.mfu}, {"peak_tflops", e.peak_tflops}}},
       {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
   };
   if (e.inference) {
     const perf::InferenceTimes& it = *e.inference;
-    j["inference"] = {{"batch", it.batch},
-                      {"prefill_s", it.prefill_s},
-                      {"ttft_ms", it.ttft_ms},
-                      {"tpot_ms", it.tpot_ms},
-                      {"decode_s", it.decode_s},
+    j["inference"] = {{"batch", it.batch}, {"prefill_s", it.prefill_s}, {"ttft_ms", it.ttft_ms},
+                      {"tpot_ms", it.tpot_ms}, {"decode_s", it.decode_s},
                       {"request_s", it.request_s},
                       {"tokens_per_s_per_gpu", it.tokens_per_s_per_gpu},
                       {"requests_per_s", it.requests_per_s},

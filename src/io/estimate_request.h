@@ -14,9 +14,10 @@
 #ifndef GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 #define GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/estimate.h"
 #include "io/field_spelling.h"
@@ -57,7 +58,7 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
 // for dense models), and for MoE/MLA models experts, top_k and attention.
 nlohmann::json ModelJson(const ModelArch& arch);
 
-// {"workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
+// {"model", "workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
 //  "inference"?}: every number of the estimate with its breakdowns.
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e);

@@ -1,12 +1,12 @@
 #include "io/validation.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "core/strings.h"
 #include "gpuplan/estimate.h"
@@ -18,11 +18,10 @@ namespace {
 
 // Metrics pooled as "throughput-like" for the issue's targets.
 bool IsThroughputMetric(const std::string& m) {
-  return m == "tokens_per_s_per_gpu" || m == "output_tokens_per_s_per_gpu" ||
-         m == "tflops_per_gpu" || m == "mfu" || m == "step_time_s" ||
-         m == "samples_per_s_per_gpu" || m == "ttft_ms" || m == "tpot_ms" ||
-         m == "prefill_tokens_per_s_per_gpu" || m == "decode_tokens_per_s_per_gpu" ||
-         m == "time_to_train_min" || m == "gpu_hours";
+  return m == "tokens_per_s_per_gpu" || m == "output_tokens_per_s_per_gpu" || m == "tflops_per_gpu" || m == "mfu" ||
+         m == "step_time_s" || m == "samples_per_s_per_gpu" || m == "ttft_ms" ||
+         m == "tpot_ms" || m == "prefill_tokens_per_s_per_gpu" ||
+         m == "decode_tokens_per_s_per_gpu" || m == "time_to_train_min" || m == "gpu_hours";
 }
 bool IsMemoryMetric(const std::string& m) { return m == "peak_mem_gib" || m == "max_seq_len_fit"; }
 
@@ -33,15 +32,12 @@ std::string NoteToken(const std::string& notes, std::string_view key) {
   while (pos != std::string::npos && pos > 0 && notes[pos - 1] != ' ' && notes[pos - 1] != ';') {
     pos = notes.find(k, pos + 1);
   }
-  if (pos == std::string::npos)
-    return "";
+  if (pos == std::string::npos) return "";
   const size_t start = pos + k.size();
   size_t end = notes.find(';', start);
-  if (end == std::string::npos)
-    end = notes.size();
+  if (end == std::string::npos) end = notes.size();
   std::string v = notes.substr(start, end - start);
-  while (!v.empty() && v.back() == ' ')
-    v.pop_back();
+  while (!v.empty() && v.back() == ' ') v.pop_back();
   return v;
 }
 
@@ -55,14 +51,14 @@ struct RowInputs {
   ModelArch arch;
   perf::Hardware hw;
   perf::Layout layout;
-  std::string memory_kind;      // allocated | reserved | nvidia_smi | ""
-  double mfu_peak = 0;          // peak_tflops from mfu_basis; 0 = the GPU's own peak
+  std::string memory_kind;   // allocated | reserved | nvidia_smi | ""
+  double mfu_peak = 0;       // peak_tflops from mfu_basis; 0 = the GPU's own peak
   bool hardware_flops = false;  // mfu_basis flops=hardware
   std::optional<double> vram_budget_gib;
   std::optional<double> train_tokens;
-  std::string task;               // the row's task column
+  std::string task;  // the row's task column
   bool balanced_routing = false;  // MoE benchmark that force-balances the routing (notes say)
-  bool batch_given = true;        // batch_size_inference stated (else: the engine at full load)
+  bool batch_given = true;  // batch_size_inference stated (else: the engine at full load)
   std::string assumptions;
 };
 
@@ -70,8 +66,7 @@ struct RowInputs {
 int NoteInt(const std::string& notes, std::string_view key) {
   const std::string v = NoteToken(notes, key);
   size_t n = 0;
-  while (n < v.size() && v[n] >= '0' && v[n] <= '9')
-    ++n;
+  while (n < v.size() && v[n] >= '0' && v[n] <= '9') ++n;
   return n > 0 ? std::stoi(v.substr(0, std::min<size_t>(n, 9))) : 0;
 }
 
@@ -87,8 +82,7 @@ int ToInt(double v) { return static_cast<int>(std::clamp(v, -1e6, 1e6)); }
 // 4h GELU for GPT/MPT/OPT/BLOOM/BERT/Falcon/GPT-J.
 MlpKind MlpOf(const std::string& model, int hidden, int ffn) {
   for (std::string_view swiglu : {"llama", "mistral", "qwen", "tinyllama", "phi-3", "gemma"}) {
-    if (Contains(model, swiglu))
-      return MlpKind::kSwiglu;
+    if (Contains(model, swiglu)) return MlpKind::kSwiglu;
   }
   return ffn == 4 * hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
 }
@@ -153,8 +147,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const std::string gpu_name = r.Text("gpu");
   const std::string budget = NoteToken(notes, "vram_budget_gb");
   if (!budget.empty()) {
-    if (std::optional<double> b = ParseDecimal(budget))
-      in.vram_budget_gib = *b * 1e9 / (1 << 30);
+    if (std::optional<double> b = ParseDecimal(budget)) in.vram_budget_gib = *b * 1e9 / (1 << 30);
   }
   const Gpu* gpu = catalog.FindGpu(gpu_name);
   if (gpu == nullptr && in.vram_budget_gib && (gpu_name == "OTHER" || gpu_name.empty())) {
@@ -172,8 +165,9 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   ModelArch a;
   a.name = model;
   const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),
-                              heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"), ffn = Opt(r, "ffn"),
-                              vocab = Opt(r, "vocab"), params_b = Opt(r, "params_b"),
+                              heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"),
+                              ffn = Opt(r, "ffn"), vocab = Opt(r, "vocab"),
+                              params_b = Opt(r, "params_b"),
                               experts = Opt(r, "experts");
   // Every layer of a MoE model may be MoE: then ffn is empty.
   if (layers && hidden && heads && (ffn || (experts && *experts > 0))) {
@@ -184,27 +178,22 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     a.ffn = ffn ? ToInt(*ffn) : 0;
     a.vocab = vocab ? ToInt(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
     a.mlp = experts ? MlpKind::kSwiglu : MlpOf(model, a.hidden, a.ffn);
-    if (std::string why = ReadModernShape(r, notes, zoo_arch, a); !why.empty())
-      return why;
+    if (std::string why = ReadModernShape(r, notes, zoo_arch, a); !why.empty()) return why;
     a.tied_embeddings = zoo_arch ? zoo_arch->tied_embeddings : Contains(notes, "tied embeddings");
     a.dropout = zoo_arch != nullptr && zoo_arch->dropout;
-    if (a.vocab == 0)
-      return "missing vocab";
+    if (a.vocab == 0) return "missing vocab";
   } else if (zoo_arch != nullptr) {
     a = *zoo_arch;
   } else {
     return "missing architecture (layers/hidden/heads/ffn) and model \"" + model +
            "\" not in the zoo";
   }
-  if (Contains(model, "bert"))
-    a.kind = ModelKind::kEncoder;
-  if (params_b && *params_b > 0)
-    a.params = *params_b * 1e9;
+  if (Contains(model, "bert")) a.kind = ModelKind::kEncoder;
+  if (params_b && *params_b > 0) a.params = *params_b * 1e9;
   if (std::optional<double> active = Opt(r, "active_params_b"); active && *active > 0) {
     a.active_params = *active * 1e9;
   }
-  if (Status s = ValidateModelArch(a); !s.ok())
-    return "architecture: " + s.message();
+  if (Status s = ValidateModelArch(a); !s.ok()) return "architecture: " + s.message();
   in.arch = a;
 
   // --- Workload.
@@ -249,13 +238,10 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   }
   const std::optional<double> seq = Opt(r, "seq_len");
   const bool seq_needed = metric != "max_seq_len_fit";
-  if (!seq && seq_needed)
-    return "missing seq_len";
+  if (!seq && seq_needed) return "missing seq_len";
   w.seq_len = seq ? std::max(1, ToInt(*seq)) : 2048;
-  if (std::optional<double> rank = Opt(r, "lora_rank"))
-    w.lora_rank = ToInt(*rank);
-  w.train_embeddings =
-      w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
+  if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = ToInt(*rank);
+  w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
   w.master_weights = NoteToken(notes, "master_weights") != "none";
   const std::string fa = r.Text("flash_attention");
   // Unstated: decoders in current engines use fused attention; encoder (BERT-era) stacks
@@ -264,8 +250,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const std::string opt = r.Text("optimizer");
   if (!opt.empty()) {
     std::optional<Optimizer> o = ParseOptimizer(opt);
-    if (!o)
-      return "unknown optimizer \"" + opt + "\"";
+    if (!o) return "unknown optimizer \"" + opt + "\"";
     w.optimizer = *o;
   }
 
@@ -275,26 +260,22 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   l.tp = ToInt(Opt(r, "tp").value_or(1));
   l.pp = ToInt(Opt(r, "pp").value_or(1));
   const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep"), vp = Opt(r, "vp");
-  if (cp && *cp > 1)
-    return "context parallelism is not modelled";
+  if (cp && *cp > 1) return "context parallelism is not modelled";
   l.ep = ToInt(ep.value_or(1));
   l.vp = ToInt(vp.value_or(1));
   in.balanced_routing = Contains(notes, "force-balance");
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1)
-    return "parallel degrees must be >= 1";
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
   const std::string offload = r.Text("offload");
-  if (offload == "cpu")
-    l.offload = perf::Offload::kCpu;
+  if (offload == "cpu") l.offload = perf::Offload::kCpu;
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");
   l.flash_attention = w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
   const double degrees = 1.0 * l.tp * l.pp * l.dp;
-  if (degrees != gpus)
-    return fmt::format("tp*pp*dp = {} but gpus = {}", degrees, gpus);
+  if (degrees != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", degrees, gpus);
   in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
   const std::string intra = r.Text("intra_node");
   if (intra == "pcie") {
@@ -305,37 +286,33 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     in.hw.intra_gbs = gpu->nvlink_gbs / 2;
   }
   const std::string inter = r.Text("inter_node");
-  if (inter == "ethernet")
-    in.hw.rdma = false;
+  if (inter == "ethernet") in.hw.rdma = false;
   if (std::optional<double> g = Opt(r, "inter_node_gbps"); g && *g > 0) {
     in.hw.inter_node_gbps = *g;
   }
-  if (in.vram_budget_gib)
-    in.hw.gpu_memory_gib = *in.vram_budget_gib;
+  if (in.vram_budget_gib) in.hw.gpu_memory_gib = *in.vram_budget_gib;
 
   if (w.IsTraining()) {
     const std::optional<double> mb = Opt(r, "micro_batch");
-    if (!mb)
-      return "missing micro_batch";
+    if (!mb) return "missing micro_batch";
     l.micro_batch = std::max(1, ToInt(*mb));
     const std::optional<double> gb = Opt(r, "global_batch");
     const std::optional<double> ga = Opt(r, "grad_accum");
-    w.global_batch = gb ? ToInt(*gb) : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
+    w.global_batch = gb ? ToInt(*gb)
+                        : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
     w.micro_batch = l.micro_batch;
   } else {
     InferenceSpec& inf = w.inference;
     inf.prompt_tokens = w.seq_len;
     const std::optional<double> out = Opt(r, "output_tokens");
     inf.output_tokens = out ? ToInt(*out) : 0;
-    if (in.task == "inference_prefill")
-      inf.output_tokens = 0;
+    if (in.task == "inference_prefill") inf.output_tokens = 0;
     const std::optional<double> batch = Opt(r, "batch_size_inference");
     in.batch_given = batch.has_value();
     inf.batch = ToInt(batch.value_or(1));
     l.micro_batch = *inf.batch;
     const std::string impl = NoteToken(notes, "impl");
-    if (Contains(notes, "static batching"))
-      inf.continuous_batching = false;
+    if (Contains(notes, "static batching")) inf.continuous_batching = false;
     if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
         Contains(impl, "turbomind")) {
       inf.engine = Engine::kVllm;
@@ -352,16 +329,12 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   in.memory_kind = r.Text("memory_kind");
   const std::string basis = r.Text("mfu_basis");
   const std::string peak = NoteToken(basis, "peak_tflops");
-  if (!peak.empty())
-    in.mfu_peak = ParseDecimal(peak).value_or(0);
+  if (!peak.empty()) in.mfu_peak = ParseDecimal(peak).value_or(0);
   in.hardware_flops = NoteToken(basis, "flops") == "hardware";
   const std::string tt = NoteToken(notes, "train_tokens");
-  if (!tt.empty())
-    in.train_tokens = ParseDecimal(tt);
-  if (in.train_tokens)
-    w.tokens = in.train_tokens;
-  if (Status s = ValidateWorkload(w); !s.ok())
-    return "workload: " + s.message();
+  if (!tt.empty()) in.train_tokens = ParseDecimal(tt);
+  if (in.train_tokens) w.tokens = in.train_tokens;
+  if (Status s = ValidateWorkload(w); !s.ok()) return "workload: " + s.message();
   return "";
 }
 
@@ -395,19 +368,16 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
     }
     return e->inference->tokens_per_s_per_gpu;
   }
+
   const bool inference = !in.w.IsTraining();
   if (metric == "peak_mem_gib") {
-    if (in.memory_kind == "reserved")
-      return e->memory.reserved_gib;
-    if (in.memory_kind == "nvidia_smi")
-      return e->memory.per_gpu_gib;
-    if (in.memory_kind == "allocated")
-      return e->memory.allocated_gib;
+    if (in.memory_kind == "reserved") return e->memory.reserved_gib;
+    if (in.memory_kind == "nvidia_smi") return e->memory.per_gpu_gib;
+    if (in.memory_kind == "allocated") return e->memory.allocated_gib;
     // Unstated: what the device shows (nvidia-smi), the figure a user compares with capacity.
     return e->memory.per_gpu_gib;
   }
-  if (metric == "fits")
-    return e->memory.fits ? 1.0 : 0.0;
+  if (metric == "fits") return e->memory.fits ? 1.0 : 0.0;
   if (metric == "max_seq_len_fit") {
     return perf::MaxSeqLen(in.w, in.arch, in.hw, in.layout, cal, 1 << 21);
   }
@@ -419,31 +389,25 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   }
   if (metric == "samples_per_s_per_gpu") {
     if (inference && e->inference) {
-      return e->inference->batch /
-             (in.w.inference.output_tokens > 0 ? e->inference->request_s
-                                               : e->inference->prefill_s) /
+      return e->inference->batch / (in.w.inference.output_tokens > 0 ? e->inference->request_s
+                                                                     : e->inference->prefill_s) /
              in.hw.Gpus();
     }
     return e->throughput.samples_per_s_per_gpu;
   }
-  if (metric == "ttft_ms" && e->inference)
-    return e->inference->ttft_ms;
-  if (metric == "tpot_ms" && e->inference)
-    return e->inference->tpot_ms;
+  if (metric == "ttft_ms" && e->inference) return e->inference->ttft_ms;
+  if (metric == "tpot_ms" && e->inference) return e->inference->tpot_ms;
   if (metric == "prefill_tokens_per_s_per_gpu" && e->inference) {
     return e->inference->prefill_tokens_per_s_per_gpu;
   }
   if (metric == "decode_tokens_per_s_per_gpu" && e->inference) {
     return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
   }
-  const double tflops =
-      in.hardware_flops ? e->throughput.hardware_tflops_per_gpu : e->throughput.tflops_per_gpu;
-  if (metric == "tflops_per_gpu")
-    return tflops;
-  if (metric == "mfu")
-    return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e->peak_tflops);
-  if (metric == "step_time_s")
-    return e->time.step_s;
+  const double tflops = in.hardware_flops ? e->throughput.hardware_tflops_per_gpu
+                                          : e->throughput.tflops_per_gpu;
+  if (metric == "tflops_per_gpu") return tflops;
+  if (metric == "mfu") return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e->peak_tflops);
+  if (metric == "step_time_s") return e->time.step_s;
   if (metric == "time_to_train_min" || metric == "gpu_hours") {
     if (e->job.hours <= 0) {
       reason = "no train_tokens= in notes: the amount of work is unknown";
@@ -461,41 +425,30 @@ void Summarise(ValidationReport& report) {
   std::vector<double> throughput, memory;
   for (const ValidationRow& row : report.rows) {
     ++s.total;
-    if (row.status == RowStatus::kUnsupported)
-      ++s.unsupported;
-    if (row.status == RowStatus::kError)
-      ++s.errors;
-    if (row.status != RowStatus::kOk)
-      continue;
+    if (row.status == RowStatus::kUnsupported) ++s.unsupported;
+    if (row.status == RowStatus::kError) ++s.errors;
+    if (row.status != RowStatus::kOk) continue;
     ++s.ok;
     if (row.metric == "fits") {
       ++s.fits_rows;
-      if ((row.predicted >= 0.5) == (row.measured >= 0.5))
-        ++s.fits_correct;
+      if ((row.predicted >= 0.5) == (row.measured >= 0.5)) ++s.fits_correct;
       continue;
     }
     if (row.implied_fit_ok) {
       ++s.fits_rows;
-      if (*row.implied_fit_ok)
-        ++s.fits_correct;
+      if (*row.implied_fit_ok) ++s.fits_correct;
     }
     by_metric[row.metric].push_back(row.ape);
     by_gpu[row.gpu].push_back(row.ape);
-    if (!row.task.empty())
-      by_task[row.task].push_back(row.ape);
-    if (IsThroughputMetric(row.metric))
-      throughput.push_back(row.ape);
-    if (IsMemoryMetric(row.metric))
-      memory.push_back(row.ape);
+    if (!row.task.empty()) by_task[row.task].push_back(row.ape);
+    if (IsThroughputMetric(row.metric)) throughput.push_back(row.ape);
+    if (IsMemoryMetric(row.metric)) memory.push_back(row.ape);
   }
   s.supported_fraction = s.total > 0 ? static_cast<double>(s.ok) / s.total : 0;
   s.fits_accuracy = s.fits_rows > 0 ? static_cast<double>(s.fits_correct) / s.fits_rows : 1;
-  for (auto& [k, v] : by_metric)
-    s.by_metric[k] = Stats(std::move(v));
-  for (auto& [k, v] : by_gpu)
-    s.by_gpu[k] = Stats(std::move(v));
-  for (auto& [k, v] : by_task)
-    s.by_task[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_metric) s.by_metric[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_gpu) s.by_gpu[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_task) s.by_task[k] = Stats(std::move(v));
   s.throughput = Stats(std::move(throughput));
   s.memory = Stats(std::move(memory));
 }
@@ -504,12 +457,9 @@ void Summarise(ValidationReport& report) {
 
 std::string_view RowStatusName(RowStatus s) {
   switch (s) {
-    case RowStatus::kOk:
-      return "ok";
-    case RowStatus::kUnsupported:
-      return "unsupported";
-    case RowStatus::kError:
-      return "error";
+    case RowStatus::kOk: return "ok";
+    case RowStatus::kUnsupported: return "unsupported";
+    case RowStatus::kError: return "error";
   }
   return "error";
 }
@@ -517,8 +467,7 @@ std::string_view RowStatusName(RowStatus s) {
 ErrorStats Stats(std::vector<double> values) {
   ErrorStats s;
   s.rows = static_cast<int>(values.size());
-  if (values.empty())
-    return s;
+  if (values.empty()) return s;
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   s.median_ape = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
@@ -532,8 +481,7 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
                                   const Catalog& catalog, const ModelZoo& zoo,
                                   const Calibration& cal) {
   Result<CsvTable> table = CsvTable::Parse(csv_text, file);
-  if (!table.ok())
-    return table.status();
+  if (!table.ok()) return table.status();
   if (Status s = table->RequireColumns({"id", "model", "task", "gpu", "metric", "value"});
       !s.ok()) {
     return s;
@@ -549,8 +497,7 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
     const std::optional<double> measured = r.OptionalNumber("value", -1e18, 1e18);
     RowInputs in;
     std::string why;
-    if (r.status().ok())
-      why = BuildInputs(r, catalog, zoo, in);
+    if (r.status().ok()) why = BuildInputs(r, catalog, zoo, in);
     if (!r.status().ok()) {
       row.status = RowStatus::kError;
       row.reason = r.status().message();
@@ -573,12 +520,11 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
         row.predicted = *predicted;
         row.reason = in.assumptions;
         // A measured peak memory means the run fitted: an implied fits = 1 verdict.
-        if (row.metric == "peak_mem_gib")
-          row.implied_fit_ok = predicted_fits;
+        if (row.metric == "peak_mem_gib") row.implied_fit_ok = predicted_fits;
         if (row.metric != "fits") {
-          row.ape = row.measured != 0
-                        ? std::abs(row.predicted - row.measured) / std::abs(row.measured)
-                        : 0;
+          row.ape = row.measured != 0 ? std::abs(row.predicted - row.measured) /
+                                            std::abs(row.measured)
+                                      : 0;
         }
       }
     }

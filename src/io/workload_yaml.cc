@@ -1,8 +1,5 @@
 #include "io/workload_yaml.h"
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -12,6 +9,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "core/strings.h"
 #include "io/file_util.h"
@@ -28,8 +28,7 @@ class Reader {
   const Status& status() const { return status_; }
 
   void Fail(const YAML::Node& node, const std::string& field, const std::string& what) {
-    if (!status_.ok())
-      return;
+    if (!status_.ok()) return;
     const YAML::Mark mark = node.Mark();
     const int line = mark.is_null() ? 0 : mark.line + 1;
     const int col = mark.is_null() ? 0 : mark.column + 1;
@@ -39,12 +38,9 @@ class Reader {
 
   // The scalar text of `node` as the user wrote it (for "got ..." in messages).
   static std::string Got(const YAML::Node& node) {
-    if (node.IsScalar())
-      return "\"" + node.Scalar() + "\"";
-    if (node.IsSequence())
-      return "a list";
-    if (node.IsMap())
-      return "a mapping";
+    if (node.IsScalar()) return "\"" + node.Scalar() + "\"";
+    if (node.IsSequence()) return "a list";
+    if (node.IsMap()) return "a mapping";
     return "nothing";
   }
 
@@ -59,8 +55,7 @@ class Reader {
     }
     for (const auto& kv : node) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
-        continue;
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
       std::string best;
       int best_d = 1 << 20;
       for (std::string_view a : allowed) {
@@ -75,8 +70,7 @@ class Reader {
         msg += "; did you mean \"" + best + "\"?";
       } else {
         msg += "; expected one of ";
-        for (size_t i = 0; i < allowed.size(); ++i)
-          msg += (i ? ", " : "") + std::string(allowed[i]);
+        for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + std::string(allowed[i]);
       }
       const std::string full = field.empty() ? key : field + "." + key;
       Fail(kv.first, full, msg);
@@ -103,8 +97,7 @@ class Reader {
     if (v && !amount) {
       // Suffixes are for amounts of work only; plain numbers elsewhere.
       const char last = node.Scalar().back();
-      if (!(last >= '0' && last <= '9') && last != '.')
-        v.reset();
+      if (!(last >= '0' && last <= '9') && last != '.') v.reset();
     }
     if (!v || *v < min || *v > max) {
       Fail(node, field,
@@ -122,8 +115,7 @@ class Reader {
     std::optional<double> v = node.IsScalar() ? ParseAmount(node.Scalar()) : std::nullopt;
     if (v && node.IsScalar()) {
       const char last = node.Scalar().back();
-      if (!(last >= '0' && last <= '9'))
-        v.reset();
+      if (!(last >= '0' && last <= '9')) v.reset();
     }
     if (!v || *v != std::floor(*v) || *v < min || *v > max) {
       Fail(node, field,
@@ -136,10 +128,8 @@ class Reader {
   std::optional<bool> Bool(const YAML::Node& node, const std::string& field) {
     if (node.IsScalar()) {
       const std::string v = strings::Lower(node.Scalar());
-      if (v == "true" || v == "yes" || v == "on")
-        return true;
-      if (v == "false" || v == "no" || v == "off")
-        return false;
+      if (v == "true" || v == "yes" || v == "on") return true;
+      if (v == "false" || v == "no" || v == "off") return false;
     }
     Fail(node, field, "expected true or false, got " + Got(node));
     return std::nullopt;
@@ -149,11 +139,9 @@ class Reader {
   std::optional<E> Enum(const YAML::Node& node, const std::string& field,
                         std::optional<E> (*parse)(std::string_view), std::string_view expected) {
     std::optional<std::string> s = String(node, field);
-    if (!s)
-      return std::nullopt;
+    if (!s) return std::nullopt;
     std::optional<E> v = parse(*s);
-    if (!v)
-      Fail(node, field, fmt::format("expected {}, got {}", expected, Got(node)));
+    if (!v) Fail(node, field, fmt::format("expected {}, got {}", expected, Got(node)));
     return v;
   }
 
@@ -168,8 +156,7 @@ class Reader {
       return out;
     }
     for (const YAML::Node& item : node) {
-      if (std::optional<std::string> s = String(item, field))
-        out.push_back(*s);
+      if (std::optional<std::string> s = String(item, field)) out.push_back(*s);
     }
     return out;
   }
@@ -183,15 +170,13 @@ class Reader {
 
 std::optional<Billing> ParseBillingMode(std::string_view name) {
   const std::string n = strings::Lower(name);
-  if (n == "subscription")
-    return Billing::kSubscriptionMonth;
+  if (n == "subscription") return Billing::kSubscriptionMonth;
   return ParseBilling(n);
 }
 
 std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
   std::optional<Precision> p = ParsePrecision(strings::Lower(name));
-  if (p == Precision::kInt8 || p == Precision::kTf32)
-    return std::nullopt;
+  if (p == Precision::kInt8 || p == Precision::kTf32) return std::nullopt;
   return p;
 }
 
@@ -268,8 +253,7 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
       return;
     }
   }
-  if (node["name"])
-    m.name = r.String(node["name"], "model.name").value_or("inline");
+  if (node["name"]) m.name = r.String(node["name"], "model.name").value_or("inline");
   m.layers = r.Integer(node["layers"], "model.layers", 1, 1000).value_or(1);
   m.hidden = r.Integer(node["hidden"], "model.hidden", 1, 1 << 20).value_or(1);
   m.heads = r.Integer(node["heads"], "model.heads", 1, 4096).value_or(1);
@@ -330,8 +314,7 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
     m.active_params =
         r.Number(node["active_params_b"], "model.active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
   }
-  if (!r.status().ok())
-    return;
+  if (!r.status().ok()) return;
   if (Status s = ValidateModelArch(m); !s.ok()) {
     r.Fail(node, "model", s.message());
     return;
@@ -341,48 +324,33 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
 }
 
 void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
-  if (!r.CheckMap(
-          node, "constraints",
-          {"regions", "max_gpus", "max_nodes", "deadline_hours", "budget", "billing",
-           "include_families", "exclude_families", "include_gpus", "exclude_gpus", "need_fp64",
-           "need_graphics", "no_spot", "need_rdma", "long_running", "min_gpu_memory_gib"})) {
+  if (!r.CheckMap(node, "constraints",
+                  {"regions", "max_gpus", "max_nodes", "deadline_hours", "budget", "billing",
+                   "include_families", "exclude_families", "include_gpus", "exclude_gpus",
+                   "need_fp64", "need_graphics", "no_spot", "need_rdma", "long_running",
+                   "min_gpu_memory_gib"})) {
     return;
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     const std::string f = "constraints." + key;
-    if (key == "regions")
-      c.regions = r.StringList(v, f);
-    if (key == "max_gpus")
-      c.max_gpus = r.Integer(v, f, 1, 1 << 20);
-    if (key == "max_nodes")
-      c.max_nodes = r.Integer(v, f, 1, 1 << 16);
-    if (key == "deadline_hours")
-      c.deadline_hours = r.Number(v, f, 1e-6, 1e7);
-    if (key == "min_gpu_memory_gib")
-      c.min_gpu_memory_gib = r.Number(v, f, 0, 1e4);
-    if (key == "include_families")
-      c.include_families = r.StringList(v, f);
-    if (key == "exclude_families")
-      c.exclude_families = r.StringList(v, f);
-    if (key == "include_gpus")
-      c.include_gpus = r.StringList(v, f);
-    if (key == "exclude_gpus")
-      c.exclude_gpus = r.StringList(v, f);
-    if (key == "need_fp64")
-      c.need_fp64 = r.Bool(v, f).value_or(false);
-    if (key == "need_graphics")
-      c.need_graphics = r.Bool(v, f).value_or(false);
-    if (key == "no_spot")
-      c.no_spot = r.Bool(v, f).value_or(false);
-    if (key == "need_rdma")
-      c.need_rdma = r.Bool(v, f).value_or(false);
-    if (key == "long_running")
-      c.long_running = r.Bool(v, f).value_or(false);
+    if (key == "regions") c.regions = r.StringList(v, f);
+    if (key == "max_gpus") c.max_gpus = r.Integer(v, f, 1, 1 << 20);
+    if (key == "max_nodes") c.max_nodes = r.Integer(v, f, 1, 1 << 16);
+    if (key == "deadline_hours") c.deadline_hours = r.Number(v, f, 1e-6, 1e7);
+    if (key == "min_gpu_memory_gib") c.min_gpu_memory_gib = r.Number(v, f, 0, 1e4);
+    if (key == "include_families") c.include_families = r.StringList(v, f);
+    if (key == "exclude_families") c.exclude_families = r.StringList(v, f);
+    if (key == "include_gpus") c.include_gpus = r.StringList(v, f);
+    if (key == "exclude_gpus") c.exclude_gpus = r.StringList(v, f);
+    if (key == "need_fp64") c.need_fp64 = r.Bool(v, f).value_or(false);
+    if (key == "need_graphics") c.need_graphics = r.Bool(v, f).value_or(false);
+    if (key == "no_spot") c.no_spot = r.Bool(v, f).value_or(false);
+    if (key == "need_rdma") c.need_rdma = r.Bool(v, f).value_or(false);
+    if (key == "long_running") c.long_running = r.Bool(v, f).value_or(false);
     if (key == "budget") {
-      if (!r.CheckMap(v, f, {"amount", "currency"}))
-        return;
+      if (!r.CheckMap(v, f, {"amount", "currency"})) return;
       Budget b;
       if (!v["amount"]) {
         r.Fail(v, f + ".amount", "expected an amount, got nothing");
@@ -403,64 +371,49 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
       c.billing.clear();
       const YAML::Node list = v;
       auto add = [&](const YAML::Node& item) {
-        if (std::optional<Billing> b =
-                r.Enum<Billing>(item, f, ParseBillingMode, "payg, spot or subscription")) {
+        if (std::optional<Billing> b = r.Enum<Billing>(item, f, ParseBillingMode,
+                                                       "payg, spot or subscription")) {
           c.billing.push_back(*b);
         }
       };
       if (list.IsSequence()) {
-        for (const YAML::Node& item : list)
-          add(item);
+        for (const YAML::Node& item : list) add(item);
       } else {
         add(list);
       }
     }
-    if (!r.status().ok())
-      return;
+    if (!r.status().ok()) return;
   }
 }
 
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
-  if (!r.CheckMap(node, "inference",
-                  {"requests_per_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
-                   "batch", "engine", "continuous_batching"})) {
+  if (!r.CheckMap(node, "inference", {"requests_per_s", "prompt_tokens", "output_tokens",
+                                      "ttft_ms", "tpot_ms", "batch", "engine",
+                                      "continuous_batching"})) {
     return;
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     const std::string f = "inference." + key;
-    if (key == "requests_per_s")
-      inf.requests_per_s = r.Number(v, f, 1e-9, 1e9);
-    if (key == "prompt_tokens")
-      inf.prompt_tokens = r.Integer(v, f, 1, 1 << 24).value_or(1);
-    if (key == "output_tokens")
-      inf.output_tokens = r.Integer(v, f, 0, 1 << 24).value_or(0);
-    if (key == "ttft_ms")
-      inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
-    if (key == "tpot_ms")
-      inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
-    if (key == "batch")
-      inf.batch = r.Integer(v, f, 1, 1 << 20);
-    if (key == "continuous_batching")
-      inf.continuous_batching = r.Bool(v, f);
+    if (key == "requests_per_s") inf.requests_per_s = r.Number(v, f, 1e-9, 1e9);
+    if (key == "prompt_tokens") inf.prompt_tokens = r.Integer(v, f, 1, 1 << 24).value_or(1);
+    if (key == "output_tokens") inf.output_tokens = r.Integer(v, f, 0, 1 << 24).value_or(0);
+    if (key == "ttft_ms") inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
+    if (key == "tpot_ms") inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
+    if (key == "batch") inf.batch = r.Integer(v, f, 1, 1 << 20);
+    if (key == "continuous_batching") inf.continuous_batching = r.Bool(v, f);
     if (key == "engine") {
-      inf.engine =
-          r.Enum<Engine>(v, f, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch")
-              .value_or(Engine::kVllm);
+      inf.engine = r.Enum<Engine>(v, f, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch").value_or(Engine::kVllm);
     }
-    if (!r.status().ok())
-      return;
+    if (!r.status().ok()) return;
   }
 }
 
 void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
-  if (!r.CheckMap(node, "dataset", {"size_gb", "sample_kb", "location"}))
-    return;
-  if (node["size_gb"])
-    d.size_gb = r.Number(node["size_gb"], "dataset.size_gb", 0, 1e9);
-  if (node["sample_kb"])
-    d.sample_kb = r.Number(node["sample_kb"], "dataset.sample_kb", 0, 1e9);
+  if (!r.CheckMap(node, "dataset", {"size_gb", "sample_kb", "location"})) return;
+  if (node["size_gb"]) d.size_gb = r.Number(node["size_gb"], "dataset.size_gb", 0, 1e9);
+  if (node["sample_kb"]) d.sample_kb = r.Number(node["sample_kb"], "dataset.sample_kb", 0, 1e9);
   if (node["location"]) {
     d.location = r.Enum<DataLocation>(node["location"], "dataset.location", ParseDataLocation,
                                       "oss, nas, cpfs, essd, local_nvme or memory")
@@ -472,29 +425,21 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
   Workload w;
   if (!root || root.IsNull()) {
-    return Status::InvalidArgument(file +
-                                   ":1:1: empty workload: expected a mapping with at "
-                                   "least task and model");
+    return Status::InvalidArgument(file + ":1:1: empty workload: expected a mapping with at "
+                                          "least task and model");
   }
-  if (!r.CheckMap(root, "", {"name",           "task",
-                             "method",         "model",
-                             "precision",      "weight_bits",
-                             "seq_len",        "micro_batch",
-                             "global_batch",   "tokens",
-                             "samples",        "epochs",
-                             "optimizer",      "recompute",
-                             "lora_rank",      "train_embeddings",
-                             "master_weights", "flash_attention",
-                             "dataset",        "constraints",
-                             "objective",      "inference"})) {
+  if (!r.CheckMap(root, "",
+                  {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
+                   "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
+                   "recompute", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
+                   "objective", "inference"})) {
     return r.status();
   }
   bool method_given = false;
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
-    if (key == "name")
-      w.name = r.String(v, key).value_or("");
+    if (key == "name") w.name = r.String(v, key).value_or("");
     if (key == "task") {
       w.task = r.Enum<Task>(v, key, ParseTask, "pretrain, finetune, inference, rendering or hpc")
                    .value_or(w.task);
@@ -503,12 +448,11 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
       w.method = r.Enum<Method>(v, key, ParseMethod, "full, lora or qlora").value_or(w.method);
       method_given = true;
     }
-    if (key == "model")
-      ReadModel(r, v, w);
+    if (key == "model") ReadModel(r, v, w);
     if (key == "precision") {
-      w.precision =
-          r.Enum<Precision>(v, key, ParseWorkloadPrecision, "bf16, fp16, fp32, fp8 or fp64")
-              .value_or(w.precision);
+      w.precision = r.Enum<Precision>(v, key, ParseWorkloadPrecision,
+                                      "bf16, fp16, fp32, fp8 or fp64")
+                        .value_or(w.precision);
     }
     if (key == "weight_bits") {
       w.weight_bits = r.Integer(v, key, 0, 16).value_or(0);
@@ -516,20 +460,15 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
         r.Fail(v, key, "expected 0, 4 or 8, got " + Reader::Got(v));
       }
     }
-    if (key == "seq_len")
-      w.seq_len = r.Integer(v, key, 1, 1 << 24).value_or(1);
-    if (key == "micro_batch")
-      w.micro_batch = r.Integer(v, key, 1, 1 << 20);
-    if (key == "global_batch")
-      w.global_batch = r.Integer(v, key, 1, 1 << 24).value_or(1);
-    if (key == "tokens")
-      w.tokens = r.Number(v, key, 1, 1e18, true);
-    if (key == "samples")
-      w.samples = r.Number(v, key, 1, 1e15, true);
-    if (key == "epochs")
-      w.epochs = r.Number(v, key, 1e-6, 1e6).value_or(1);
+    if (key == "seq_len") w.seq_len = r.Integer(v, key, 1, 1 << 24).value_or(1);
+    if (key == "micro_batch") w.micro_batch = r.Integer(v, key, 1, 1 << 20);
+    if (key == "global_batch") w.global_batch = r.Integer(v, key, 1, 1 << 24).value_or(1);
+    if (key == "tokens") w.tokens = r.Number(v, key, 1, 1e18, true);
+    if (key == "samples") w.samples = r.Number(v, key, 1, 1e15, true);
+    if (key == "epochs") w.epochs = r.Number(v, key, 1e-6, 1e6).value_or(1);
     if (key == "optimizer") {
-      w.optimizer = r.Enum<Optimizer>(v, key, ParseOptimizer, "adamw, adamw_8bit, sgd or adafactor")
+      w.optimizer = r.Enum<Optimizer>(v, key, ParseOptimizer,
+                                      "adamw, adamw_8bit, sgd or adafactor")
                         .value_or(w.optimizer);
     }
     if (key == "recompute") {
@@ -541,41 +480,29 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
       }
       w.recompute = rc;
     }
-    if (key == "lora_rank")
-      w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
-    if (key == "train_embeddings")
-      w.train_embeddings = r.Bool(v, key).value_or(false);
-    if (key == "flash_attention")
-      w.flash_attention = r.Bool(v, key).value_or(true);
-    if (key == "master_weights")
-      w.master_weights = r.Bool(v, key).value_or(true);
-    if (key == "dataset")
-      ReadDataset(r, v, w.dataset);
-    if (key == "constraints")
-      ReadConstraints(r, v, w.constraints);
+    if (key == "lora_rank") w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
+    if (key == "train_embeddings") w.train_embeddings = r.Bool(v, key).value_or(false);
+    if (key == "flash_attention") w.flash_attention = r.Bool(v, key).value_or(true);
+    if (key == "master_weights") w.master_weights = r.Bool(v, key).value_or(true);
+    if (key == "dataset") ReadDataset(r, v, w.dataset);
+    if (key == "constraints") ReadConstraints(r, v, w.constraints);
     if (key == "objective") {
       w.objective = r.Enum<Objective>(v, key, ParseObjective,
                                       "cost, time, cost_within_deadline or time_within_budget")
                         .value_or(w.objective);
     }
-    if (key == "inference")
-      ReadInference(r, v, w.inference);
-    if (!r.status().ok())
-      return r.status();
+    if (key == "inference") ReadInference(r, v, w.inference);
+    if (!r.status().ok()) return r.status();
   }
   if (!root["task"]) {
     r.Fail(root, "task", "expected pretrain, finetune, inference, rendering or hpc, got nothing");
   } else if (!root["model"] && (w.task != Task::kRendering && w.task != Task::kHpc)) {
-    r.Fail(root, "model",
-           "expected a zoo name or {layers, hidden, heads, kv_heads, ffn, vocab}, "
-           "got nothing");
+    r.Fail(root, "model", "expected a zoo name or {layers, hidden, heads, kv_heads, ffn, vocab}, "
+                          "got nothing");
   }
-  if (!r.status().ok())
-    return r.status();
-  if (!method_given && w.task != Task::kFinetune)
-    w.method = Method::kFull;
-  if (w.method == Method::kQlora && w.weight_bits == 0)
-    w.weight_bits = 4;
+  if (!r.status().ok()) return r.status();
+  if (!method_given && w.task != Task::kFinetune) w.method = Method::kFull;
+  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
   if (Status s = ValidateWorkload(w); !s.ok()) {
     // Point at the field's line when the message names a top-level key.
     const size_t q1 = s.message().find('"');
@@ -584,8 +511,8 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     key = key.substr(0, key.find('.'));
     const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
     const YAML::Mark mark = at.Mark();
-    return Status::InvalidArgument(
-        fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()));
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file, mark.line + 1,
+                                               mark.column + 1, s.message()));
   }
   return w;
 }
@@ -606,8 +533,7 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
 
 Result<Workload> LoadWorkloadYaml(const std::string& path) {
   Result<std::string> text = ReadFile(path);
-  if (!text.ok())
-    return text.status();
+  if (!text.ok()) return text.status();
   Result<Workload> w = ParseWorkloadYaml(*text, path);
   // model.config is relative to the workload file's folder.
   if (w.ok() && !w->model_config.empty()) {
