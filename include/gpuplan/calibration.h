@@ -96,6 +96,9 @@ struct Calibration {
   // of the token dispatch/combine all-to-all hidden behind compute (Megatron/DeepEP overlap).
   double moe_load_imbalance = 1.2;
   double moe_a2a_overlap = 0.0;
+  // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
+  // the host sync for the dispatch's token counts), microseconds.
+  double moe_layer_overhead_us = 0;
 
   // Memory: the CUDA context and library workspaces outside the PyTorch allocator (what
   // nvidia-smi shows above max_memory_reserved), GiB.

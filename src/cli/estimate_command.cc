@@ -166,6 +166,8 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--pp", o->layout.pp, "Pipeline parallel degree");
   cmd->add_option("--dp", o->layout.dp, "Data parallel degree");
   cmd->add_option("--zero", o->layout.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+  cmd->add_option("--ep", o->layout.ep, "Expert parallel degree (MoE; inside tp x dp)");
+  cmd->add_option("--vp", o->layout.vp, "Virtual pipeline stages per rank (interleaved 1F1B)");
   cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);

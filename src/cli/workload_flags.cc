@@ -305,8 +305,8 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
         use == WorkloadUse::kEstimate || (flags.task != "rendering" && flags.task != "hpc");
     if (needs_model && flags.model.empty() && !flags.layers && flags.model_config.empty()) {
       return Usage(
-          "give a workload file, --model NAME, --model-config PATH (a config.json) or "
-          "--layers/--hidden/... inline");
+          "give a workload file or --model NAME (or --model-config PATH for a config.json, or "
+          "--layers/--hidden/... inline)");
     }
     base.emplace();
   }

@@ -204,21 +204,29 @@ double ExpertShards(const Layout& l) {
   return std::min(static_cast<double>(l.ep) * l.tp, static_cast<double>(l.tp) * l.dp);
 }
 
-// Time of an all-to-all in which each of `n` ranks sends `bytes` spread evenly over the group:
-// the peers in the same node over the intra-node link, the others over this GPU's share of the
-// node's network, concurrently (the slower one bounds it); plus a latency per exchange step.
-double AllToAllTime(double bytes, int n, const Hardware& hw, const Calibration& cal) {
-  if (n <= 1 || bytes <= 0) return 0;
-  const int local = std::max(1, std::min(n, hw.gpus_per_node));
+// Token dispatch (or combine) of `tokens` on this GPU in one MoE layer over an ep group of
+// `ep` ranks, `top_k` copies of `token_bytes` each, routed uniformly. Inside a node the copies
+// go over NVLink/PCIe; across nodes a token is sent once per remote node its experts live on and
+// forwarded inside that node (DeepEP / Megatron's hierarchical dispatch; DeepSeek-V3, 3.2.2):
+// n (1 - (1 - 1/n)^k) (n - 1)/n remote copies for n nodes. The slower link bounds it.
+double DispatchSeconds(double tokens, double top_k, double token_bytes, int ep,
+                       const Hardware& hw, const Calibration& cal) {
+  if (ep <= 1 || tokens <= 0) return 0;
+  const int local = std::max(1, std::min(ep, hw.gpus_per_node));
+  const double n = static_cast<double>(ep) / local;  // nodes the group spans
   const double intra_eff = hw.intra_link == LinkKind::kPcie ? cal.pcie_efficiency
                                                             : cal.nvlink_efficiency;
   const double intra = std::max(1e9, hw.intra_gbs * 1e9 * intra_eff);
   const double inter = std::max(1e8, hw.inter_node_gbps / 8 * 1e9 *
                                          (hw.rdma ? cal.rdma_efficiency : cal.tcp_efficiency) /
                                          std::max(1, hw.gpus_per_node));
-  const double nn = n;
-  const double t_intra = bytes * (local - 1) / nn / intra;
-  const double t_inter = n > local ? bytes * (nn - local) / nn / inter : 0;
+  // Copies to this node's other GPUs, plus the copies that arrive from remote nodes and are
+  // forwarded to their GPU (on average as many as are sent away).
+  const double remote_share = (ep - local) / static_cast<double>(ep);
+  const double intra_copies = top_k * (local - 1.0) / ep + top_k * remote_share;
+  const double remote_nodes = n > 1 ? n * (1 - std::pow(1 - 1 / n, top_k)) * (n - 1) / n : 0;
+  const double t_intra = tokens * token_bytes * intra_copies / intra;
+  const double t_inter = tokens * token_bytes * remote_nodes / inter;
   return std::max(t_intra, t_inter) + 2 * cal.collective_latency_us * 1e-6;
 }
 
@@ -230,8 +238,8 @@ double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
                           double passes, double act_bytes) {
   if (l.ep <= 1 || d.routed_copies <= 0) return 0;
   const double top_k = d.routed_copies / d.moe_layer_share;
-  const double bytes = tokens * top_k * d.h * act_bytes;
-  return moe_layers * passes * AllToAllTime(bytes, l.ep, hw, cal) * (1 - cal.moe_a2a_overlap);
+  return moe_layers * passes * DispatchSeconds(tokens, top_k, d.h * act_bytes, l.ep, hw, cal) *
+         (1 - cal.moe_a2a_overlap);
 }
 
 // Achieved GEMM efficiency of the expert GEMMs: each expert multiplies only the tokens routed
@@ -245,7 +253,7 @@ double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                         weight_bytes);
 }
 
-Status CheckMoeLayout(const ModelArch& arch, const Layout& l) {
+Status CheckMoeLayout(const ModelArch& arch, const Layout& l, bool training) {
   auto bad = [](const std::string& msg) { return Status::InvalidArgument(msg); };
   if (l.ep < 1 || l.vp < 1) return bad("layout: ep and vp must be >= 1");
   if (l.ep > 1) {
@@ -254,9 +262,11 @@ Status CheckMoeLayout(const ModelArch& arch, const Layout& l) {
       return bad("layout: ep " + std::to_string(l.ep) + " does not divide tp*dp = " +
                  std::to_string(l.tp * l.dp) + " (experts are sharded inside a stage)");
     }
-    if (arch.moe.experts % l.ep != 0) {
-      return bad("layout: ep " + std::to_string(l.ep) + " does not divide the " +
-                 std::to_string(arch.moe.experts) + " experts");
+    // Training shards whole experts evenly (Megatron); serving engines may place redundant
+    // copies (SGLang's EPLB), so there ep only needs to be at most the expert count.
+    if (training ? arch.moe.experts % l.ep != 0 : l.ep > arch.moe.experts) {
+      return bad("layout: ep " + std::to_string(l.ep) + (training ? " does not divide" : " exceeds") +
+                 " the " + std::to_string(arch.moe.experts) + " experts");
     }
   }
   if (l.vp > 1 && (l.pp < 2 || static_cast<long long>(l.pp) * l.vp > arch.layers)) {
@@ -289,7 +299,7 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
   } else if (l.tp > 1 || l.pp > 1) {
     return bad("layout: tensor and pipeline parallelism need a transformer architecture");
   }
-  if (Status s = CheckMoeLayout(arch, l); !s.ok()) return s;
+  if (Status s = CheckMoeLayout(arch, l, w.IsTraining()); !s.ok()) return s;
   if (w.IsTraining() && static_cast<long long>(l.micro_batch) * l.dp > w.global_batch) {
     return bad("layout: micro_batch " + std::to_string(l.micro_batch) + " x dp " +
                std::to_string(l.dp) + " exceeds global_batch " + std::to_string(w.global_batch));
@@ -495,8 +505,11 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
   const double passes = 3 + (rc == Recompute::kFull ? 1 : 0);
   if (transformer) {
-    t_mb += cal.elementwise_traffic * (d.h + d.ffn) / tp * e * tokens_mb * stage_layers * passes /
-            bw_bytes;
+    // MoE: the permute/unpermute of top_k copies of each token is an h-wide stream per copy.
+    t_mb += cal.elementwise_traffic * (d.h * (1 + d.routed_copies) + d.ffn) / tp * e * tokens_mb *
+            stage_layers * passes / bw_bytes;
+    // MoE layers run more kernels and wait for the dispatch's token counts (a host sync).
+    t_mb += cal.moe_layer_overhead_us * 1e-6 * stage_layers * d.moe_layer_share * (passes - 1);
     // Fixed per-layer cost of each forward/backward pass (launches, framework hooks).
     t_mb += cal.train_layer_overhead_us * 1e-6 * stage_layers * (passes - 1);
   }
@@ -709,7 +722,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                            2 * expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
                                (peak_flops * eff_expert) +
                            attention +
-                           elementwise * (d.h + d.ffn) / tp * e * tokens * d.layers / pp / bw;
+                           elementwise * (d.h * (1 + d.routed_copies) + d.ffn) / tp * e * tokens *
+                               d.layers / pp / bw;
     const double tp_comm =
         l.tp > 1 ? d.layers * 2 * RingTime(tokens * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency)
                  : 0;

@@ -69,7 +69,7 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
 Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const ModelArch& arch,
                                  const perf::Hardware& hw, const Calibration& cal,
                                  FieldSpelling s) {
-  const bool given = o.tp || o.pp || o.dp || o.zero;
+  const bool given = o.tp || o.pp || o.dp || o.zero || o.ep || o.vp;
   perf::Layout l = perf::DefaultLayout(w, arch, hw, cal);
   if (!given) return l;
   l.tp = o.tp.value_or(1);
@@ -86,6 +86,8 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
   l.dp = o.dp.value_or(hw.Gpus() / (l.tp * l.pp));
   l.zero = o.zero.value_or(0);
   if (o.sequence_parallel) l.sequence_parallel = true;
+  l.ep = o.ep.value_or(1);
+  l.vp = o.vp.value_or(1);
   if (l.Gpus() != hw.Gpus()) {
     return Usage(fmt::format("{} x {} x {} = {} GPUs, but the hardware has {}",
                              FieldValue(s, "tp", l.tp), FieldValue(s, "pp", l.pp),

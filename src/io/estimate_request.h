@@ -36,6 +36,7 @@ struct HardwareChoice {
 // The parallel layout; all unset = perf::DefaultLayout.
 struct LayoutChoice {
   std::optional<int> tp, pp, dp, zero;
+  std::optional<int> ep, vp;  // expert parallel (inside tp x dp), virtual pipeline stages
   bool sequence_parallel = false;
 };
 

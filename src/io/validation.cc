@@ -307,11 +307,18 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     const std::optional<double> out = Opt(r, "output_tokens");
     inf.output_tokens = out ? ToInt(*out) : 0;
     if (in.task == "inference_prefill") inf.output_tokens = 0;
+    // A decode benchmark without its output length: time the steps right after the prompt.
+    if (in.task == "inference_decode" && inf.output_tokens < 2) {
+      inf.output_tokens = 2;
+      in.assumptions += "output_tokens unstated: 2; ";
+    }
     const std::optional<double> batch = Opt(r, "batch_size_inference");
     in.batch_given = batch.has_value();
     inf.batch = ToInt(batch.value_or(1));
     l.micro_batch = *inf.batch;
-    const std::string impl = NoteToken(notes, "impl");
+    // The engine: the impl= token, else an engine the notes or source name.
+    std::string impl = NoteToken(notes, "impl");
+    if (impl.empty()) impl = notes + " " + r.Text("source");
     if (Contains(notes, "static batching")) inf.continuous_batching = false;
     if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
         Contains(impl, "turbomind")) {
@@ -343,6 +350,17 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
                               std::string& reason, bool& predicted_fits) {
   // A serving engine's throughput with no batch stated is measured at full load: as many
   // concurrent sequences as its KV cache holds, up to the engine's batch limit.
+  // An online benchmark (task inference_serving) issues its requests at once or at a rate: the
+  // engine runs at most as many as its KV cache and its batch limit allow.
+  if (!in.w.IsTraining() && in.task == "inference_serving" && in.w.inference.batch) {
+    const int limit = std::min(*in.w.inference.batch,
+                               std::max(1, cal.MaxConcurrentSequences(in.w.inference.engine)));
+    const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
+    if (batch > 0 && batch < *in.w.inference.batch) {
+      in.w.inference.batch = in.layout.micro_batch = batch;
+      in.assumptions += "engine runs " + std::to_string(batch) + " at once; ";
+    }
+  }
   if (!in.w.IsTraining() && !in.batch_given && IsThroughputMetric(metric)) {
     if (const int limit = cal.MaxConcurrentSequences(in.w.inference.engine); limit > 1) {
       const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
@@ -384,6 +402,16 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   if (metric == "tokens_per_s_per_gpu") {
     if (inference && in.task == "inference_decode" && e->inference) {
       return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
+    }
+    // A prefill benchmark counts prompt tokens; an online serving benchmark's "total token
+    // throughput" counts prompt and generated tokens.
+    if (inference && in.task == "inference_prefill" && e->inference) {
+      return e->inference->prefill_tokens_per_s_per_gpu;
+    }
+    if (inference && in.task == "inference_serving" && e->inference &&
+        in.w.inference.output_tokens > 0) {
+      const double out = in.w.inference.output_tokens;
+      return e->inference->tokens_per_s_per_gpu * (in.w.inference.prompt_tokens + out) / out;
     }
     return e->throughput.tokens_per_s_per_gpu;
   }
