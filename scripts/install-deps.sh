@@ -4,7 +4,10 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcpp-httplib-dev libssl-dev
-      libgtest-dev libgmock-dev libbenchmark-dev clang)
+      libgtest-dev libgmock-dev libbenchmark-dev clang
+      chromium nodejs)  # the last two: the web page's browser tests (tests/browser)
+# npm comes with nodejs from some sources (NodeSource); Debian packages it apart.
+command -v npm > /dev/null || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -32,25 +33,36 @@
 
 namespace gpuplan::perf {
 
-enum class Offload { kNone, kCpu };  // ZeRO-Offload of optimizer states to host RAM
+// What lives in host RAM instead of GPU memory (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity /
+// FSDP CPU offload, Rajbhandari et al. 2021): the optimizer states (and their update, run by the
+// host's Adam), or the parameters too (streamed in per layer).
+enum class Offload { kNone, kOptimizer, kParams };
+std::string_view OffloadName(Offload o);  // "none", "optimizer", "params"
 
-// How the job is laid out over the GPUs. tp * pp * dp must equal the GPU count.
+// How the job is laid out over the GPUs: named parallel dimensions, placed from the innermost
+// (fastest-varying rank index) outwards as Megatron-LM does: tp, cp, dp (with ep carved out of
+// it), pp. tp * cp * pp * dp must equal the GPU count; ep divides dp.
 struct Layout {
-  int tp = 1;  // tensor parallel degree (inside a node)
-  int pp = 1;  // pipeline stages
-  int dp = 1;  // data parallel replicas
-  // Expert parallel degree: MoE experts sharded over ep ranks carved out of dp (Megatron's
-  // convention: ep divides dp, tokens are exchanged by all-to-all). 1 for dense models.
-  int ep = 1;
-  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B): the bubble shrinks by vp
+  int tp = 1;    // tensor parallel degree (inside a node)
+  int cp = 1;    // context parallel: the sequence split over cp ranks (ring attention)
+  int pp = 1;    // pipeline stages
+  int vp = 1;    // virtual stages (model chunks) per pipeline rank: interleaved 1F1B when > 1
+  int dp = 1;    // data parallel replicas
+  int ep = 1;    // expert parallel: experts sharded over ep ranks of each dp group (MoE only)
   int zero = 0;  // ZeRO stage over dp: 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   int micro_batch = 1;  // sequences per GPU per forward pass
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;  // Megatron sequence parallel (shards norms/dropout over tp)
   bool flash_attention = true;
   Offload offload = Offload::kNone;
+  // The optimizer steps each parameter as soon as its gradient is ready (LOMO, Lv et al. 2023;
+  // torchtune optimizer_in_bwd): no full set of gradients is ever held.
+  bool optimizer_in_backward = false;
+  // Saved activations are copied to host RAM in forward and back in backward (torchtune /
+  // Megatron activation offloading), overlapped with compute where PCIe allows.
+  bool activation_offload = false;
 
-  int Gpus() const { return tp * pp * dp; }
+  int Gpus() const { return tp * cp * pp * dp; }
 };
 
 enum class LinkKind { kNone, kPcie, kNvlink, kNvswitch };
@@ -61,10 +73,11 @@ struct Hardware {
   int gpus_per_node = 1;
   int nodes = 1;
   LinkKind intra_link = LinkKind::kNone;  // between GPUs of one node
-  double intra_gbs = 0;       // per GPU, one direction, GB/s (NVLink total / 2, or PCIe x16)
-  double inter_node_gbps = 0; // per node, Gbit/s (0 for one node)
-  bool rdma = false;          // inter-node NCCL over eRDMA/IB/RoCE (else VPC TCP)
-  double gpu_memory_gib = 0;  // usable per GPU (vGPU slices and instances may be smaller)
+  double intra_gbs = 0;        // per GPU, one direction, GB/s (NVLink total / 2, or PCIe x16)
+  double inter_node_gbps = 0;  // per node, Gbit/s (0 for one node)
+  bool rdma = false;           // inter-node NCCL over eRDMA/IB/RoCE (else VPC TCP)
+  double host_memory_gib = 0;  // host RAM per node (0 = unknown: offload is not checked)
+  double gpu_memory_gib = 0;   // usable per GPU (vGPU slices and instances may be smaller)
 
   int Gpus() const { return gpus_per_node * nodes; }
 };
@@ -101,35 +114,38 @@ struct TimeBreakdown {
   double pp_bubble = 0;  // pipeline fill and drain
   double pp_comm = 0;    // point-to-point activations between stages
   double dp_comm = 0;    // gradient all-reduce / ZeRO gathers not hidden behind compute
-  double ep_comm = 0;    // MoE token dispatch + combine all-to-all (forward and backward)
   double optimizer = 0;  // optimizer step (memory-bound)
   double offload = 0;    // host <-> GPU traffic for offloaded states
   double data = 0;       // data loading not hidden behind compute
+  double cp_comm = 0;    // context-parallel KV exchange not hidden behind attention
+  double ep_comm = 0;    // expert-parallel token dispatch/combine all-to-alls
 
-  static constexpr int kParts = 9;
+  static constexpr int kParts = 10;
   std::array<std::pair<std::string_view, double>, kParts> Named() const;
 };
 
 struct InferenceTimes {
-  int batch = 1;                      // concurrent sequences
-  double prefill_s = 0;               // prompt of the whole batch, one forward
-  double ttft_ms = 0;                 // time to first token (= prefill)
-  double tpot_ms = 0;                 // time per output token after the first
-  double decode_s = 0;                // all output tokens
-  double request_s = 0;               // prefill + decode of one batch
-  double tokens_per_s_per_gpu = 0;    // generated tokens per second per GPU (prefill included)
+  int batch = 1;                    // concurrent sequences
+  double prefill_s = 0;             // prompt of the whole batch, one forward
+  double ttft_ms = 0;               // time to first token (= prefill)
+  double tpot_ms = 0;               // time per output token after the first
+  double decode_s = 0;              // all output tokens
+  double request_s = 0;             // prefill + decode of one batch
+  double tokens_per_s_per_gpu = 0;  // generated tokens per second per GPU (prefill included)
   double prefill_tokens_per_s_per_gpu = 0;
-  double requests_per_s = 0;          // sustained by this replica set
-  bool decode_memory_bound = true;    // bandwidth (not compute) limits decode
+  double requests_per_s = 0;        // sustained by this replica set
+  bool decode_memory_bound = true;  // bandwidth (not compute) limits decode
 };
 
 struct Estimate {
   struct Memory {
-    double per_gpu_gib = 0;   // peak allocated + overhead on the busiest GPU (nvidia-smi view)
-    double allocated_gib = 0; // peak bytes held by tensors (torch.cuda.max_memory_allocated)
-    double reserved_gib = 0;  // allocated + allocator fragmentation (max_memory_reserved)
-    double capacity_gib = 0;  // usable memory per GPU
-    bool fits = false;        // per_gpu_gib <= capacity_gib
+    double per_gpu_gib = 0;    // peak allocated + overhead on the busiest GPU (nvidia-smi view)
+    double allocated_gib = 0;  // peak bytes held by tensors (torch.cuda.max_memory_allocated)
+    double reserved_gib = 0;   // allocated + allocator fragmentation (max_memory_reserved)
+    double capacity_gib = 0;   // usable memory per GPU
+    bool fits = false;         // per_gpu_gib <= capacity_gib (and host_gib <= host_capacity_gib)
+    double host_gib = 0;       // host RAM per node that offloading needs (0 = no offload)
+    double host_capacity_gib = 0;  // what the node's RAM leaves for it (0 = not checked)
     MemoryBreakdown breakdown;
   } memory;
   struct Time {
@@ -149,9 +165,10 @@ struct Estimate {
     double gpu_hours = 0;
   } job;  // zero when the workload gives no amount of work
   std::optional<InferenceTimes> inference;
-  int grad_accum = 1;       // micro-batches per optimizer step per pipeline
-  double peak_tflops = 0;   // dense peak of the GPU at the workload's precision
+  int grad_accum = 1;          // micro-batches per optimizer step per pipeline
+  double peak_tflops = 0;      // dense peak of the GPU at the workload's precision
   double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)
+  std::string mfu_basis;       // what the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention"
 };
 
 // Estimates `w` with architecture `arch` on `hw` laid out as `layout`.

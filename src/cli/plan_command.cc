@@ -34,9 +34,7 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
     return ctx.Fail(WithWorkloadContext(plan.status(), f.source));
   }
   if (f.json) {
-    nlohmann::json j = io::PlanJson(in->workload, *plan);
-    if (in->arch.Params() > 0) j["model"] = io::ModelJson(in->arch);
-    *ctx.out << j.dump(2) << "\n";
+    *ctx.out << io::PlanJson(in->workload, *plan, in->arch).dump(2) << "\n";
   } else if (f.markdown) {
     *ctx.out << io::PlanMarkdown(in->workload, *plan);
   } else {
@@ -59,12 +57,7 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   Result<planner::Plan> mine = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!overall.ok() || !mine.ok()) return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
   if (f.json) {
-    nlohmann::json j = {{"instance", type->name}, {"candidates", nlohmann::json::array()},
-                        {"rejected", nlohmann::json::array()}};
-    for (const auto& c : mine->candidates) j["candidates"].push_back(io::CandidateJson(c));
-    for (const auto& r : mine->rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
-    if (!overall->candidates.empty()) j["winner"] = io::CandidateJson(overall->candidates[0]);
-    *ctx.out << j.dump(2) << "\n";
+    *ctx.out << io::ExplainJson(type->name, *overall, *mine).dump(2) << "\n";
     return;
   }
   std::string s;

@@ -34,6 +34,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"moe_load_imbalance", {&c.moe_load_imbalance, {1, 8}}},
       {"moe_a2a_overlap", {&c.moe_a2a_overlap, {0, 1}}},
       {"moe_layer_overhead_us", {&c.moe_layer_overhead_us, {0, 1e5}}},
+      {"cpu_adam_gparams_per_s", {&c.cpu_adam_gparams_per_s, {0.001, 1000}}},
+      {"host_ram_usable_fraction", {&c.host_ram_usable_fraction, {0.05, 1}}},
       {"cuda_context_gib", {&c.cuda_context_gib, {0, 16}}},
       {"allocator_fragmentation", {&c.allocator_fragmentation, {0, 1}}},
       {"transient_factor", {&c.transient_factor, {0, 10}}},

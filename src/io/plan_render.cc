@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "io/estimate_request.h"
 #include "io/table.h"
 
 namespace gpuplan::io {
@@ -143,6 +144,16 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
   return j;
 }
 
+nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
+                           const planner::Plan& mine) {
+  nlohmann::json j = {{"instance", instance}, {"candidates", nlohmann::json::array()},
+                      {"rejected", nlohmann::json::array()}};
+  for (const auto& c : mine.candidates) j["candidates"].push_back(CandidateJson(c));
+  for (const auto& r : mine.rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
+  if (!overall.candidates.empty()) j["winner"] = CandidateJson(overall.candidates[0]);
+  return j;
+}
+
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& c : plan.candidates) candidates.push_back(CandidateJson(c));
@@ -162,6 +173,12 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
           {"rejected", rejected},
           {"evaluated", plan.evaluated},
           {"notes", plan.notes}};
+}
+
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch) {
+  nlohmann::json j = PlanJson(w, plan);
+  if (arch.Params() > 0) j["model"] = ModelJson(arch);
+  return j;
 }
 
 std::string PlanText(const Workload& w, const planner::Plan& plan) {

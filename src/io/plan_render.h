@@ -17,7 +17,14 @@ namespace gpuplan::io {
 // breakdown}, throughput{...}, cost{total, currency, per_hour, ...}, advice[{rule, severity,
 // message}], storage, image, why.
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan);
+// The same with the model's size ("model": ModelJson) when the plan has an architecture.
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch);
 nlohmann::json CandidateJson(const planner::Candidate& c);
+
+// `gpuplan explain TYPE --json`: {"instance", "candidates": every way the plan runs on TYPE
+// (from `mine`, a plan limited to it), "rejected", "winner": the overall plan's first choice}.
+nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
+                           const planner::Plan& mine);
 
 // The terminal report: the ranked table, a "why" under the winner, its breakdowns and advice,
 // the Pareto front and a summary of rejected types.

@@ -260,22 +260,22 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   l.tp = ToInt(Opt(r, "tp").value_or(1));
   l.pp = ToInt(Opt(r, "pp").value_or(1));
   const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep"), vp = Opt(r, "vp");
-  if (cp && *cp > 1) return "context parallelism is not modelled";
+  l.cp = ToInt(cp.value_or(1));
   l.ep = ToInt(ep.value_or(1));
   l.vp = ToInt(vp.value_or(1));
   in.balanced_routing = Contains(notes, "force-balance");
-  l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
+  l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
   const std::string offload = r.Text("offload");
-  if (offload == "cpu") l.offload = perf::Offload::kCpu;
+  if (offload == "cpu") l.offload = perf::Offload::kOptimizer;
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");
   l.flash_attention = w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
-  const double degrees = 1.0 * l.tp * l.pp * l.dp;
-  if (degrees != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", degrees, gpus);
+  const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
+  if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
   in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
   const std::string intra = r.Text("intra_node");
   if (intra == "pcie") {
@@ -380,9 +380,11 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   }
   predicted_fits = e->memory.fits;
   if (metric == "output_tokens_per_s_per_gpu" && e->inference) {
-    // Generated tokens per second per GPU; a decode-only measurement excludes the prefill.
-    if (in.task == "inference_decode") {
-      return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus() * in.layout.dp;
+    // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
+    // disaggregated serving runs it) times the decode steps alone.
+    if (in.task == "inference_decode" && in.w.inference.output_tokens > 1) {
+      const double step = e->inference->decode_s / (in.w.inference.output_tokens - 1);
+      return e->inference->batch / step / in.hw.Gpus() * in.layout.dp;
     }
     return e->inference->tokens_per_s_per_gpu;
   }

@@ -8,11 +8,13 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/workload.h"
 #include "io/catalog_query.h"
+#include "io/deploy_render.h"
 #include "io/estimate_request.h"
 #include "io/plan_render.h"
 #include "io/workload_yaml.h"
@@ -240,8 +242,18 @@ Result<Workload> ParseBody(const Request& req, const std::vector<std::string_vie
   return w;
 }
 
-Response Plan(const ServerData& data, const Request& req) {
-  ParamReader params(req.params, {"top", "region", "objective"});
+// A plan request read: the workload with the region and objective parameters applied, its
+// model, and the planner's options for this request.
+struct PlanInput {
+  Workload workload;
+  ModelArch arch;
+  planner::PlanOptions options;
+};
+
+// Reads the region, objective and top parameters of `params` (when allowed) and the body; the
+// error to answer, or nothing with `in` filled.
+std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req,
+                                      ParamReader& params, PlanInput* in) {
   const std::optional<int> top = params.Int("top", 1, 1000);  // as `plan --top`
   const std::vector<std::string> regions = params.List("region");
   const std::optional<std::string> objective_text = params.Text("objective");
@@ -263,17 +275,85 @@ Response Plan(const ServerData& data, const Request& req) {
   if (!regions.empty()) w->constraints.regions = regions;
   if (objective) w->objective = *objective;
   if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s, params.names()));
-
-  // From here on the same calls as `gpuplan plan --json` (cli/plan_command.cc).
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
   if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
-  planner::PlanOptions options = data.plan_options;  // a copy: requests never share state
-  if (data.today) options.today = data.today();
-  options.top_n = top.value_or(10);
+  in->workload = std::move(*w);
+  in->arch = std::move(*arch);
+  in->options = data.plan_options;  // a copy: requests never share state
+  if (data.today) in->options.today = data.today();
+  in->options.top_n = top.value_or(10);
+  return std::nullopt;
+}
+
+Result<planner::Plan> MakePlan(const ServerData& data, const PlanInput& in) {
   Result<planner::Plan> plan =
-      planner::MakePlan(*w, *arch, data.catalog, data.calibration, options);
-  if (!plan.ok()) return FromError(FromStatus(plan.status().WithContext(kBodyName)));
-  return Json(io::PlanJson(*w, *plan));
+      planner::MakePlan(in.workload, in.arch, data.catalog, data.calibration, in.options);
+  if (!plan.ok()) return plan.status().WithContext(kBodyName);
+  return plan;
+}
+
+Response Plan(const ServerData& data, const Request& req) {
+  ParamReader params(req.params, {"top", "region", "objective"});
+  PlanInput in;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  // From here on the same calls as `gpuplan plan --json` (cli/plan_command.cc).
+  Result<planner::Plan> plan = MakePlan(data, in);
+  if (!plan.ok()) return FromError(FromStatus(plan.status()));
+  return Json(io::PlanJson(in.workload, *plan, in.arch));
+}
+
+// `gpuplan explain TYPE --json`: every way the plan runs on one instance type, its rejections,
+// and the overall winner.
+Response Explain(const ServerData& data, const Request& req) {
+  ParamReader params(req.params, {"instance", "region", "objective"});
+  const std::optional<std::string> instance = params.Text("instance");
+  PlanInput in;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  if (!instance) {
+    return ErrorResponse(400, "instance: required, e.g. ?instance=ecs.gn7i-c8g1.2xlarge",
+                         "instance");
+  }
+  const InstanceType* type = data.catalog.FindInstance(*instance);
+  if (!type) {
+    return ErrorResponse(400,
+                         fmt::format("instance: unknown instance type \"{}\"; did you mean {}?",
+                                     *instance,
+                                     fmt::join(data.catalog.SuggestInstances(*instance), ", ")),
+                         "instance");
+  }
+  Result<planner::Plan> overall = MakePlan(data, in);
+  if (!overall.ok()) return FromError(FromStatus(overall.status()));
+  in.options.only_instance = type->name;  // as cli/plan_command.cc's RunExplain
+  in.options.top_n = 100;
+  Result<planner::Plan> mine = MakePlan(data, in);
+  if (!mine.ok()) return FromError(FromStatus(mine.status()));
+  return Json(io::ExplainJson(type->name, *overall, *mine));
+}
+
+// `gpuplan deploy --rank N`'s files as {"rank", "instance", "files": {name: contents}}.
+Response Deploy(const ServerData& data, const Request& req) {
+  ParamReader params(req.params, {"rank", "region", "objective"});
+  const int rank = params.Int("rank", 1, 1000).value_or(1);
+  PlanInput in;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  in.options.top_n = rank;
+  Result<planner::Plan> plan = MakePlan(data, in);
+  if (!plan.ok()) return FromError(FromStatus(plan.status()));
+  if (static_cast<size_t>(rank) > plan->candidates.size()) {
+    return ErrorResponse(400,
+                         fmt::format("rank {}: the plan has only {} candidate(s)", rank,
+                                     plan->candidates.size()),
+                         "rank");
+  }
+  const planner::Candidate& c = plan->candidates[static_cast<size_t>(rank - 1)];
+  const InstanceType* type = data.catalog.FindInstance(c.instance);
+  if (!type) return ErrorResponse(500, "planned instance type missing from the catalog");
+  io::DeployOptions options;
+  options.today = in.options.today;
+  options.rank = rank;
+  Result<io::DeployFiles> files = io::RenderDeploy(in.workload, c, *type, options);
+  if (!files.ok()) return FromError(FromStatus(files.status()));
+  return Json({{"rank", rank}, {"instance", c.instance}, {"files", *files}});
 }
 
 Response Estimate(const ServerData& data, const Request& req) {
@@ -377,6 +457,8 @@ constexpr Route kRoutes[] = {
     {"/", "GET", Page, false},
     {"/healthz", "GET", Health, false},
     {"/v1/plan", "POST", Plan, true},
+    {"/v1/explain", "POST", Explain, true},
+    {"/v1/deploy", "POST", Deploy, true},
     {"/v1/estimate", "POST", Estimate, true},
     {"/v1/catalog/gpus", "GET", CatalogGpus, false},
     {"/v1/catalog/instances", "GET", CatalogInstances, false},

@@ -5,6 +5,11 @@
 //   GET  /healthz               {"ok": true, "catalog": {counts}, "version"}
 //   POST /v1/plan               body: a workload (JSON or YAML); ?top=N&region=R&objective=O
 //                               -> exactly what `gpuplan plan --json` prints
+//   POST /v1/explain            body: a workload; ?instance=TYPE[&region=R&objective=O]
+//                               -> exactly what `gpuplan explain TYPE --json` prints
+//   POST /v1/deploy             body: a workload; ?rank=N[&region=R&objective=O]
+//                               -> {"rank", "instance", "files": {name: contents}}: the files
+//                                  `gpuplan deploy --rank N` writes
 //   POST /v1/estimate           body: a workload; ?gpu=&gpus=&gpus_per_node= | ?instance=&nodes=
 //                               [&tp=&pp=&dp=&zero=&micro_batch=&sequence_parallel=
 //                                &inter_node_gbps=]

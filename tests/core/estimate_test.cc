@@ -462,7 +462,7 @@ TEST(EstimateTest, BadLayoutsAreErrors) {
   Layout big_mb;
   big_mb.micro_batch = 64;
   const Case kCases[] = {
-      {"gpu_count_mismatch", too_many, 2, "layout: tp*pp*dp = 4 but the hardware has 2 GPUs"},
+      {"gpu_count_mismatch", too_many, 2, "layout: tp*cp*pp*dp = 4 but the hardware has 2 GPUs"},
       {"tp_not_divisor", bad_tp, 3, "layout: tp 3 does not divide the 32 attention heads"},
       {"micro_batch_over_global", big_mb, 1,
        "layout: micro_batch 64 x dp 1 exceeds global_batch 8"},

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -121,6 +122,63 @@ TEST_F(ServerTest, PlanEqualsTheCliPlanJson) {
     EXPECT_EQ(r->get_header_value("Content-Type"), "application/json; charset=utf-8");
     EXPECT_EQ(Body(r), want);
     EXPECT_FALSE(want["candidates"].empty());
+  }
+}
+
+TEST_F(ServerTest, ExplainEqualsTheCliExplainJson) {
+  const std::string type = "ecs.gn7i-c8g1.2xlarge";
+  const nlohmann::json want =
+      CliJson({"explain", type, Example("llm-lora-finetune.yaml"), "--json"});
+  auto r = Client().Post(("/v1/explain?instance=" + type).c_str(),
+                         ReadText(Example("llm-lora-finetune.yaml")), "application/yaml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Body(r), want);
+  EXPECT_FALSE(want["candidates"].empty());
+}
+
+TEST_F(ServerTest, DeployFilesEqualWhatTheCliWrites) {
+  const std::string dir = ::testing::TempDir() + "/gpuplan-serve-deploy";
+  std::filesystem::remove_all(dir);
+  auto run = RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--rank", "2", "--out", dir});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto r = Client().Post("/v1/deploy?rank=2", ReadText(Example("llm-lora-finetune.yaml")),
+                         "application/yaml");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const nlohmann::json j = Body(r);
+  EXPECT_EQ(j["rank"], 2);
+  ASSERT_EQ(j["files"].size(), 4u) << j.dump();
+  for (const auto& [name, text] : j["files"].items()) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(text.get<std::string>(), ReadText(dir + "/" + name));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(ServerTest, ExplainAndDeployNameTheirBadParameter) {
+  struct Case {
+    const char* name;
+    std::string target;
+    std::string field, message;
+  };
+  const Case cases[] = {
+      {"explain without a type", "/v1/explain", "instance", "instance: required"},
+      {"explain of an unknown type", "/v1/explain?instance=ecs.nope", "instance",
+       "unknown instance type \"ecs.nope\""},
+      {"deploy past the plan's end", "/v1/deploy?rank=1000", "rank", "the plan has only"},
+      {"deploy rank not a number", "/v1/deploy?rank=first", "rank", "expected a whole number"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = Client().Post(c.target.c_str(), ReadText(Example("llm-lora-finetune.yaml")),
+                           "application/yaml");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << r->body;
+    const nlohmann::json j = Body(r);
+    EXPECT_EQ(j["error"]["field"], c.field) << r->body;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(c.message), std::string::npos)
+        << r->body;
   }
 }
 
@@ -330,7 +388,13 @@ TEST_F(ServerTest, PageHasTheFormAndNothingExternal) {
   for (const char* want : {"<form", "name=\"task\"", "name=\"method\"", "name=\"model\"",
                            "name=\"precision\"", "name=\"seq_len\"", "name=\"tokens\"",
                            "name=\"global_batch\"", "name=\"region\"", "name=\"objective\"",
-                           "fetch(\"/v1/plan", "<option value=\"llama-2-7b\">", "textContent"}) {
+                           "fetch(\"/v1/plan", "<option value=\"llama-2-7b\">", "textContent",
+                           // every field a plan link can carry (the workload YAML's keys)
+                           "name=\"requests_per_s\"", "name=\"ttft_ms\"", "name=\"tpot_ms\"",
+                           "name=\"max_gpus\"", "name=\"max_nodes\"", "name=\"budget\"",
+                           "name=\"deadline_hours\"", "name=\"billing\"", "name=\"engine\"",
+                           "name=\"lora_rank\"", "name=\"micro_batch\"", "id=\"copy-link\"",
+                           "id=\"svg-ns\""}) {
     EXPECT_NE(page.find(want), std::string::npos) << want;
   }
   for (const char* banned : {"http://", "https://", "src=", "href=", "@import", "url(", "innerHTML",

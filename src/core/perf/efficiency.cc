@@ -1,0 +1,35 @@
+// How close to peak the math runs: GEMM efficiency (roofline) and the peak per precision.
+#include "core/perf/internal.h"
+
+namespace gpuplan::perf::internal {
+
+// Achieved fraction of the peak for GEMMs with per-GPU inner size `dim` over `tokens` rows whose
+// weights are stored in `weight_bytes` per element: saturating in the inner size (tensor-core
+// tiles) and in the rows. The rows' half point is a multiple of the ridge point, the rows at
+// which streaming the weights takes as long as the arithmetic (Williams et al. 2009 roofline),
+// so few-row GEMMs become bandwidth-bound GEMVs on every GPU and precision. FP32 runs on the
+// CUDA cores (no tile penalty in the inner size).
+double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const Gpu& gpu,
+                      double peak_tflops, double dim, double tokens, Precision p,
+                      double weight_bytes) {
+  const bool simt = p == Precision::kFp32;
+  double fraction = simt ? arch.simt_fraction : arch.gemm_fraction;
+  if (p == Precision::kFp8)
+    fraction *= cal.fp8_gemm_factor;
+  if (!simt)
+    fraction *= dim / (dim + cal.gemm_half_dim);
+  const double bandwidth = gpu.memory_bandwidth_gbs * 1e9 * arch.memory_bw_fraction;
+  const double ridge_tokens =
+      bandwidth > 0 ? peak_tflops * 1e12 * fraction * weight_bytes / (2 * bandwidth) : 0;
+  return fraction * tokens / (tokens + cal.gemm_weight_read_factor * ridge_tokens);
+}
+
+// The dense peak used for GEMMs at precision p. FP32 training runs FP32 math (PyTorch leaves
+// TF32 off for matmul by default since 1.12); INT8 inference weights are dequantised to FP16.
+std::optional<double> PeakTflops(const Gpu& g, Precision p) {
+  if (p == Precision::kInt8)
+    return g.Tflops(Precision::kFp16);
+  return g.Tflops(p);
+}
+
+}  // namespace gpuplan::perf::internal

@@ -1,0 +1,85 @@
+// Internal interface of the performance model (include/gpuplan/estimate.h is the public one):
+// the pieces each estimate file shares. Pure functions over const inputs.
+#ifndef GPUPLAN_SRC_CORE_PERF_INTERNAL_H_
+#define GPUPLAN_SRC_CORE_PERF_INTERNAL_H_
+
+#include <optional>
+
+#include "gpuplan/estimate.h"
+
+namespace gpuplan::perf::internal {
+
+inline constexpr double kGiB = 1073741824.0;  // 2^30 bytes
+
+// Bytes per element of weights and activations at a compute precision.
+double ElementBytes(Precision p);
+// Bits per parameter of a quantised base (NF4 with double quantisation, or GPTQ/AWQ groups).
+double QuantBits(int bits, bool nf4);
+
+// The model's per-layer sizes in elements, shared by the memory and time formulas.
+struct Dims {
+  double layers = 0, h = 0, heads = 0, kvd = 0, ffn = 0, vocab = 0;
+  double mlp_mats = 2;      // weight matrices in the MLP (GELU 2, SwiGLU 3)
+  double layer_params = 0;  // one layer's parameters
+  double embed_params = 0;  // embedding (+ untied head)
+  double head_params = 0;   // the output projection's parameters (computed, tied or not)
+  double params = 0;        // total
+  double active_params = 0;  // used per token (= params for dense models)
+  // Width of the attention core (QK^T and AV): heads x head_dim; MLA the mean of its QK
+  // (nope + rope) and V widths. hidden for classic models.
+  double attn_dim = 0;
+  // Mixture of Experts, averaged over the layers (0 for dense models): the routed experts'
+  // parameters (sharded by expert parallelism), those one token uses, and the routed copies of
+  // each token (top_k on MoE layers) that dispatch, expert GEMMs and combine move.
+  double expert_layer_params = 0;
+  double active_expert_layer_params = 0;
+  double routed_copies = 0;
+  double moe_layer_share = 0;  // fraction of layers that are MoE
+};
+
+Dims DimsOf(const ModelArch& m);
+// LoRA adapter parameters per layer when every linear layer is adapted.
+double AdapterParamsPerLayer(const Dims& d, double rank);
+// Saved activations of one transformer layer for one micro-batch, bytes.
+double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp, bool sp,
+                            bool flash, Recompute rc, bool dropout);
+
+// Ring collective time of `bytes` over `n` ranks (factor 2 all-reduce, 1 gather/scatter).
+double RingTime(double bytes, int n, double factor, double bw_bytes_s, double latency_s);
+// Effective bandwidth (bytes/s) of a collective over `n` GPUs placed `span_per_node` per node.
+double GroupBandwidth(const Hardware& hw, const Calibration& cal, int n, int span_per_node);
+
+// Achieved fraction of peak of GEMMs with inner size `dim` over `tokens` rows.
+double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const Gpu& gpu,
+                      double peak_tflops, double dim, double tokens, Precision p,
+                      double weight_bytes);
+// The dense peak used for GEMMs at precision p.
+std::optional<double> PeakTflops(const Gpu& g, Precision p);
+
+// --- Mixture of Experts (moe.cc).
+// The MoE parts of Dims (routed experts per layer, the token's MLP width and routed copies).
+void ApplyMoeDims(const ModelArch& m, Dims& d);
+// GPUs one expert's weights are spread over: ep x tp while that fits in tp x dp.
+double ExpertShards(const Layout& l);
+// Token dispatch and combine of `tokens` on this GPU over `moe_layers` MoE layers, `passes`
+// all-to-alls per layer, seconds (0 without expert parallelism).
+double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
+                          const Calibration& cal, double tokens, double moe_layers, double passes,
+                          double act_bytes);
+// Achieved efficiency of the expert GEMMs at the rows each expert receives from `tokens`.
+double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
+                            const Calibration& cal, const Gpu& gpu, double peak, double tokens,
+                            Precision p, double weight_bytes);
+
+// Fills the overhead, totals and fit of `e.memory` from its breakdown.
+void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal);
+
+// The two estimates behind EstimateRun (layout already checked; `peak` in TFLOPS).
+Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                  const Layout& l, const Calibration& cal, double peak);
+Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                   const Layout& l, const Calibration& cal, double peak);
+
+}  // namespace gpuplan::perf::internal
+
+#endif  // GPUPLAN_SRC_CORE_PERF_INTERNAL_H_

@@ -1,0 +1,19 @@
+// Memory common to training and inference.
+#include "core/perf/internal.h"
+
+namespace gpuplan::perf::internal {
+
+// Memory common to training and inference: overhead on top of what tensors hold.
+void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal) {
+  MemoryBreakdown& m = e.memory.breakdown;
+  const double allocated =
+      m.weights + m.gradients + m.optimizer + m.adapters + m.activations + m.kv_cache + m.transient;
+  e.memory.allocated_gib = allocated;
+  e.memory.reserved_gib = allocated * (1 + cal.allocator_fragmentation);
+  m.overhead = e.memory.reserved_gib - allocated + cal.cuda_context_gib;
+  e.memory.per_gpu_gib = allocated + m.overhead;
+  e.memory.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
+  e.memory.fits = e.memory.per_gpu_gib <= e.memory.capacity_gib;
+}
+
+}  // namespace gpuplan::perf::internal

@@ -1,0 +1,135 @@
+// The training estimate: memory, step time and throughput of one optimizer step. The shape of
+// the step is computed once here; memory (training_memory.cc) and time (training_time.cc)
+// read it.
+#include <algorithm>
+#include <cmath>
+
+#include "core/perf/training_shape.h"
+
+namespace gpuplan::perf::internal {
+
+TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l) {
+  TrainingShape t;
+  t.d = DimsOf(arch);
+  const Dims& d = t.d;
+  t.transformer = arch.IsTransformer();
+  t.lora = w.method == Method::kLora || w.method == Method::kQlora;
+  t.e = ElementBytes(w.precision);
+  t.half = t.e == 2;
+  // Mixed precision keeps an fp32 master copy and fp32 states; pure 16-bit training keeps
+  // neither (states in the compute precision).
+  t.mixed = t.half && w.master_weights;
+  t.flash = l.flash_attention && w.flash_attention;
+  t.rc = l.recompute;
+  t.s = w.seq_len;
+  t.s_local = t.s / l.cp;
+  t.b = l.micro_batch;
+  t.tp = l.tp;
+  t.cp = l.cp;
+  t.pp = l.pp;
+  t.vp = l.vp;
+  t.dp = l.dp;
+  // Context-parallel ranks hold the same weights: gradients are reduced and ZeRO states
+  // sharded over dp x cp (Megatron-Core's distributed optimizer does so).
+  t.shard = t.dp * t.cp;
+  // Micro-batches per step (global = micro x dp x accumulation).
+  t.m = std::max(1, static_cast<int>(std::ceil(static_cast<double>(w.global_batch) /
+                                               (static_cast<double>(l.micro_batch) * l.dp))));
+  // Parameters held by the busiest pipeline stage (the first: its layers plus the embedding;
+  // Megatron gives the last stage the head, so with pp > 1 each end holds one vocab x h table).
+  t.stage_layers = t.transformer ? std::ceil(d.layers / t.pp) : 0;
+  t.stage_embed = !t.transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
+  // Routed experts are sharded over ExpertShards (ep x tp) instead of tp.
+  const double stage_experts = t.stage_layers * d.expert_layer_params / ExpertShards(l);
+  t.stage_params =
+      t.transformer
+          ? (t.stage_layers * (d.layer_params - d.expert_layer_params) + t.stage_embed) / t.tp +
+                stage_experts
+          : d.params;
+  t.stage_layer_params =
+      t.stage_layers * (d.layer_params - d.expert_layer_params) / t.tp + stage_experts;
+  const double expert_frac = t.stage_params > 0 ? stage_experts / t.stage_params : 0;
+  const double expert_replicas = std::max(1.0, t.shard * t.tp / ExpertShards(l));
+  t.zero_shard = 1 / ((1 - expert_frac) / t.shard + expert_frac / expert_replicas);
+  // Model states (ZeRO, Rajbhandari et al. 2020, 3: mixed-precision AdamW keeps 2-byte weights
+  // and gradients plus 12 bytes of fp32 master weights, momentum and variance = 16 bytes/param).
+  t.master = t.mixed ? 4 : 0;
+  const double state_e = t.half && !w.master_weights ? t.e : 4;  // bytes per optimizer state
+  switch (w.optimizer) {
+    case Optimizer::kAdamw:
+      t.state_bytes = 2 * state_e;
+      break;  // m and v
+    case Optimizer::kAdamw8bit:
+      t.state_bytes = 2;
+      break;  // 8-bit m and v (Dettmers et al. 2022)
+    case Optimizer::kSgd:
+      t.state_bytes = state_e;
+      break;  // momentum
+    // Factored second moment, O(rows + cols) per matrix (Shazeer & Stern 2018): ~0 per param.
+    case Optimizer::kAdafactor:
+      t.state_bytes = 0;
+      break;
+  }
+  if (t.lora) {
+    t.adapter_local = t.stage_layers * AdapterParamsPerLayer(d, w.lora_rank) / t.tp;
+    t.trainable_local = t.adapter_local + (w.train_embeddings ? t.stage_embed / t.tp : 0);
+  } else {
+    t.trainable_local = t.stage_params;
+  }
+  t.layer_activation = t.transformer
+                           ? LayerActivationBytes(d, t.s_local, t.b, t.e, l.tp, l.sequence_parallel,
+                                                  t.flash, t.rc, arch.dropout)
+                           : 0;
+  return t;
+}
+
+Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                  const Layout& l, const Calibration& cal, double peak) {
+  const TrainingShape t = ShapeOf(w, arch, l);
+  if (l.cp > 1 && !t.flash) {
+    return Status::InvalidArgument(
+        "layout: context parallelism (cp > 1) needs flash attention (ring attention passes "
+        "key/value blocks between fused attention kernels)");
+  }
+  if (l.vp > 1) {
+    if (t.transformer && static_cast<int>(t.d.layers) % (l.pp * l.vp) != 0) {
+      return Status::InvalidArgument("layout: interleaved pipeline needs layers (" +
+                                     std::to_string(static_cast<int>(t.d.layers)) +
+                                     ") divisible by pp x vp (" + std::to_string(l.pp * l.vp) +
+                                     ")");
+    }
+    if (t.m % l.pp != 0) {
+      return Status::InvalidArgument(
+          "layout: interleaved pipeline needs the micro-batches per step (" + std::to_string(t.m) +
+          ") to be a multiple of pp (" + std::to_string(l.pp) +
+          ") (Megatron-LM's interleaved 1F1B schedule)");
+    }
+  }
+  if (l.optimizer_in_backward && t.m > 1) {
+    return Status::InvalidArgument(
+        "layout: optimizer-in-backward steps each parameter during backward, so it cannot "
+        "accumulate gradients over " +
+        std::to_string(t.m) + " micro-batches (set micro_batch x dp = global_batch)");
+  }
+  Estimate est;
+  est.grad_accum = t.m;
+  TrainingMemory(t, w, arch, hw, l, cal, est);
+  const TrainingFlops f = FlopsOf(t, w, arch);
+  est.flops_per_token = f.model_per_token;
+  est.mfu_basis = f.basis;
+  TrainingTime(t, f, w, arch, hw, l, cal, peak, est);
+
+  const TimeBreakdown& tb = est.time.breakdown;
+  est.time.step_s = tb.compute + tb.pp_bubble + tb.tp_comm + tb.pp_comm + tb.dp_comm +
+                    tb.optimizer + tb.offload + tb.data + tb.cp_comm + tb.ep_comm;
+  const double tokens_step_gpu = static_cast<double>(t.m) * l.micro_batch * l.dp * t.s / hw.Gpus();
+  est.throughput.tokens_per_s_per_gpu = tokens_step_gpu / est.time.step_s;
+  est.throughput.samples_per_s_per_gpu = est.throughput.tokens_per_s_per_gpu / t.s;
+  est.throughput.tflops_per_gpu = est.throughput.tokens_per_s_per_gpu * f.model_per_token / 1e12;
+  est.throughput.hardware_tflops_per_gpu =
+      est.throughput.tokens_per_s_per_gpu * f.hardware_per_token / 1e12;
+  est.throughput.mfu = est.throughput.tflops_per_gpu / peak;
+  return est;
+}
+
+}  // namespace gpuplan::perf::internal

@@ -1,0 +1,111 @@
+// Training memory on the busiest GPU: model states under ZeRO and offload, LoRA adapters,
+// saved activations under pipelining, interleaving, context parallelism and recomputation,
+// transients; and the host RAM that offloading needs.
+#include <algorithm>
+#include <cmath>
+
+#include "core/perf/training_shape.h"
+
+namespace gpuplan::perf::internal {
+
+void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& arch,
+                    const Hardware& hw, const Layout& l, const Calibration& cal, Estimate& est) {
+  const Dims& d = t.d;
+  const double e = t.e;
+  MemoryBreakdown& mem = est.memory.breakdown;
+  const double zero_opt = l.zero >= 1 ? t.zero_shard : 1;
+  const double zero_grad = l.zero >= 2 ? t.zero_shard : 1;
+  const double zero_w = l.zero >= 3 ? t.zero_shard : 1;
+  double host = 0;  // bytes per GPU held in host RAM
+  if (!t.lora) {
+    mem.weights = t.stage_params * e / zero_w;
+    mem.gradients = t.stage_params * e / zero_grad;
+    mem.optimizer = t.stage_params * (t.master + t.state_bytes) / zero_opt;
+    // ZeRO's mixed-precision optimizer (DeepSpeed stages 1-3) also keeps the fp32 gradient
+    // of its partition for accumulation and clipping: 4 bytes per parameter / dp.
+    if (l.zero >= 1 && t.mixed)
+      mem.optimizer += t.stage_params * 4 / zero_opt;
+  } else {
+    // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
+    // embeddings, head and norms in 16 bits (Dettmers et al. 2023).
+    const bool nf4 = w.method == Method::kQlora || w.weight_bits == 4;
+    const double layer_bytes = (w.method == Method::kQlora || w.weight_bits > 0)
+                                   ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, nf4) / 8
+                                   : e;
+    mem.weights =
+        (t.stage_layer_params * layer_bytes + (t.stage_params - t.stage_layer_params) * e) / zero_w;
+    // Adapters train in fp32 (PEFT casts adapter weights to fp32 by default): weight 4 +
+    // gradient 4 + AdamW states 8 bytes per parameter.
+    mem.adapters = t.adapter_local * (4 + 4 + t.state_bytes) / zero_opt;
+    if (w.train_embeddings) {
+      // PEFT modules_to_save: a trainable copy of the embedding and head (16-bit weight and
+      // gradient) with AdamW states in fp32.
+      mem.adapters += t.stage_embed / t.tp * (e + e + t.state_bytes) / zero_opt;
+    }
+  }
+  // Optimizer in backward (LOMO, Lv et al. 2023; torchtune optimizer_in_bwd): each parameter
+  // is stepped as soon as its gradient exists, so at most one layer's gradients are held.
+  if (l.optimizer_in_backward && !t.lora) {
+    mem.gradients = std::min(mem.gradients, d.layer_params / t.tp * e);
+  }
+  // Offloaded optimizer (ZeRO-Offload, Ren et al. 2021): fp32 master weights, optimizer states
+  // and the gradients live in host RAM and the host runs Adam; the GPU keeps the 16-bit
+  // weights. Offloaded parameters (ZeRO-Infinity / FSDP CPU offload) move the weights too;
+  // the GPU holds the layer in use and the prefetched next one.
+  if (l.offload != Offload::kNone) {
+    host += (mem.optimizer + (t.lora ? 0 : mem.gradients)) * 1.0;
+    mem.optimizer = 0;
+    if (!t.lora)
+      mem.gradients = 0;
+    if (l.offload == Offload::kParams) {
+      host += mem.weights;
+      mem.weights = std::min(mem.weights, 2 * d.layer_params / t.tp * e);
+    }
+  }
+
+  // Activations. With 1F1B pipelining the first stage holds min(pp, m) micro-batches of its
+  // layers (Narayanan et al. 2021, 2.2.1; Korthikanti et al. 2022, 4.2); the interleaved
+  // schedule holds (1 + (pp - 1) / (pp vp)) times that (Korthikanti et al. 2022, 4.2.2).
+  double in_flight = l.pp > 1 ? std::min<double>(t.pp, t.m) : 1;
+  if (l.vp > 1)
+    in_flight *= 1 + (t.pp - 1) / (t.pp * t.vp);
+  const double activations = t.layer_activation * t.stage_layers * in_flight;
+  if (l.activation_offload && t.transformer) {
+    // Offloaded activations: copied to host as each layer finishes forward and back before its
+    // backward; the GPU keeps the layer in flight and the one being copied.
+    host += activations;
+    mem.activations = std::min(activations, 2 * t.layer_activation);
+  } else {
+    mem.activations = activations;
+  }
+  // Transients at the peak: the logits of the last stage in 16-bit plus their fp32 copy for
+  // the loss (Megatron/HF upcast), one layer's full activations when it is recomputed in
+  // backward, and with ZeRO-3 the gathered parameters of the layer in use and the prefetched
+  // next (PyTorch FSDP forward/backward prefetch).
+  double transient = 0;
+  if (t.transformer) {
+    transient += cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (e + 4);
+    if (t.rc != Recompute::kNone) {
+      transient += LayerActivationBytes(d, t.s_local, t.b, e, l.tp, l.sequence_parallel, t.flash,
+                                        Recompute::kNone, arch.dropout);
+    }
+    if (l.zero >= 3 && t.shard > 1)
+      transient += 2 * d.layer_params / t.tp * e;
+  }
+  mem.activations /= kGiB;
+  mem.transient = transient / kGiB;
+  mem.weights /= kGiB;
+  mem.gradients /= kGiB;
+  mem.optimizer /= kGiB;
+  mem.adapters /= kGiB;
+  FinishMemory(est, hw, cal);
+  // Host RAM of the node: every GPU's offloaded share, against what the instance leaves free.
+  est.memory.host_gib = host * hw.gpus_per_node / kGiB;
+  if (est.memory.host_gib > 0 && hw.host_memory_gib > 0) {
+    est.memory.host_capacity_gib = hw.host_memory_gib * cal.host_ram_usable_fraction;
+    if (est.memory.host_gib > est.memory.host_capacity_gib)
+      est.memory.fits = false;
+  }
+}
+
+}  // namespace gpuplan::perf::internal

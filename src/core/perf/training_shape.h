@@ -1,0 +1,62 @@
+// What one training step looks like on the busiest GPU: the sizes that the memory, compute and
+// communication parts of the training estimate share (src/core/perf/training_*.cc).
+#ifndef GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
+#define GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
+
+#include "core/perf/internal.h"
+
+namespace gpuplan::perf::internal {
+
+struct TrainingShape {
+  Dims d;
+  bool transformer = false;
+  bool lora = false;   // LoRA or QLoRA: frozen base, trainable adapters
+  bool half = false;   // 16-bit weights and activations
+  bool mixed = false;  // 16-bit compute with an fp32 master copy
+  bool flash = false;
+  Recompute rc = Recompute::kNone;
+  double s = 0;        // sequence length (full)
+  double s_local = 0;  // tokens of a sequence on one context-parallel rank (s / cp)
+  double b = 0;        // micro-batch
+  double e = 0;        // bytes per weight/activation element
+  double tp = 1, cp = 1, pp = 1, vp = 1, dp = 1;
+  double shard = 1;               // ranks that hold the same weights and shard ZeRO states: dp x cp
+  // ZeRO's divisor of this GPU's parameter mix: dense parameters shard over `shard`, routed
+  // experts (sharded by ep) over their own replicas (= shard for dense models).
+  double zero_shard = 1;
+  int m = 1;                      // micro-batches per step per pipeline
+  double stage_layers = 0;        // transformer layers on the busiest (first) stage
+  double stage_embed = 0;         // embedding / head parameters on that stage
+  double stage_params = 0;        // parameters on one GPU of that stage before ZeRO
+  double stage_layer_params = 0;  // of which in transformer layers
+  double master = 0;              // fp32 master-copy bytes per trainable parameter
+  double state_bytes = 0;         // optimizer-state bytes per trainable parameter
+  double trainable_local = 0;     // trainable parameters on one GPU before ZeRO
+  double adapter_local = 0;       // LoRA adapter parameters on one GPU
+  double layer_activation = 0;    // saved activations of one layer, one micro-batch, bytes
+};
+
+TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l);
+
+// Memory of the step on the busiest GPU (and the host RAM offload needs), into `est.memory`.
+void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& arch,
+                    const Hardware& hw, const Layout& l, const Calibration& cal, Estimate& est);
+
+// Model and hardware FLOPs per token, and the basis the MFU is stated on.
+struct TrainingFlops {
+  double model_per_token = 0;         // what the method must compute (no recomputation)
+  double hardware_per_token = 0;      // what the GPUs execute (with recomputation)
+  double attention_per_token = 0;     // attention core part of model_per_token
+  double attention_hw_per_token = 0;  // attention core part of hardware_per_token
+  const char* basis = "";
+};
+TrainingFlops FlopsOf(const TrainingShape& t, const Workload& w, const ModelArch& arch);
+
+// Step time: compute and every communication part, into `est.time.breakdown`.
+void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload& w,
+                  const ModelArch& arch, const Hardware& hw, const Layout& l,
+                  const Calibration& cal, double peak, Estimate& est);
+
+}  // namespace gpuplan::perf::internal
+
+#endif  // GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
