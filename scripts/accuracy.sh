@@ -47,6 +47,9 @@ check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 
 # BERT, flash-attention, torchtune, torchtitan, Qwen3 on H20, LMDeploy, TensorRT-LLM v1.0); the
 # gaps they show are listed in README ("gpuplan validate").
 check heldout_published.csv      0.19    0.56    0.11    0.62    0.90      0.82 || status=1
+# 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
+# Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in README.
+check calibration_moe.csv        0.25    0.79    0.01    0.01    0.82      0.00 || status=1
 # The H200 decode rows are reported, not gated: decode time on that VM was unstable (README,
 # "Device check"); their memory and TTFT are in the report.
 echo "h200_device_inference.csv (report only):"

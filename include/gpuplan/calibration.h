@@ -91,6 +91,14 @@ struct Calibration {
   double dp_overlap = 0.7;
   // Fraction of ZeRO-3 parameter all-gathers hidden behind compute (prefetch).
   double zero3_overlap = 0.7;
+  // Mixture-of-Experts: the busiest expert's tokens over the mean (routing is never perfectly
+  // balanced; NVIDIA's MoE benchmarks force-balance it, real runs are slower), and the fraction
+  // of the token dispatch/combine all-to-all hidden behind compute (Megatron/DeepEP overlap).
+  double moe_load_imbalance = 1.2;
+  double moe_a2a_overlap = 0.0;
+  // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
+  // the host sync for the dispatch's token counts), microseconds.
+  double moe_layer_overhead_us = 0;
   // Host Adam throughput of one node for ZeRO-Offload (DeepSpeed CPU-Adam), 1e9 parameters/s.
   double cpu_adam_gparams_per_s = 4.5;
   // Share of an instance's RAM that offloaded states may take (the rest: OS, page cache,

@@ -125,6 +125,9 @@ struct Workload {
   // `model_name` is "inline" or the name the user gave it).
   std::string model_name;
   std::optional<ModelArch> inline_arch;
+  // A Hugging Face config.json (or its folder) named by `model: {config: PATH}` or
+  // --model-config; the command-line edge reads it into inline_arch (the core reads no files).
+  std::string model_config;
   Precision precision = Precision::kBf16;  // compute precision of weights and activations
   // Bits per weight of a quantised frozen base (4 = NF4/GPTQ-int4, 8 = int8); 0 = not
   // quantised. QLoRA implies 4.

@@ -99,10 +99,13 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   Result<ModelZoo> zoo = io::LoadModelZoo();
   if (!zoo.ok()) return ctx.Fail(zoo.status());
   if (o.list_models) {
-    io::Table t{{"model", "kind", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn",
-                 "vocab", "source"}, {}};
+    io::Table t{{"model", "kind", "params_b", "active_b", "experts", "layers", "hidden", "heads",
+                 "kv_heads", "ffn", "vocab", "source"}, {}};
     for (const ModelArch& m : zoo->models) {
+      const std::string experts =
+          m.IsMoe() ? fmt::format("{}/{}", m.moe.top_k, m.moe.experts) : "";
       t.rows.push_back({m.name, std::string(ModelKindName(m.kind)), Num(m.Params() / 1e9),
+                        Num(m.ActiveParams() / 1e9), experts,
                         std::to_string(m.layers), std::to_string(m.hidden),
                         std::to_string(m.heads), std::to_string(m.kv_heads),
                         std::to_string(m.ffn), std::to_string(m.vocab), m.source});
@@ -166,7 +169,7 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--pp", o->layout.pp, "Pipeline parallel degree");
   cmd->add_option("--dp", o->layout.dp, "Data parallel degree");
   cmd->add_option("--zero", o->layout.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
-  cmd->add_option("--ep", o->layout.ep, "Expert parallel degree (MoE; divides dp)");
+  cmd->add_option("--ep", o->layout.ep, "Expert parallel degree (MoE; experts shard over ep ranks inside tp x dp)");
   cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);

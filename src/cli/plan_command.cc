@@ -10,6 +10,7 @@
 #include "cli/plan_inputs.h"
 #include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "io/estimate_request.h"
 #include "io/plan_render.h"
 
 namespace gpuplan::cli {
@@ -33,7 +34,7 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
     return ctx.Fail(WithWorkloadContext(plan.status(), f.source));
   }
   if (f.json) {
-    *ctx.out << io::PlanJson(in->workload, *plan).dump(2) << "\n";
+    *ctx.out << io::PlanJson(in->workload, *plan, in->arch).dump(2) << "\n";
   } else if (f.markdown) {
     *ctx.out << io::PlanMarkdown(in->workload, *plan);
   } else {

@@ -48,9 +48,11 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
     rows.push_back(std::move(j));
   }
   const io::ValidationSummary& s = report.summary;
-  nlohmann::json by_metric = nlohmann::json::object(), by_gpu = nlohmann::json::object();
+  nlohmann::json by_metric = nlohmann::json::object(), by_gpu = nlohmann::json::object(),
+                 by_task = nlohmann::json::object();
   for (const auto& [k, v] : s.by_metric) by_metric[k] = StatsJson(v);
   for (const auto& [k, v] : s.by_gpu) by_gpu[k] = StatsJson(v);
+  for (const auto& [k, v] : s.by_task) by_task[k] = StatsJson(v);
   nlohmann::json summary = {{"rows", s.total},
                             {"ok", s.ok},
                             {"unsupported", s.unsupported},
@@ -62,7 +64,8 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
                                       {"correct", s.fits_correct},
                                       {"accuracy", s.fits_accuracy}}},
                             {"by_metric", by_metric},
-                            {"by_gpu", by_gpu}};
+                            {"by_gpu", by_gpu},
+                            {"by_task", by_task}};
   return {{"rows", rows}, {"summary", summary}};
 }
 
@@ -89,6 +92,7 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   add("memory (all)", s.memory);
   for (const auto& [k, v] : s.by_metric) add("metric " + k, v);
   for (const auto& [k, v] : s.by_gpu) add("gpu " + k, v);
+  for (const auto& [k, v] : s.by_task) add("task " + k, v);
   out += io::RenderAligned(t);
   out += fmt::format("\n{} rows: {} ok, {} unsupported, {} error ({} supported)\n", s.total, s.ok,
                      s.unsupported, s.errors, Pct(s.supported_fraction));

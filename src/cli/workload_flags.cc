@@ -1,5 +1,6 @@
 #include "cli/workload_flags.h"
 
+#include <filesystem>
 #include <string_view>
 #include <utility>
 
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "io/hf_config.h"
 #include "io/workload_yaml.h"
 
 namespace gpuplan::cli {
@@ -82,15 +84,33 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
   SetIfGiven(f.output_tokens, &w.inference.output_tokens);
   SetIfGiven(f.batch, &w.inference.batch);
+  if (!f.model.empty() && !f.model_config.empty()) {
+    return Usage("give --model NAME or --model-config PATH, not both");
+  }
   if (!f.model.empty()) {
     w.model_name = f.model;
     w.inline_arch.reset();
+    w.model_config.clear();
+  }
+  if (!f.model_config.empty()) {
+    w.model_config = f.model_config;
+    w.model_name = "config";
+    w.inline_arch.reset();
+  }
+  const bool refinements = f.experts || f.top_k || f.moe_ffn || f.shared_experts ||
+                           f.dense_layers || f.head_dim || f.q_lora_rank || f.kv_lora_rank ||
+                           f.qk_rope_head_dim || f.qk_nope_head_dim || f.v_head_dim;
+  if (refinements && !f.layers) {
+    return Usage("--experts, --top-k, --moe-ffn, --shared-experts, --dense-layers, --head-dim and "
+                 "the MLA ranks refine an inline architecture: give --layers, --hidden, --heads "
+                 "and --vocab too (or --model-config PATH for a config.json)");
   }
   if (f.layers || f.hidden || f.heads || f.ffn || f.vocab) {
-    if (!(f.layers && f.hidden && f.heads && f.ffn && f.vocab)) {
+    // Every layer may be MoE: then --ffn (the dense width) is not needed.
+    if (!(f.layers && f.hidden && f.heads && (f.ffn || f.experts) && f.vocab)) {
       return Usage(
           "an inline architecture needs --layers, --hidden, --heads, --ffn and --vocab "
-          "(--kv-heads defaults to --heads)");
+          "(--kv-heads defaults to --heads; with --experts, --ffn is the dense layers' width)");
     }
     ModelArch a;
     a.name = f.model.empty() ? "inline" : f.model;
@@ -98,9 +118,26 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
     a.hidden = *f.hidden;
     a.heads = *f.heads;
     a.kv_heads = f.kv_heads.value_or(*f.heads);
-    a.ffn = *f.ffn;
+    a.ffn = f.ffn.value_or(0);
     a.vocab = *f.vocab;
     a.mlp = a.ffn == 4 * a.hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
+    a.head_dim = f.head_dim.value_or(0);
+    a.moe.experts = f.experts.value_or(0);
+    a.moe.top_k = f.top_k.value_or(a.moe.experts > 0 ? 1 : 0);
+    a.moe.expert_ffn = f.moe_ffn.value_or(0);
+    a.moe.shared_experts = f.shared_experts.value_or(0);
+    a.moe.dense_layers = f.dense_layers.value_or(0);
+    if (f.kv_lora_rank) {
+      a.attention = AttentionKind::kMla;
+      a.mla = {.q_lora_rank = f.q_lora_rank.value_or(0),
+               .kv_lora_rank = *f.kv_lora_rank,
+               .qk_rope_head_dim = f.qk_rope_head_dim.value_or(0),
+               .qk_nope_head_dim = f.qk_nope_head_dim.value_or(0),
+               .v_head_dim = f.v_head_dim.value_or(0)};
+    }
+    if (Status s = ValidateModelArch(a); !s.ok()) {
+      return Usage("inline architecture: " + s.message());
+    }
     w.inline_arch = a;
     w.model_name = a.name;
   }
@@ -185,6 +222,24 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
   return Usage(s.message());
 }
 
+// Reads w.model_config (a config.json or its folder) into the inline architecture, named after
+// its folder; the release's weight format applies unless the user chose a precision or bits.
+Status ReadModelConfig(CliContext& ctx, const WorkloadFlags& flags, Workload& w) {
+  Result<io::HfModelConfig> c = io::LoadHfModelConfig(w.model_config);
+  if (!c.ok()) return c.status();
+  for (const std::string& note : c->notes) *ctx.err << "gpuplan: note: " << note << "\n";
+  std::filesystem::path p = w.model_config;
+  if (p.filename() == "config.json") p = p.parent_path();
+  const std::string folder = p.filename().empty() ? "config" : p.filename().string();
+  if (w.model_name == "config") w.model_name = folder;
+  c->arch.name = w.model_name;
+  const bool precision_given = !flags.precision.empty() || w.precision != Precision::kBf16;
+  const bool bits_given = flags.weight_bits.has_value() || w.weight_bits != 0;
+  io::ApplyWeightFormat(c->weights, precision_given, bits_given, w);
+  w.inline_arch = std::move(c->arch);
+  return ValidateWorkload(w);
+}
+
 }  // namespace
 
 void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
@@ -222,6 +277,23 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--kv-heads", f->kv_heads, "Inline architecture: KV heads (GQA)");
   cmd->add_option("--ffn", f->ffn, "Inline architecture: MLP width");
   cmd->add_option("--vocab", f->vocab, "Inline architecture: vocabulary");
+  cmd->add_option("--model-config", f->model_config,
+                  "A Hugging Face config.json (or the model folder holding it) instead of --model");
+  cmd->add_option("--head-dim", f->head_dim,
+                  "Inline architecture: per-head size (default hidden/heads)");
+  cmd->add_option("--experts", f->experts, "Inline architecture: routed experts per MoE layer");
+  cmd->add_option("--top-k", f->top_k, "Inline architecture: experts per token");
+  cmd->add_option("--moe-ffn", f->moe_ffn, "Inline architecture: one expert's MLP width");
+  cmd->add_option("--shared-experts", f->shared_experts,
+                  "Inline architecture: always-on experts per MoE layer");
+  cmd->add_option("--dense-layers", f->dense_layers,
+                  "Inline architecture: leading layers with a dense MLP of --ffn");
+  cmd->add_option("--q-lora-rank", f->q_lora_rank, "Inline MLA: query low-rank (0 = none)");
+  cmd->add_option("--kv-lora-rank", f->kv_lora_rank, "Inline MLA: KV latent rank");
+  cmd->add_option("--qk-rope-head-dim", f->qk_rope_head_dim, "Inline MLA: RoPE key per head");
+  cmd->add_option("--qk-nope-head-dim", f->qk_nope_head_dim,
+                  "Inline MLA: non-RoPE query/key per head");
+  cmd->add_option("--v-head-dim", f->v_head_dim, "Inline MLA: value per head");
   cmd->add_option("--prompt-tokens", f->prompt_tokens, "Inference: prompt tokens per request");
   cmd->add_option("--output-tokens", f->output_tokens, "Inference: generated tokens per request");
   cmd->add_option("--batch", f->batch, "Inference: concurrent sequences");
@@ -255,8 +327,10 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
   if (!base) {
     const bool needs_model =
         use == WorkloadUse::kEstimate || (flags.task != "rendering" && flags.task != "hpc");
-    if (needs_model && flags.model.empty() && !flags.layers) {
-      return Usage("give a workload file or --model NAME (or --layers/--hidden/... inline)");
+    if (needs_model && flags.model.empty() && !flags.layers && flags.model_config.empty()) {
+      return Usage(
+          "give a workload file or --model NAME (or --model-config PATH for a config.json, or "
+          "--layers/--hidden/... inline)");
     }
     base.emplace();
   }
@@ -282,6 +356,12 @@ std::optional<Workload> LoadCliWorkload(CliContext& ctx, const std::string& file
   if (!w.ok()) {
     ctx.Fail(w.status(), /*usage=*/true);
     return std::nullopt;
+  }
+  if (!w->model_config.empty() && !w->inline_arch) {
+    if (Status s = ReadModelConfig(ctx, flags, *w); !s.ok()) {
+      ctx.Fail(s);
+      return std::nullopt;
+    }
   }
   return std::move(*w);
 }

@@ -41,6 +41,11 @@ struct WorkloadFlags {
   std::optional<double> epochs;
   // Inline architecture: --layers --hidden --heads --ffn --vocab together (--kv-heads optional).
   std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;
+  // ... and its MoE / attention refinements (--experts --top-k --moe-ffn --shared-experts
+  // --dense-layers --head-dim and the MLA ranks).
+  std::optional<int> experts, top_k, moe_ffn, shared_experts, dense_layers, head_dim;
+  std::optional<int> q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim;
+  std::string model_config;  // --model-config PATH: a Hugging Face config.json or its folder
   // Inference: per request and the engine's batch.
   std::optional<int> prompt_tokens, output_tokens, batch;
   bool no_flash_attention = false;

@@ -27,9 +27,22 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
     return bad("layout: tp*cp*pp*dp = " + std::to_string(degrees) + " but the hardware has " +
                std::to_string(hw.Gpus()) + " GPUs");
   }
-  if (l.dp % l.ep != 0) {
-    return bad("layout: ep " + std::to_string(l.ep) + " must divide dp " + std::to_string(l.dp) +
-               " (expert-parallel ranks are carved out of data parallel)");
+  // Expert-parallel ranks come from a stage's tp x dp GPUs (Megatron's MoE parallel folding
+  // lets ep exceed dp, with expert tp 1); only MoE models have experts to shard.
+  if (l.ep > 1) {
+    if (!arch.IsMoe()) return bad("layout: ep " + std::to_string(l.ep) + " needs a MoE model");
+    if ((static_cast<long long>(l.tp) * l.dp) % l.ep != 0) {
+      return bad("layout: ep " + std::to_string(l.ep) + " must divide tp*dp " +
+                 std::to_string(l.tp * l.dp) +
+                 " (expert-parallel ranks are carved out of a stage's GPUs)");
+    }
+    // Training shards whole experts evenly (Megatron); serving engines may place redundant
+    // copies (SGLang's EPLB), so there ep only needs to be at most the expert count.
+    if (w.IsTraining() ? arch.moe.experts % l.ep != 0 : l.ep > arch.moe.experts) {
+      return bad("layout: ep " + std::to_string(l.ep) +
+                 (w.IsTraining() ? " does not divide" : " exceeds") + " the " +
+                 std::to_string(arch.moe.experts) + " experts");
+    }
   }
   if (l.vp > 1 && l.pp == 1) return bad("layout: virtual stages (vp > 1) need pp > 1");
   if (w.IsTraining() && l.cp > 1 && w.seq_len % (2 * l.cp) != 0) {

@@ -259,6 +259,11 @@ Status ValidateWorkload(const Workload& w) {
 
 Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
   if (w.inline_arch) return *w.inline_arch;
+  if (!w.model_config.empty()) {
+    return Status::Unsupported("field \"model.config\": " + w.model_config +
+                               " is read only by the command line (gpuplan estimate/plan "
+                               "--model-config); give the architecture inline here");
+  }
   if (w.model_name.empty()) {
     return Status::InvalidArgument(
         "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or {layers, hidden, heads, "

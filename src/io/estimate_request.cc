@@ -109,6 +109,23 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
   return found.layout;
 }
 
+nlohmann::json ModelJson(const ModelArch& arch) {
+  nlohmann::json j = {{"name", arch.name},
+                      {"params_b", arch.Params() / 1e9},
+                      {"active_params_b", arch.ActiveParams() / 1e9}};
+  if (arch.IsTransformer()) {
+    j["attention"] = AttentionKindName(arch.attention, arch.heads, arch.kv_heads);
+    j["kv_cache_bytes_per_token"] = arch.KvCacheElements(1) * 2;  // 16-bit cache, all layers
+  }
+  if (arch.IsMoe()) {
+    j["experts"] = arch.moe.experts;
+    j["top_k"] = arch.moe.top_k;
+    j["shared_experts"] = arch.moe.shared_experts;
+    j["moe_layers"] = arch.MoeLayers();
+  }
+  return j;
+}
+
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e) {
   nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();
@@ -119,6 +136,7 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
                     {"model", arch.name}, {"params", arch.Params()},
                     {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
                     {"global_batch", w.global_batch}}},
+      {"model", ModelJson(arch)},
       {"hardware", {{"gpu", hw.gpu->name}, {"gpus", hw.Gpus()},
                     {"gpus_per_node", hw.gpus_per_node}, {"nodes", hw.nodes},
                     {"intra_link", perf::LinkKindName(hw.intra_link)},

@@ -55,7 +55,11 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
                                  const ModelArch& arch, const perf::Hardware& hw,
                                  const Calibration& cal, FieldSpelling spelling);
 
-// {"workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
+// The model's identity and size for --json outputs: name, params_b, active_params_b (= params_b
+// for dense models), and for MoE/MLA models experts, top_k and attention.
+nlohmann::json ModelJson(const ModelArch& arch);
+
+// {"model", "workload", "hardware", "layout", "memory", "fits", "time", "throughput", "job",
 //  "inference"?}: every number of the estimate with its breakdowns.
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e);

@@ -10,8 +10,34 @@ namespace {
 
 // A whole number column that may be empty (kind=other rows have no shape).
 int OptionalInt(CsvRowReader& r, std::string_view column, int max) {
-  if (r.Text(column).empty()) return 0;
-  return r.Integer(column, 1, max);
+  if (r.Text(column).empty())
+    return 0;
+  return r.Integer(column, 0, max);
+}
+
+// head_dim, MLA ranks, MoE and sliding-window columns; all optional (empty = not used).
+void ParseModernShape(CsvRowReader& r, ModelArch& m) {
+  m.head_dim = OptionalInt(r, "head_dim", 1 << 16);
+  const std::string attention = r.Text("attention");
+  if (!attention.empty()) {
+    m.attention = r.OneOf("attention", {"mha", "gqa", "mla"}) == "mla" ? AttentionKind::kMla
+                                                                       : AttentionKind::kGqa;
+  }
+  m.mla.q_lora_rank = OptionalInt(r, "q_lora_rank", 1 << 20);
+  m.mla.kv_lora_rank = OptionalInt(r, "kv_lora_rank", 1 << 20);
+  m.mla.qk_rope_head_dim = OptionalInt(r, "qk_rope_head_dim", 1 << 16);
+  m.mla.qk_nope_head_dim = OptionalInt(r, "qk_nope_head_dim", 1 << 16);
+  m.mla.v_head_dim = OptionalInt(r, "v_head_dim", 1 << 16);
+  m.moe.experts = OptionalInt(r, "experts", 1 << 16);
+  m.moe.top_k = OptionalInt(r, "top_k", 1 << 16);
+  m.moe.expert_ffn = OptionalInt(r, "moe_ffn", 1 << 22);
+  m.moe.shared_experts = OptionalInt(r, "shared_experts", 1 << 10);
+  m.moe.shared_ffn = OptionalInt(r, "shared_ffn", 1 << 22);
+  m.moe.dense_layers = OptionalInt(r, "dense_layers", 1000);
+  if (!r.Text("moe_every").empty())
+    m.moe.moe_every = r.Integer("moe_every", 1, 1000);
+  m.sliding_window = OptionalInt(r, "sliding_window", 1 << 24);
+  m.sliding_layers = OptionalInt(r, "sliding_layers", 1000);
 }
 
 ModelArch ParseModelRow(CsvRowReader& r) {
@@ -27,14 +53,18 @@ ModelArch ParseModelRow(CsvRowReader& r) {
     m.hidden = r.Integer("hidden", 1, 1 << 20);
     m.heads = r.Integer("heads", 1, 4096);
     m.kv_heads = r.Integer("kv_heads", 1, 4096);
-    m.ffn = r.Integer("ffn", 1, 1 << 22);
+    m.ffn = OptionalInt(r, "ffn", 1 << 22);  // empty when every layer is MoE
     m.vocab = r.Integer("vocab", 1, 1 << 22);
   } else {
     m.layers = OptionalInt(r, "layers", 1000);
   }
+  if (m.kind != ModelKind::kOther)
+    ParseModernShape(r, m);
   m.tied_embeddings = r.Bool("tied_embeddings", false);
   m.dropout = r.Bool("dropout", false);
   m.params = r.OptionalNumber("params_b", 1e-6, 1e5).value_or(0) * 1e9;
+  m.active_params = r.OptionalNumber("active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
+  m.hf_id = r.Text("hf_id");
   m.forward_flops_per_sample =
       r.OptionalNumber("forward_gflops_per_sample", 1e-6, 1e9).value_or(0) * 1e9;
   m.activation_elements_per_sample =
@@ -55,10 +85,11 @@ ModelArch ParseModelRow(CsvRowReader& r) {
 
 Result<ModelZoo> ParseModelZoo(std::string_view text, const std::string& file) {
   Result<CsvTable> table = CsvTable::Parse(text, file);
-  if (!table.ok()) return table.status();
-  if (Status s = table->RequireColumns({"name", "kind", "mlp", "layers", "hidden", "heads",
-                                        "kv_heads", "ffn", "vocab", "tied_embeddings",
-                                        "params_b", "source", "as_of"});
+  if (!table.ok())
+    return table.status();
+  if (Status s =
+          table->RequireColumns({"name", "kind", "mlp", "layers", "hidden", "heads", "kv_heads",
+                                 "ffn", "vocab", "tied_embeddings", "params_b", "source", "as_of"});
       !s.ok()) {
     return s;
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "io/estimate_request.h"
 #include "io/table.h"
 
 namespace gpuplan::io {
@@ -248,6 +249,12 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
           {"prices_as_of",
            plan.prices_as_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.prices_as_of)},
           {"notes", plan.notes}};
+}
+
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch) {
+  nlohmann::json j = PlanJson(w, plan);
+  if (arch.Params() > 0) j["model"] = ModelJson(arch);
+  return j;
 }
 
 std::string PlanText(const Workload& w, const planner::Plan& plan) {

@@ -17,6 +17,8 @@ namespace gpuplan::io {
 // breakdown}, throughput{...}, cost{total, currency, per_hour, ...}, advice[{rule, severity,
 // message}], storage, image, why.
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan);
+// The same with the model's size ("model": ModelJson) when the plan has an architecture.
+nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch);
 nlohmann::json CandidateJson(const planner::Candidate& c);
 
 // `gpuplan explain TYPE --json`: {"instance", "candidates": every way the plan runs on TYPE

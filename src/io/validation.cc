@@ -18,7 +18,7 @@ namespace {
 
 // Metrics pooled as "throughput-like" for the issue's targets.
 bool IsThroughputMetric(const std::string& m) {
-  return m == "tokens_per_s_per_gpu" || m == "tflops_per_gpu" || m == "mfu" ||
+  return m == "tokens_per_s_per_gpu" || m == "output_tokens_per_s_per_gpu" || m == "tflops_per_gpu" || m == "mfu" ||
          m == "step_time_s" || m == "samples_per_s_per_gpu" || m == "ttft_ms" ||
          m == "tpot_ms" || m == "prefill_tokens_per_s_per_gpu" ||
          m == "decode_tokens_per_s_per_gpu" || m == "time_to_train_min" || m == "gpu_hours";
@@ -57,9 +57,18 @@ struct RowInputs {
   std::optional<double> vram_budget_gib;
   std::optional<double> train_tokens;
   std::string task;  // the row's task column
+  bool balanced_routing = false;  // MoE benchmark that force-balances the routing (notes say)
   bool batch_given = true;  // batch_size_inference stated (else: the engine at full load)
   std::string assumptions;
 };
+
+// The whole number that starts a `key=value` note token ("kv_lora=512 q_lora=1536"), or 0.
+int NoteInt(const std::string& notes, std::string_view key) {
+  const std::string v = NoteToken(notes, key);
+  size_t n = 0;
+  while (n < v.size() && v[n] >= '0' && v[n] <= '9') ++n;
+  return n > 0 ? std::stoi(v.substr(0, std::min<size_t>(n, 9))) : 0;
+}
 
 // Reads an optional number column; nullopt when empty, error when malformed.
 std::optional<double> Opt(CsvRowReader& r, std::string_view column) {
@@ -76,6 +85,54 @@ MlpKind MlpOf(const std::string& model, int hidden, int ffn) {
     if (Contains(model, swiglu)) return MlpKind::kSwiglu;
   }
   return ffn == 4 * hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
+}
+
+// The MoE, MLA, head_dim and sliding-window parts of a row's architecture: the columns
+// (experts top_k moe_ffn shared_experts dense_layers attention) and the notes' tokens
+// (head_dim=, kv_lora= q_lora= qk_rope= qk_nope= v_head=), else the zoo's row. "" or the reason
+// the row cannot be predicted.
+std::string ReadModernShape(CsvRowReader& r, const std::string& notes, const ModelArch* zoo,
+                            ModelArch& a) {
+  const std::optional<double> experts = Opt(r, "experts"), top_k = Opt(r, "top_k"),
+                              moe_ffn = Opt(r, "moe_ffn"), shared = Opt(r, "shared_experts"),
+                              dense = Opt(r, "dense_layers");
+  if (zoo != nullptr) {  // what the row does not say (head_dim, windows, MLA ranks)
+    a.head_dim = zoo->head_dim;
+    a.attention = zoo->attention;
+    a.mla = zoo->mla;
+    a.moe = zoo->moe;
+    a.sliding_window = zoo->sliding_window;
+    a.sliding_layers = zoo->sliding_layers;
+  }
+  if (experts && *experts > 0) {
+    a.moe.experts = ToInt(*experts);
+    a.moe.top_k = ToInt(top_k.value_or(1));
+    if (!moe_ffn)
+      return "MoE row without moe_ffn";
+    a.moe.expert_ffn = ToInt(*moe_ffn);
+    a.moe.shared_experts = ToInt(shared.value_or(0));
+    a.moe.dense_layers = ToInt(dense.value_or(0));
+  } else if (experts) {
+    a.moe = MoeShape{};
+  }
+  if (const int hd = NoteInt(notes, "head_dim"); hd > 0)
+    a.head_dim = hd;
+  const std::string attention = r.Text("attention");
+  if (attention == "mla") {
+    a.attention = AttentionKind::kMla;
+    if (const int kv = NoteInt(notes, "kv_lora"); kv > 0) {
+      a.mla = {.q_lora_rank = NoteInt(notes, "q_lora"),
+               .kv_lora_rank = kv,
+               .qk_rope_head_dim = NoteInt(notes, "qk_rope"),
+               .qk_nope_head_dim = NoteInt(notes, "qk_nope"),
+               .v_head_dim = NoteInt(notes, "v_head")};
+    }
+    if (a.mla.kv_lora_rank <= 0)
+      return "MLA row without its ranks (notes kv_lora=...)";
+  } else if (attention == "gqa" || attention == "mha") {
+    a.attention = AttentionKind::kGqa;
+  }
+  return "";
 }
 
 // Returns "" when the row can be predicted, else the reason it cannot.
@@ -110,15 +167,18 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),
                               heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"),
                               ffn = Opt(r, "ffn"), vocab = Opt(r, "vocab"),
-                              params_b = Opt(r, "params_b");
-  if (layers && hidden && heads && ffn) {
+                              params_b = Opt(r, "params_b"),
+                              experts = Opt(r, "experts");
+  // Every layer of a MoE model may be MoE: then ffn is empty.
+  if (layers && hidden && heads && (ffn || (experts && *experts > 0))) {
     a.layers = ToInt(*layers);
     a.hidden = ToInt(*hidden);
     a.heads = ToInt(*heads);
     a.kv_heads = kv ? ToInt(*kv) : a.heads;
-    a.ffn = ToInt(*ffn);
+    a.ffn = ffn ? ToInt(*ffn) : 0;
     a.vocab = vocab ? ToInt(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
-    a.mlp = MlpOf(model, a.hidden, a.ffn);
+    a.mlp = experts ? MlpKind::kSwiglu : MlpOf(model, a.hidden, a.ffn);
+    if (std::string why = ReadModernShape(r, notes, zoo_arch, a); !why.empty()) return why;
     a.tied_embeddings = zoo_arch ? zoo_arch->tied_embeddings : Contains(notes, "tied embeddings");
     a.dropout = zoo_arch != nullptr && zoo_arch->dropout;
     if (a.vocab == 0) return "missing vocab";
@@ -130,6 +190,9 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   }
   if (Contains(model, "bert")) a.kind = ModelKind::kEncoder;
   if (params_b && *params_b > 0) a.params = *params_b * 1e9;
+  if (std::optional<double> active = Opt(r, "active_params_b"); active && *active > 0) {
+    a.active_params = *active * 1e9;
+  }
   if (Status s = ValidateModelArch(a); !s.ok()) return "architecture: " + s.message();
   in.arch = a;
 
@@ -196,10 +259,13 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const int gpus = ToInt(Opt(r, "gpus").value_or(1));
   l.tp = ToInt(Opt(r, "tp").value_or(1));
   l.pp = ToInt(Opt(r, "pp").value_or(1));
-  const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep");
-  if ((cp && *cp > 1) || (ep && *ep > 1)) return "context/expert parallelism is not modelled";
-  l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * 1.0))));
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1) return "parallel degrees must be >= 1";
+  const std::optional<double> cp = Opt(r, "cp"), ep = Opt(r, "ep"), vp = Opt(r, "vp");
+  l.cp = ToInt(cp.value_or(1));
+  l.ep = ToInt(ep.value_or(1));
+  l.vp = ToInt(vp.value_or(1));
+  in.balanced_routing = Contains(notes, "force-balance");
+  l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
   const std::string offload = r.Text("offload");
   if (offload == "cpu") l.offload = perf::Offload::kOptimizer;
@@ -208,8 +274,8 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   l.sequence_parallel = Contains(notes, "sequence parallel");
   l.flash_attention = w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
-  const double degrees = 1.0 * l.tp * l.pp * l.dp;
-  if (degrees != gpus) return fmt::format("tp*pp*dp = {} but gpus = {}", degrees, gpus);
+  const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
+  if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
   in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
   const std::string intra = r.Text("intra_node");
   if (intra == "pcie") {
@@ -241,11 +307,18 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     const std::optional<double> out = Opt(r, "output_tokens");
     inf.output_tokens = out ? ToInt(*out) : 0;
     if (in.task == "inference_prefill") inf.output_tokens = 0;
+    // A decode benchmark without its output length: time the steps right after the prompt.
+    if (in.task == "inference_decode" && inf.output_tokens < 2) {
+      inf.output_tokens = 2;
+      in.assumptions += "output_tokens unstated: 2; ";
+    }
     const std::optional<double> batch = Opt(r, "batch_size_inference");
     in.batch_given = batch.has_value();
     inf.batch = ToInt(batch.value_or(1));
     l.micro_batch = *inf.batch;
-    const std::string impl = NoteToken(notes, "impl");
+    // The engine: the impl= token, else an engine the notes or source name.
+    std::string impl = NoteToken(notes, "impl");
+    if (impl.empty()) impl = notes + " " + r.Text("source");
     if (Contains(notes, "static batching")) inf.continuous_batching = false;
     if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
         Contains(impl, "turbomind")) {
@@ -277,6 +350,17 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
                               std::string& reason, bool& predicted_fits) {
   // A serving engine's throughput with no batch stated is measured at full load: as many
   // concurrent sequences as its KV cache holds, up to the engine's batch limit.
+  // An online benchmark (task inference_serving) issues its requests at once or at a rate: the
+  // engine runs at most as many as its KV cache and its batch limit allow.
+  if (!in.w.IsTraining() && in.task == "inference_serving" && in.w.inference.batch) {
+    const int limit = std::min(*in.w.inference.batch,
+                               std::max(1, cal.MaxConcurrentSequences(in.w.inference.engine)));
+    const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
+    if (batch > 0 && batch < *in.w.inference.batch) {
+      in.w.inference.batch = in.layout.micro_batch = batch;
+      in.assumptions += "engine runs " + std::to_string(batch) + " at once; ";
+    }
+  }
   if (!in.w.IsTraining() && !in.batch_given && IsThroughputMetric(metric)) {
     if (const int limit = cal.MaxConcurrentSequences(in.w.inference.engine); limit > 1) {
       const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
@@ -286,12 +370,25 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
       }
     }
   }
-  Result<perf::Estimate> e = perf::EstimateRun(in.w, in.arch, in.hw, in.layout, cal);
+  Calibration row_cal = cal;
+  if (in.balanced_routing)
+    row_cal.moe_load_imbalance = 1;  // the benchmark forces balance
+  Result<perf::Estimate> e = perf::EstimateRun(in.w, in.arch, in.hw, in.layout, row_cal);
   if (!e.ok()) {
     reason = e.status().message();
     return std::nullopt;
   }
   predicted_fits = e->memory.fits;
+  if (metric == "output_tokens_per_s_per_gpu" && e->inference) {
+    // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
+    // disaggregated serving runs it) times the decode steps alone.
+    if (in.task == "inference_decode" && in.w.inference.output_tokens > 1) {
+      const double step = e->inference->decode_s / (in.w.inference.output_tokens - 1);
+      return e->inference->batch / step / in.hw.Gpus() * in.layout.dp;
+    }
+    return e->inference->tokens_per_s_per_gpu;
+  }
+
   const bool inference = !in.w.IsTraining();
   if (metric == "peak_mem_gib") {
     if (in.memory_kind == "reserved") return e->memory.reserved_gib;
@@ -307,6 +404,16 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   if (metric == "tokens_per_s_per_gpu") {
     if (inference && in.task == "inference_decode" && e->inference) {
       return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
+    }
+    // A prefill benchmark counts prompt tokens; an online serving benchmark's "total token
+    // throughput" counts prompt and generated tokens.
+    if (inference && in.task == "inference_prefill" && e->inference) {
+      return e->inference->prefill_tokens_per_s_per_gpu;
+    }
+    if (inference && in.task == "inference_serving" && e->inference &&
+        in.w.inference.output_tokens > 0) {
+      const double out = in.w.inference.output_tokens;
+      return e->inference->tokens_per_s_per_gpu * (in.w.inference.prompt_tokens + out) / out;
     }
     return e->throughput.tokens_per_s_per_gpu;
   }
@@ -344,7 +451,7 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
 
 void Summarise(ValidationReport& report) {
   ValidationSummary& s = report.summary;
-  std::map<std::string, std::vector<double>> by_metric, by_gpu;
+  std::map<std::string, std::vector<double>> by_metric, by_gpu, by_task;
   std::vector<double> throughput, memory;
   for (const ValidationRow& row : report.rows) {
     ++s.total;
@@ -363,6 +470,7 @@ void Summarise(ValidationReport& report) {
     }
     by_metric[row.metric].push_back(row.ape);
     by_gpu[row.gpu].push_back(row.ape);
+    if (!row.task.empty()) by_task[row.task].push_back(row.ape);
     if (IsThroughputMetric(row.metric)) throughput.push_back(row.ape);
     if (IsMemoryMetric(row.metric)) memory.push_back(row.ape);
   }
@@ -370,6 +478,7 @@ void Summarise(ValidationReport& report) {
   s.fits_accuracy = s.fits_rows > 0 ? static_cast<double>(s.fits_correct) / s.fits_rows : 1;
   for (auto& [k, v] : by_metric) s.by_metric[k] = Stats(std::move(v));
   for (auto& [k, v] : by_gpu) s.by_gpu[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_task) s.by_task[k] = Stats(std::move(v));
   s.throughput = Stats(std::move(throughput));
   s.memory = Stats(std::move(memory));
 }
@@ -413,6 +522,7 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
     ValidationRow row;
     row.id = r.Text("id");
     row.metric = r.Text("metric");
+    row.task = r.Text("task");
     row.gpu = r.Text("gpu");
     const std::optional<double> measured = r.OptionalNumber("value", -1e18, 1e18);
     RowInputs in;

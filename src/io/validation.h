@@ -28,6 +28,7 @@ struct ValidationRow {
   std::string id;
   std::string metric;
   std::string gpu;
+  std::string task;      // the row's task column (pretrain, inference_serving, ...)
   double predicted = 0;  // in the metric's unit; 0 unless status is kOk
   double measured = 0;
   RowStatus status = RowStatus::kOk;
@@ -49,6 +50,7 @@ struct ValidationSummary {
   double supported_fraction = 0;         // ok / total
   std::map<std::string, ErrorStats> by_metric;
   std::map<std::string, ErrorStats> by_gpu;
+  std::map<std::string, ErrorStats> by_task;
   ErrorStats throughput;   // every time/throughput-like metric pooled
   ErrorStats memory;       // peak_mem_gib and max_seq_len_fit
   int fits_rows = 0;       // fits rows plus peak_mem_gib rows (measured runs that fitted)

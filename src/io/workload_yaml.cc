@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -181,18 +182,70 @@ std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
 
 namespace {
 
+// Optional whole-number architecture fields of an inline model: (key, target, max).
+struct ArchInt {
+  const char* key;
+  int* target;
+  int max;
+};
+
 void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
   if (node.IsScalar()) {
     w.model_name = node.Scalar();
     return;
   }
-  if (!r.CheckMap(node, "model", {"name", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-                                  "mlp", "tied_embeddings", "params_b"})) {
+  if (!r.CheckMap(node, "model",
+                  {"name",
+                   "config",
+                   "layers",
+                   "hidden",
+                   "heads",
+                   "kv_heads",
+                   "ffn",
+                   "vocab",
+                   "mlp",
+                   "tied_embeddings",
+                   "params_b",
+                   "active_params_b",
+                   "head_dim",
+                   "attention",
+                   "q_lora_rank",
+                   "kv_lora_rank",
+                   "qk_rope_head_dim",
+                   "qk_nope_head_dim",
+                   "v_head_dim",
+                   "experts",
+                   "top_k",
+                   "moe_ffn",
+                   "shared_experts",
+                   "shared_ffn",
+                   "dense_layers",
+                   "moe_every",
+                   "sliding_window",
+                   "sliding_layers"})) {
+    return;
+  }
+  if (node["config"]) {
+    // A Hugging Face config.json: read by LoadWorkloadYaml's caller, not here (no file access
+    // while parsing, which the server also does).
+    if (node.size() > (node["name"] ? 2u : 1u)) {
+      r.Fail(node, "model.config",
+             "expected only name beside config (the shape comes from the "
+             "config.json)");
+      return;
+    }
+    w.model_config = r.String(node["config"], "model.config").value_or("");
+    w.model_name =
+        node["name"] ? r.String(node["name"], "model.name").value_or("config") : "config";
+    w.inline_arch.reset();
     return;
   }
   ModelArch m;
   m.name = "inline";
+  const bool moe = static_cast<bool>(node["experts"]);
   for (std::string_view req : {"layers", "hidden", "heads", "ffn", "vocab"}) {
+    if (req == "ffn" && moe)
+      continue;  // every layer may be MoE
     if (!node[std::string(req)]) {
       r.Fail(node, "model." + std::string(req),
              "expected it in an inline architecture {layers, hidden, heads, kv_heads, ffn, "
@@ -206,8 +259,41 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
   m.heads = r.Integer(node["heads"], "model.heads", 1, 4096).value_or(1);
   m.kv_heads = node["kv_heads"] ? r.Integer(node["kv_heads"], "model.kv_heads", 1, 4096).value_or(1)
                                 : m.heads;
-  m.ffn = r.Integer(node["ffn"], "model.ffn", 1, 1 << 22).value_or(1);
+  if (node["ffn"])
+    m.ffn = r.Integer(node["ffn"], "model.ffn", 1, 1 << 22).value_or(1);
   m.vocab = r.Integer(node["vocab"], "model.vocab", 1, 1 << 22).value_or(1);
+  const ArchInt kInts[] = {
+      {"head_dim", &m.head_dim, 1 << 16},
+      {"q_lora_rank", &m.mla.q_lora_rank, 1 << 20},
+      {"kv_lora_rank", &m.mla.kv_lora_rank, 1 << 20},
+      {"qk_rope_head_dim", &m.mla.qk_rope_head_dim, 1 << 16},
+      {"qk_nope_head_dim", &m.mla.qk_nope_head_dim, 1 << 16},
+      {"v_head_dim", &m.mla.v_head_dim, 1 << 16},
+      {"experts", &m.moe.experts, 1 << 16},
+      {"top_k", &m.moe.top_k, 1 << 16},
+      {"moe_ffn", &m.moe.expert_ffn, 1 << 22},
+      {"shared_experts", &m.moe.shared_experts, 1 << 10},
+      {"shared_ffn", &m.moe.shared_ffn, 1 << 22},
+      {"dense_layers", &m.moe.dense_layers, 1000},
+      {"moe_every", &m.moe.moe_every, 1000},
+      {"sliding_window", &m.sliding_window, 1 << 24},
+      {"sliding_layers", &m.sliding_layers, 1000},
+  };
+  for (const ArchInt& f : kInts) {
+    if (node[f.key]) {
+      *f.target = r.Integer(node[f.key], std::string("model.") + f.key, 0, f.max).value_or(0);
+    }
+  }
+  if (node["attention"]) {
+    std::optional<std::string> a = r.String(node["attention"], "model.attention");
+    if (a && (*a == "mha" || *a == "gqa" || *a == "mla")) {
+      m.attention = *a == "mla" ? AttentionKind::kMla : AttentionKind::kGqa;
+    } else if (a) {
+      r.Fail(node["attention"], "model.attention", "expected mha, gqa or mla, got \"" + *a + "\"");
+    }
+  } else if (node["kv_lora_rank"]) {
+    m.attention = AttentionKind::kMla;
+  }
   // Without `mlp`, a 4h MLP is GELU (GPT family), anything else SwiGLU (Llama family).
   m.mlp = m.ffn == 4 * m.hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
   if (node["mlp"]) {
@@ -223,6 +309,10 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
   }
   if (node["params_b"]) {
     m.params = r.Number(node["params_b"], "model.params_b", 1e-6, 1e5).value_or(0) * 1e9;
+  }
+  if (node["active_params_b"]) {
+    m.active_params =
+        r.Number(node["active_params_b"], "model.active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
   }
   if (!r.status().ok()) return;
   if (Status s = ValidateModelArch(m); !s.ok()) {
@@ -451,7 +541,15 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
 Result<Workload> LoadWorkloadYaml(const std::string& path) {
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
-  return ParseWorkloadYaml(*text, path);
+  Result<Workload> w = ParseWorkloadYaml(*text, path);
+  // model.config is relative to the workload file's folder.
+  if (w.ok() && !w->model_config.empty()) {
+    const std::filesystem::path config = w->model_config;
+    if (config.is_relative()) {
+      w->model_config = (std::filesystem::path(path).parent_path() / config).string();
+    }
+  }
+  return w;
 }
 
 }  // namespace gpuplan::io

@@ -299,7 +299,7 @@ Response Plan(const ServerData& data, const Request& req) {
   // From here on the same calls as `gpuplan plan --json` (cli/plan_command.cc).
   Result<planner::Plan> plan = MakePlan(data, in);
   if (!plan.ok()) return FromError(FromStatus(plan.status()));
-  return Json(io::PlanJson(in.workload, *plan));
+  return Json(io::PlanJson(in.workload, *plan, in.arch));
 }
 
 // `gpuplan explain TYPE --json`: every way the plan runs on one instance type, its rejections,

@@ -196,7 +196,8 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
   };
   const Case kCases[] = {
       {"no_model", kPlan, nullptr, [](WorkloadFlags& f) { f.task = "finetune"; },
-       "give a workload file or --model NAME (or --layers/--hidden/... inline)"},
+       "give a workload file or --model NAME (or --model-config PATH for a config.json, or "
+       "--layers/--hidden/... inline)"},
       {"precision", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.precision = "bf8"; },
        "--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"bf8\""},
       {"task", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.task = "train"; },
@@ -218,14 +219,15 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
        "--currency needs a budget: give --budget AMOUNT"},
       {"estimate_needs_a_model_even_for_rendering", kEstimate, nullptr,
        [](WorkloadFlags& f) { f.task = "rendering"; },
-       "give a workload file or --model NAME (or --layers/--hidden/... inline)"},
+       "give a workload file or --model NAME (or --model-config PATH for a config.json, or "
+       "--layers/--hidden/... inline)"},
       {"half_an_inline_architecture", kPlan, nullptr,
        [](WorkloadFlags& f) {
          f.layers = 2;
          f.hidden = 256;
        },
        "an inline architecture needs --layers, --hidden, --heads, --ffn and --vocab (--kv-heads "
-       "defaults to --heads)"},
+       "defaults to --heads; with --experts, --ffn is the dense layers' width)"},
       {"validation_names_the_flag_that_set_the_field", kPlan, kLoraYaml,
        [](WorkloadFlags& f) { f.seq_len = 0; }, "--seq-len: expected a whole number >= 1, got 0"},
       {"lora_flag_on_a_pretraining_file", kPlan, "task: pretrain\nmodel: llama-2-7b\n",

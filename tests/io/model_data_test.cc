@@ -44,6 +44,32 @@ TEST(ModelZooTest, EmbeddedZooLoadsAndShapesMatchPublishedParams) {
   EXPECT_EQ(zoo->Suggest("llama-2-7").front(), "llama-2-7b");
 }
 
+TEST(ModelZooTest, MoeRowsShapesMatchPublishedTotalAndActive) {
+  Result<ModelZoo> zoo = LoadModelZoo();
+  ASSERT_TRUE(zoo.ok()) << zoo.status().message();
+  // Every row with a published total and active count: the shape's own counts agree within
+  // 4 % (total) and 10 % (active, counted with or without the input embedding table: OpenAI
+  // leaves it out of gpt-oss's 3.6B / 5.1B, the others count it).
+  int checked = 0;
+  for (const ModelArch& m : zoo->models) {
+    if (!m.IsMoe() || m.params <= 0 || m.active_params <= 0) continue;
+    SCOPED_TRACE(m.name);
+    ModelArch shape_only = m;
+    shape_only.params = 0;
+    shape_only.active_params = 0;
+    EXPECT_NEAR(shape_only.Params() / m.params, 1.0, 0.04);
+    const double active = shape_only.ActiveParams();
+    const double without_embedding = active - static_cast<double>(m.vocab) * m.hidden;
+    EXPECT_TRUE(std::abs(active / m.active_params - 1) < 0.10 ||
+                std::abs(without_embedding / m.active_params - 1) < 0.10)
+        << active / 1e9 << " or " << without_embedding / 1e9 << " vs " << m.active_params / 1e9;
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+  ASSERT_NE(zoo->Find("Qwen/Qwen3-30B-A3B"), nullptr);  // a Hugging Face id finds its row
+  EXPECT_EQ(zoo->Find("deepseek-ai/DeepSeek-R1")->name, "deepseek-r1");
+}
+
 TEST(ModelZooTest, BadRowsNameLineAndField) {
   const std::string header =
       "name,kind,mlp,layers,hidden,heads,kv_heads,ffn,vocab,tied_embeddings,dropout,params_b,"

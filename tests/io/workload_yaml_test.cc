@@ -123,7 +123,7 @@ TEST(WorkloadYamlTest, ErrorsNameLineColumnFieldAndExpectedForm) {
        "heads, kv_heads, ffn, vocab}, got nothing"},
       {"inline_model_inconsistent",
        "task: pretrain\nmodel: {layers: 2, hidden: 64, heads: 5, ffn: 256, vocab: 100}\n",
-       "b.yaml:2:8: field \"model\": field \"heads\": expected a divisor of hidden (64), got 5"},
+       "b.yaml:2:8: field \"model\": field \"heads\": expected a divisor of hidden (64) or a head_dim, got 5"},
       {"lora_outside_finetune", "task: pretrain\nmethod: lora\nmodel: x\n",
        "b.yaml:2:9: field \"method\": expected full unless task is finetune (lora and qlora are "
        "fine-tuning methods), got lora"},

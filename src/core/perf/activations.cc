@@ -26,6 +26,9 @@ double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp,
   // Inside the TP region.
   double sharded = e * (sbh + 2 * s * b * d.kvd + sbh);      // Q, K, V, proj input
   sharded += (d.mlp_mats == 3 ? 4 : 2) * e * s * b * d.ffn;  // MLP internals
+  // MoE: the dispatched (permuted) copies of each token and the experts' outputs before the
+  // weighted combine, top_k of each (Megatron's token dispatcher saves both for backward).
+  sharded += 2 * e * sbh * d.routed_copies;
   if (flash) {
     sharded += 4 * d.heads * s * b;  // fp32 log-sum-exp per head and position
   } else if (rc != Recompute::kSelective) {

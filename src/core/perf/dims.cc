@@ -44,6 +44,14 @@ Dims DimsOf(const ModelArch& m) {
   d.vocab = m.vocab;
   d.mlp_mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
   d.params = m.Params();
+  d.active_params = m.ActiveParams();
+  d.attn_dim = m.attention == AttentionKind::kMla
+                   ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim +
+                                m.mla.v_head_dim) / 2.0
+                   : m.QueryDim();
+  // MLA decompresses K per head (nope + rope): the activations hold that width.
+  if (m.attention == AttentionKind::kMla) d.kvd = m.QueryDim();
+  if (m.IsMoe() && m.layers > 0) ApplyMoeDims(m, d);
   if (m.IsTransformer()) {
     d.layer_params = m.LayerParams() / m.layers;
     d.embed_params = m.EmbeddingParams();
@@ -52,7 +60,10 @@ Dims DimsOf(const ModelArch& m) {
     // total matches while keeping the embedding exact.
     const double shape_total = m.LayerParams() + d.embed_params + d.h;
     if (m.params > 0 && shape_total > 0 && m.params > d.embed_params) {
-      d.layer_params *= (m.params - d.embed_params) / (shape_total - d.embed_params);
+      const double scale = (m.params - d.embed_params) / (shape_total - d.embed_params);
+      d.layer_params *= scale;
+      d.expert_layer_params *= scale;
+      d.active_expert_layer_params *= scale;
     }
   }
   return d;

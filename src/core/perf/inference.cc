@@ -29,14 +29,26 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // and head in 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised).
   const double layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : e;
   const double stage_embed = l.pp > 1 ? d.vocab * d.h : d.embed_params;
-  const double weight_bytes =
-      stage_layers * d.layer_params / tp * layer_bytes + stage_embed / tp * e;
+  // Routed experts are spread over ExpertShards (tp without expert parallelism, ep with it).
+  const double expert_bytes = stage_layers * d.expert_layer_params / ExpertShards(l) * layer_bytes;
+  const double weight_bytes = stage_layers * (d.layer_params - d.expert_layer_params) / tp *
+                                  layer_bytes +
+                              expert_bytes + stage_embed / tp * e;
   MemoryBreakdown& mem = est.memory.breakdown;
   mem.weights = weight_bytes / kGiB;
-  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1).
+  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1),
+  // split over at most kv_heads tensor-parallel ranks (engines replicate a KV head over the
+  // ranks that share it). MLA caches one latent per token for all heads, replicated on every
+  // tensor-parallel rank (vLLM/SGLang without attention data parallelism); sliding-window
+  // layers keep only their window.
   const double ctx = prompt + out;
-  const double kv_per_token = 2 * stage_layers * d.kvd / tp * e;
-  mem.kv_cache = kv_per_token * ctx * batch / kGiB;
+  const double kv_shards = arch.attention == AttentionKind::kMla
+                               ? 1
+                               : std::min<double>(tp, arch.kv_heads > 0 ? arch.kv_heads : tp);
+  auto kv_sequence_bytes = [&](double tokens) {
+    return arch.KvCacheElements(tokens) * stage_layers / d.layers / kv_shards * e;
+  };
+  mem.kv_cache = kv_sequence_bytes(ctx) * batch / kGiB;
   // Prefill transients: the widest MLP intermediate of one layer and the logits of the last
   // position only (generate() keeps one position: HF num_logits_to_keep, vLLM, TRT-LLM),
   // upcast to fp32 for sampling.
@@ -59,9 +71,11 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
        (w.weight_bits > 0 && inf.engine == Engine::kHf ? cal.hf_quant_layer_overhead_us : 0)) *
       1e-6 * d.layers;
   const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
-  const double gemm_weights = d.params - d.embed_params + d.head_params;
-  const double attn_per_sequence =
-      4 * d.layers * d.h * prompt * prompt * (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
+  // GEMM weights a token passes through (MoE: top_k routed experts; expert_weights of them).
+  const double gemm_weights = d.active_params - d.embed_params + d.head_params;
+  const double expert_weights = d.layers * d.active_expert_layer_params;
+  const double attn_per_sequence = 4 * d.layers * d.attn_dim * prompt * prompt *
+                                   (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
   // Attention core: fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused
   // multi-head attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of
   // peak. Unfused attention runs QK^T and AV as batched GEMMs and moves the materialised
@@ -93,12 +107,24 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
             : attn_per_sequence * n / (tp * pp) / (peak_flops * eff) +
                   cal.unfused_score_passes * d.heads / tp * prompt * prompt * n * e * d.layers /
                       pp / bw;
-    const double compute = 2 * gemm_weights * tokens / (tp * pp) / (peak_flops * eff) + attention +
-                           elementwise * (d.h + d.ffn) / tp * e * tokens * d.layers / pp / bw;
+    // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
+    const double eff_expert = arch.IsMoe() ? ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak,
+                                                                  tokens * l.ep, w.precision,
+                                                                  layer_bytes)
+                                           : eff;
+    const double compute =
+        2 * (gemm_weights - expert_weights) * tokens / (tp * pp) / (peak_flops * eff) +
+        2 * expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
+            (peak_flops * eff_expert) +
+        attention +
+        elementwise * (d.h * (1 + d.routed_copies) + d.ffn) / tp * e * tokens * d.layers / pp /
+            bw;
     const double tp_comm =
         l.tp > 1 ? d.layers * 2 * RingTime(tokens * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency)
                  : 0;
-    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm;
+    const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
+                                              2, act_bytes);
+    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm + ep_comm;
   };
   const double prefill_tokens = prompt * batch;
   const double attn_prefill = attn_per_sequence * batch;
@@ -116,7 +142,7 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     // Each step runs the GEMMs over `batch` rows (bandwidth-bound GEMVs at small batch,
     // compute-bound at large: Pope et al. 2022) and then the attention kernels, which read the
     // KV cache so far: separate kernels, so their times add.
-    double kv_bytes = kv_per_token * pp * mid_ctx * batch;
+    double kv_bytes = kv_sequence_bytes(mid_ctx) * pp * batch;
     // Eager HF attention with grouped-query attention expands K and V to every query head
     // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
     // copy of the cache.
@@ -128,11 +154,18 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     const double eff_dec =
         GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, 1e12, w.precision, layer_bytes);
     const double t_arithmetic = 2 * gemm_weights * batch / tp / (peak_flops * eff_dec) * pp;
-    const double t_weights = weight_bytes * pp / bw;
+    // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
+    const double touched =
+        arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, batch * l.ep) /
+                           arch.moe.experts
+                     : 1;
+    const double t_weights = (weight_bytes - expert_bytes * (1 - touched)) * pp / bw;
+    const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share, 2,
+                                           act_bytes);
     const double t_kv = kv_bytes / bw;
     it.decode_memory_bound = t_weights + t_kv >= t_arithmetic;
     const double t_token = std::max(std::max(t_arithmetic, t_weights) + t_kv, launch_s) + step_s +
-                           d.layers * tp_comm_layer;
+                           d.layers * tp_comm_layer + t_ep;
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
     // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's

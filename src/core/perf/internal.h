@@ -24,6 +24,17 @@ struct Dims {
   double embed_params = 0;  // embedding (+ untied head)
   double head_params = 0;   // the output projection's parameters (computed, tied or not)
   double params = 0;        // total
+  double active_params = 0;  // used per token (= params for dense models)
+  // Width of the attention core (QK^T and AV): heads x head_dim; MLA the mean of its QK
+  // (nope + rope) and V widths. hidden for classic models.
+  double attn_dim = 0;
+  // Mixture of Experts, averaged over the layers (0 for dense models): the routed experts'
+  // parameters (sharded by expert parallelism), those one token uses, and the routed copies of
+  // each token (top_k on MoE layers) that dispatch, expert GEMMs and combine move.
+  double expert_layer_params = 0;
+  double active_expert_layer_params = 0;
+  double routed_copies = 0;
+  double moe_layer_share = 0;  // fraction of layers that are MoE
 };
 
 Dims DimsOf(const ModelArch& m);
@@ -44,6 +55,21 @@ double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const 
                       double weight_bytes);
 // The dense peak used for GEMMs at precision p.
 std::optional<double> PeakTflops(const Gpu& g, Precision p);
+
+// --- Mixture of Experts (moe.cc).
+// The MoE parts of Dims (routed experts per layer, the token's MLP width and routed copies).
+void ApplyMoeDims(const ModelArch& m, Dims& d);
+// GPUs one expert's weights are spread over: ep x tp while that fits in tp x dp.
+double ExpertShards(const Layout& l);
+// Token dispatch and combine of `tokens` on this GPU over `moe_layers` MoE layers, `passes`
+// all-to-alls per layer, seconds (0 without expert parallelism).
+double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
+                          const Calibration& cal, double tokens, double moe_layers, double passes,
+                          double act_bytes);
+// Achieved efficiency of the expert GEMMs at the rows each expert receives from `tokens`.
+double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
+                            const Calibration& cal, const Gpu& gpu, double peak, double tokens,
+                            Precision p, double weight_bytes);
 
 // Fills the overhead, totals and fit of `e.memory` from its breakdown.
 void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal);

@@ -33,7 +33,8 @@ std::string Gib(double v) {
 std::vector<int> Divisors(int n) {
   std::vector<int> out;
   for (int d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
+    if (n % d == 0)
+      out.push_back(d);
   }
   return out;
 }
@@ -52,8 +53,8 @@ struct Savers {
 
 // The choices of one structure (everything but micro-batch and recomputation).
 struct Structure {
-  Layout base;  // micro_batch and recompute to be set
-  std::vector<int> micro_batches;  // ascending
+  Layout base;                        // micro_batch and recompute to be set
+  std::vector<int> micro_batches;     // ascending
   std::vector<Recompute> recomputes;  // lightest first
   double lower_bound = 0;
 };
@@ -71,55 +72,82 @@ class Search {
     const bool transformer = arch_.IsTransformer();
     const int layers = transformer ? arch_.layers : 1;
     for (int tp : Divisors(hw_.gpus_per_node)) {
-      if (!Allowed(pins_.tp, tp) || gpus % tp != 0) continue;
-      if (tp > 1 && (!transformer || arch_.heads % tp != 0)) continue;
+      if (!Allowed(pins_.tp, tp) || gpus % tp != 0)
+        continue;
+      if (tp > 1 && (!transformer || arch_.heads % tp != 0))
+        continue;
       for (int cp : Divisors(gpus / tp)) {
-        if (!Allowed(pins_.cp, cp)) continue;
-        if (cp > 1 && (!transformer || !w_.flash_attention || w_.seq_len % (2 * cp) != 0)) continue;
+        if (!Allowed(pins_.cp, cp))
+          continue;
+        if (cp > 1 && (!transformer || !w_.flash_attention || w_.seq_len % (2 * cp) != 0))
+          continue;
         for (int pp : Divisors(gpus / (tp * cp))) {
-          if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer)) continue;
+          if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer))
+            continue;
           const int dp = gpus / (tp * cp * pp);
-          if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0) continue;
+          if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0)
+            continue;
           const int local = w_.global_batch / dp;
           for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
-            if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0)) continue;
+            if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
+              continue;
             for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
-              if (!Allowed(pins_.zero, zero)) continue;
-              Structure s;
-              Layout& l = s.base;
-              l.tp = tp;
-              l.cp = cp;
-              l.pp = pp;
-              l.vp = vp;
-              l.dp = dp;
-              l.ep = pins_.ep.value_or(1);
-              l.zero = zero;
-              l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
-              l.flash_attention = w_.flash_attention;
-              l.offload = savers.offload;
-              l.optimizer_in_backward = savers.optimizer_in_backward;
-              l.activation_offload = savers.activation_offload;
-              if (dp % l.ep != 0) continue;
-              for (int b : Divisors(local)) {
-                const std::optional<int> pin_b = pins_.micro_batch ? pins_.micro_batch
-                                                                   : w_.micro_batch;
-                if (!Allowed(pin_b, b)) continue;
-                const int m = local / b;
-                if (vp > 1 && m % pp != 0) continue;  // Megatron's interleaving needs m % pp == 0
-                if (savers.optimizer_in_backward && m > 1) continue;  // no accumulation
-                s.micro_batches.push_back(b);
+              if (!Allowed(pins_.zero, zero))
+                continue;
+              for (int ep : ExpertDegrees(tp, dp)) {
+                Structure s;
+                Layout& l = s.base;
+                l.tp = tp;
+                l.cp = cp;
+                l.pp = pp;
+                l.vp = vp;
+                l.dp = dp;
+                l.ep = ep;
+                l.zero = zero;
+                l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
+                l.flash_attention = w_.flash_attention;
+                l.offload = savers.offload;
+                l.optimizer_in_backward = savers.optimizer_in_backward;
+                l.activation_offload = savers.activation_offload;
+                for (int b : Divisors(local)) {
+                  const std::optional<int> pin_b =
+                      pins_.micro_batch ? pins_.micro_batch : w_.micro_batch;
+                  if (!Allowed(pin_b, b))
+                    continue;
+                  const int m = local / b;
+                  if (vp > 1 && m % pp != 0)
+                    continue;  // Megatron's interleaving needs m % pp == 0
+                  if (savers.optimizer_in_backward && m > 1)
+                    continue;  // no accumulation
+                  s.micro_batches.push_back(b);
+                }
+                if (s.micro_batches.empty())
+                  continue;
+                for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                  const std::optional<Recompute> pin_r =
+                      pins_.recompute ? pins_.recompute : w_.recompute;
+                  if (Allowed(pin_r, r))
+                    s.recomputes.push_back(r);
+                }
+                out.push_back(std::move(s));
               }
-              if (s.micro_batches.empty()) continue;
-              for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                const std::optional<Recompute> pin_r = pins_.recompute ? pins_.recompute
-                                                                       : w_.recompute;
-                if (Allowed(pin_r, r)) s.recomputes.push_back(r);
-              }
-              out.push_back(std::move(s));
             }
           }
         }
       }
+    }
+    return out;
+  }
+
+  // Expert-parallel degrees of a MoE model: divisors of tp x dp that divide the experts
+  // (Megatron's MoE parallel folding lets the experts use the tensor-parallel ranks too).
+  std::vector<int> ExpertDegrees(int tp, int dp) const {
+    if (!arch_.IsMoe())
+      return {pins_.ep.value_or(1)};
+    std::vector<int> out;
+    for (int ep : Divisors(tp * dp)) {
+      if (arch_.moe.experts % ep == 0 && Allowed(pins_.ep, ep))
+        out.push_back(ep);
     }
     return out;
   }
@@ -158,7 +186,8 @@ class Search {
     l.micro_batch = s.micro_batches.back();
     l.recompute = s.recomputes.front();
     Result<Estimate> e = Run(l);
-    if (!e.ok()) return kInf;
+    if (!e.ok())
+      return kInf;
     const TimeBreakdown& t = e->time.breakdown;
     return t.compute + t.tp_comm + t.pp_comm + t.optimizer;
   }
@@ -172,13 +201,16 @@ class Search {
         l.micro_batch = b;
         l.recompute = r;
         Result<Estimate> e = Run(l);
-        if (!e.ok() || !e->memory.fits) continue;
+        if (!e.ok() || !e->memory.fits)
+          continue;
         any_fits = true;
         Consider(l, *e);
-        if (!exhaustive) break;  // heavier recomputation only adds time
+        if (!exhaustive)
+          break;  // heavier recomputation only adds time
       }
       // Memory grows with the micro-batch: once nothing fits, nothing larger does.
-      if (!any_fits && !exhaustive) break;
+      if (!any_fits && !exhaustive)
+        break;
     }
   }
 
@@ -198,17 +230,20 @@ class Search {
           static_cast<long long>(s.micro_batches.size() * s.recomputes.size());
     }
     if (exhaustive) {
-      for (const Structure& s : structures) Explore(s, true);
+      for (const Structure& s : structures)
+        Explore(s, true);
       return;
     }
-    for (Structure& s : structures) s.lower_bound = LowerBound(s);
-    std::stable_sort(structures.begin(), structures.end(),
-                     [](const Structure& a, const Structure& b) {
-                       return a.lower_bound < b.lower_bound;
-                     });
+    for (Structure& s : structures)
+      s.lower_bound = LowerBound(s);
+    std::stable_sort(
+        structures.begin(), structures.end(),
+        [](const Structure& a, const Structure& b) { return a.lower_bound < b.lower_bound; });
     for (const Structure& s : structures) {
-      if (s.lower_bound == kInf) break;
-      if (result_.ok && s.lower_bound >= result_.estimate.time.step_s) break;
+      if (s.lower_bound == kInf)
+        break;
+      if (result_.ok && s.lower_bound >= result_.estimate.time.step_s)
+        break;
       Explore(s, false);
     }
   }
@@ -227,8 +262,10 @@ class Search {
         }
       }
     }
-    if (result_.ok) result_.reason.clear();
-    if (!result_.ok && !host_reason_.empty()) result_.reason = host_reason_;
+    if (result_.ok)
+      result_.reason.clear();
+    if (!result_.ok && !host_reason_.empty())
+      result_.reason = host_reason_;
     if (!result_.ok && result_.reason.empty()) {
       result_.reason = result_.min_memory_gib > 0 ? "no layout fits in memory"
                                                   : "no valid layout (the global batch of " +
@@ -261,8 +298,10 @@ class Search {
     const int gpus = hw_.Gpus();
     const int heads = arch_.IsTransformer() ? arch_.heads : 1;
     for (int tp : Divisors(hw_.gpus_per_node)) {
-      if (!Allowed(pins_.tp, tp) || gpus % tp != 0 || heads % tp != 0) continue;
-      if (tp > 1 && !arch_.IsTransformer()) continue;
+      if (!Allowed(pins_.tp, tp) || gpus % tp != 0 || heads % tp != 0)
+        continue;
+      if (tp > 1 && !arch_.IsTransformer())
+        continue;
       Layout l;
       l.tp = tp;
       l.pp = 1;
@@ -272,15 +311,18 @@ class Search {
       ++result_.structures;
       ++result_.configurations;
       Result<Estimate> e = Run(l);
-      if (!e.ok() || !e->memory.fits) continue;
+      if (!e.ok() || !e->memory.fits)
+        continue;
       if (!result_.ok || e->time.step_s < result_.estimate.time.step_s) {
         result_.ok = true;
         result_.layout = l;
         result_.estimate = *e;
       }
     }
-    if (result_.ok) result_.reason.clear();
-    if (!result_.ok && result_.reason.empty()) result_.reason = "no layout fits in memory";
+    if (result_.ok)
+      result_.reason.clear();
+    if (!result_.ok && result_.reason.empty())
+      result_.reason = "no layout fits in memory";
     return result_;
   }
 

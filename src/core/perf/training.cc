@@ -39,9 +39,18 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
   // Megatron gives the last stage the head, so with pp > 1 each end holds one vocab x h table).
   t.stage_layers = t.transformer ? std::ceil(d.layers / t.pp) : 0;
   t.stage_embed = !t.transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
+  // Routed experts are sharded over ExpertShards (ep x tp) instead of tp.
+  const double stage_experts = t.stage_layers * d.expert_layer_params / ExpertShards(l);
   t.stage_params =
-      t.transformer ? (t.stage_layers * d.layer_params + t.stage_embed) / t.tp : d.params;
-  t.stage_layer_params = t.stage_layers * d.layer_params / t.tp;
+      t.transformer
+          ? (t.stage_layers * (d.layer_params - d.expert_layer_params) + t.stage_embed) / t.tp +
+                stage_experts
+          : d.params;
+  t.stage_layer_params =
+      t.stage_layers * (d.layer_params - d.expert_layer_params) / t.tp + stage_experts;
+  const double expert_frac = t.stage_params > 0 ? stage_experts / t.stage_params : 0;
+  const double expert_replicas = std::max(1.0, t.shard * t.tp / ExpertShards(l));
+  t.zero_shard = 1 / ((1 - expert_frac) / t.shard + expert_frac / expert_replicas);
   // Model states (ZeRO, Rajbhandari et al. 2020, 3: mixed-precision AdamW keeps 2-byte weights
   // and gradients plus 12 bytes of fp32 master weights, momentum and variance = 16 bytes/param).
   t.master = t.mixed ? 4 : 0;

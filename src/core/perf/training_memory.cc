@@ -13,9 +13,9 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& 
   const Dims& d = t.d;
   const double e = t.e;
   MemoryBreakdown& mem = est.memory.breakdown;
-  const double zero_opt = l.zero >= 1 ? t.shard : 1;
-  const double zero_grad = l.zero >= 2 ? t.shard : 1;
-  const double zero_w = l.zero >= 3 ? t.shard : 1;
+  const double zero_opt = l.zero >= 1 ? t.zero_shard : 1;
+  const double zero_grad = l.zero >= 2 ? t.zero_shard : 1;
+  const double zero_w = l.zero >= 3 ? t.zero_shard : 1;
   double host = 0;  // bytes per GPU held in host RAM
   if (!t.lora) {
     mem.weights = t.stage_params * e / zero_w;

@@ -21,6 +21,9 @@ struct TrainingShape {
   double e = 0;        // bytes per weight/activation element
   double tp = 1, cp = 1, pp = 1, vp = 1, dp = 1;
   double shard = 1;               // ranks that hold the same weights and shard ZeRO states: dp x cp
+  // ZeRO's divisor of this GPU's parameter mix: dense parameters shard over `shard`, routed
+  // experts (sharded by ep) over their own replicas (= shard for dense models).
+  double zero_shard = 1;
   int m = 1;                      // micro-batches per step per pipeline
   double stage_layers = 0;        // transformer layers on the busiest (first) stage
   double stage_embed = 0;         // embedding / head parameters on that stage

@@ -15,8 +15,9 @@ TrainingFlops FlopsOf(const TrainingShape& t, const Workload& w, const ModelArch
   // plus attention 12 L h s (QK^T and AV, forward 4 L h s, counted over the full square as
   // Megatron, PaLM (Chowdhery et al. 2022, App. B) and llm-foundry do). Embedding lookups are
   // free; the output head counts (it is in the params).
-  const double weights = d.params - (t.transformer ? d.embed_params - d.head_params : 0);
-  const double attention = t.transformer ? 12 * d.layers * d.h * t.s : 0;
+  // MoE: the parameters a token uses (top_k routed experts), not all of them.
+  const double weights = d.active_params - (t.transformer ? d.embed_params - d.head_params : 0);
+  const double attention = t.transformer ? 12 * d.layers * d.attn_dim * t.s : 0;
   // LoRA: the frozen weights need no weight gradient, so backward costs one forward (input
   // gradients only): 2N forward + 2N backward (Hu et al. 2021 train only the adapters), plus
   // 6 per adapter parameter. Attention's backward still computes dQ, dK and dV.
@@ -91,15 +92,28 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   const double attn_flops_mb = f.attention_hw_per_token * tokens_mb * stage_share / t.tp;
   const double peak_flops = peak * 1e12;
   double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) + attn_flops_mb / (peak_flops * attn_rate);
+  // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
+  // together), and every rank waits for the busiest expert (load imbalance).
+  if (arch.IsMoe() && t.transformer) {
+    const double active = d.active_params - d.embed_params + d.head_params;
+    const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
+    const double eff_expert = ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak,
+                                                   tokens_mb * l.ep, w.precision, e);
+    t_mb += gemm_flops_mb * expert_share *
+            (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
+  }
   // Memory-bound elementwise kernels (norms, activation functions, residual adds, dropout):
   // bytes per token per layer proportional to (h + ffn); backward moves twice the forward's.
   const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
   const double passes = 3 + (t.rc == Recompute::kFull ? 1 : 0);
   if (t.transformer) {
-    t_mb += cal.elementwise_traffic * (d.h + d.ffn) / t.tp * e * tokens_mb * t.stage_layers *
-            passes / bw_bytes;
-    // Fixed per-layer cost of each forward/backward pass (launches, framework hooks).
-    t_mb += cal.train_layer_overhead_us * 1e-6 * t.stage_layers * (passes - 1);
+    // MoE: the permute/unpermute of top_k copies of each token is an h-wide stream per copy.
+    t_mb += cal.elementwise_traffic * (d.h * (1 + d.routed_copies) + d.ffn) / t.tp * e *
+            tokens_mb * t.stage_layers * passes / bw_bytes;
+    // Fixed per-layer cost of each forward/backward pass (launches, framework hooks); MoE
+    // layers run more kernels and wait for the dispatch's token counts (a host sync).
+    t_mb += (cal.train_layer_overhead_us + cal.moe_layer_overhead_us * d.moe_layer_share) * 1e-6 *
+            t.stage_layers * (passes - 1);
   }
   // Non-transformer models (CNNs): the same memory-bound layers over every layer's output
   // elements per sample; with tensor cores they outweigh the convolutions (ResNet-50).
@@ -149,6 +163,13 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
     const int stage_span = l.tp * l.cp * l.dp;
     const double bw = GroupBandwidth(hw, cal, stage_span * 2, hw.gpus_per_node);
     tb.pp_comm = 2 * m * t.vp * tokens_mb * d.h / t.tp * e / bw;
+  }
+  // --- MoE token dispatch and combine over the ep group: 2 all-to-alls per MoE layer forward,
+  // 2 backward (+2 for a full-recompute forward), not overlapped beyond moe_a2a_overlap.
+  if (t.transformer) {
+    const double a2a_passes = 4 + (t.rc == Recompute::kFull ? 2 : 0);
+    tb.ep_comm = m * MoeAllToAllSeconds(d, l, hw, cal, tokens_mb / (l.sequence_parallel ? t.tp : 1),
+                                        t.stage_layers * d.moe_layer_share, a2a_passes, e);
   }
   // --- Data-parallel gradient synchronisation (over dp x cp ranks holding the same weights).
   const double grad_b = t.half ? 2 : 4;

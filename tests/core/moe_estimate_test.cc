@@ -1,0 +1,174 @@
+// The MoE parts of the performance model against hand-worked numbers: expert weights under
+// expert parallelism, the dispatch/combine all-to-all volume and time, decode reading only the
+// experts a batch touches, and MLA's KV cache.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpuplan/estimate.h"
+
+namespace gpuplan::perf {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+Gpu A100() {
+  Gpu g;
+  g.name = "A100-80G-SXM";
+  g.architecture = "Ampere";
+  g.memory_gib = 80;
+  g.usable_memory_gib = 79.35;
+  g.memory_bandwidth_gbs = 2039;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp16)] = 312;
+  g.nvlink_gbs = 600;
+  g.pcie_gen = 4;
+  return g;
+}
+
+// Round numbers: no fragmentation, context or transients; NVLink at 75 %, RDMA at 80 %, 20 us
+// per collective step, no all-to-all overlap (the header's defaults).
+Calibration Plain() {
+  Calibration c;
+  c.allocator_fragmentation = 0;
+  c.cuda_context_gib = 0;
+  c.transient_factor = 0;
+  c.nvlink_efficiency = 0.75;
+  c.rdma_efficiency = 0.8;
+  c.collective_latency_us = 20;
+  c.moe_a2a_overlap = 0;
+  return c;
+}
+
+// Qwen/Qwen3-30B-A3B config.json (see tests/core/model_test.cc).
+ModelArch Qwen3_30B_A3B() {
+  ModelArch m;
+  m.name = "qwen3-30b-a3b";
+  m.mlp = MlpKind::kSwiglu;
+  m.layers = 48, m.hidden = 2048, m.heads = 32, m.kv_heads = 4, m.head_dim = 128;
+  m.vocab = 151936;
+  m.moe.experts = 128, m.moe.top_k = 8, m.moe.expert_ffn = 768;
+  return m;
+}
+
+Workload Pretrain(int global_batch) {
+  Workload w;
+  w.task = Task::kPretrain;
+  w.precision = Precision::kBf16;
+  w.seq_len = 512;
+  w.global_batch = global_batch;
+  return w;
+}
+
+TEST(MoeEstimateTest, ExpertWeightsShardOverEp) {
+  const Gpu gpu = A100();
+  // Layers and embeddings (the final norm's 2,048 aside: the estimator leaves it out) hold
+  // 30,532,108,288 parameters; the 28,991,029,248 of the experts (48 x 128 x 4,718,592) split
+  // over ep, the other 1,541,079,040 stay whole: 2 bytes each in BF16.
+  struct Case {
+    const char* name;
+    int ep;
+    double want_bytes;
+  };
+  const Case kCases[] = {
+      {"ep1_every_gpu_holds_all", 1, 30532108288.0 * 2},
+      {"ep8_one_eighth_of_the_experts", 8, (1541079040.0 + 28991029248.0 / 8) * 2},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Layout l;
+    l.dp = 8;
+    l.ep = c.ep;
+    Result<Estimate> e =
+        EstimateRun(Pretrain(8), Qwen3_30B_A3B(), HardwareFor(gpu, 8, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->memory.breakdown.weights, c.want_bytes / kGiB, 1e-6);
+    EXPECT_NEAR(e->memory.breakdown.gradients, c.want_bytes / kGiB, 1e-6);
+  }
+}
+
+TEST(MoeEstimateTest, AllToAllVolumeAndTime) {
+  const Gpu gpu = A100();
+  // One micro-batch of 512 tokens per GPU; each token's 8 copies of 2048 x 2 bytes; 48 MoE
+  // layers x 4 all-to-alls (dispatch + combine, forward and backward).
+  const double copy_bytes = 512.0 * 2048 * 2;
+  const double latency = 2 * 20e-6;
+  // ep 8 inside one node: 7 of the 8 copies leave the GPU, 14,680,064 bytes per all-to-all over
+  // 300 GB/s x 0.75 NVLink.
+  const double intra = copy_bytes * 7 / (300e9 * 0.75) + latency;
+  // ep 16 over two nodes (1600 Gbit/s per node, 8 GPUs): a token crosses to the other node once
+  // if any of its 8 experts is there: 2 (1 - 2^-8) x 1/2 = 0.996 copies, over 20 GB/s per GPU.
+  const double inter =
+      copy_bytes * (2 * (1 - std::pow(0.5, 8)) * 0.5) / (1600e9 / 8 * 0.8 / 8) + latency;
+  struct Case {
+    const char* name;
+    int gpus, ep;
+    double want_s;
+  };
+  const Case kCases[] = {{"ep8_nvlink", 8, 8, 192 * intra},
+                         {"ep16_two_nodes", 16, 16, 192 * inter}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Layout l;
+    l.dp = c.gpus;
+    l.ep = c.ep;
+    Result<Estimate> e =
+        EstimateRun(Pretrain(c.gpus), Qwen3_30B_A3B(), HardwareFor(gpu, c.gpus, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->time.breakdown.ep_comm, c.want_s, 1e-9);
+  }
+  Layout dense;
+  dense.dp = 8;
+  Result<Estimate> e =
+      EstimateRun(Pretrain(8), Qwen3_30B_A3B(), HardwareFor(gpu, 8, 8), dense, Plain());
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->time.breakdown.ep_comm, 0);  // ep 1: every expert is local
+}
+
+TEST(MoeEstimateTest, MlaCacheIsOneLatentReplicatedOverTensorParallel) {
+  ModelArch m;  // deepseek-ai/DeepSeek-V3 config.json
+  m.mlp = MlpKind::kSwiglu;
+  m.layers = 61, m.hidden = 7168, m.heads = 128, m.kv_heads = 128, m.ffn = 18432;
+  m.vocab = 129280;
+  m.attention = AttentionKind::kMla;
+  m.mla = {.q_lora_rank = 1536,
+           .kv_lora_rank = 512,
+           .qk_rope_head_dim = 64,
+           .qk_nope_head_dim = 128,
+           .v_head_dim = 128};
+  m.moe = {.experts = 256,
+           .top_k = 8,
+           .expert_ffn = 2048,
+           .shared_experts = 1,
+           .shared_ffn = 0,
+           .dense_layers = 3,
+           .moe_every = 1};
+  Gpu gpu = A100();
+  gpu.tflops[static_cast<int>(Precision::kFp8)] = 624;
+  Workload w;
+  w.task = Task::kInference;
+  w.precision = Precision::kFp8;  // FP8 weights and cache: 1 byte
+  w.inference.prompt_tokens = 900;
+  w.inference.output_tokens = 100;
+  w.inference.batch = 1;
+  Layout l;
+  l.tp = 8;
+  Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 8, 8), l, Plain());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  // (512 + 64) x 61 layers x 1,000 tokens x 1 byte on every one of the 8 ranks.
+  EXPECT_NEAR(e->memory.breakdown.kv_cache, 576.0 * 61 * 1000 / kGiB, 1e-9);
+}
+
+TEST(MoeEstimateTest, LayoutErrorsNameTheDegree) {
+  const Gpu gpu = A100();
+  Layout l;
+  l.dp = 8;
+  l.ep = 3;
+  Result<Estimate> e =
+      EstimateRun(Pretrain(8), Qwen3_30B_A3B(), HardwareFor(gpu, 8, 8), l, Plain());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("ep 3"), std::string::npos) << e.status().message();
+}
+
+}  // namespace
+}  // namespace gpuplan::perf
