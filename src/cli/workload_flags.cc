@@ -120,6 +120,7 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.max_gpus, &c.max_gpus);
   SetIfGiven(f.max_nodes, &c.max_nodes);
   SetIfGiven(f.deadline_hours, &c.deadline_hours);
+  SetIfGiven(f.confidence, &w.confidence);
   if (f.budget || !f.currency.empty()) {
     if (!f.budget && !c.budget) return Usage("--currency needs a budget: give --budget AMOUNT");
     Budget b = c.budget.value_or(Budget{});
@@ -212,6 +213,10 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--deadline-hours", f->deadline_hours, "Finish within this many hours")
       ->check(CLI::Range(1e-6, 1e7));
+  cmd->add_option("--confidence", f->confidence,
+                  "Check the deadline and budget (and rank) at this percentile of the calibrated "
+                  "time and cost range: 0.9 = met with 90% confidence (default 0.5)")
+      ->check(CLI::Range(0.1, 0.9));
   cmd->add_option("--budget", f->budget, "Spend at most this much (in --currency, default CNY)")
       ->check(CLI::Range(1e-9, 1e15));
   cmd->add_option("--currency", f->currency, "Currency of --budget: CNY or USD");

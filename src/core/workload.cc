@@ -138,6 +138,10 @@ Status ValidateWorkload(const Workload& w) {
                std::to_string(*w.micro_batch));
   }
   if (w.tokens && *w.tokens <= 0) return Bad("tokens", "a positive amount", strings::Num(*w.tokens));
+  if (!(w.confidence >= 0.1 && w.confidence <= 0.9)) {
+    return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
+               strings::Num(w.confidence));
+  }
   if (w.samples && *w.samples <= 0) {
     return Bad("samples", "a positive number", strings::Num(*w.samples));
   }

@@ -342,7 +342,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
                   {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
                    "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
                    "recompute", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
-                   "objective", "inference"})) {
+                   "objective", "inference", "confidence"})) {
     return r.status();
   }
   bool method_given = false;
@@ -402,6 +402,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
                         .value_or(w.objective);
     }
     if (key == "inference") ReadInference(r, v, w.inference);
+    if (key == "confidence") w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
     if (!r.status().ok()) return r.status();
   }
   if (!root["task"]) {
