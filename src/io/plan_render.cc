@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
+#include "io/range_render.h"
 #include "io/table.h"
 
 namespace gpuplan::io {
@@ -140,6 +141,7 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
                       {"tokens_per_s_per_gpu", e.inference->tokens_per_s_per_gpu},
                       {"requests_per_s", e.inference->requests_per_s}};
   }
+  AddRangesJson(j, c);
   return j;
 }
 
@@ -186,11 +188,12 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
       t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes), std::to_string(c.gpus),
                         c.region, std::string(cost::ModeName(c.billing)),
                         modelled ? LayoutText(c.layout) : "-",
-                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", Hours(c.job_hours), CostText(c)});
+                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", HoursCell(c, Hours(c.job_hours)),
+                        CostCell(c, CostText(c))});
     }
     s += RenderAligned(t);
     const auto& best = plan.candidates[0];
-    s += "\nWhy: " + best.why + "\n\n";
+    s += "\nWhy: " + best.why + "\n" + RangeSummary(best) + "\n";
     if (modelled) {
       s += "Memory per GPU (GiB):";
       for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
@@ -236,13 +239,15 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";
+    if (std::string range = RangeSummary(best); !range.empty()) s += range + "\n";
     s += "| # | instance | nodes | GPUs | region | billing | layout | GiB/GPU | hours | cost |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|\n";
     int rank = 1;
     for (const auto& c : plan.candidates) {
       s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance, c.nodes,
                        c.gpus, c.region, cost::ModeName(c.billing), LayoutText(c.layout),
-                       Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c));
+                       Num(c.estimate.memory.per_gpu_gib), HoursCell(c, Hours(c.job_hours)),
+                       CostCell(c, CostText(c)));
     }
     s += "\n## Storage and image\n\n";
     s += "- Storage: " + best.storage.kind + ", " + Num(best.storage.size_gib) + " GiB. " + best.storage.why + "\n";
