@@ -46,7 +46,7 @@ struct Band {
 struct Table {
   std::map<std::string, Band> regimes;  // by Band::regime
   int min_rows = 10;       // a regime with fewer rows falls back to its parent ...
-  int min_sources = 2;     // ... and so does one measured by fewer sources (errors differ
+  int min_sources = 3;     // ... and so does one measured by fewer sources (errors differ
                            // more between sources than within one)
   std::string model_hash;               // hash of the predictions the ratios were computed from
   std::string commit;                   // the git commit of the model (informational)

@@ -11,6 +11,7 @@
 #include "core/strings.h"
 #include "gpuplan/plan.h"
 #include "io/plan_render.h"
+#include "io/range_render.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -68,7 +69,9 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
     s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
                     cost::ModeName(c.billing), c.why.empty() ? "" : c.why);
     s += fmt::format("  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
-                     strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours), c.cost.total.ToString());
+                     strings::Num(c.estimate.memory.capacity_gib), io::HoursCell(c, strings::Num(c.job_hours)),
+                     io::CostCell(c, c.cost.total.ToString()));
+    if (std::string range = io::RangeSummary(c); !range.empty()) s += "  " + range;
     for (const auto& a : c.advice) {
       s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
     }
@@ -79,7 +82,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
       s += "It is the plan's first choice.\n";
     } else {
       s += fmt::format("The plan's first choice is {} x {} {} ({} h, {}).\n", w.nodes, w.instance,
-                       cost::ModeName(w.billing), strings::Num(w.job_hours), w.cost.total.ToString());
+                       cost::ModeName(w.billing), io::HoursCell(w, strings::Num(w.job_hours)),
+                       io::CostCell(w, w.cost.total.ToString()));
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
         if (overall->candidates[i].instance == type->name) {
           s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());

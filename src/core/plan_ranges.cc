@@ -124,7 +124,8 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
 }
 
 std::string ConfidenceWhy(const Workload& w, const Candidate& c, const std::string& currency) {
-  if (!c.ranges || c.job_hours <= 0)
+  // A job with an amount of work (not a service, not per hour).
+  if (!c.ranges || c.job_hours <= 0 || c.ranges->job_hours_at_confidence <= 0)
     return "";
   const CandidateRanges& r = *c.ranges;
   const std::string p = PercentileName(r.confidence);

@@ -315,10 +315,11 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         if (m.ok()) c.monthly = *m;
       }
       if (w.constraints.budget && w.constraints.budget->amount > 0 && !per_hour &&
-          CostForRanking(c) > w.constraints.budget->amount) {
+          (c.ranges && c.ranges->cost_at_confidence > 0 ? c.ranges->cost_at_confidence
+                                                         : c.cost.total.amount()) > w.constraints.budget->amount) {
         rejection = std::to_string(base.nodes) + " x " + t.name + " " + std::string(cost::ModeName(mode)) +
                     " costs " + c.cost.total.ToString() +
-                    (c.ranges ? " (" + pricing.currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
+                    (c.ranges && c.ranges->cost_at_confidence > 0 ? " (" + pricing.currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
                                     std::to_string(std::lround(w.confidence * 100)) + ")"
                               : "") +
                     ", over the budget of " + pricing.currency + " " + Num(w.constraints.budget->amount);
