@@ -12,6 +12,9 @@ namespace {
 
 using strings::Num;
 
+// A cost range's ends: whole currency units once the amount passes 100 (cents are noise there).
+std::string Amount(double x) { return x >= 100 ? fmt::format("{:.0f}", x) : Num(x); }
+
 bool HasSpread(const uncertainty::Range& r) { return r.p90 > 0 && r.p90 != r.p10; }
 
 nlohmann::json Pair(const uncertainty::Range& r) {
@@ -24,8 +27,8 @@ std::string RegimeText(const uncertainty::Band& b) {
     return fmt::format("{} ({} runs)", b.regime, b.rows);
   if (b.rows == 0)
     return fmt::format("{} (no runs of its own: from {}, {} runs)", b.regime, b.from, b.from_rows);
-  return fmt::format("{} ({} runs, too few: from {}, {} runs)", b.regime, b.rows, b.from,
-                     b.from_rows);
+  return fmt::format("{} ({} runs from {} source(s), too few: from {}, {} runs)", b.regime, b.rows,
+                     b.sources, b.from, b.from_rows);
 }
 
 }  // namespace
@@ -46,7 +49,8 @@ std::string HoursCell(const planner::Candidate& c, const std::string& point_text
 std::string CostCell(const planner::Candidate& c, const std::string& point_text) {
   if (!c.ranges || !HasSpread(c.ranges->cost))
     return point_text;
-  return fmt::format("{} ({}–{})", point_text, Num(c.ranges->cost.p10), Num(c.ranges->cost.p90));
+  return fmt::format("{} ({}–{})", point_text, Amount(c.ranges->cost.p10),
+                     Amount(c.ranges->cost.p90));
 }
 
 std::string MemoryVerdict(bool fits, const std::optional<planner::CandidateRanges>& r) {
@@ -107,10 +111,12 @@ std::string RangeSummary(const planner::Candidate& c) {
   std::string s = "Range (p10–p90 of the model's error on " + RegimeText(r.time) + "):";
   if (r.step_s.point > 0)
     s += " step " + RangeText(r.step_s.point, r.step_s) + " s;";
-  if (c.job_hours > 0)
+  if (c.job_hours > 0 && HasSpread(r.job_hours))
     s += " job " + RangeText(c.job_hours, r.job_hours) + " h;";
   if (HasSpread(r.cost))
-    s += " cost " + RangeText(r.cost.point, r.cost) + ";";
+    s += " cost " +
+         (c.monthly ? c.monthly->per_month.ToString() + "/month" : c.cost.total.ToString()) + " (" +
+         Amount(r.cost.p10) + "–" + Amount(r.cost.p90) + ");";
   if (r.reclaim_rate_per_hour) {
     s += fmt::format(" spot reclaims {}–{} per instance-hour;", Num(r.reclaim_rate_per_hour->first),
                      Num(r.reclaim_rate_per_hour->second));
