@@ -2,9 +2,9 @@
 // Workload::confidence.
 #include "core/plan_ranges.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "gpuplan/plan.h"
 #include "io/calibration_csv.h"
@@ -36,7 +36,8 @@ uncertainty::Table WideTable() {
   return t;
 }
 
-Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_table = true) {
+Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_table = true,
+                      const cost::MarketData& market = {}) {
   Result<Catalog> catalog = io::LoadCatalog("");
   Result<ModelZoo> zoo = io::LoadModelZoo();
   Result<Calibration> cal = io::LoadCalibration();
@@ -52,6 +53,7 @@ Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_tabl
   PlanOptions options;
   options.today = "2026-11-30";
   options.only_instance = kInstance;
+  options.market = market;
   if (with_table)
     options.uncertainty = WideTable();
   return MakePlan(*w, *arch, *catalog, *cal, options);
@@ -104,6 +106,35 @@ TEST(PlanRangesTest, BudgetIsCheckedAtTheConfidencePercentile) {
   Result<Plan> sure = PlanWith(Yaml(budget), 0.9);
   ASSERT_TRUE(sure.ok());
   EXPECT_TRUE(sure->candidates.empty());
+}
+
+TEST(PlanRangesTest, SpotRangeRunsOverTheReclaimBracket) {
+  cost::MarketData market;
+  cost::SpotAdvice advice;
+  advice.instance = kInstance;
+  advice.region = "cn-hangzhou";
+  advice.zone = "cn-hangzhou-h";
+  advice.interruption_rate = 0.04;
+  advice.interrupt_rate_desc = "3-5%";
+  advice.as_of = "2026-11-30";
+  market.spot_advice.push_back(advice);
+  std::string yaml = Yaml("");
+  yaml.replace(yaml.find("billing: [payg]"), 15, "billing: [spot]");
+  Result<Plan> p = PlanWith(yaml, 0.5, true, market);
+  market.spot_advice[0].interrupt_rate_desc = "";  // the 30-day average alone: no bracket
+  Result<Plan> q = PlanWith(yaml, 0.5, true, market);
+  ASSERT_TRUE(p.ok() && q.ok());
+  ASSERT_FALSE(p->candidates.empty() || q->candidates.empty());
+  const Candidate& c = p->candidates[0];
+  const Candidate& point_rate = q->candidates[0];
+  ASSERT_EQ(c.billing, cost::Mode::kSpot);
+  ASSERT_TRUE(c.ranges && c.ranges->reclaim_rate_per_hour);
+  EXPECT_NEAR(c.ranges->reclaim_rate_per_hour->first, ReclaimBracketPerHour("3-5%")->first, 1e-15);
+  EXPECT_NEAR(c.job_hours, point_rate.job_hours, 1e-12);  // the point uses the average
+  // The bracket widens the range beyond what the time spread alone gives.
+  EXPECT_GT(c.ranges->job_hours.p90, point_rate.ranges->job_hours.p90);
+  EXPECT_LT(c.ranges->job_hours.p10, point_rate.ranges->job_hours.p10);
+  EXPECT_GT(c.ranges->cost.p90, point_rate.ranges->cost.p90);
 }
 
 TEST(PlanRangesTest, ReclaimBracketReadsTheAdviceText) {
