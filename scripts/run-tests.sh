@@ -28,6 +28,9 @@ if [ ! -f "$contracts" ]; then
 fi
 python3 "$contracts" "$build/gpuplan" "${areas[@]}"
 
+echo "== uncertainty table (data/uncertainty.csv regenerated from the model and compared) =="
+"$here/scripts/check-uncertainty.sh" "$build/gpuplan"
+
 if [ -x "$here/scripts/accuracy.sh" ]; then
   echo "== accuracy harness =="
   "$here/scripts/accuracy.sh" "$build/gpuplan"

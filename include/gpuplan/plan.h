@@ -22,6 +22,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/rules.h"
 #include "gpuplan/status.h"
+#include "gpuplan/uncertainty.h"
 #include "gpuplan/workload.h"
 
 namespace gpuplan::planner {
@@ -43,6 +44,25 @@ struct PlanOptions {
   std::optional<perf::Layout> fixed_layout;
   // Only this instance type ("" = all): gpuplan explain.
   std::string only_instance;
+  // The model's error per regime (data/uncertainty.csv, loaded at the edge); empty = no ranges,
+  // and decisions at Workload::confidence use the point estimate.
+  uncertainty::Table uncertainty;
+};
+
+// The calibrated spread of a candidate's numbers (gpuplan/uncertainty.h).
+struct CandidateRanges {
+  uncertainty::Band time;    // regime and percentiles of true / predicted step time
+  uncertainty::Band memory;  // the same for peak memory
+  uncertainty::Range step_s;
+  uncertainty::Range job_hours;   // wall-clock, spot overhead included (0s without work)
+  uncertainty::Range cost;        // the job's total, or per month for a service (0s per hour)
+  uncertainty::Range memory_gib;  // per GPU
+  bool memory_tight = false;      // fits at the point, but the p90 memory passes the capacity
+  // Spot: reclaims per instance-hour assumed at p10 and p90 (the advice's bracket).
+  std::optional<std::pair<double, double>> reclaim_rate_per_hour;
+  double confidence = 0.5;                 // Workload::confidence the decisions used
+  double job_hours_at_confidence = 0;      // what the deadline was checked against
+  double cost_at_confidence = 0;           // what the budget was checked against
 };
 
 // What to put the data on, with the read rate it must sustain.
@@ -96,6 +116,7 @@ struct Candidate {
   StoragePlan storage;
   ImagePlan image;
   std::string why;        // one paragraph: why this candidate
+  std::optional<CandidateRanges> ranges;  // set when the plan had an uncertainty table
 };
 
 struct Rejection {

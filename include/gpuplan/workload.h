@@ -162,6 +162,9 @@ struct Workload {
   Dataset dataset;
   Constraints constraints;
   Objective objective = Objective::kCost;
+  // Deadline and budget checks (and ranking) use this percentile of the calibrated time and
+  // cost range (gpuplan/uncertainty.h): 0.9 = "met with 90% confidence". 0.1..0.9.
+  double confidence = 0.5;
   InferenceSpec inference;
 
   bool IsTraining() const { return task == Task::kPretrain || task == Task::kFinetune; }

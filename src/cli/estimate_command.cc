@@ -20,6 +20,8 @@
 #include "io/calibration_csv.h"
 #include "io/estimate_request.h"
 #include "io/model_zoo.h"
+#include "io/range_render.h"
+#include "io/uncertainty_csv.h"
 #include "io/table.h"
 
 namespace gpuplan::cli {
@@ -137,10 +139,23 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   if (!layout.ok()) return ctx.Fail(layout.status(), true);
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
   if (!e.ok()) return ctx.Fail(e.status());
+  Result<uncertainty::Table> table = io::LoadUncertainty();
+  if (!table.ok()) return ctx.Fail(table.status());
+  const std::optional<planner::CandidateRanges> ranges =
+      io::EstimateRanges(*table, *w, *arch, *hw, *e);
   if (o.format == OutputFormat::kJson) {
-    *ctx.out << io::EstimateJson(*w, *arch, *hw, *layout, *e).dump(2) << "\n";
+    nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
+    if (ranges) io::AddEstimateRangesJson(j, *ranges, *e);
+    *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
+    if (ranges) {
+      planner::Candidate c;
+      c.estimate = *e;
+      c.job_hours = e->job.hours;
+      c.ranges = ranges;
+      *ctx.out << io::RangeSummary(c);
+    }
   }
 }
 

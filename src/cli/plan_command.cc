@@ -12,6 +12,7 @@
 #include "gpuplan/plan.h"
 #include "io/estimate_request.h"
 #include "io/plan_render.h"
+#include "io/range_render.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -71,8 +72,10 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
                     c.why.empty() ? "" : c.why);
     s += fmt::format(
         "  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
-        strings::Num(c.estimate.memory.capacity_gib), strings::Num(c.job_hours),
-        c.price_known ? c.cost.total.ToString() : "cost unknown (" + c.price_hint + ")");
+        strings::Num(c.estimate.memory.capacity_gib), io::HoursCell(c, strings::Num(c.job_hours)),
+        c.price_known ? io::CostCell(c, c.cost.total.ToString())
+                      : "cost unknown (" + c.price_hint + ")");
+    if (std::string range = io::RangeSummary(c); !range.empty()) s += "  " + range;
     for (const auto& a : c.advice) {
       s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
     }
@@ -84,8 +87,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
     } else {
       s += fmt::format("The plan's first choice is {} x {} {} ({} h, {}).\n", w.nodes, w.instance,
                        w.price_known ? cost::ModeName(w.billing) : "unpriced",
-                       strings::Num(w.job_hours),
-                       w.price_known ? w.cost.total.ToString() : "cost unknown");
+                       io::HoursCell(w, strings::Num(w.job_hours)),
+                       w.price_known ? io::CostCell(w, w.cost.total.ToString()) : "cost unknown");
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
         if (overall->candidates[i].instance == type->name) {
           s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());

@@ -7,6 +7,7 @@
 #include "agent/probe_calibration.h"
 #include "io/calibration_csv.h"
 #include "io/model_zoo.h"
+#include "io/uncertainty_csv.h"
 
 namespace gpuplan::cli {
 
@@ -77,6 +78,12 @@ planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
   options.today = CliToday();
   options.ratios = CliPriceRatios();
   options.market = LoadCliMarketData(ctx);
+  // The model's error table (data/uncertainty.csv, embedded): ranges and confidence checks.
+  if (Result<uncertainty::Table> table = io::LoadUncertainty(); table.ok()) {
+    options.uncertainty = std::move(*table);
+  } else {
+    *ctx.err << "gpuplan: warning: " << table.status().message() << " (plans show no ranges)\n";
+  }
   return options;
 }
 

@@ -1,4 +1,7 @@
 // `gpuplan validate FILE.csv [--json]`: the accuracy harness of the performance model.
+// `gpuplan validate --fit-uncertainty FILES... -o data/uncertainty.csv`: fits its error model.
+#include <cmath>
+#include <filesystem>
 #include <ostream>
 #include <string>
 
@@ -12,6 +15,7 @@
 #include "io/calibration_csv.h"
 #include "io/file_util.h"
 #include "io/model_zoo.h"
+#include "io/uncertainty_csv.h"
 #include "io/validation.h"
 
 namespace gpuplan::cli {
@@ -24,7 +28,17 @@ struct ValidateOptions {
   OutputFormat format = OutputFormat::kTable;
   bool all_rows = false;  // --rows: print every row in the table view
   std::string calibration;  // --calibration FILE instead of the embedded data/calibration.csv
+  std::vector<std::string> fit_files;  // --fit-uncertainty FILES...
+  std::string fit_out;                 // -o FILE ("-" = stdout)
+  std::string commit;                  // --commit: the model's git commit, recorded in the table
+  int min_rows = 10;                   // --min-rows
+  int min_sources = 3;                 // --min-sources
+  std::string uncertainty;  // --uncertainty FILE instead of the embedded data/uncertainty.csv
 };
+
+nlohmann::json OptionalJson(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 std::string Pct(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
@@ -45,6 +59,10 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
                         {"status", std::string(io::RowStatusName(r.status))},
                         {"reason", r.reason}};
     if (r.status == io::RowStatus::kOk && r.metric != "fits") j["ape"] = r.ape;
+    j["predicted_range"] = r.predicted_range ? nlohmann::json::array({r.predicted_range->first,
+                                                                      r.predicted_range->second})
+                                             : nlohmann::json(nullptr);
+    if (!r.regime.empty()) j["regime"] = uncertainty::Join(r.regime);
     rows.push_back(std::move(j));
   }
   const io::ValidationSummary& s = report.summary;
@@ -65,7 +83,12 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
                                       {"accuracy", s.fits_accuracy}}},
                             {"by_metric", by_metric},
                             {"by_gpu", by_gpu},
-                            {"by_task", by_task}};
+                            {"by_task", by_task},
+
+{"coverage_80", OptionalJson(s.coverage_80)},
+                            {"coverage_rows", s.coverage_rows},
+                            {"coverage_80_heldout", OptionalJson(s.coverage_80_heldout)},
+                            {"heldout_rows", s.heldout_rows}};
   return {{"rows", rows}, {"summary", summary}};
 }
 
@@ -100,12 +123,67 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
     out += fmt::format("fits verdicts: {} of {} right ({})\n", s.fits_correct, s.fits_rows,
                        Pct(s.fits_accuracy));
   }
+  if (s.coverage_80) {
+    out += fmt::format("p10-p90 ranges hold {} of {} runs ({}; about 80% is calibrated)",
+                       std::lround(*s.coverage_80 * s.coverage_rows), s.coverage_rows,
+                       Pct(*s.coverage_80));
+    out += s.coverage_80_heldout
+               ? fmt::format("; held out (sources split in two, each half checked against a fit "
+                             "on the other): {} of {} runs\n",
+                             Pct(*s.coverage_80_heldout), s.heldout_rows)
+               : std::string("; held out: one source only, no split\n");
+  }
   return out;
 }
 
+// Fits data/uncertainty.csv on the validated rows of every file.
+void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, const ModelZoo& zoo,
+            const Calibration& cal) {
+  std::vector<io::ValidationRow> rows;
+  std::string sources;
+  for (const std::string& file : o.fit_files) {
+    Result<std::string> text = io::ReadFile(file);
+    if (!text.ok()) return ctx.Fail(text.status());
+    Result<io::ValidationReport> report = io::Validate(*text, file, catalog, zoo, cal);
+    if (!report.ok()) return ctx.Fail(report.status());
+    const std::string name = std::filesystem::path(file).filename().string();
+    sources += (sources.empty() ? "" : " ") + name;
+    for (io::ValidationRow& r : report->rows) {
+      r.id = name + ":" + r.id;  // ids are unique within a file only
+      rows.push_back(std::move(r));
+    }
+  }
+  uncertainty::Table table = uncertainty::Fit(io::UncertaintySamples(rows), o.min_rows, o.min_sources);
+  if (table.regimes.empty()) {
+    return ctx.Fail(Status::InvalidArgument(
+        "--fit-uncertainty: no supported time or memory rows in " + sources));
+  }
+  table.model_hash = io::PredictionsHash(rows);
+  table.commit = o.commit.empty() ? "unknown" : o.commit;
+  table.sources = sources;
+  const std::string csv = io::WriteUncertainty(table);
+  if (o.fit_out == "-") {
+    *ctx.out << csv;
+    return;
+  }
+  if (Status s = io::WriteFileAtomic(o.fit_out, csv); !s.ok()) return ctx.Fail(s);
+  auto [coverage, n] = io::Coverage80(rows, table);
+  *ctx.out << fmt::format("wrote {}: {} regimes from {} runs of {} (p10-p90 holds {} of them)\n",
+                          o.fit_out, table.regimes.size(), n, sources,
+                          coverage ? Pct(*coverage) : "-");
+}
+
 void RunValidate(CliContext& ctx, const ValidateOptions& o) {
-  Result<std::string> text = io::ReadFile(o.file);
-  if (!text.ok()) return ctx.Fail(text.status());
+  if (o.fit_files.empty() == o.file.empty()) {
+    return ctx.Fail(
+        Status::InvalidArgument("validate: give either FILE or --fit-uncertainty FILES..."),
+        /*usage=*/true);
+  }
+  if (!o.fit_files.empty() && o.fit_out.empty()) {
+    return ctx.Fail(
+        Status::InvalidArgument("--fit-uncertainty needs -o FILE (or -o - for stdout)"),
+        /*usage=*/true);
+  }
   Result<Catalog> catalog = LoadCliCatalog(ctx);
   if (!catalog.ok()) return ctx.Fail(catalog.status());
   Result<ModelZoo> zoo = io::LoadModelZoo();
@@ -117,7 +195,18 @@ void RunValidate(CliContext& ctx, const ValidateOptions& o) {
     cal = io::ParseCalibration(*cal_text, o.calibration);
   }
   if (!cal.ok()) return ctx.Fail(cal.status());
-  Result<io::ValidationReport> report = io::Validate(*text, o.file, *catalog, *zoo, *cal);
+  if (!o.fit_files.empty()) return RunFit(ctx, o, *catalog, *zoo, *cal);
+  Result<uncertainty::Table> table = io::LoadUncertainty();
+  if (!o.uncertainty.empty()) {
+    Result<std::string> u_text = io::ReadFile(o.uncertainty);
+    if (!u_text.ok()) return ctx.Fail(u_text.status());
+    table = io::ParseUncertainty(*u_text, o.uncertainty);
+  }
+  if (!table.ok()) return ctx.Fail(table.status());
+  Result<std::string> text = io::ReadFile(o.file);
+  if (!text.ok()) return ctx.Fail(text.status());
+  Result<io::ValidationReport> report =
+      io::Validate(*text, o.file, *catalog, *zoo, *cal, &*table);
   if (!report.ok()) return ctx.Fail(report.status());
   if (o.format == OutputFormat::kJson) {
     *ctx.out << ReportJson(*report).dump(2) << "\n";
@@ -135,7 +224,22 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
       "Check the performance model against published measurements (a CSV in the schema of "
       "tests/testdata/validation/README.md): per-row predictions and median/p90 absolute "
       "percentage error per metric and per GPU");
-  cmd->add_option("file", opts->file, "Measurements CSV")->required();
+  cmd->add_option("file", opts->file, "Measurements CSV");
+  cmd->add_option("--fit-uncertainty", opts->fit_files,
+                  "Fit the model's error table (p10/p50/p90 of true/predicted per regime) on "
+                  "these measurement CSVs instead of validating one")
+      ->expected(1, -1);
+  cmd->add_option("-o,--output", opts->fit_out,
+                  "Where --fit-uncertainty writes the table (data/uncertainty.csv; - = stdout)");
+  cmd->add_option("--commit", opts->commit, "Git commit of the model, recorded in the fitted table");
+  cmd->add_option("--min-rows", opts->min_rows,
+                  "Runs a regime needs before it stops borrowing its parent's percentiles")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--min-sources", opts->min_sources,
+                  "Sources a regime needs before it stops borrowing its parent's percentiles")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--uncertainty", opts->uncertainty,
+                  "Uncertainty table to check instead of the embedded data/uncertainty.csv");
   cmd->add_flag("--rows", opts->all_rows, "List every row, not only the outliers");
   cmd->add_option("--calibration", opts->calibration,
                   "Calibration CSV to use instead of the embedded data/calibration.csv");

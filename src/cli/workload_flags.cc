@@ -163,6 +163,7 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.max_gpus, &c.max_gpus);
   SetIfGiven(f.max_nodes, &c.max_nodes);
   SetIfGiven(f.deadline_hours, &c.deadline_hours);
+  SetIfGiven(f.confidence, &w.confidence);
   if (f.budget || !f.currency.empty()) {
     if (!f.budget && !c.budget) return Usage("--currency needs a budget: give --budget AMOUNT");
     Budget b = c.budget.value_or(Budget{});
@@ -195,6 +196,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"global_batch", "--global-batch", f.global_batch.has_value()},
       {"micro_batch", "--micro-batch", f.micro_batch.has_value()},
       {"epochs", "--epochs", f.epochs.has_value()},
+      {"confidence", "--confidence", f.confidence.has_value()},
       {"method", "--method", !f.method.empty()},
       {"lora_rank", "--lora-rank", f.lora_rank.has_value()},
       {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
@@ -309,6 +311,9 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--max-nodes", f->max_nodes, "At most this many instances");
   cmd->add_option("--deadline-hours", f->deadline_hours,
                   "Finish within this many hours (needs --tokens or --samples)");
+  cmd->add_option("--confidence", f->confidence,
+                  "Check the deadline and budget (and rank) at this percentile of the calibrated "
+                  "time and cost range: 0.9 = met with 90% confidence (default 0.5)");
   cmd->add_option("--budget", f->budget,
                   "Spend at most this much (in --currency, default CNY; needs --tokens or "
                   "--samples, or a service's "

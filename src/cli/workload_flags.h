@@ -60,6 +60,7 @@ struct WorkloadFlags {
   std::string currency;          // constraints.budget.currency: CNY or USD
   std::string objective;
   std::optional<double> requests_per_s, ttft_ms, tpot_ms;
+  std::optional<double> confidence;  // replaces the workload's confidence
 };
 
 // Adds the job flags (--task ... --engine, names as in README "gpuplan estimate") to `cmd`,

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "core/provision.h"
+#include "core/plan_ranges.h"
 #include "core/serving_search.h"
 #include "core/strings.h"
 #include "gpuplan/layout_search.h"
@@ -289,21 +290,39 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       c.billing = mode;
       c.cost = *jc;
       c.job_hours = per_hour ? 0 : jc->wall_hours;
+      if (c.ranges && !per_hour && !serving) {
+        c.ranges->job_hours.point = c.job_hours;
+        c.ranges->cost.point = c.cost.total.amount();
+        if (Status s = PriceRanges(*c.ranges, *rates, co, work_hours, base.nodes,
+                                   SpotAdviceDesc(options.market, t.name, region));
+            !s.ok()) {
+          rejection = s.message();
+          continue;
+        }
+      }
       if (serving || w.constraints.long_running) {
         Result<cost::MonthlyCostEstimate> m = cost::MonthlyCost(
             *rates, options.ratios.hours_per_month, instances, co, options.ratios);
         if (m.ok()) c.monthly = *m;
       }
       if (w.constraints.budget && w.constraints.budget->amount > 0 && !per_hour &&
-          c.cost.total.amount() > w.constraints.budget->amount) {
+          (c.ranges && c.ranges->cost_at_confidence > 0 ? c.ranges->cost_at_confidence
+                                                         : c.cost.total.amount()) > w.constraints.budget->amount) {
         rejection = std::to_string(base.nodes) + " x " + t.name + " " + std::string(cost::ModeName(mode)) +
-                    " costs " + c.cost.total.ToString() + ", over the budget of " + pricing.currency + " " +
-                    Num(w.constraints.budget->amount);
+                    " costs " + c.cost.total.ToString() +
+                    (c.ranges && c.ranges->cost_at_confidence > 0 ? " (" + pricing.currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
+                                    std::to_string(std::lround(w.confidence * 100)) + ")"
+                              : "") +
+                    ", over the budget of " + pricing.currency + " " + Num(w.constraints.budget->amount);
         continue;
       }
-      const double money = c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
+      if (c.ranges && c.monthly && c.ranges->time.regime != "none") {
+        // A service: more replicas when the engine is slower than predicted.
+        c.ranges->cost = uncertainty::Scale(c.monthly->per_month.amount(), c.ranges->time);
+      }
+      const double money = CostForRanking(c);
       const double cost_score = per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
-      const double time_score = per_hour && units_per_hour > 0 ? 1 / units_per_hour : c.job_hours;
+      const double time_score = per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
       const bool time_first = RanksByTime(w);
       c.score = time_first ? time_score : cost_score;
       out.push_back(std::move(c));
@@ -525,9 +544,17 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
         }
       }
       const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
-      if (w.constraints.deadline_hours && !per_hour && hours > *w.constraints.deadline_hours) {
-        rejection = std::to_string(nodes) + " node(s): takes " + Num(hours) + " h, deadline " +
-                    Num(*w.constraints.deadline_hours) + " h";
+      std::optional<CandidateRanges> ranges;
+      if (!options.uncertainty.regimes.empty()) {
+        ranges = TimeRanges(options.uncertainty, w, arch, *hw, e, per_hour || serving ? 0 : hours);
+      }
+      const double hours_at_confidence = ranges && !serving ? ranges->job_hours_at_confidence : hours;
+      if (w.constraints.deadline_hours && !per_hour && hours_at_confidence > *w.constraints.deadline_hours) {
+        rejection = std::to_string(nodes) + " node(s): takes " + Num(hours) + " h" +
+                    (ranges ? " (p" + std::to_string(std::lround(w.confidence * 100)) + " " +
+                                  Num(hours_at_confidence) + " h)"
+                            : "") +
+                    ", deadline " + Num(*w.constraints.deadline_hours) + " h";
         continue;
       }
       Candidate base;
@@ -543,6 +570,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
       base.copies_per_instance_group = w.IsTraining() ? 1 : lr.layout.dp;
       base.layout = lr.layout;
       base.estimate = e;
+      base.ranges = ranges;
       const double tokens_per_hour =
           (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
           base.gpus * 3600;
@@ -707,6 +735,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
         : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
         : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
                              : "; " + best.cost.total.ToString() + " per hour";
+    if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty()) why += "; " + sure;
     if (plan.candidates.size() > 1) {
       const Candidate& next = plan.candidates[1];
       why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +

@@ -163,6 +163,10 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("micro_batch", "at most global_batch (" + std::to_string(w.global_batch) + ")",
                std::to_string(*w.micro_batch));
   }
+  if (!(w.confidence >= 0.1 && w.confidence <= 0.9)) {
+    return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
+               strings::Num(w.confidence));
+  }
   if (w.seq_len > kMaxSeqLen) {
     return Bad("seq_len",
                "at most " + std::to_string(kMaxSeqLen) +

@@ -7,6 +7,7 @@
 
 #include "core/strings.h"
 #include "io/estimate_request.h"
+#include "io/range_render.h"
 #include "io/table.h"
 
 namespace gpuplan::io {
@@ -204,6 +205,7 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
                       {"tokens_per_s_per_gpu", e.inference->tokens_per_s_per_gpu},
                       {"requests_per_s", e.inference->requests_per_s}};
   }
+  AddRangesJson(j, c);
   return j;
 }
 
@@ -275,12 +277,12 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
                         !modelled   ? "-"
                         : inference ? CopiesText(c)
                                     : LayoutText(c.layout),
-                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", Hours(c.job_hours),
-                        CostText(c)});
+                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", HoursCell(c, Hours(c.job_hours)),
+                        c.price_known ? CostCell(c, CostText(c)) : CostText(c)});
     }
     s += RenderAligned(t);
     const auto& best = plan.candidates[0];
-    s += "\nWhy: " + best.why + "\n\n";
+    s += "\nWhy: " + best.why + "\n" + RangeSummary(best) + "\n";
     if (modelled) {
       s += "Memory per GPU (GiB):";
       for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
@@ -335,6 +337,7 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";
+    if (std::string range = RangeSummary(best); !range.empty()) s += range + "\n";
     const bool inference = w.task == Task::kInference;
     s += fmt::format(
         "| # | instance | {} | GPUs | region | billing | {} | GiB/GPU | hours | cost |\n",
@@ -346,7 +349,8 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
                        c.nodes, c.gpus, c.region.empty() ? "any" : c.region,
                        c.price_known ? cost::ModeName(c.billing) : "-",
                        inference ? CopiesText(c) : LayoutText(c.layout),
-                       Num(c.estimate.memory.per_gpu_gib), Hours(c.job_hours), CostText(c));
+                       Num(c.estimate.memory.per_gpu_gib), HoursCell(c, Hours(c.job_hours)),
+                       c.price_known ? CostCell(c, CostText(c)) : CostText(c));
     }
     s += "\n## Storage and image\n\n";
     s += "- Storage: " + best.storage.kind + ", " + Num(best.storage.size_gib) + " GiB. " + best.storage.why + "\n";

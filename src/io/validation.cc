@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <string>
 #include <utility>
 
@@ -24,6 +27,17 @@ bool IsThroughputMetric(const std::string& m) {
          m == "decode_tokens_per_s_per_gpu" || m == "time_to_train_min" || m == "gpu_hours";
 }
 bool IsMemoryMetric(const std::string& m) { return m == "peak_mem_gib" || m == "max_seq_len_fit"; }
+
+// How a metric moves with the step time or memory a plan pays for: +1 grows with it (a time,
+// peak memory), -1 shrinks (a throughput), 0 neither (fits, the longest sequence that fits).
+int CostDirection(const std::string& m) {
+  if (m == "step_time_s" || m == "ttft_ms" || m == "tpot_ms" || m == "time_to_train_min" ||
+      m == "gpu_hours" || m == "peak_mem_gib") {
+    return 1;
+  }
+  if (IsThroughputMetric(m)) return -1;
+  return 0;
+}
 
 // The value of a `key=value` token in the notes column ("impl=vLLM 0.6.3; ..."), or "".
 std::string NoteToken(const std::string& notes, std::string_view key) {
@@ -449,6 +463,47 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
   return std::nullopt;
 }
 
+// Marks the first row of each run (id up to the first '.') per quantity (time, memory) that
+// has a regime: one measurement counts once.
+void MarkSamples(std::vector<ValidationRow>& rows) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (ValidationRow& r : rows) {
+    if (r.regime.empty()) continue;
+    const std::string run = r.id.substr(0, r.id.find('.'));
+    r.sample = seen.emplace(run, r.regime.front()).second;
+  }
+}
+
+// Coverage when each half of the sources is checked against a table fitted on the other half
+// only; nullopt with fewer than two sources.
+std::pair<std::optional<double>, int> HeldOutCoverage(const std::vector<ValidationRow>& rows,
+                                                      int min_rows, int min_sources) {
+  // The sources in name order, alternately in one half and the other.
+  std::set<std::string> names;
+  for (const ValidationRow& r : rows) {
+    if (r.sample) names.insert(r.source);
+  }
+  std::map<std::string, int> half_of;
+  for (const std::string& name : names) half_of.emplace(name, static_cast<int>(half_of.size() % 2));
+  std::vector<ValidationRow> half[2];
+  for (const ValidationRow& r : rows) {
+    if (r.sample) half[half_of[r.source]].push_back(r);
+  }
+  if (half[0].empty() || half[1].empty()) return {std::nullopt, 0};
+  int n = 0;
+  double inside = 0;
+  for (int fold = 0; fold < 2; ++fold) {
+    const uncertainty::Table fitted =
+        uncertainty::Fit(UncertaintySamples(half[1 - fold]), min_rows, min_sources);
+    auto [cov, rows_checked] = Coverage80(half[fold], fitted);
+    if (!cov) continue;
+    inside += *cov * rows_checked;
+    n += rows_checked;
+  }
+  if (n == 0) return {std::nullopt, 0};
+  return {inside / n, n};
+}
+
 void Summarise(ValidationReport& report) {
   ValidationSummary& s = report.summary;
   std::map<std::string, std::vector<double>> by_metric, by_gpu, by_task;
@@ -509,7 +564,8 @@ ErrorStats Stats(std::vector<double> values) {
 
 Result<ValidationReport> Validate(std::string_view csv_text, const std::string& file,
                                   const Catalog& catalog, const ModelZoo& zoo,
-                                  const Calibration& cal) {
+                                  const Calibration& cal,
+                                  const uncertainty::Table* error_model) {
   Result<CsvTable> table = CsvTable::Parse(csv_text, file);
   if (!table.ok()) return table.status();
   if (Status s = table->RequireColumns({"id", "model", "task", "gpu", "metric", "value"});
@@ -524,6 +580,7 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
     row.metric = r.Text("metric");
     row.task = r.Text("task");
     row.gpu = r.Text("gpu");
+    row.source = r.Text("source");
     const std::optional<double> measured = r.OptionalNumber("value", -1e18, 1e18);
     RowInputs in;
     std::string why;
@@ -556,12 +613,69 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
                                             std::abs(row.measured)
                                       : 0;
         }
+        if (const int dir = CostDirection(row.metric);
+            dir != 0 && row.predicted > 0 && row.measured > 0) {
+          row.regime = row.metric == "peak_mem_gib"
+                           ? uncertainty::MemoryRegime(in.w, in.arch, in.hw)
+                           : uncertainty::TimeRegime(in.w, in.arch, in.hw);
+          row.ratio = dir > 0 ? row.measured / row.predicted : row.predicted / row.measured;
+        }
       }
     }
     report.rows.push_back(std::move(row));
   }
+  MarkSamples(report.rows);
+  if (error_model != nullptr && !error_model->regimes.empty()) {
+    for (ValidationRow& row : report.rows) {
+      if (row.regime.empty()) continue;
+      const uncertainty::Band b = uncertainty::Lookup(*error_model, row.regime);
+      row.predicted_range = CostDirection(row.metric) > 0
+                                ? std::pair(row.predicted * b.p10, row.predicted * b.p90)
+                                : std::pair(row.predicted / b.p90, row.predicted / b.p10);
+    }
+  }
   Summarise(report);
+  if (error_model != nullptr && !error_model->regimes.empty()) {
+    std::tie(report.summary.coverage_80, report.summary.coverage_rows) =
+        Coverage80(report.rows, *error_model);
+    std::tie(report.summary.coverage_80_heldout, report.summary.heldout_rows) =
+        HeldOutCoverage(report.rows, error_model->min_rows, error_model->min_sources);
+  }
   return report;
+}
+
+std::vector<uncertainty::Sample> UncertaintySamples(const std::vector<ValidationRow>& rows) {
+  std::vector<uncertainty::Sample> out;
+  for (const ValidationRow& r : rows) {
+    if (r.sample) out.push_back({r.regime, r.ratio, r.source});
+  }
+  return out;
+}
+
+std::pair<std::optional<double>, int> Coverage80(const std::vector<ValidationRow>& rows,
+                                                 const uncertainty::Table& table) {
+  int n = 0, inside = 0;
+  for (const ValidationRow& r : rows) {
+    if (!r.sample) continue;
+    const uncertainty::Band b = uncertainty::Lookup(table, r.regime);
+    ++n;
+    // In the ratio's terms: true / predicted within [p10, p90].
+    if (r.ratio >= b.p10 && r.ratio <= b.p90) ++inside;
+  }
+  if (n == 0) return {std::nullopt, 0};
+  return {static_cast<double>(inside) / n, n};
+}
+
+std::string PredictionsHash(const std::vector<ValidationRow>& rows) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
+  for (const ValidationRow& r : rows) {
+    if (!r.sample) continue;
+    for (unsigned char c : fmt::format("{},{},{:.6g},{:.6g}\n", r.id, r.metric, r.predicted, r.ratio)) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+  }
+  return fmt::format("{:016x}", h);
 }
 
 }  // namespace gpuplan::io

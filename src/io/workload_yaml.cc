@@ -432,7 +432,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
                   {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
                    "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
                    "recompute", "cp", "virtual_stages", "offload", "optimizer_in_backward", "activation_offload", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
-                   "objective", "inference"})) {
+                   "objective", "inference", "confidence"})) {
     return r.status();
   }
   bool method_given = false;
@@ -499,6 +499,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
                         .value_or(w.objective);
     }
     if (key == "inference") ReadInference(r, v, w.inference);
+    if (key == "confidence") w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
     if (!r.status().ok()) return r.status();
   }
   if (!root["task"]) {

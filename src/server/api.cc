@@ -17,6 +17,7 @@
 #include "io/deploy_render.h"
 #include "io/estimate_request.h"
 #include "io/plan_render.h"
+#include "io/range_render.h"
 #include "io/workload_yaml.h"
 #include "server/web_page.h"
 
@@ -392,7 +393,12 @@ Response Estimate(const ServerData& data, const Request& req) {
   if (!layout.ok()) return FromError(FromStatus(layout.status(), params.names()));
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, data.calibration);
   if (!e.ok()) return FromError(FromStatus(e.status()));
-  return Json(io::EstimateJson(*w, *arch, *hw, *layout, *e));
+  nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
+  if (std::optional<planner::CandidateRanges> r =
+          io::EstimateRanges(data.plan_options.uncertainty, *w, *arch, *hw, *e)) {
+    io::AddEstimateRangesJson(j, *r, *e);
+  }
+  return Json(j);
 }
 
 Response CatalogGpus(const ServerData& data, const Request& req) {

@@ -126,3 +126,51 @@ TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
 
 }  // namespace
 }  // namespace gpuplan::io
+
+namespace gpuplan::io {
+namespace {
+
+// Rows of one run count once; throughput rows get the inverted time range; coverage counts runs.
+TEST(ValidationUncertaintyTest, RowsCarryPredictedRangeAndSummaryCoverage) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,task,precision,gpu,gpus,"
+      "tp,pp,dp,zero,micro_batch,global_batch,recompute,metric,value,memory_kind,mfu_basis,"
+      "notes\n";
+  const std::string run = ",mpt-7b,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,"
+                          "1,8,3,8,64,none,";
+  const std::string csv = header + "R1,a" + run + "mfu,0.5,,peak_tflops=312;flops=model,\n" +
+                          "R1.b,a" + run + "tokens_per_s_per_gpu,3000,,,\n" + "R2,b" + run +
+                          "tokens_per_s_per_gpu,1000,,,\n";
+  uncertainty::Table table = uncertainty::Fit({{{"time"}, 0.8, "x"}, {{"time"}, 1.25, "y"}}, 1, 1);
+  table.regimes.at("time").p10 = 0.8;
+  table.regimes.at("time").p90 = 1.25;
+  Result<ValidationReport> r = Validate(csv, "u.csv", *data.catalog, *data.zoo, *data.cal, &table);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  for (const ValidationRow& row : r->rows) {
+    SCOPED_TRACE(row.id);
+    ASSERT_TRUE(row.predicted_range.has_value());
+    // A throughput: faster than predicted by 1/0.8 at p10 of time, slower by 1/1.25 at p90.
+    EXPECT_NEAR(row.predicted_range->first, row.predicted / 1.25, 1e-9);
+    EXPECT_NEAR(row.predicted_range->second, row.predicted / 0.8, 1e-9);
+  }
+  EXPECT_TRUE(r->rows[0].sample);
+  EXPECT_FALSE(r->rows[1].sample);  // R1.b is the same run as R1
+  EXPECT_EQ(r->summary.coverage_rows, 2);
+  ASSERT_TRUE(r->summary.coverage_80.has_value());
+  int inside = 0;
+  for (const ValidationRow& row : r->rows) {
+    if (row.sample && row.measured >= row.predicted_range->first &&
+        row.measured <= row.predicted_range->second) {
+      ++inside;
+    }
+  }
+  EXPECT_DOUBLE_EQ(*r->summary.coverage_80, inside / 2.0);
+  // Two sources: each checked against a fit on the other.
+  EXPECT_EQ(r->summary.heldout_rows, 2);
+}
+
+}  // namespace
+}  // namespace gpuplan::io

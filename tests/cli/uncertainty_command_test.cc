@@ -1,0 +1,85 @@
+// The ranges and confidence as a user sees them: plan --json fields, --confidence in the why,
+// and validate's predicted_range and coverage.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/cli_runner.h"
+
+namespace gpuplan {
+namespace {
+
+using testing::RunGpuplan;
+
+std::string Source(const std::string& path) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + path; }
+
+void ExpectPair(const nlohmann::json& v, double point, const std::string& what) {
+  ASSERT_TRUE(v.is_array()) << what << ": " << v.dump();
+  ASSERT_EQ(v.size(), 2u) << what;
+  EXPECT_LT(v[0].get<double>(), v[1].get<double>()) << what;
+  EXPECT_GT(v[0].get<double>(), 0.3 * point) << what;
+  EXPECT_LT(v[1].get<double>(), 4 * point) << what;
+}
+
+TEST(UncertaintyCommandTest, PlanJsonCarriesRangesAndTheRegime) {
+  auto run =
+      RunGpuplan({"plan", Source("examples/llm-lora-finetune.yaml"), "--json", "--top", "3"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(j["candidates"].empty());
+  for (const auto& c : j["candidates"]) {
+    ExpectPair(c["time"]["job_hours_range"], c["time"]["job_hours"].get<double>(), "job hours");
+    ExpectPair(c["time"]["step_s_range"], c["time"]["step_s"].get<double>(), "step");
+    ExpectPair(c["cost"]["total_range"], c["cost"]["total"].get<double>(), "cost");
+    ExpectPair(c["memory"]["per_gpu_gib_range"], c["memory"]["per_gpu_gib"].get<double>(),
+               "memory");
+    EXPECT_EQ(c["uncertainty"]["time_regime"].get<std::string>().rfind("time/lora/", 0), 0u);
+    EXPECT_DOUBLE_EQ(c["uncertainty"]["confidence"].get<double>(), 0.5);
+    const std::string verdict = c["memory"]["verdict"];
+    EXPECT_TRUE(verdict == "fits with margin" || verdict == "tight: may OOM") << verdict;
+  }
+}
+
+TEST(UncertaintyCommandTest, ConfidenceIsStatedInTheWhy) {
+  auto run = RunGpuplan(
+      {"plan", Source("examples/llm-lora-finetune.yaml"), "--json", "--confidence", "0.9"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(j["candidates"].empty());
+  const std::string why = j["candidates"][0]["why"];
+  EXPECT_NE(why.find("meets the 48 h deadline with 90% confidence: p90 "), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("budget with 90% confidence"), std::string::npos) << why;
+  for (const auto& c : j["candidates"]) {
+    EXPECT_LE(c["uncertainty"]["job_hours_at_confidence"].get<double>(), 48);
+  }
+}
+
+TEST(UncertaintyCommandTest, ConfidenceOutsideTheTableIsAUsageError) {
+  auto run =
+      RunGpuplan({"plan", Source("examples/llm-lora-finetune.yaml"), "--confidence", "0.99"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--confidence"), std::string::npos) << run.err;
+}
+
+TEST(UncertaintyCommandTest, ValidateRowsHaveRangesAndTheSummaryCoverage) {
+  auto run = RunGpuplan(
+      {"validate", Source("tests/testdata/validation/h200_device_training.csv"), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  int ranged = 0;
+  for (const auto& r : j["rows"]) {
+    if (!r["predicted_range"].is_array())
+      continue;
+    ++ranged;
+    EXPECT_LE(r["predicted_range"][0].get<double>(), r["predicted_range"][1].get<double>());
+  }
+  EXPECT_GT(ranged, 30);
+  const double coverage = j["summary"]["coverage_80"];
+  EXPECT_GT(coverage, 0.5);
+  EXPECT_LE(coverage, 1.0);
+  EXPECT_TRUE(j["summary"]["coverage_80_heldout"].is_null());  // one source: no split
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,150 @@
+// The planner with an uncertainty table: ranges on candidates, and deadline and budget checks at
+// Workload::confidence.
+#include "core/plan_ranges.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpuplan/plan.h"
+#include "io/calibration_csv.h"
+#include "io/catalog_loader.h"
+#include "io/model_zoo.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::planner {
+namespace {
+
+constexpr char kInstance[] = "ecs.gn7i-c8g1.2xlarge";
+
+// A LoRA fine-tune on one A10 instance, PAYG, with `extra` YAML lines.
+std::string Yaml(const std::string& extra) {
+  return "task: finetune\nmethod: lora\nmodel: llama-2-7b\nseq_len: 2048\nglobal_batch: 32\n"
+         "tokens: 50M\nconstraints: {regions: [cn-hangzhou], billing: [payg], max_nodes: 1" +
+         extra + "}\n";
+}
+
+// Every time regime: true / predicted between 0.9 (p10) and 1.5 (p90), median 1.
+uncertainty::Table WideTable() {
+  std::vector<uncertainty::Sample> s;
+  for (double r : {0.9, 0.9, 1.0, 1.0, 1.0, 1.5, 1.5})
+    s.push_back({{"time"}, r, "x"});
+  for (double r : {1.0, 1.0})
+    s.push_back({{"memory"}, r, "x"});
+  uncertainty::Table t = uncertainty::Fit(s, 1, 1);
+  t.regimes.at("time").p10 = 0.9, t.regimes.at("time").p50 = 1.0, t.regimes.at("time").p90 = 1.5;
+  return t;
+}
+
+Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_table = true,
+                      const cost::MarketData& market = {}) {
+  Result<Catalog> catalog = io::LoadCatalog("");
+  Result<ModelZoo> zoo = io::LoadModelZoo();
+  Result<Calibration> cal = io::LoadCalibration();
+  if (!catalog.ok() || !zoo.ok() || !cal.ok())
+    return Status::InvalidArgument("embedded data");
+  Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
+  if (!w.ok())
+    return w.status();
+  w->confidence = confidence;
+  Result<ModelArch> arch = PlanModel(*w, *zoo);
+  if (!arch.ok())
+    return arch.status();
+  PlanOptions options;
+  options.today = "2026-11-30";
+  options.only_instance = kInstance;
+  options.market = market;
+  if (with_table)
+    options.uncertainty = WideTable();
+  return MakePlan(*w, *arch, *catalog, *cal, options);
+}
+
+TEST(PlanRangesTest, CandidatesCarryTimeCostAndMemoryRanges) {
+  Result<Plan> p = PlanWith(Yaml(""), 0.5);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_FALSE(p->candidates.empty());
+  const Candidate& c = p->candidates[0];
+  ASSERT_TRUE(c.ranges.has_value());
+  EXPECT_NEAR(c.ranges->job_hours.p10, 0.9 * c.job_hours, 1e-6 * c.job_hours);
+  EXPECT_NEAR(c.ranges->job_hours.p90, 1.5 * c.job_hours, 1e-6 * c.job_hours);
+  // PAYG bills by the second: cost scales with hours.
+  EXPECT_NEAR(c.ranges->cost.p90, 1.5 * c.cost.total.amount(), 1e-6 * c.cost.total.amount());
+  EXPECT_NEAR(c.ranges->step_s.p90, 1.5 * c.estimate.time.step_s, 1e-9);
+  EXPECT_EQ(c.ranges->time.regime, "time/lora/Ampere/1node/dense");
+  EXPECT_EQ(c.ranges->time.from, "time");
+}
+
+TEST(PlanRangesTest, DeadlineMetAtMedianIsMissedAtNinetyPercentConfidence) {
+  Result<Plan> free = PlanWith(Yaml(""), 0.5, /*with_table=*/false);
+  ASSERT_TRUE(free.ok() && !free->candidates.empty());
+  const double hours = free->candidates[0].job_hours;
+  // Between the median (1.0 x) and the p90 (1.5 x) of the job's hours.
+  const std::string deadline = ", deadline_hours: " + std::to_string(1.2 * hours);
+
+  Result<Plan> median = PlanWith(Yaml(deadline), 0.5);
+  ASSERT_TRUE(median.ok()) << median.status().message();
+  ASSERT_FALSE(median->candidates.empty());
+  EXPECT_NE(median->candidates[0].why.find("deadline with 50% confidence: p50"), std::string::npos)
+      << median->candidates[0].why;
+
+  Result<Plan> sure = PlanWith(Yaml(deadline), 0.9);
+  ASSERT_TRUE(sure.ok()) << sure.status().message();
+  EXPECT_TRUE(sure->candidates.empty());
+  ASSERT_FALSE(sure->rejected.empty());
+  EXPECT_NE(sure->rejected[0].reason.find("(p90 "), std::string::npos) << sure->rejected[0].reason;
+}
+
+TEST(PlanRangesTest, BudgetIsCheckedAtTheConfidencePercentile) {
+  Result<Plan> free = PlanWith(Yaml(""), 0.5, /*with_table=*/false);
+  ASSERT_TRUE(free.ok() && !free->candidates.empty());
+  const double cost = free->candidates[0].cost.total.amount();
+  const std::string budget =
+      ", budget: {amount: " + std::to_string(1.2 * cost) + ", currency: CNY}";
+  Result<Plan> median = PlanWith(Yaml(budget), 0.5);
+  ASSERT_TRUE(median.ok() && !median->candidates.empty());
+  EXPECT_NE(median->candidates[0].why.find("budget with 50% confidence"), std::string::npos);
+  Result<Plan> sure = PlanWith(Yaml(budget), 0.9);
+  ASSERT_TRUE(sure.ok());
+  EXPECT_TRUE(sure->candidates.empty());
+}
+
+TEST(PlanRangesTest, SpotRangeRunsOverTheReclaimBracket) {
+  cost::MarketData market;
+  cost::SpotAdvice advice;
+  advice.instance = kInstance;
+  advice.region = "cn-hangzhou";
+  advice.zone = "cn-hangzhou-h";
+  advice.interruption_rate = 0.04;
+  advice.interrupt_rate_desc = "3-5%";
+  advice.as_of = "2026-11-30";
+  market.spot_advice.push_back(advice);
+  std::string yaml = Yaml("");
+  yaml.replace(yaml.find("billing: [payg]"), 15, "billing: [spot]");
+  Result<Plan> p = PlanWith(yaml, 0.5, true, market);
+  market.spot_advice[0].interrupt_rate_desc = "";  // the 30-day average alone: no bracket
+  Result<Plan> q = PlanWith(yaml, 0.5, true, market);
+  ASSERT_TRUE(p.ok() && q.ok());
+  ASSERT_FALSE(p->candidates.empty() || q->candidates.empty());
+  const Candidate& c = p->candidates[0];
+  const Candidate& point_rate = q->candidates[0];
+  ASSERT_EQ(c.billing, cost::Mode::kSpot);
+  ASSERT_TRUE(c.ranges && c.ranges->reclaim_rate_per_hour);
+  EXPECT_NEAR(c.ranges->reclaim_rate_per_hour->first, ReclaimBracketPerHour("3-5%")->first, 1e-15);
+  EXPECT_NEAR(c.job_hours, point_rate.job_hours, 1e-12);  // the point uses the average
+  // The bracket widens the range beyond what the time spread alone gives.
+  EXPECT_GT(c.ranges->job_hours.p90, point_rate.ranges->job_hours.p90);
+  EXPECT_LT(c.ranges->job_hours.p10, point_rate.ranges->job_hours.p10);
+  EXPECT_GT(c.ranges->cost.p90, point_rate.ranges->cost.p90);
+}
+
+TEST(PlanRangesTest, ReclaimBracketReadsTheAdviceText) {
+  std::optional<std::pair<double, double>> b = ReclaimBracketPerHour("3-5%");
+  ASSERT_TRUE(b.has_value());
+  EXPECT_NEAR(b->first, -std::log1p(-0.03) / 720, 1e-12);
+  EXPECT_NEAR(b->second, -std::log1p(-0.05) / 720, 1e-12);
+  EXPECT_FALSE(ReclaimBracketPerHour(">20%").has_value());
+  EXPECT_FALSE(ReclaimBracketPerHour("").has_value());
+}
+
+}  // namespace
+}  // namespace gpuplan::planner

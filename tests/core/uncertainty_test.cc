@@ -1,0 +1,115 @@
+#include "gpuplan/uncertainty.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuplan::uncertainty {
+namespace {
+
+struct PercentileCase {
+  const char* name;
+  std::vector<double> values;
+  double q;
+  double want;
+};
+
+class PercentileTest : public ::testing::TestWithParam<PercentileCase> {};
+
+TEST_P(PercentileTest, InterpolatesBetweenClosestRanks) {
+  std::vector<double> v = GetParam().values;
+  EXPECT_NEAR(Percentile(v, GetParam().q), GetParam().want, 1e-12);
+}
+
+// numpy.percentile(values, 100 q) with its default (linear) method.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PercentileTest,
+    ::testing::Values(PercentileCase{"OneValue", {2.5}, 0.9, 2.5},
+                      PercentileCase{"P10OfFive", {5, 1, 4, 2, 3}, 0.1, 1.4},
+                      PercentileCase{"MedianOfFive", {5, 1, 4, 2, 3}, 0.5, 3},
+                      PercentileCase{"P90OfFive", {5, 1, 4, 2, 3}, 0.9, 4.6},
+                      PercentileCase{"MedianOfFourIsMidpoint", {1, 2, 3, 10}, 0.5, 2.5},
+                      PercentileCase{"P90OfTen", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9, 9.1},
+                      PercentileCase{"Extremes", {3, 1, 2}, 1.0, 3}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+std::vector<Sample> Samples(std::vector<std::string> path, std::vector<double> ratios,
+                            const std::string& source) {
+  std::vector<Sample> out;
+  for (double r : ratios)
+    out.push_back({path, r, source});
+  return out;
+}
+
+TEST(UncertaintyFitTest, ThinRegimeTakesItsParentsPercentilesAndSaysSo) {
+  std::vector<Sample> s = Samples({"time", "lora", "Ampere"}, {1, 1.1, 1.2, 1.3, 1.4}, "a");
+  for (const Sample& x : Samples({"time", "lora", "Turing"}, {2.0, 2.2}, "b"))
+    s.push_back(x);
+  const Table t = Fit(s, /*min_rows=*/4, /*min_sources=*/1);
+  const Band& turing = t.regimes.at("time/lora/Turing");
+  EXPECT_EQ(turing.rows, 2);
+  EXPECT_TRUE(turing.FellBack());
+  EXPECT_EQ(turing.from, "time/lora");
+  EXPECT_EQ(turing.from_rows, 7);
+  const Band& lora = t.regimes.at("time/lora");
+  EXPECT_DOUBLE_EQ(turing.p90, lora.p90);
+  const Band& ampere = t.regimes.at("time/lora/Ampere");
+  EXPECT_FALSE(ampere.FellBack());
+  EXPECT_NEAR(ampere.p50, 1.2, 1e-12);
+}
+
+TEST(UncertaintyFitTest, RegimeFromOneSourceFallsBackWhenTwoAreRequired) {
+  std::vector<Sample> s = Samples({"time", "pretrain"}, {1, 1, 1, 1, 1}, "only-source");
+  for (const Sample& x : Samples({"time", "decode"}, {0.5, 1.5, 0.5, 1.5}, "other"))
+    s.push_back(x);
+  const Table t = Fit(s, /*min_rows=*/2, /*min_sources=*/2);
+  EXPECT_EQ(t.regimes.at("time/pretrain").from, "time");
+  EXPECT_EQ(t.regimes.at("time/pretrain").sources, 1);
+  EXPECT_FALSE(t.regimes.at("time").FellBack());  // the root always keeps its own
+}
+
+TEST(UncertaintyLookupTest, UnseenRegimeUsesTheNearestAncestor) {
+  const Table t = Fit(Samples({"time", "lora"}, {0.9, 1.0, 1.1}, "a"), 1, 1);
+  const Band b = Lookup(t, {"time", "lora", "Blackwell", "1node", "dense"});
+  EXPECT_EQ(b.regime, "time/lora/Blackwell/1node/dense");
+  EXPECT_EQ(b.from, "time/lora");
+  EXPECT_EQ(b.rows, 0);
+  EXPECT_TRUE(b.FellBack());
+  const Band none = Lookup(Table{}, {"time", "lora"});
+  EXPECT_EQ(none.from, "none");
+  EXPECT_DOUBLE_EQ(none.p90, 1);
+}
+
+TEST(UncertaintyBandTest, PercentileAndChanceAreInverse) {
+  Band b;
+  b.p10 = 0.8, b.p50 = 1.0, b.p90 = 1.6;
+  EXPECT_DOUBLE_EQ(b.At(0.5), 1.0);
+  EXPECT_DOUBLE_EQ(b.At(0.9), 1.6);
+  EXPECT_DOUBLE_EQ(b.At(0.7), 1.3);
+  EXPECT_DOUBLE_EQ(b.At(0.3), 0.9);
+  EXPECT_DOUBLE_EQ(b.ChanceAtMost(1.3), 0.7);
+  EXPECT_DOUBLE_EQ(b.ChanceAtMost(5), 0.9);    // "at least 90%"
+  EXPECT_DOUBLE_EQ(b.ChanceAtMost(0.1), 0.1);  // "at most 10%"
+}
+
+TEST(UncertaintyRegimeTest, NamesTaskArchitectureScaleAndDensity) {
+  Gpu a10;
+  a10.name = "A10-24G";
+  a10.architecture = "Ampere";
+  perf::Hardware hw;
+  hw.gpu = &a10;
+  hw.nodes = 2;
+  hw.rdma = false;
+  Workload w;
+  w.task = Task::kFinetune;
+  w.method = Method::kLora;
+  ModelArch arch;
+  EXPECT_EQ(Join(TimeRegime(w, arch, hw)), "time/lora/Ampere/multinode-tcp/dense");
+  w.task = Task::kInference;
+  w.inference.engine = Engine::kVllm;
+  EXPECT_EQ(Join(MemoryRegime(w, arch, hw)), "memory/serving/Ampere/vllm/dense");
+  w.inference.engine = Engine::kHf;
+  w.inference.output_tokens = 0;
+  EXPECT_EQ(Join(TimeRegime(w, arch, hw)), "time/prefill/Ampere/hf/dense");
+}
+
+}  // namespace
+}  // namespace gpuplan::uncertainty
