@@ -15,7 +15,8 @@ table="$here/data/uncertainty.csv"
 # The sets the ranges are fitted on: the calibration sets and the held-out published and device
 # training measurements (out-of-sample errors are the honest ones). The H200 decode rows are left
 # out: decode time on that VM was unstable (README, "Device check").
-sets=(calibration.csv calibration_inference.csv heldout_published.csv h200_device_training.csv)
+sets=(calibration.csv calibration_inference.csv heldout_published.csv h200_device_training.csv
+      calibration_moe.csv)
 files=()
 for s in "${sets[@]}"; do files+=("$data/$s"); done
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)

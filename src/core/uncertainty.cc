@@ -34,7 +34,7 @@ std::string ScaleOf(const Workload& w, const perf::Hardware& hw) {
 
 // Dense or mixture-of-experts. The architecture on this branch has no experts yet; every
 // model is dense until ModelArch carries them.
-std::string DensityOf(const ModelArch&) { return "dense"; }
+std::string DensityOf(const ModelArch& arch) { return arch.IsMoe() ? "moe" : "dense"; }
 
 std::vector<std::string> RegimeOf(std::string quantity, const Workload& w, const ModelArch& arch,
                                   const perf::Hardware& hw) {
