@@ -47,6 +47,7 @@ struct LayoutSearch {
   long long structures = 0;    // parallel structures (tp, cp, pp, vp, dp, zero, savers) valid
   long long configurations = 0;  // structures x micro-batches x recomputation covered
   long long evaluated = 0;       // estimator calls made
+  long long explored = 0;        // structures whose micro-batches were searched (not pruned)
   double min_memory_gib = 0;     // least per-GPU memory over what was estimated (0 = none)
   std::string reason;            // why nothing fits or works (empty when ok)
 };

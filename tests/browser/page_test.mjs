@@ -145,7 +145,11 @@ test("changing a field replans and updates the link", async () => {
   await page.click("button[type=submit]");
   await page.waitForFunction(() => location.search.includes("objective=time") &&
                              location.search.includes("max_gpus=8"));
-  await page.waitForSelector("#candidates tbody tr");
+  // The link changes before the new plan arrives: wait for the replanned table.
+  await page.waitForFunction(() => {
+    const cells = [...document.querySelectorAll("#candidates tbody tr td:nth-child(5)")];
+    return cells.length > 0 && cells.every((c) => Number(c.textContent) <= 8);
+  }, null, { timeout: 10000 }).catch(() => {});
   const gpus = await page.locator("#candidates tbody tr td:nth-child(5)").allTextContents();
   assert.ok(gpus.every((g) => Number(g) <= 8), gpus.join());
   await page.click("#copy-link");
@@ -208,13 +212,15 @@ test("an inference link labels latency and cost per month", async () => {
   await page.close();
 });
 
-test("spot candidates carry the (min) mark", async () => {
+test("spot candidates carry the (min) or from-lower-bound mark", async () => {
   const page = await open("/?task=finetune&method=lora&model=llama-2-7b&tokens=100M" +
                           "&billing=spot&region=cn-hangzhou");
   await page.waitForSelector("#candidates tbody tr");
   const costs = await page.locator("#candidates tbody .cost").allTextContents();
-  assert.ok(costs.length > 0 && costs.every((c) => c.includes("(min)")), costs.join(" | "));
-  assert.ok(await page.locator("#tradeoff circle.point.min").count() >= 1);
+  // Spot with a measured reclaim rate is a lower bound "(min)"; without one it is ranked with
+  // the default interruption allowance and shows the no-reclaim cost it starts "from".
+  assert.ok(costs.length > 0 && costs.every((c) => c.includes("(min)") || c.includes("from ")),
+            costs.join(" | "));
   page.checkClean();
   await page.close();
 });

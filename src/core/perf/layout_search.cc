@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace gpuplan::perf {
@@ -56,7 +57,10 @@ struct Structure {
   Layout base;                        // micro_batch and recompute to be set
   std::vector<int> micro_batches;     // ascending
   std::vector<Recompute> recomputes;  // lightest first
+  int local_batch = 1;                // sequences per data-parallel replica per step
   double lower_bound = 0;
+  double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
+  double sequence_time = 0;         // compute per sequence at the largest micro-batch
 };
 
 class Search {
@@ -96,6 +100,7 @@ class Search {
                 continue;
               for (int ep : ExpertDegrees(tp, dp)) {
                 Structure s;
+                s.local_batch = local;
                 Layout& l = s.base;
                 l.tp = tp;
                 l.cp = cp;
@@ -181,20 +186,95 @@ class Search {
   }
 
   // The lower bound of a structure (see the file comment); kInf when it cannot be estimated.
-  double LowerBound(const Structure& s) {
+  double LowerBound(Structure& s) {
+    // The lightest recomputation that fits the smallest micro-batch: nothing lighter fits any
+    // micro-batch (memory grows with b), so it bounds the compute; none fitting = infeasible.
     Layout l = s.base;
+    l.micro_batch = s.micro_batches.front();
+    std::optional<Estimate> smallest;
+    size_t lightest = 0;
+    for (; lightest < s.recomputes.size(); ++lightest) {
+      l.recompute = s.recomputes[lightest];
+      Result<Estimate> e = Run(l);
+      if (e.ok() && e->memory.fits) {
+        smallest = *e;
+        break;
+      }
+    }
+    if (!smallest) return kInf;
+    s.recomputes.erase(s.recomputes.begin(), s.recomputes.begin() + static_cast<long>(lightest));
     l.micro_batch = s.micro_batches.back();
-    l.recompute = s.recomputes.front();
-    Result<Estimate> e = Run(l);
-    if (!e.ok())
-      return kInf;
-    const TimeBreakdown& t = e->time.breakdown;
-    return t.compute + t.tp_comm + t.pp_comm + t.optimizer;
+    Estimate largest = *smallest;
+    if (s.micro_batches.size() > 1) {
+      Result<Estimate> e = Run(l);
+      if (!e.ok()) return kInf;
+      largest = *e;
+    }
+    const TimeBreakdown& t = largest.time.breakdown;
+    // Data-parallel exposure falls with the micro-batch (a longer backward to hide behind,
+    // fewer per-micro-batch collectives) and with heavier recomputation (a longer backward):
+    // its least is at the largest micro-batch and the heaviest recomputation.
+    double dp = t.dp_comm;
+    if (t.dp_comm > 0 && s.recomputes.size() > 1) {
+      l.recompute = s.recomputes.back();
+      Result<Estimate> heavy = Run(l);
+      dp = heavy.ok() ? std::min(dp, heavy->time.breakdown.dp_comm) : 0;
+    }
+    // The bubble is (pp - 1) / vp micro-batch times, and a micro-batch takes at least as long
+    // as the smallest one at the lightest recomputation that fits.
+    const double t_mb_min = smallest->time.breakdown.compute / std::max(1, smallest->grad_accum);
+    s.sequence_time = t.compute / s.local_batch;
+    s.bound_without_bubble = t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm + dp;
+    return s.bound_without_bubble + (s.base.pp - 1.0) / s.base.vp * t_mb_min;
+  }
+
+  // Without a pipeline every part of the step falls as the micro-batch grows (see the file
+  // comment; activation offload and expert all-to-alls are left to the general path), so per
+  // recomputation the largest micro-batch that fits is its best, found by bisection (memory grows
+  // with b); a heavier recomputation only matters at micro-batches the lighter one cannot fit.
+  bool ExploreFlat(const Structure& s) {
+    if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe()) return false;
+    const std::vector<int>& bs = s.micro_batches;
+    int floor = 0;  // micro-batches up to here are dominated by a lighter recomputation
+    for (Recompute r : s.recomputes) {
+      Layout l = s.base;
+      l.recompute = r;
+      size_t lo = 0, hi = bs.size();  // candidates bs[lo..hi), all above `floor`
+      while (lo < hi && bs[lo] <= floor) ++lo;
+      std::optional<size_t> best;
+      std::optional<Estimate> best_e;
+      while (lo < hi) {  // the largest index whose micro-batch fits
+        const size_t mid = lo + (hi - lo) / 2;
+        l.micro_batch = bs[mid];
+        Result<Estimate> e = Run(l);
+        if (e.ok() && e->memory.fits) {
+          best = mid;
+          best_e = *e;
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      if (best) {
+        l.micro_batch = bs[*best];
+        Consider(l, *best_e);
+        floor = bs[*best];
+      }
+    }
+    return true;
   }
 
   // Per micro-batch the lightest recomputation that fits; the fastest of those.
   void Explore(const Structure& s, bool exhaustive) {
+    ++result_.explored;
+    if (!exhaustive && ExploreFlat(s)) return;
     for (int b : s.micro_batches) {
+      // The bubble grows with the micro-batch: once the bound passes the best, stop.
+      if (!exhaustive && result_.ok &&
+          s.bound_without_bubble + (s.base.pp - 1.0) / s.base.vp * b * s.sequence_time >=
+              result_.estimate.time.step_s) {
+        break;
+      }
       bool any_fits = false;
       for (Recompute r : s.recomputes) {
         Layout l = s.base;
