@@ -164,6 +164,7 @@ class Search {
       const double mem = e->memory.per_gpu_gib;
       const Estimate::Memory& m = e->memory;
       if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
+        if (m.per_gpu_gib > m.capacity_gib) return e;  // fits neither: GPU memory says why
         // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
         if (host_reason_.empty() || m.host_gib < host_need_) {
           host_need_ = m.host_gib;
@@ -331,7 +332,8 @@ class Search {
   LayoutSearch Training(bool exhaustive) {
     Solve(Structures(PinnedSavers()), exhaustive);
     // Offload needs the host's RAM to be known (an instance type, not a bare GPU count).
-    if (!result_.ok && !SaversPinned() && hw_.host_memory_gib > 0) {
+    if (!result_.ok && !SaversPinned() && hw_.host_memory_gib > 0 &&
+        (exhaustive || SaversCanFitGpu())) {
       // Nothing fits: try what people use to squeeze a job onto fewer or smaller GPUs, in order
       // of cost (ZeRO-Offload; parameters too; activations; optimizer in backward).
       for (const Savers& s : SaverLadder()) {
@@ -354,6 +356,21 @@ class Search {
                                                         "data-parallel replicas)";
     }
     return result_;
+  }
+
+  // Whether any structure fits the GPU with the strongest savers (parameters and activations
+  // offloaded) at its smallest micro-batch and heaviest recomputation: no saver needs less GPU
+  // memory, so when none does the ladder cannot find a layout and is skipped.
+  bool SaversCanFitGpu() {
+    for (const Structure& s : Structures({Offload::kParams, false, true})) {
+      Layout l = s.base;
+      l.micro_batch = s.micro_batches.front();
+      l.recompute = s.recomputes.back();
+      ++result_.evaluated;
+      Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
+      if (e.ok() && e->memory.per_gpu_gib <= e->memory.capacity_gib) return true;
+    }
+    return false;
   }
 
   bool SaversPinned() const {
