@@ -55,7 +55,10 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const double mlp_tmp = (d.mlp_mats == 3 ? 3 : 2) * prompt * batch * d.ffn / tp * e;
   const double logits = cal.transient_factor * batch * d.vocab / tp * (e + 4);
   mem.transient = std::max(mlp_tmp, arch.kind == ModelKind::kDecoder ? logits : 0) / kGiB;
-  FinishMemory(est, hw, cal);
+  // Serving engines (vLLM's and TensorRT-LLM's block managers) load the weights once and
+  // preallocate the KV cache as one pool; eager PyTorch allocates as it goes.
+  const bool engine_pool = inf.engine == Engine::kVllm || inf.engine == Engine::kTrtllm;
+  FinishMemory(est, hw, cal, engine_pool ? mem.weights + mem.kv_cache : 0);
   // A serving engine lets the copy fill only part of the GPU (vLLM gpu_memory_utilization).
   est.memory.fits =
       est.memory.per_gpu_gib <= cal.EngineMemoryLimitGib(inf.engine, est.memory.capacity_gib,

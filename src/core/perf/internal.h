@@ -72,7 +72,8 @@ double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                             Precision p, double weight_bytes);
 
 // Fills the overhead, totals and fit of `e.memory` from its breakdown.
-void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal);
+// `static_gib` of the allocation is made once in large blocks and not fragmented.
+void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, double static_gib = 0);
 
 // The two estimates behind EstimateRun (layout already checked; `peak` in TFLOPS).
 Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,

@@ -4,12 +4,14 @@
 namespace gpuplan::perf::internal {
 
 // Memory common to training and inference: overhead on top of what tensors hold.
-void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal) {
+void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, double static_gib) {
   MemoryBreakdown& m = e.memory.breakdown;
   const double allocated =
       m.weights + m.gradients + m.optimizer + m.adapters + m.activations + m.kv_cache + m.transient;
   e.memory.allocated_gib = allocated;
-  e.memory.reserved_gib = allocated * (1 + cal.allocator_fragmentation);
+  // The caching allocator fragments what is allocated and freed as the step runs; blocks
+  // allocated once (a serving engine's weights and its preallocated KV-cache pool) do not.
+  e.memory.reserved_gib = allocated + (allocated - static_gib) * cal.allocator_fragmentation;
   m.overhead = e.memory.reserved_gib - allocated + cal.cuda_context_gib;
   e.memory.per_gpu_gib = allocated + m.overhead;
   e.memory.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
