@@ -96,7 +96,9 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
     const LayoutSearch all = ExhaustiveLayoutSearch(c.w, c.arch, hw, cal);
     ASSERT_TRUE(all.ok) << all.reason;
     ASSERT_TRUE(fast.ok) << fast.reason;
-    EXPECT_DOUBLE_EQ(fast.estimate.time.step_s, all.estimate.time.step_s)
+    // Equal up to the part in a million within which the simpler layout is preferred.
+    EXPECT_NEAR(fast.estimate.time.step_s, all.estimate.time.step_s,
+                2e-6 * all.estimate.time.step_s)
         << "search " << DescribeLayout(fast.layout) << " vs exhaustive "
         << DescribeLayout(all.layout);
     EXPECT_TRUE(fast.estimate.memory.fits);

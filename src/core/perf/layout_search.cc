@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace gpuplan::perf {
@@ -295,8 +296,18 @@ class Search {
     }
   }
 
+  // Of layouts the model times alike (within a part in a million), the one with fewer
+  // moving parts: no context parallelism, no interleaving, fewer stages, less tensor
+  // parallelism, less ZeRO sharding. Users should not see cp 2 where dp 2 does the same.
+  static bool Simpler(const Layout& a, const Layout& b) {
+    return std::tie(a.cp, a.vp, a.pp, a.tp, a.zero, a.ep) <
+           std::tie(b.cp, b.vp, b.pp, b.tp, b.zero, b.ep);
+  }
+
   void Consider(const Layout& l, const Estimate& e) {
-    if (!result_.ok || e.time.step_s < result_.estimate.time.step_s) {
+    const double t = e.time.step_s, best = result_.estimate.time.step_s;
+    const bool tie = result_.ok && std::abs(t - best) <= 1e-6 * best;
+    if (!result_.ok || (tie ? Simpler(l, result_.layout) : t < best)) {
       result_.ok = true;
       result_.layout = l;
       result_.estimate = e;
