@@ -82,6 +82,8 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
        A100(), 8, 8, 0, true, 0},
       {"8b_full_on_one_a10_needs_offload", Training(Method::kFull, 1024, 4),
        Llama(32, 4096, 32, 8, 14336), A10(), 1, 1, 0, true, 500},
+      {"7b_full_on_eight_a10_needs_sharding", Training(Method::kFull, 2048, 16),
+       Llama(32, 4096, 32, 32, 11008), A10(), 8, 8, 0, true, 0},
       {"gqa_pipeline_inside_node", Training(Method::kFull, 4096, 8), Llama(24, 2048, 16, 4, 5632),
        A10(), 4, 4, 0, true, 0},
   };

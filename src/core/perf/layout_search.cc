@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -193,15 +194,24 @@ class Search {
     // micro-batch (memory grows with b), so it bounds the compute; none fitting = infeasible.
     Layout l = s.base;
     l.micro_batch = s.micro_batches.front();
+    // Lightest first, but after `none` try `full`: it needs no more memory than selective, so
+    // when neither fits the smallest micro-batch nothing does (two estimates, not three).
+    std::vector<size_t> order(s.recomputes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (order.size() == 3) order = {0, 2, 1};
     std::optional<Estimate> smallest;
-    size_t lightest = 0;
-    for (; lightest < s.recomputes.size(); ++lightest) {
-      l.recompute = s.recomputes[lightest];
+    size_t lightest = s.recomputes.size();
+    for (size_t i : order) {
+      if (i > lightest) continue;  // a lighter one already fits
+      l.recompute = s.recomputes[i];
       Result<Estimate> e = Run(l);
-      if (e.ok() && e->memory.fits) {
+      const bool fits = e.ok() && e->memory.fits;
+      if (fits) {
         smallest = *e;
-        break;
+        lightest = i;
       }
+      if (i == 0 && fits) break;
+      if (i == 2 && !fits) break;  // neither none nor full: infeasible
     }
     if (!smallest) return kInf;
     s.recomputes.erase(s.recomputes.begin(), s.recomputes.begin() + static_cast<long>(lightest));
@@ -326,8 +336,21 @@ class Search {
         Explore(s, true);
       return;
     }
-    for (Structure& s : structures)
+    // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
+    // the smallest micro-batch, ZeRO 0 and 1 cannot either. Bound the higher stages first.
+    std::stable_sort(structures.begin(), structures.end(),
+                     [](const Structure& a, const Structure& b) { return a.base.zero > b.base.zero; });
+    std::set<std::tuple<int, int, int, int, int>> zero2_infeasible;
+    for (Structure& s : structures) {
+      const Layout& b = s.base;
+      const auto group = std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep);
+      if (b.zero < 2 && zero2_infeasible.count(group)) {
+        s.lower_bound = kInf;
+        continue;
+      }
       s.lower_bound = LowerBound(s);
+      if (b.zero == 2 && s.lower_bound == kInf) zero2_infeasible.insert(group);
+    }
     std::stable_sort(
         structures.begin(), structures.end(),
         [](const Structure& a, const Structure& b) { return a.lower_bound < b.lower_bound; });
