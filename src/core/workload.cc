@@ -163,6 +163,13 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("micro_batch", "at most global_batch (" + std::to_string(w.global_batch) + ")",
                std::to_string(*w.micro_batch));
   }
+  if (w.cp && (*w.cp < 1 || *w.cp > 65536)) {
+    return Bad("cp", "a context-parallel degree from 1 to 65536", std::to_string(*w.cp));
+  }
+  if (w.virtual_stages && (*w.virtual_stages < 1 || *w.virtual_stages > 1024)) {
+    return Bad("virtual_stages", "1 to 1024 model chunks per pipeline rank",
+               std::to_string(*w.virtual_stages));
+  }
   if (!(w.confidence >= 0.1 && w.confidence <= 0.9)) {
     return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
                strings::Num(w.confidence));
