@@ -53,8 +53,11 @@ check calibration_moe.csv        0.25    0.79    0.01    0.01    0.82      0.00 
 # Calibration of the ranges (data/uncertainty.csv): the share of runs inside their predicted
 # p10-p90, on the shipped table and held out (the set's sources split in two, each half checked
 # against a table fitted on the other only). About 80% is honest; much less is overconfident,
-# much more uselessly wide. The floors are what the ranges reach today: out of sample they are
-# overconfident (errors differ more between sources than within one; README "Ranges").
+# much more uselessly wide. The bands are fitted for a new source (leave one source out, widened
+# by Student's t for few sources; README "Ranges"), so held out they reach 77-83%; the floors
+# sit just under today's numbers. heldout_published and calibration_moe stay low in sample
+# (their sources' errors are far from the other sets'), and the MoE split is wide (97%) because
+# each half has too few sources per regime and falls back to the pooled time band.
 # file  coverage_min coverage_max  heldout_min (- = single source, not split)
 coverage() {
   local file=$1
@@ -80,10 +83,11 @@ sys.exit(1 if bad else 0)
 ' "$file" "$@"
 }
 #                                  min   max   heldout_min
-coverage calibration.csv           0.78  0.90  0.48 || status=1
-coverage calibration_inference.csv 0.80  0.90  0.67 || status=1
-coverage heldout_published.csv     0.55  0.90  0.66 || status=1
+coverage calibration.csv           0.80  0.90  0.75 || status=1
+coverage calibration_inference.csv 0.84  0.90  0.77 || status=1
+coverage heldout_published.csv     0.65  0.90  0.80 || status=1
 coverage h200_device_training.csv  0.85  0.95  -    || status=1
+coverage calibration_moe.csv       0.60  0.90  0.75 || status=1
 # The H200 decode rows are reported, not gated: decode time on that VM was unstable (README,
 # "Device check"); their memory and TTFT are in the report.
 echo "h200_device_inference.csv (report only):"

@@ -45,12 +45,12 @@ struct Band {
 
 struct Table {
   std::map<std::string, Band> regimes;  // by Band::regime
-  int min_rows = 10;       // a regime with fewer rows falls back to its parent ...
-  int min_sources = 3;     // ... and so does one measured by fewer sources (errors differ
+  int min_rows = 10;                    // a regime with fewer rows falls back to its parent ...
+  int min_sources = 4;     // ... and so does one measured by fewer sources (errors differ
                            // more between sources than within one)
-  std::string model_hash;               // hash of the predictions the ratios were computed from
-  std::string commit;                   // the git commit of the model (informational)
-  std::string sources;                  // the validation files it was fitted on
+  std::string model_hash;  // hash of the predictions the ratios were computed from
+  std::string commit;      // the git commit of the model (informational)
+  std::string sources;     // the validation files it was fitted on
 };
 
 // One measurement: its regime path (general to specific) and true / predicted.
@@ -66,7 +66,12 @@ double Percentile(std::vector<double>& values, double q);
 
 // Fits a table: every sample counts in its regime and every ancestor; a regime with fewer
 // than `min_rows` samples or `min_sources` sources takes its nearest ancestor's percentiles
-// (the root always its own).
+// (the root always its own). The percentiles are those of a run by a source the samples do
+// not include: each sample's log ratio is taken against the mean of the *other* sources'
+// mean log ratios (leave one source out), and the p10 and p90 of those residuals, placed
+// around the centre of all sources, are moved out from the median by t(0.9, k - 1) / z(0.9)
+// for k sources (the between-source spread is itself uncertain with few sources).
+// REQUIRES: every ratio > 0.
 Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources);
 
 // The band for `path`: the most specific regime of the path the table holds (a regime the

@@ -32,7 +32,7 @@ struct ValidateOptions {
   std::string fit_out;                 // -o FILE ("-" = stdout)
   std::string commit;                  // --commit: the model's git commit, recorded in the table
   int min_rows = 10;                   // --min-rows
-  int min_sources = 3;                 // --min-sources
+  int min_sources = 4;                 // --min-sources
   std::string uncertainty;  // --uncertainty FILE instead of the embedded data/uncertainty.csv
 };
 

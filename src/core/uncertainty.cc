@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace gpuplan::uncertainty {
 namespace {
@@ -43,6 +42,55 @@ std::vector<std::string> RegimeOf(std::string quantity, const Workload& w, const
   return {std::move(quantity), KindOf(w), gpu_arch, ScaleOf(w, hw), DensityOf(arch)};
 }
 
+// The 90th percentile of Student's t with `dof` degrees of freedom (dof >= 1); the normal's
+// beyond 30. A band estimated from k sources has k - 1 degrees of freedom for the spread
+// between them.
+double StudentT90(int dof) {
+  static constexpr double kT90[] = {3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397,
+                                    1.383, 1.372, 1.363, 1.356, 1.350, 1.345, 1.341, 1.337,
+                                    1.333, 1.330, 1.328, 1.325, 1.323, 1.321, 1.319, 1.318,
+                                    1.316, 1.315, 1.314, 1.313, 1.311, 1.310};
+  if (dof < 1)
+    return kT90[0];
+  return dof <= 30 ? kT90[dof - 1] : 1.2816;
+}
+
+// Percentiles of true / predicted for a measurement by a source none of `by_source` came from.
+// Errors differ more between sources than within one (a source's setup shifts all its runs),
+// so the spread of pooled ratios is overconfident for a new source. Instead every measurement
+// is scored as if its source were new: its log ratio less the centre of the *other* sources
+// (leave one source out; the centre is the mean of the sources' mean log ratios, each source
+// counting once). The percentiles of those residuals, around the centre of all sources, carry
+// the between-source spread; with few sources that spread is itself uncertain, so the p10 and
+// p90 move out from the median by Student's t with k - 1 degrees of freedom over the normal's.
+// REQUIRES: by_source non-empty, every ratio > 0.
+void FitBand(const std::map<std::string, std::vector<double>>& by_source, Band& b) {
+  std::map<std::string, double> mean_of;
+  double centre = 0;
+  for (const auto& [source, ratios] : by_source) {
+    double sum = 0;
+    for (double r : ratios)
+      sum += std::log(r);
+    mean_of[source] = sum / static_cast<double>(ratios.size());
+    centre += mean_of[source];
+  }
+  const double k = static_cast<double>(by_source.size());
+  centre /= k;
+  std::vector<double> residuals;
+  for (const auto& [source, ratios] : by_source) {
+    const double others = k > 1 ? (centre * k - mean_of[source]) / (k - 1) : centre;
+    for (double r : ratios)
+      residuals.push_back(std::log(r) - others);
+  }
+  constexpr double kNormal90 = 1.2816;
+  const double widen = StudentT90(static_cast<int>(k) - 1) / kNormal90;
+  const double mid = Percentile(residuals, 0.5);
+  const double lo = Percentile(residuals, 0.1), hi = Percentile(residuals, 0.9);
+  b.p50 = std::exp(centre + mid);
+  b.p10 = std::exp(centre + mid - (mid - lo) * widen);
+  b.p90 = std::exp(centre + mid + (hi - mid) * widen);
+}
+
 }  // namespace
 
 double Band::At(double p) const {
@@ -80,7 +128,7 @@ std::string Join(const std::vector<std::string>& path) {
 Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources) {
   // Every sample counts in each prefix of its path.
   std::map<std::string, std::vector<double>> ratios;
-  std::map<std::string, std::set<std::string>> sources;
+  std::map<std::string, std::map<std::string, std::vector<double>>> by_source;
   std::map<std::string, std::string> parent;
   for (const Sample& s : samples) {
     std::vector<std::string> prefix;
@@ -89,7 +137,7 @@ Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources) {
       prefix.push_back(level);
       const std::string key = Join(prefix);
       ratios[key].push_back(s.ratio);
-      sources[key].insert(s.source);
+      by_source[key][s.source].push_back(s.ratio);
       parent.emplace(key, up);
       up = key;
     }
@@ -102,7 +150,7 @@ Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources) {
     Band b;
     b.regime = key;
     b.rows = static_cast<int>(values.size());
-    b.sources = static_cast<int>(sources[key].size());
+    b.sources = static_cast<int>(by_source[key].size());
     const std::string& up = parent[key];
     if ((b.rows < min_rows || b.sources < min_sources) && !up.empty()) {
       const Band& a = t.regimes.at(up);
@@ -112,9 +160,7 @@ Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources) {
     } else {
       b.from = key;
       b.from_rows = b.rows;
-      b.p10 = Percentile(values, 0.1);
-      b.p50 = Percentile(values, 0.5);
-      b.p90 = Percentile(values, 0.9);
+      FitBand(by_source[key], b);
     }
     t.regimes.emplace(key, std::move(b));
   }

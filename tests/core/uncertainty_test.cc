@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 namespace gpuplan::uncertainty {
 namespace {
 
@@ -64,6 +67,40 @@ TEST(UncertaintyFitTest, RegimeFromOneSourceFallsBackWhenTwoAreRequired) {
   EXPECT_EQ(t.regimes.at("time/pretrain").from, "time");
   EXPECT_EQ(t.regimes.at("time/pretrain").sources, 1);
   EXPECT_FALSE(t.regimes.at("time").FellBack());  // the root always keeps its own
+}
+
+// Three sources that each measured the same error three times: pooled, the ratios span
+// 0.8..1.25; for a fourth source the band must be wider. Each run is scored against the other
+// two sources' centre (a: log 0.8 - (0 + log 1.25) / 2 = -1.5 log 1.25), and with three sources
+// the spread widens by t(0.9, 2) / z(0.9) = 1.886 / 1.2816.
+TEST(UncertaintyFitTest, BandIsForANewSourceLeavingEachSourceOut) {
+  std::vector<Sample> s = Samples({"time"}, {0.8, 0.8, 0.8}, "a");
+  for (const Sample& x : Samples({"time"}, {1.0, 1.0, 1.0}, "b"))
+    s.push_back(x);
+  for (const Sample& x : Samples({"time"}, {1.25, 1.25, 1.25}, "c"))
+    s.push_back(x);
+  const Band& b = Fit(s, /*min_rows=*/1, /*min_sources=*/1).regimes.at("time");
+  const double half_width = 1.5 * std::log(1.25) * 1.886 / 1.2816;
+  EXPECT_NEAR(b.p50, 1.0, 1e-12);
+  EXPECT_NEAR(b.p90, std::exp(half_width), 1e-9);
+  EXPECT_NEAR(b.p10, std::exp(-half_width), 1e-9);
+  EXPECT_GT(b.p90, 1.6);  // the pooled p90 would be 1.25
+}
+
+// The same spread from more sources is known better: the band narrows towards the residuals'
+// own percentiles as t approaches the normal.
+TEST(UncertaintyFitTest, MoreSourcesGiveANarrowerBand) {
+  auto band_of = [](int sources) {
+    std::vector<Sample> s;
+    for (int i = 0; i < sources; ++i)
+      for (const Sample& x : Samples({"time"}, {i % 2 == 0 ? 0.8 : 1.25}, "s" + std::to_string(i)))
+        s.push_back(x);
+    return Fit(s, 1, 1).regimes.at("time");
+  };
+  const Band few = band_of(4), many = band_of(40);
+  EXPECT_GT(few.p90 / few.p10, many.p90 / many.p10);
+  EXPECT_GT(many.p90, 1.25);  // still wider than the pooled spread
+  EXPECT_LT(many.p90, 1.35);
 }
 
 TEST(UncertaintyLookupTest, UnseenRegimeUsesTheNearestAncestor) {
