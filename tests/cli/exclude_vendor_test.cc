@@ -69,7 +69,10 @@ TEST(ExcludeVendorTest, YamlKeyReadsAListOrOneVendor) {
       {"scalar", "  exclude_vendors: NVIDIA\n", {GpuVendor::kNvidia}, ""},
       {"two", "  exclude_vendors: [amd, nvidia]\n", {GpuVendor::kAmd, GpuVendor::kNvidia}, ""},
       {"unknown", "  exclude_vendors: [nvida]\n", {}, "\"constraints.exclude_vendors\""},
-      {"not_a_name", "  exclude_vendors: {a: b}\n", {}, "\"constraints.exclude_vendors\""},
+      {"not_a_name",
+       "  exclude_vendors: {a: b}\n",
+       {},
+       "\"constraints.exclude_vendors\": expected a text value"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -82,7 +85,10 @@ TEST(ExcludeVendorTest, YamlKeyReadsAListOrOneVendor) {
       const std::string& m = w.status().message();
       EXPECT_NE(m.find("w.yaml:6:"), std::string::npos) << m;
       EXPECT_NE(m.find(c.want_error), std::string::npos) << m;
-      EXPECT_NE(m.find(kChoices), std::string::npos) << m << ": names the allowed values";
+      if (std::string(c.name) == "unknown") {
+        EXPECT_NE(m.find(std::string(kChoices) + ", got \"nvida\""), std::string::npos)
+            << m << ": names the allowed values";
+      }
     }
   }
 }
