@@ -82,7 +82,7 @@ TEST(ExcludeVendorTest, YamlKeyReadsAListOrOneVendor) {
       EXPECT_EQ(w->constraints.exclude_vendors, c.want);
     } else {
       ASSERT_FALSE(w.ok());
-      const std::string& m = w.status().message();
+      const std::string m = w.status().message();
       EXPECT_NE(m.find("w.yaml:6:"), std::string::npos) << m;
       EXPECT_NE(m.find(c.want_error), std::string::npos) << m;
       if (std::string(c.name) == "unknown") {
