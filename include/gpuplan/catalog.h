@@ -42,9 +42,25 @@ struct Provenance {
   bool inferred() const { return basis.find("inferred") != std::string::npos; }
 };
 
+// Who makes the GPU: the `vendor` column of gpus.csv and constraints.exclude_vendors. Every row
+// of the embedded catalog is NVIDIA; the others are the accelerator makers a compliance rule may
+// name (shared research note on non-NVIDIA accelerators, data/SOURCES.md V1), so that excluding
+// one is a checked word, not a typo that silently excludes nothing.
+enum class GpuVendor { kNvidia, kAmd, kIntel, kThead, kHuawei, kCambricon };
+inline constexpr std::array<GpuVendor, 6> kAllGpuVendors = {
+    GpuVendor::kNvidia, GpuVendor::kAmd,    GpuVendor::kIntel,
+    GpuVendor::kThead,  GpuVendor::kHuawei, GpuVendor::kCambricon};
+// "NVIDIA", "AMD", "Intel", "T-Head", "Huawei", "Cambricon".
+std::string_view GpuVendorName(GpuVendor v);
+// Any case ("nvidia", "NVIDIA", "t-head"); nullopt when unknown.
+std::optional<GpuVendor> ParseGpuVendor(std::string_view name);
+// "nvidia, amd, intel, t-head, huawei or cambricon": the allowed values, for error messages.
+std::string GpuVendorChoices();
+
 struct Gpu {
   std::string name;                  // canonical, e.g. "A100-80G-SXM" (validation files use it)
   std::vector<std::string> aliases;  // other names users type, e.g. "A100-80G", "A100 80GB"
+  GpuVendor vendor = GpuVendor::kNvidia;
   std::string vendor_name;           // "NVIDIA A100 80GB SXM4"
   std::string architecture;          // "Ampere"
   std::string compute_capability;    // "8.0"

@@ -85,6 +85,8 @@ struct Constraints {
   std::vector<std::string> exclude_families;
   std::vector<std::string> include_gpus;      // GPU names or aliases; empty = all
   std::vector<std::string> exclude_gpus;
+  // GPU makers the job may not use (a compliance rule: "no NVIDIA"); empty = any.
+  std::vector<GpuVendor> exclude_vendors;
   bool need_fp64 = false;      // the job needs real FP64 (HPC)
   bool need_graphics = false;  // needs graphics APIs / a GRID licence (rendering)
   bool no_spot = false;        // the job cannot be interrupted

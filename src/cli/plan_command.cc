@@ -65,6 +65,10 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   if (mine->candidates.empty()) {
     s = fmt::format("{} cannot run this workload: {}\n", type->name,
                     mine->rejected.empty() ? "no reason recorded" : mine->rejected[0].reason);
+    // A whole-catalog reason ("*": every vendor excluded) comes with the notes on what else exists.
+    if (!mine->rejected.empty() && mine->rejected[0].instance == "*") {
+      for (const std::string& n : mine->notes) s += "Note: " + n + "\n";
+    }
   } else {
     const auto& c = mine->candidates[0];
     s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,

@@ -1,5 +1,6 @@
 #include "cli/workload_flags.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string_view>
 #include <utility>
@@ -160,6 +161,18 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
       c.billing.push_back(b);
     }
   }
+  // Added to the file's list, not replacing it: a flag must not quietly lift a compliance rule.
+  for (const std::string& name : f.exclude_vendors) {
+    const std::optional<GpuVendor> v = ParseGpuVendor(name);
+    if (!v) {
+      return Usage(
+          fmt::format("--exclude-vendor: expected {}, got \"{}\"", GpuVendorChoices(), name));
+    }
+    if (std::find(c.exclude_vendors.begin(), c.exclude_vendors.end(), *v) ==
+        c.exclude_vendors.end()) {
+      c.exclude_vendors.push_back(*v);
+    }
+  }
   SetIfGiven(f.max_gpus, &c.max_gpus);
   SetIfGiven(f.max_nodes, &c.max_nodes);
   SetIfGiven(f.deadline_hours, &c.deadline_hours);
@@ -307,6 +320,11 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
   cmd->add_option("--billing", f->billing,
                   "Allowed billing modes: payg spot subscription (overrides constraints.billing)");
+  cmd->add_option("--exclude-vendor", f->exclude_vendors,
+                  "Do not use GPUs of this maker (repeatable; nvidia, amd, intel, t-head, huawei, "
+                  "cambricon); added to constraints.exclude_vendors")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--max-gpus", f->max_gpus, "At most this many GPUs in all");
   cmd->add_option("--max-nodes", f->max_nodes, "At most this many instances");
   cmd->add_option("--deadline-hours", f->deadline_hours,

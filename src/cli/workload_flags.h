@@ -54,6 +54,7 @@ struct WorkloadFlags {
   // Planning (AddPlanningFlags): constraints, serving targets and the objective.
   std::vector<std::string> regions;  // replaces constraints.regions
   std::vector<std::string> billing;  // replaces constraints.billing
+  std::vector<std::string> exclude_vendors;  // added to constraints.exclude_vendors
   std::optional<int> max_gpus, max_nodes;
   std::optional<double> deadline_hours;
   std::optional<double> budget;  // replaces constraints.budget.amount
@@ -67,9 +68,9 @@ struct WorkloadFlags {
 // writing into `*flags`, which must outlive `cmd`.
 void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* flags);
 
-// Adds the planning flags (--region --billing --max-gpus --max-nodes --deadline-hours --budget
-// --currency --objective --requests-per-s --ttft-ms --tpot-ms) to `cmd`. Numeric ranges are the
-// YAML schema's; CLI11 rejects values outside them naming the flag.
+// Adds the planning flags (--region --billing --exclude-vendor --max-gpus --max-nodes
+// --deadline-hours --budget --currency --objective --requests-per-s --ttft-ms --tpot-ms) to
+// `cmd`. Numeric ranges are the YAML schema's; CLI11 rejects values outside them naming the flag.
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* flags);
 
 // Who reads the workload: the planner can rank rendering and HPC jobs without a model (by price

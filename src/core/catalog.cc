@@ -69,6 +69,35 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view GpuVendorName(GpuVendor v) {
+  switch (v) {
+    case GpuVendor::kNvidia: return "NVIDIA";
+    case GpuVendor::kAmd: return "AMD";
+    case GpuVendor::kIntel: return "Intel";
+    case GpuVendor::kThead: return "T-Head";
+    case GpuVendor::kHuawei: return "Huawei";
+    case GpuVendor::kCambricon: return "Cambricon";
+  }
+  return "NVIDIA";
+}
+
+std::optional<GpuVendor> ParseGpuVendor(std::string_view name) {
+  const std::string key = strings::Lower(name);
+  for (GpuVendor v : kAllGpuVendors) {
+    if (strings::Lower(GpuVendorName(v)) == key) return v;
+  }
+  return std::nullopt;
+}
+
+std::string GpuVendorChoices() {
+  std::string out;
+  for (size_t i = 0; i < kAllGpuVendors.size(); ++i) {
+    if (i > 0) out += i + 1 == kAllGpuVendors.size() ? " or " : ", ";
+    out += strings::Lower(GpuVendorName(kAllGpuVendors[i]));
+  }
+  return out;
+}
+
 double Gpu::PcieGbs() const {
   switch (pcie_gen) {
     case 3: return 16;  // PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b ~= 15.75 GB/s per direction.

@@ -83,9 +83,50 @@ bool ListedIn(const std::vector<std::string>& list, const std::string& value) {
                      [&](const std::string& x) { return strings::Lower(x) == strings::Lower(value); });
 }
 
+bool VendorExcluded(const Constraints& c, GpuVendor v) {
+  return std::find(c.exclude_vendors.begin(), c.exclude_vendors.end(), v) !=
+         c.exclude_vendors.end();
+}
+
+// What is known about accelerators other than NVIDIA's on Alibaba Cloud, for a plan that excludes
+// NVIDIA: the real routes, and that their speed and price are unknown (data/SOURCES.md V1).
+constexpr char kNoNvidiaNote[] =
+    "without NVIDIA: Alibaba Cloud sells no Huawei Ascend or Cambricon instances (Ascend is sold "
+    "on Huawei Cloud, outside gpuplan's scope). Its own accelerator is the T-Head PPU (Zhenwu "
+    "810E, 96 GB HBM2e, 16 per node), offered through PAI (DSW/DLC/EAS node types "
+    "ml.gp7vf.16.40xlarge and ml.gp7vf.16.46xlarge), Lingjun nodes in ACK, ACS and Function "
+    "Compute, mostly in cn-wulanchabu and through sales or an allowlist; ECS's API also lists PPU "
+    "(ecs.gp7-*) and AMD MI308X (ecs.ebmga8.48xlarge) types with no product page or price. "
+    "Unknown: no public price, memory bandwidth or dense BF16/FP8 TFLOPS exists for the PPU, so "
+    "gpuplan cannot plan or price it: ask Alibaba sales for a quote and availability "
+    "(DescribeAvailableResource), and benchmark your model on a PPU node first (PyTorch runs "
+    "through a CUDA-compatible stack; SGLang and vLLM PPU builds exist). Hanguang 800 (ebman1) "
+    "and the FPGA types cannot train or serve LLMs. Source: data/SOURCES.md V1";
+
+// When constraints.exclude_vendors leaves no GPU in the catalog: one reason for the whole
+// catalog instead of one line per type; "" when some GPU is left.
+std::string EveryVendorExcluded(const Constraints& c, const Catalog& catalog) {
+  if (c.exclude_vendors.empty()) return "";
+  std::set<GpuVendor> offered;
+  for (const InstanceType& t : catalog.instances) {
+    if (const Gpu* g = catalog.FindGpu(t.gpu)) offered.insert(g->vendor);
+  }
+  std::string names;
+  for (GpuVendor v : offered) {
+    if (!VendorExcluded(c, v)) return "";
+    names += (names.empty() ? "" : " or ") + std::string(GpuVendorName(v));
+  }
+  return "every GPU in the instance catalog is " + names +
+         ", and constraints.exclude_vendors excludes it: no instance fits";
+}
+
 // Why `t` cannot run `w` at all, or "" when it may.
 std::string Filter(const Workload& w, const Catalog& catalog, const InstanceType& t, const Gpu& g) {
   const Constraints& c = w.constraints;
+  if (VendorExcluded(c, g.vendor)) {
+    return "vendor " + std::string(GpuVendorName(g.vendor)) +
+           " excluded by constraints.exclude_vendors";
+  }
   if (!c.include_families.empty() && !ListedIn(c.include_families, t.family)) {
     return "family " + t.family + " not in constraints.include_families";
   }
@@ -376,6 +417,12 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
   if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
     return s;
   Plan plan;
+  const bool no_nvidia = VendorExcluded(w.constraints, GpuVendor::kNvidia);
+  if (std::string why = EveryVendorExcluded(w.constraints, catalog); !why.empty()) {
+    plan.rejected.push_back({"*", why});
+    if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
+    return plan;
+  }
   const std::vector<cost::Mode> modes = AllowedModes(w);
   if (modes.empty()) {
     plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (payg, spot, subscription)"});
@@ -779,6 +826,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
         ": 'gpuplan prices refresh --region R', 'gpuplan prices import FILE' or "
         "'gpuplan prices add TYPE AMOUNT --region R --billing payg' brings a price");
   }
+  if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
     plan.notes.push_back(std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
                          ": types that can do it are ranked by price per " +

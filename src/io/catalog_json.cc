@@ -26,6 +26,7 @@ nlohmann::json GpuJson(const Gpu& g) {
   nlohmann::json j = {
       {"name", g.name},
       {"aliases", g.aliases},
+      {"vendor", GpuVendorName(g.vendor)},
       {"vendor_name", g.vendor_name},
       {"architecture", g.architecture},
       {"compute_capability", g.compute_capability},

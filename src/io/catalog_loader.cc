@@ -61,6 +61,12 @@ Gpu ParseGpu(CsvRowReader& r) {
   Gpu g;
   g.name = r.Text("name", true);
   g.aliases = SplitList(r.Text("aliases"));
+  const std::string vendor = r.Text("vendor", true);
+  if (std::optional<GpuVendor> v = ParseGpuVendor(vendor)) {
+    g.vendor = *v;
+  } else if (!vendor.empty()) {
+    r.Fail("vendor", fmt::format("expected {}, got \"{}\"", GpuVendorChoices(), vendor));
+  }
   g.vendor_name = r.Text("vendor_name");
   g.architecture = r.Text("architecture", true);
   g.compute_capability = r.Text("compute_capability");
@@ -199,7 +205,7 @@ Price ParsePrice(CsvRowReader& r, PriceSource origin) {
 Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
   Catalog c;
   Status s = ParseRows(texts.gpus, texts.dir + "gpus.csv",
-                       {"name", "architecture", "memory_gib", "memory_bandwidth_gbs"}, c.gpus,
+                       {"name", "vendor", "architecture", "memory_gib", "memory_bandwidth_gbs"}, c.gpus,
                        ParseGpu);
   if (s.ok()) {
     s = ParseRows(texts.families, texts.dir + "families.csv",

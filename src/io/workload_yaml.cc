@@ -326,7 +326,7 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
 void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
   if (!r.CheckMap(node, "constraints",
                   {"regions", "max_gpus", "max_nodes", "deadline_hours", "budget", "billing",
-                   "include_families", "exclude_families", "include_gpus", "exclude_gpus",
+                   "include_families", "exclude_families", "include_gpus", "exclude_gpus", "exclude_vendors",
                    "need_fp64", "need_graphics", "no_spot", "need_rdma", "long_running",
                    "min_gpu_memory_gib"})) {
     return;
@@ -344,6 +344,20 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
     if (key == "exclude_families") c.exclude_families = r.StringList(v, f);
     if (key == "include_gpus") c.include_gpus = r.StringList(v, f);
     if (key == "exclude_gpus") c.exclude_gpus = r.StringList(v, f);
+    if (key == "exclude_vendors") {
+      c.exclude_vendors.clear();
+      const std::string choices = GpuVendorChoices();
+      auto add = [&](const YAML::Node& item) {
+        if (std::optional<GpuVendor> g = r.Enum<GpuVendor>(item, f, ParseGpuVendor, choices)) {
+          c.exclude_vendors.push_back(*g);
+        }
+      };
+      if (v.IsSequence()) {
+        for (const YAML::Node& item : v) add(item);
+      } else {
+        add(v);
+      }
+    }
     if (key == "need_fp64") c.need_fp64 = r.Bool(v, f).value_or(false);
     if (key == "need_graphics") c.need_graphics = r.Bool(v, f).value_or(false);
     if (key == "no_spot") c.no_spot = r.Bool(v, f).value_or(false);

@@ -14,7 +14,7 @@ namespace gpuplan::io {
 namespace {
 
 constexpr char kGpuHeader[] =
-    "name,architecture,memory_gib,memory_bandwidth_gbs,fp32,bf16\n";
+    "name,architecture,memory_gib,memory_bandwidth_gbs,fp32,bf16,vendor\n";
 constexpr char kInstanceHeader[] =
     "name,family,gpu,gpu_count,gpu_memory_gib,vcpu,memory_gib,network_gbps,rdma,interconnect,status,arch\n";
 
@@ -27,17 +27,26 @@ struct BadFile {
 };
 
 TEST(CatalogLoaderTest, EachKindOfMalformedRowGetsAClearError) {
-  const std::string gpu_ok = std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900\n";
+  const std::string gpu_ok = std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,NVIDIA\n";
   const std::string ih = kInstanceHeader;
   const BadFile kCases[] = {
-      {"missing_column", "name,architecture,memory_gib\nX1,Hopper,80\n", "", "",
+      {"missing_column", "name,vendor,architecture,memory_gib\nX1,NVIDIA,Hopper,80\n", "", "",
        "u/gpus.csv:1: missing column \"memory_bandwidth_gbs\" in header; required columns: "
-       "name,architecture,memory_gib,memory_bandwidth_gbs"},
-      {"not_a_number", std::string(kGpuHeader) + "X1,Hopper,eighty,3000,60,900\n", "", "",
+       "name,vendor,architecture,memory_gib,memory_bandwidth_gbs"},
+      {"missing_vendor_column",
+       "name,architecture,memory_gib,memory_bandwidth_gbs\nX1,Hopper,80,3000\n", "", "",
+       "u/gpus.csv:1: missing column \"vendor\" in header; required columns: "
+       "name,vendor,architecture,memory_gib,memory_bandwidth_gbs"},
+      {"unknown_vendor", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,Nvdia\n", "", "",
+       "u/gpus.csv:2:26: field \"vendor\": expected nvidia, amd, intel, t-head, huawei or "
+       "cambricon, got \"Nvdia\""},
+      {"vendor_empty", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,\n", "", "",
+       "u/gpus.csv:2:26: field \"vendor\": is required and empty"},
+      {"not_a_number", std::string(kGpuHeader) + "X1,Hopper,eighty,3000,60,900,NVIDIA\n", "", "",
        "u/gpus.csv:2:11: field \"memory_gib\": expected a number from 0.5 to 1024, got \"eighty\""},
-      {"out_of_range", std::string(kGpuHeader) + "X1,Hopper,80,3000,-5,900\n", "", "",
+      {"out_of_range", std::string(kGpuHeader) + "X1,Hopper,80,3000,-5,900,NVIDIA\n", "", "",
        "u/gpus.csv:2:19: field \"fp32\": expected a number from 0.001 to 100000, got \"-5\""},
-      {"required_empty", std::string(kGpuHeader) + ",Hopper,80,3000,60,900\n", "", "",
+      {"required_empty", std::string(kGpuHeader) + ",Hopper,80,3000,60,900,NVIDIA\n", "", "",
        "u/gpus.csv:2:1: field \"name\": is required and empty"},
       {"bad_enum", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8,64,10,no,infiniband,current,x86_64\n", "",
        "u/instances.csv:2:34: field \"interconnect\": expected one of pcie|nvlink|nvswitch, got \"infiniband\""},
@@ -50,8 +59,8 @@ TEST(CatalogLoaderTest, EachKindOfMalformedRowGetsAClearError) {
       {"bad_currency", "", "",
        "instance,region,billing,currency,price,unit,as_of,trust\necs.x,cn-hangzhou,payg,EUR,1,hour,2025-01-01,high\n",
        "u/prices.csv:2:24: field \"currency\": expected one of CNY|USD, got \"EUR\""},
-      {"unquoted_comma", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,extra\n", "", "",
-       "u/gpus.csv:2: expected 6 fields as in the header, got 7 (quote fields that contain commas)"},
+      {"unquoted_comma", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,NVIDIA,extra\n", "", "",
+       "u/gpus.csv:2: expected 7 fields as in the header, got 8 (quote fields that contain commas)"},
   };
   for (const BadFile& c : kCases) {
     SCOPED_TRACE(c.name);
