@@ -83,9 +83,11 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
                              FieldValue(s, "pp", pp), hw.Gpus()));
   }
   if (o.dp && o.tp && o.pp && tp * pp * *o.dp * w.cp.value_or(1) != hw.Gpus()) {
-    return Usage(fmt::format("{} x {} x {} = {} GPUs, but the hardware has {}",
+    return Usage(fmt::format("{} x {} x {} x cp {} = {} GPUs, but the hardware has {}: make "
+                             "their product the GPU count",
                              FieldValue(s, "tp", tp), FieldValue(s, "pp", pp),
-                             FieldValue(s, "dp", *o.dp), tp * pp * *o.dp, hw.Gpus()));
+                             FieldValue(s, "dp", *o.dp), w.cp.value_or(1),
+                             tp * pp * *o.dp * w.cp.value_or(1), hw.Gpus()));
   }
   perf::LayoutPins pins = perf::PinsFrom(w);
   // Degrees given: the unnamed ones are 1 (ZeRO 0) and dp takes the GPUs left, as a user who

@@ -15,6 +15,8 @@
 // no better than the best step found (best-first branch and bound).
 #include "gpuplan/layout_search.h"
 
+#include "core/strings.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,10 +30,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string Gib(double v) {
-  const long long tenths = std::llround(v * 10);
-  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
-}
 
 std::vector<int> Divisors(int n) {
   std::vector<int> out;
@@ -170,8 +168,8 @@ class Search {
         // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
         if (host_reason_.empty() || m.host_gib < host_need_) {
           host_need_ = m.host_gib;
-          host_reason_ = "fits GPU memory only with offload, which needs " + Gib(m.host_gib) +
-                         " GiB of host RAM per node (" + Gib(m.host_capacity_gib) + " usable)";
+          host_reason_ = "fits GPU memory only with offload, which needs " + strings::Num(m.host_gib) +
+                         " GiB of host RAM per node (" + strings::Num(m.host_capacity_gib) + " usable)";
         }
         return e;
       }

@@ -53,7 +53,7 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& 
   // weights. Offloaded parameters (ZeRO-Infinity / FSDP CPU offload) move the weights too;
   // the GPU holds the layer in use and the prefetched next one.
   if (l.offload != Offload::kNone) {
-    host += (mem.optimizer + (t.lora ? 0 : mem.gradients)) * 1.0;
+    host += mem.optimizer + (t.lora ? 0 : mem.gradients);
     mem.optimizer = 0;
     if (!t.lora)
       mem.gradients = 0;
