@@ -6,48 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/perf_fixtures.h"
+
 namespace gpuplan::perf {
 namespace {
 
-Gpu A100() {
-  Gpu g;
-  g.name = "A100-80G-SXM";
-  g.architecture = "Ampere";
-  g.memory_gib = 80;
-  g.usable_memory_gib = 79.35;
-  g.memory_bandwidth_gbs = 2039;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
-  g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
-  g.nvlink_gbs = 600;
-  g.pcie_gen = 4;
-  return g;
-}
-
-Gpu A10() {
-  Gpu g;
-  g.name = "A10-24G";
-  g.architecture = "Ampere";
-  g.memory_gib = 24;
-  g.usable_memory_gib = 22.2;
-  g.memory_bandwidth_gbs = 600;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 125;
-  g.tflops[static_cast<int>(Precision::kFp32)] = 31.2;
-  g.pcie_gen = 4;
-  return g;
-}
-
-ModelArch Llama(int layers, int hidden, int heads, int kv_heads, int ffn) {
-  ModelArch m;
-  m.name = "llama-like";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = kv_heads;
-  m.ffn = ffn;
-  m.vocab = 32000;
-  m.mlp = MlpKind::kSwiglu;
-  return m;
-}
+using testing::A100;
+using testing::A10;
+using testing::Llama;
 
 Workload Training(Method method, int seq, int global_batch) {
   Workload w;

@@ -6,38 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/perf_fixtures.h"
+
 #include "gpuplan/estimate.h"
 
 namespace gpuplan::perf {
 namespace {
 
-Gpu A100() {
-  Gpu g;
-  g.name = "A100-80G-SXM";
-  g.architecture = "Ampere";
-  g.memory_gib = 80;
-  g.usable_memory_gib = 79.35;
-  g.memory_bandwidth_gbs = 2039;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
-  g.nvlink_gbs = 600;
-  g.pcie_gen = 4;
-  return g;
-}
-
-// Llama-2-7B shape with exactly 7e9 parameters published.
-ModelArch Model7B() {
-  ModelArch m;
-  m.name = "test-7b";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.ffn = 11008;
-  m.vocab = 32000;
-  m.mlp = MlpKind::kSwiglu;
-  m.params = 7e9;
-  return m;
-}
+using testing::A100;
+using testing::Model7B;
 
 Workload Pretrain(int global_batch, int seq = 2048) {
   Workload w;

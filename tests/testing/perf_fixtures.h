@@ -1,0 +1,62 @@
+// In-memory GPUs and model shapes for performance-model tests: the fields the model reads,
+// as in data/gpus.csv and the published configs, without loading the embedded catalog.
+#ifndef GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_
+#define GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+
+namespace gpuplan::testing {
+
+inline Gpu A100() {
+  Gpu g;
+  g.name = "A100-80G-SXM";
+  g.architecture = "Ampere";
+  g.memory_gib = 80;
+  g.usable_memory_gib = 79.35;
+  g.memory_bandwidth_gbs = 2039;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
+  g.nvlink_gbs = 600;
+  g.pcie_gen = 4;
+  return g;
+}
+
+inline Gpu A10() {
+  Gpu g;
+  g.name = "A10-24G";
+  g.architecture = "Ampere";
+  g.memory_gib = 24;
+  g.usable_memory_gib = 22.2;
+  g.memory_bandwidth_gbs = 600;
+  g.tflops[static_cast<int>(Precision::kBf16)] = 125;
+  g.tflops[static_cast<int>(Precision::kFp32)] = 31.2;
+  g.pcie_gen = 4;
+  return g;
+}
+
+// A Llama-shaped decoder (SwiGLU, vocabulary 32000); parameters computed from the shape.
+inline ModelArch Llama(int layers, int hidden, int heads, int kv_heads, int ffn) {
+  ModelArch m;
+  m.name = "llama-like";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.ffn = ffn;
+  m.vocab = 32000;
+  m.mlp = MlpKind::kSwiglu;
+  return m;
+}
+
+// Llama-2-7B shape with exactly 7e9 parameters published.
+inline ModelArch Model7B() {
+  ModelArch m = Llama(32, 4096, 32, 32, 11008);
+  m.name = "test-7b";
+  m.params = 7e9;
+  return m;
+}
+
+}  // namespace gpuplan::testing
+
+#endif  // GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_
