@@ -18,10 +18,13 @@
 #include "core/strings.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
-#include <set>
+#include <queue>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -31,13 +34,19 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
+// Ascending divisors of n, in O(sqrt n): the structure enumeration asks for them in its inner
+// loops, and a linear scan of a 1024-sequence batch there was half of a full-catalog plan's time.
 std::vector<int> Divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; d <= n; ++d) {
-    if (n % d == 0)
-      out.push_back(d);
+  std::vector<int> low, high;
+  for (int d = 1; d * d <= n; ++d) {
+    if (n % d != 0)
+      continue;
+    low.push_back(d);
+    if (d != n / d)
+      high.push_back(n / d);
   }
-  return out;
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
 }
 
 template <typename T>
@@ -52,11 +61,29 @@ struct Savers {
   bool activation_offload = false;
 };
 
+// The recomputation choices left to a structure, lightest first: a fixed array, since the
+// search builds hundreds of thousands of structures per plan and should not allocate for each.
+class Recomputes {
+ public:
+  void push_back(Recompute r) { all_[end_++] = r; }
+  const Recompute* begin() const { return all_.data() + begin_; }
+  const Recompute* end() const { return all_.data() + end_; }
+  size_t size() const { return end_ - begin_; }
+  Recompute operator[](size_t i) const { return all_[begin_ + i]; }
+  Recompute front() const { return all_[begin_]; }
+  Recompute back() const { return all_[end_ - 1]; }
+  void drop_front(size_t n) { begin_ += n; }
+
+ private:
+  std::array<Recompute, 3> all_{};
+  size_t begin_ = 0, end_ = 0;
+};
+
 // The choices of one structure (everything but micro-batch and recomputation).
 struct Structure {
   Layout base;                        // micro_batch and recompute to be set
-  std::vector<int> micro_batches;     // ascending
-  std::vector<Recompute> recomputes;  // lightest first
+  std::span<const int> micro_batches;  // ascending; the list lives in Search's cache
+  Recomputes recomputes;               // lightest first
   int local_batch = 1;                // sequences per data-parallel replica per step
   double lower_bound = 0;
   double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
@@ -95,6 +122,9 @@ class Search {
           for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
             if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
               continue;
+            const std::span<const int> micro_batches = MicroBatches(local, pp, vp, savers);
+            if (micro_batches.empty())
+              continue;
             for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
               if (!Allowed(pins_.zero, zero))
                 continue;
@@ -114,20 +144,7 @@ class Search {
                 l.offload = savers.offload;
                 l.optimizer_in_backward = savers.optimizer_in_backward;
                 l.activation_offload = savers.activation_offload;
-                for (int b : Divisors(local)) {
-                  const std::optional<int> pin_b =
-                      pins_.micro_batch ? pins_.micro_batch : w_.micro_batch;
-                  if (!Allowed(pin_b, b))
-                    continue;
-                  const int m = local / b;
-                  if (vp > 1 && m % pp != 0)
-                    continue;  // Megatron's interleaving needs m % pp == 0
-                  if (savers.optimizer_in_backward && m > 1)
-                    continue;  // no accumulation
-                  s.micro_batches.push_back(b);
-                }
-                if (s.micro_batches.empty())
-                  continue;
+                s.micro_batches = micro_batches;
                 for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
                   const std::optional<Recompute> pin_r =
                       pins_.recompute ? pins_.recompute : w_.recompute;
@@ -140,6 +157,28 @@ class Search {
           }
         }
       }
+    }
+    return out;
+  }
+
+  // The micro-batches a replica's local batch allows (ascending), built once per (local batch,
+  // pipeline, savers) and shared by the structures that have them.
+  std::span<const int> MicroBatches(int local, int pp, int vp, const Savers& savers) const {
+    const auto key = std::make_tuple(local, vp > 1 ? pp : 0, savers.optimizer_in_backward);
+    auto [it, fresh] = micro_batch_lists_.try_emplace(key);
+    if (!fresh)
+      return it->second;
+    std::vector<int>& out = it->second;
+    const std::optional<int> pin_b = pins_.micro_batch ? pins_.micro_batch : w_.micro_batch;
+    for (int b : Divisors(local)) {
+      if (!Allowed(pin_b, b))
+        continue;
+      const int m = local / b;
+      if (vp > 1 && m % pp != 0)
+        continue;  // Megatron's interleaving needs m % pp == 0
+      if (savers.optimizer_in_backward && m > 1)
+        continue;  // no accumulation
+      out.push_back(b);
     }
     return out;
   }
@@ -212,7 +251,7 @@ class Search {
       if (i == 2 && !fits) break;  // neither none nor full: infeasible
     }
     if (!smallest) return kInf;
-    s.recomputes.erase(s.recomputes.begin(), s.recomputes.begin() + static_cast<long>(lightest));
+    s.recomputes.drop_front(lightest);
     l.micro_batch = s.micro_batches.back();
     Estimate largest = *smallest;
     if (s.micro_batches.size() > 1) {
@@ -244,7 +283,7 @@ class Search {
   // with b); a heavier recomputation only matters at micro-batches the lighter one cannot fit.
   bool ExploreFlat(const Structure& s) {
     if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe()) return false;
-    const std::vector<int>& bs = s.micro_batches;
+    const std::span<const int> bs = s.micro_batches;
     int floor = 0;  // micro-batches up to here are dominated by a lighter recomputation
     for (Recompute r : s.recomputes) {
       Layout l = s.base;
@@ -334,31 +373,76 @@ class Search {
         Explore(s, true);
       return;
     }
-    // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
-    // the smallest micro-batch, ZeRO 0 and 1 cannot either. Bound the higher stages first.
-    std::stable_sort(structures.begin(), structures.end(),
-                     [](const Structure& a, const Structure& b) { return a.base.zero > b.base.zero; });
-    std::set<std::tuple<int, int, int, int, int>> zero2_infeasible;
-    for (Structure& s : structures) {
-      const Layout& b = s.base;
-      const auto group = std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep);
-      if (b.zero < 2 && zero2_infeasible.count(group)) {
-        s.lower_bound = kInf;
+    // Structures that differ only in their ZeRO stage form a group. One estimate bounds a whole
+    // group (CheapBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
+    // estimates each) only when the group comes up in best-first order, and a structure is
+    // explored only when its own bound comes up. Every bound is at most the step time of every
+    // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
+    std::map<std::tuple<int, int, int, int, int>, std::vector<size_t>> by_group;
+    for (size_t i = 0; i < structures.size(); ++i) {
+      const Layout& b = structures[i].base;
+      by_group[std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep)].push_back(i);
+    }
+    std::vector<std::vector<size_t>> groups;
+    for (auto& [key, members] : by_group) {
+      // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
+      // the smallest micro-batch, ZeRO 0 and 1 cannot either. Bound the higher stages first.
+      std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+        return structures[a].base.zero > structures[b].base.zero;
+      });
+      groups.push_back(std::move(members));
+    }
+    struct Entry {
+      double bound;
+      size_t seq;    // insertion order: equal bounds pop first-in first
+      bool group;    // a group to split into structures, or a structure to explore
+      size_t index;  // into `groups` or `structures`
+      bool operator>(const Entry& o) const { return std::tie(bound, seq) > std::tie(o.bound, o.seq); }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+    size_t seq = 0;
+    for (size_t g = 0; g < groups.size(); ++g)
+      queue.push({CheapBound(structures[groups[g].front()]), seq++, true, g});
+    while (!queue.empty()) {
+      const Entry top = queue.top();
+      queue.pop();
+      if (top.bound == kInf || (result_.ok && top.bound >= result_.estimate.time.step_s))
+        break;
+      if (!top.group) {
+        Explore(structures[top.index], false);
         continue;
       }
-      s.lower_bound = LowerBound(s);
-      if (b.zero == 2 && s.lower_bound == kInf) zero2_infeasible.insert(group);
+      bool zero2_infeasible = false;
+      for (size_t i : groups[top.index]) {
+        Structure& s = structures[i];
+        if (s.base.zero < 2 && zero2_infeasible)
+          continue;
+        s.lower_bound = LowerBound(s);
+        if (s.base.zero == 2 && s.lower_bound == kInf)
+          zero2_infeasible = true;
+        if (s.lower_bound < kInf)
+          queue.push({s.lower_bound, seq++, false, i});
+      }
     }
-    std::stable_sort(
-        structures.begin(), structures.end(),
-        [](const Structure& a, const Structure& b) { return a.lower_bound < b.lower_bound; });
-    for (const Structure& s : structures) {
-      if (s.lower_bound == kInf)
-        break;
-      if (result_.ok && s.lower_bound >= result_.estimate.time.step_s)
-        break;
-      Explore(s, false);
-    }
+  }
+
+  // A bound of every structure of `s`'s group (all ZeRO stages; `s` is its highest) from one
+  // estimate at the largest micro-batch and the lightest recomputation: compute and the
+  // tensor-, context- and pipeline-parallel traffic do not depend on the ZeRO stage, the
+  // optimizer step only shrinks with it, and the bubble is at least (pp - 1) / vp smallest
+  // micro-batches at the per-sequence compute of the largest. 0 (no pruning) when that layout
+  // cannot be estimated.
+  double CheapBound(const Structure& s) {
+    Layout l = s.base;
+    l.micro_batch = s.micro_batches.back();
+    l.recompute = s.recomputes.front();
+    Result<Estimate> e = Run(l);
+    if (!e.ok())
+      return 0;
+    const TimeBreakdown& t = e->time.breakdown;
+    const double per_sequence = t.compute / s.local_batch;
+    return t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm +
+           (s.base.pp - 1.0) / s.base.vp * s.micro_batches.front() * per_sequence;
   }
 
   LayoutSearch Training(bool exhaustive) {
@@ -462,6 +546,8 @@ class Search {
   const Calibration& cal_;
   const LayoutPins& pins_;
   LayoutSearch result_;
+  // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
+  mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
   std::string host_reason_;  // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;
 };
