@@ -259,6 +259,47 @@ struct Pricing {
   const PlanOptions* options = nullptr;
 };
 
+// Spot with no reclaim rate: ranks with the default interruption allowance (replacing `jc` and
+// `co` with it) and returns the lower bound without interruptions to show the range.
+std::optional<Money> ApplySpotAllowance(const PlanOptions& options, const cost::BillingRates& rates,
+                                        double work_hours, int instances, cost::CostOptions& co,
+                                        Result<cost::JobCostEstimate>& jc) {
+  if (co.mode != cost::Mode::kSpot || co.spot.reclaim_rate_per_hour ||
+      options.default_spot_release_rate_30d <= 0 || options.default_spot_release_rate_30d >= 1) {
+    return std::nullopt;
+  }
+  cost::CostOptions allow = co;
+  allow.spot.reclaim_rate_per_hour = -std::log(1 - options.default_spot_release_rate_30d) / 720;
+  Result<cost::JobCostEstimate> ja =
+      cost::JobCost(rates, {.work_hours = work_hours, .instances = instances}, allow);
+  if (!ja.ok()) return std::nullopt;
+  const Money low = jc->total;
+  ja->notes.push_back(
+      "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
+      "release rate of " +
+      Num(options.default_spot_release_rate_30d * 100) +
+      "%, an assumption); without interruptions it is " + jc->total.ToString());
+  jc = std::move(ja);
+  co = allow;
+  return low;
+}
+
+// Why `c` breaks the budget (at the workload's confidence when ranges are known), or "".
+std::string OverBudget(const Workload& w, const InstanceType& t, const Candidate& base,
+                       cost::Mode mode, const Candidate& c, bool per_hour,
+                       const std::string& currency) {
+  if (!w.constraints.budget || w.constraints.budget->amount <= 0 || per_hour) return "";
+  const bool ranged = c.ranges && c.ranges->cost_at_confidence > 0;
+  const double checked = ranged ? c.ranges->cost_at_confidence : c.cost.total.amount();
+  if (checked <= w.constraints.budget->amount) return "";
+  return std::to_string(base.nodes) + " x " + t.name + " " + std::string(cost::ModeName(mode)) +
+         " costs " + c.cost.total.ToString() +
+         (ranged ? " (" + currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
+                       std::to_string(std::lround(w.confidence * 100)) + ")"
+                 : "") +
+         ", over the budget of " + currency + " " + Num(w.constraints.budget->amount);
+}
+
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
 // mode and appends the candidates that meet the budget. `hours` is the job's length (0 = no
 // amount of work: price one hour and rank by cost per `units_per_hour`). Returns whether any
@@ -296,27 +337,7 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         rejection = jc.status().message();
         continue;
       }
-      // Spot with no reclaim rate: rank with the default interruption allowance, keep the
-      // lower bound (no interruptions) to show the range.
-      std::optional<Money> spot_low;
-      if (mode == cost::Mode::kSpot && !co.spot.reclaim_rate_per_hour &&
-          options.default_spot_release_rate_30d > 0 && options.default_spot_release_rate_30d < 1) {
-        cost::CostOptions allow = co;
-        allow.spot.reclaim_rate_per_hour =
-            -std::log(1 - options.default_spot_release_rate_30d) / 720;
-        Result<cost::JobCostEstimate> ja =
-            cost::JobCost(*rates, {.work_hours = work_hours, .instances = instances}, allow);
-        if (ja.ok()) {
-          spot_low = jc->total;
-          ja->notes.push_back(
-              "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
-              "release rate of " +
-              Num(options.default_spot_release_rate_30d * 100) +
-              "%, an assumption); without interruptions it is " + jc->total.ToString());
-          jc = std::move(ja);
-          co = allow;
-        }
-      }
+      const std::optional<Money> spot_low = ApplySpotAllowance(options, *rates, work_hours, instances, co, jc);
       Candidate c = base;
       c.spot_cost_low = spot_low;
       if (spare > 0) {
@@ -346,15 +367,8 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
             *rates, options.ratios.hours_per_month, instances, co, options.ratios);
         if (m.ok()) c.monthly = *m;
       }
-      if (w.constraints.budget && w.constraints.budget->amount > 0 && !per_hour &&
-          (c.ranges && c.ranges->cost_at_confidence > 0 ? c.ranges->cost_at_confidence
-                                                         : c.cost.total.amount()) > w.constraints.budget->amount) {
-        rejection = std::to_string(base.nodes) + " x " + t.name + " " + std::string(cost::ModeName(mode)) +
-                    " costs " + c.cost.total.ToString() +
-                    (c.ranges && c.ranges->cost_at_confidence > 0 ? " (" + pricing.currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
-                                    std::to_string(std::lround(w.confidence * 100)) + ")"
-                              : "") +
-                    ", over the budget of " + pricing.currency + " " + Num(w.constraints.budget->amount);
+      if (std::string over = OverBudget(w, t, base, mode, c, per_hour, pricing.currency); !over.empty()) {
+        rejection = over;
         continue;
       }
       if (c.ranges && c.monthly && c.ranges->time.regime != "none") {
@@ -399,73 +413,82 @@ bool AddUnpriced(const Workload& w, const Candidate& base, double hours, double 
   return true;
 }
 
-}  // namespace
-
-Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
-  if ((w.task == Task::kRendering || w.task == Task::kHpc) && w.model_name.empty() && !w.inline_arch) {
-    ModelArch none;
-    none.name = "none";
-    none.kind = ModelKind::kOther;
-    return none;
+// The candidates of one plan: for each instance type, its regional prices, then per node count
+// the layout (one search per distinct hardware) and the priced candidates, or why there are none.
+class CandidateSearch {
+ public:
+  CandidateSearch(const Workload& w, const ModelArch& arch, const Catalog& catalog,
+                  const Calibration& cal, const PlanOptions& options,
+                  const std::vector<cost::Mode>& modes, Plan& plan)
+      : w_(w), arch_(arch), catalog_(catalog), cal_(cal), options_(options), modes_(modes),
+        plan_(plan),
+        currency_(w.constraints.budget ? w.constraints.budget->currency : "CNY"),
+        serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()) {
+    // Prices grouped by instance once, so each lookup scans only its own rows.
+    for (const Price& p : catalog.prices) price_book_[p.instance].prices.push_back(p);
   }
-  return ResolveModel(w, zoo);
-}
 
-Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
-                      const Calibration& cal, const PlanOptions& options) {
-  if (Status s = ValidateWorkload(w); !s.ok()) return s;
-  if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
-    return s;
-  Plan plan;
-  const bool no_nvidia = VendorExcluded(w.constraints, GpuVendor::kNvidia);
-  if (std::string why = EveryVendorExcluded(w.constraints, catalog); !why.empty()) {
-    plan.rejected.push_back({"*", why});
-    if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
-    return plan;
-  }
-  const std::vector<cost::Mode> modes = AllowedModes(w);
-  if (modes.empty()) {
-    plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (payg, spot, subscription)"});
-    return plan;
-  }
-  const std::string currency = w.constraints.budget ? w.constraints.budget->currency : "CNY";
-  const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
-  const std::optional<double> total_tokens = w.TotalTokens();
+  const std::string& currency() const { return currency_; }
+  std::vector<Candidate> TakeCandidates() { return std::move(all_); }
 
-  // Prices grouped by instance once, so each lookup scans only its own rows.
-  std::map<std::string, Catalog> price_book;
-  for (const Price& p : catalog.prices) price_book[p.instance].prices.push_back(p);
-
-  std::map<HardwareKey, LayoutResult> searched;
-  std::vector<Candidate> all;
-  for (const InstanceType& t : catalog.instances) {
-    if (!options.only_instance.empty() && strings::Lower(t.name) != strings::Lower(options.only_instance) &&
-        strings::Lower(t.name) != "ecs." + strings::Lower(options.only_instance)) {
-      continue;
+  // Adds `t`'s candidates, or its rejection with the reason.
+  void AddInstance(const InstanceType& t) {
+    if (!options_.only_instance.empty() &&
+        strings::Lower(t.name) != strings::Lower(options_.only_instance) &&
+        strings::Lower(t.name) != "ecs." + strings::Lower(options_.only_instance)) {
+      return;
     }
-    const Gpu* g = catalog.FindGpu(t.gpu);
-    if (!g) continue;
-    if (std::string why = Filter(w, catalog, t, *g); !why.empty()) {
-      plan.rejected.push_back({t.name, why});
-      continue;
+    const Gpu* g = catalog_.FindGpu(t.gpu);
+    if (!g) return;
+    if (std::string why = Filter(w_, catalog_, t, *g); !why.empty()) {
+      plan_.rejected.push_back({t.name, why});
+      return;
     }
-    const Catalog& prices = price_book[t.name];
-    std::vector<std::string> regions = w.constraints.regions;
+    const Pricing pricing = PriceRegions(t);
+    const bool unpriced = Unpriced(pricing);
+    std::string rejection;
+    bool any = false;
+    if (w_.task == Task::kRendering || w_.task == Task::kHpc) {
+      any = AddByCapability(t, *g, pricing, unpriced, rejection);
+    } else {
+      const std::vector<int> node_counts = NodeCounts(w_, t, options_);
+      if (node_counts.empty()) {
+        plan_.rejected.push_back(
+            {t.name, std::to_string(t.whole_gpus()) + " GPUs per instance, over constraints.max_gpus (" +
+                         std::to_string(w_.constraints.max_gpus.value_or(0)) + ")"});
+        return;
+      }
+      for (int nodes : node_counts) {
+        const NodeOutcome outcome = AddNodes(t, *g, nodes, pricing, unpriced, rejection);
+        any |= outcome.added;
+        if (outcome.stop) break;
+      }
+    }
+    if (!any) plan_.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
+  }
+
+ private:
+  struct NodeOutcome {
+    bool added = false;  // a candidate was added
+    bool stop = false;   // more nodes cannot help (or cannot be built)
+  };
+
+  // `t`'s rates in every region the workload allows (or that has a price), each with why not.
+  Pricing PriceRegions(const InstanceType& t) {
+    const Catalog& prices = price_book_[t.name];
+    std::vector<std::string> regions = w_.constraints.regions;
     if (regions.empty()) {
       std::set<std::string> seen;
       for (const Price& p : prices.prices) seen.insert(p.region);
       regions.assign(seen.begin(), seen.end());
     }
-    Pricing pricing{{}, modes, currency, &options};
-    // Where an unpriced candidate would run: the asked region, or any.
-    const std::string unpriced_region =
-        w.constraints.regions.empty() ? "" : w.constraints.regions.front();
+    Pricing pricing{{}, modes_, currency_, &options_};
     for (const std::string& region : regions) {
       RegionRates rr{region, std::nullopt, ""};
-      const cost::Availability avail = cost::CheckAvailability(prices, options.market, t.name, region);
+      const cost::Availability avail = cost::CheckAvailability(prices, options_.market, t.name, region);
       Result<cost::BillingRates> rates = cost::ResolveRates(
           prices, {.instance = t.name, .region = region, .zone = "", .billing = Billing::kPayg},
-          options.ratios, options.today);
+          options_.ratios, options_.today);
       if (!avail.available) {
         rr.reason = avail.reason;
         // Without stock data "not sold" only means "no price here": unknown, not excluded.
@@ -475,163 +498,198 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
             rates.status().message() +
             " (bring a price with 'gpuplan prices refresh', 'prices import' or 'prices add')";
         rr.price_unknown = true;
-      } else if (CurrencyName(rates->currency()) != currency) {
+      } else if (CurrencyName(rates->currency()) != currency_) {
         rr.reason = "priced in " + std::string(CurrencyName(rates->currency())) + " in " + region +
-                    ", the plan's currency is " + currency + " (set constraints.budget.currency)";
+                    ", the plan's currency is " + currency_ + " (set constraints.budget.currency)";
       } else {
         rr.rates = *rates;
       }
       pricing.rates.push_back(std::move(rr));
     }
-    // Unpriced: no region has a price, and either none was asked (no rows anywhere) or an asked
-    // one simply lacks a price.
-    const bool unpriced = std::none_of(pricing.rates.begin(), pricing.rates.end(),
-                                       [](const RegionRates& r) { return r.rates.has_value(); }) &&
-                          (pricing.rates.empty() ||
-                           std::any_of(pricing.rates.begin(), pricing.rates.end(),
-                                       [](const RegionRates& r) { return r.price_unknown; }));
-    std::string rejection;
-    bool any = false;
-    if (w.task == Task::kRendering || w.task == Task::kHpc) {
-      // No speed model for rendering or FP64 HPC: rank whole instances by price per unit of
-      // the capability that matters (FP32 TFLOPS for rendering, FP64 TFLOPS for HPC).
-      const Precision key = w.task == Task::kHpc ? Precision::kFp64 : Precision::kFp32;
-      Candidate base;
-      base.instance = t.name;
-      base.family = t.family;
-      base.gpu = g->name;
-      base.gpus = t.whole_gpus();
-      const double capacity = g->Tflops(key).value_or(0) * std::max(t.gpu_count, 0.0);
-      if (capacity > 0 && unpriced) {
-        if (!AddUnpriced(w, base, 0, capacity, false, unpriced_region, all, rejection)) {
-          plan.rejected.push_back({t.name, rejection});
-        }
-        continue;
-      }
-      any = capacity > 0 && PriceCandidate(w, t, base, 0, capacity, false, pricing, all, rejection);
-      if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
-      continue;
-    }
-    const std::vector<int> node_counts = NodeCounts(w, t, options);
-    if (node_counts.empty()) {
-      plan.rejected.push_back({t.name, std::to_string(t.whole_gpus()) + " GPUs per instance, over constraints.max_gpus (" +
-                                           std::to_string(w.constraints.max_gpus.value_or(0)) + ")"});
-      continue;
-    }
-    bool served = false;  // inference: a copy fits on this many nodes; more only add communication
-    for (int nodes : node_counts) {
-      if (served)
-        break;
-      Result<perf::Hardware> hw = perf::HardwareFor(catalog, t, nodes);
-      if (!hw.ok()) {
-        rejection = hw.status().message();
-        break;
-      }
-      if ((w.constraints.need_rdma || !w.IsTraining()) && nodes > 1 && !t.rdma) {
-        rejection = t.family + " has no eRDMA and the constraints need RDMA between nodes";
-        break;
-      }
-      auto [it, fresh] = searched.try_emplace(KeyOf(*hw));
-      if (fresh) {
-        if (options.fixed_layout) {
-          Result<perf::Estimate> e = perf::EstimateRun(w, arch, *hw, *options.fixed_layout, cal);
-          ++plan.evaluated;
-          if (!e.ok()) {
-            it->second.reason = e.status().message();
-          } else {
-            it->second.min_memory_gib = e->memory.per_gpu_gib;
-            it->second.ok = e->memory.fits;
-            it->second.layout = *options.fixed_layout;
-            it->second.estimate = *e;
-          }
-        } else {
-          it->second = w.IsTraining() ? SearchTrainingLayout(w, arch, *hw, cal, &plan.evaluated)
-                                      : SearchInferenceLayout(w, arch, *hw, cal, &plan.evaluated);
-        }
-      }
-      const LayoutResult& lr = it->second;
-      if (!lr.ok) {
-        rejection = MemoryReason(lr, t, *g, nodes);
-        // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
-        // replicas more GPUs cannot shard the states further, which the user may not expect.
-        if (w.IsTraining() && hw->Gpus() > w.global_batch) {
-          rejection += "; global_batch " + std::to_string(w.global_batch) +
-                       " limits data parallel to " + std::to_string(w.global_batch) +
-                       " replicas at micro-batch 1 (" + std::to_string(hw->Gpus()) +
-                       " GPUs were tried): raise global_batch";
-        }
-        continue;  // More nodes may shard it enough.
-      }
-      const perf::Estimate& e = lr.estimate;
-      if (!w.IsTraining())
-        served = true;
-      // Wall-clock hours and instances needed.
-      int instances = nodes;
-      int copies = w.IsTraining() ? 1 : lr.layout.dp;
-      double hours = e.job.hours;
-      if (w.task == Task::kInference && e.inference) {
-        if (serving && e.inference->requests_per_s > 0) {
-          // Independent copies: enough groups of `nodes` instances for the rate.
-          const int groups = static_cast<int>(
-              std::ceil(*w.inference.requests_per_s / e.inference->requests_per_s - 1e-9));
-          instances = groups * nodes;
-          copies = groups * lr.layout.dp;
-          if (w.constraints.max_gpus && instances * t.whole_gpus() > *w.constraints.max_gpus) {
-            rejection = "needs " + std::to_string(instances) + " instances (" +
-                        std::to_string(instances * t.whole_gpus()) + " GPUs) for " +
-                        Num(*w.inference.requests_per_s) + " requests/s, over constraints.max_gpus";
-            continue;
-          }
-          hours = 730;  // a service: one month
-        } else if (w.samples && e.inference->requests_per_s > 0) {
-          // Batch inference over a dataset: sequences (images, documents) per second.
-          hours = *w.samples * w.epochs / e.inference->requests_per_s / 3600;
-        } else if (w.tokens && e.inference->tokens_per_s_per_gpu > 0) {
-          hours = *w.tokens / (e.inference->tokens_per_s_per_gpu * hw->Gpus()) / 3600;
-        }
-      }
-      const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
-      std::optional<CandidateRanges> ranges;
-      if (!options.uncertainty.regimes.empty()) {
-        ranges = TimeRanges(options.uncertainty, w, arch, *hw, e, per_hour || serving ? 0 : hours);
-      }
-      const double hours_at_confidence = ranges && !serving ? ranges->job_hours_at_confidence : hours;
-      if (w.constraints.deadline_hours && !per_hour && hours_at_confidence > *w.constraints.deadline_hours) {
-        rejection = std::to_string(nodes) + " node(s): takes " + Num(hours) + " h" +
-                    (ranges ? " (p" + std::to_string(std::lround(w.confidence * 100)) + " " +
-                                  Num(hours_at_confidence) + " h)"
-                            : "") +
-                    ", deadline " + Num(*w.constraints.deadline_hours) + " h";
-        continue;
-      }
-      Candidate base;
-      base.instance = t.name;
-      base.family = t.family;
-      base.gpu = g->name;
-      base.nodes = instances;
-      base.gpus = instances * t.whole_gpus();
-      base.replicas = copies;
-      base.copies = copies;
-      base.gpus_per_copy = w.IsTraining() ? base.gpus : lr.layout.tp * lr.layout.pp;
-      base.nodes_per_copy = w.IsTraining() ? instances : nodes;
-      base.copies_per_instance_group = w.IsTraining() ? 1 : lr.layout.dp;
-      base.layout = lr.layout;
-      base.estimate = e;
-      base.ranges = ranges;
-      const double tokens_per_hour =
-          (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
-          base.gpus * 3600;
-      if (unpriced) {
-        any |= AddUnpriced(w, base, per_hour ? 0 : hours, tokens_per_hour, serving, unpriced_region,
-                           all, rejection);
-        continue;
-      }
-      any |= PriceCandidate(w, t, base, per_hour ? 0 : hours, tokens_per_hour, serving, pricing, all, rejection);
-    }
-    if (!any) plan.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
+    return pricing;
   }
 
-  // Keep the cheapest region per (instance, nodes, billing), then rank.
+  // Unpriced: no region has a price, and either none was asked (no rows anywhere) or an asked
+  // one simply lacks a price.
+  static bool Unpriced(const Pricing& pricing) {
+    return std::none_of(pricing.rates.begin(), pricing.rates.end(),
+                        [](const RegionRates& r) { return r.rates.has_value(); }) &&
+           (pricing.rates.empty() ||
+            std::any_of(pricing.rates.begin(), pricing.rates.end(),
+                        [](const RegionRates& r) { return r.price_unknown; }));
+  }
+
+  // Where an unpriced candidate would run: the asked region, or any.
+  std::string UnpricedRegion() const {
+    return w_.constraints.regions.empty() ? "" : w_.constraints.regions.front();
+  }
+
+  Candidate Base(const InstanceType& t, const Gpu& g) const {
+    Candidate base;
+    base.instance = t.name;
+    base.family = t.family;
+    base.gpu = g.name;
+    return base;
+  }
+
+  // Rendering and FP64 HPC have no speed model: whole instances are ranked by price per unit of
+  // the capability that matters (FP32 TFLOPS for rendering, FP64 TFLOPS for HPC).
+  bool AddByCapability(const InstanceType& t, const Gpu& g, const Pricing& pricing, bool unpriced,
+                       std::string& rejection) {
+    const Precision key = w_.task == Task::kHpc ? Precision::kFp64 : Precision::kFp32;
+    Candidate base = Base(t, g);
+    base.gpus = t.whole_gpus();
+    const double capacity = g.Tflops(key).value_or(0) * std::max(t.gpu_count, 0.0);
+    if (capacity > 0 && unpriced)
+      return AddUnpriced(w_, base, 0, capacity, false, UnpricedRegion(), all_, rejection);
+    return capacity > 0 && PriceCandidate(w_, t, base, 0, capacity, false, pricing, all_, rejection);
+  }
+
+  // The layout for `hw`: searched once per distinct hardware, or the fixed one evaluated.
+  const LayoutResult& LayoutFor(const perf::Hardware& hw) {
+    auto [it, fresh] = searched_.try_emplace(KeyOf(hw));
+    if (!fresh) return it->second;
+    if (!options_.fixed_layout) {
+      it->second = w_.IsTraining() ? SearchTrainingLayout(w_, arch_, hw, cal_, &plan_.evaluated)
+                                   : SearchInferenceLayout(w_, arch_, hw, cal_, &plan_.evaluated);
+      return it->second;
+    }
+    Result<perf::Estimate> e = perf::EstimateRun(w_, arch_, hw, *options_.fixed_layout, cal_);
+    ++plan_.evaluated;
+    if (!e.ok()) {
+      it->second.reason = e.status().message();
+    } else {
+      it->second.min_memory_gib = e->memory.per_gpu_gib;
+      it->second.ok = e->memory.fits;
+      it->second.layout = *options_.fixed_layout;
+      it->second.estimate = *e;
+    }
+    return it->second;
+  }
+
+  // Why `lr` does not fit `nodes` x `t`.
+  std::string NoFitReason(const LayoutResult& lr, const InstanceType& t, const Gpu& g, int nodes,
+                          const perf::Hardware& hw) const {
+    std::string why = MemoryReason(lr, t, g, nodes);
+    // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
+    // replicas more GPUs cannot shard the states further, which the user may not expect.
+    if (w_.IsTraining() && hw.Gpus() > w_.global_batch) {
+      why += "; global_batch " + std::to_string(w_.global_batch) + " limits data parallel to " +
+             std::to_string(w_.global_batch) + " replicas at micro-batch 1 (" +
+             std::to_string(hw.Gpus()) + " GPUs were tried): raise global_batch";
+    }
+    return why;
+  }
+
+  // How many instances the work takes and for how long: a training job's own; a service's
+  // copies for its request rate (one month); batch inference over its samples or tokens.
+  struct Sizing {
+    int instances = 0;
+    int copies = 0;
+    double hours = 0;
+  };
+  std::optional<Sizing> Size(const InstanceType& t, int nodes, const LayoutResult& lr,
+                             const perf::Hardware& hw, std::string& rejection) const {
+    const perf::Estimate& e = lr.estimate;
+    Sizing z{nodes, w_.IsTraining() ? 1 : lr.layout.dp, e.job.hours};
+    if (w_.task != Task::kInference || !e.inference) return z;
+    if (serving_ && e.inference->requests_per_s > 0) {
+      // Independent copies: enough groups of `nodes` instances for the rate.
+      const int groups = static_cast<int>(
+          std::ceil(*w_.inference.requests_per_s / e.inference->requests_per_s - 1e-9));
+      z.instances = groups * nodes;
+      z.copies = groups * lr.layout.dp;
+      if (w_.constraints.max_gpus && z.instances * t.whole_gpus() > *w_.constraints.max_gpus) {
+        rejection = "needs " + std::to_string(z.instances) + " instances (" +
+                    std::to_string(z.instances * t.whole_gpus()) + " GPUs) for " +
+                    Num(*w_.inference.requests_per_s) + " requests/s, over constraints.max_gpus";
+        return std::nullopt;
+      }
+      z.hours = 730;  // a service: one month
+    } else if (w_.samples && e.inference->requests_per_s > 0) {
+      // Batch inference over a dataset: sequences (images, documents) per second.
+      z.hours = *w_.samples * w_.epochs / e.inference->requests_per_s / 3600;
+    } else if (w_.tokens && e.inference->tokens_per_s_per_gpu > 0) {
+      z.hours = *w_.tokens / (e.inference->tokens_per_s_per_gpu * hw.Gpus()) / 3600;
+    }
+    return z;
+  }
+
+  // The candidates of `nodes` x `t`.
+  NodeOutcome AddNodes(const InstanceType& t, const Gpu& g, int nodes, const Pricing& pricing,
+                       bool unpriced, std::string& rejection) {
+    Result<perf::Hardware> hw = perf::HardwareFor(catalog_, t, nodes);
+    if (!hw.ok()) {
+      rejection = hw.status().message();
+      return {false, true};
+    }
+    if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
+      rejection = t.family + " has no eRDMA and the constraints need RDMA between nodes";
+      return {false, true};
+    }
+    const LayoutResult& lr = LayoutFor(*hw);
+    if (!lr.ok) {
+      rejection = NoFitReason(lr, t, g, nodes, *hw);
+      return {};  // More nodes may shard it enough.
+    }
+    // Inference: a copy fits on this many nodes; more only add communication.
+    const NodeOutcome fitted{false, !w_.IsTraining()};
+    const perf::Estimate& e = lr.estimate;
+    const std::optional<Sizing> z = Size(t, nodes, lr, *hw, rejection);
+    if (!z) return fitted;
+    const double hours = z->hours;
+    const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
+    std::optional<CandidateRanges> ranges;
+    if (!options_.uncertainty.regimes.empty()) {
+      ranges = TimeRanges(options_.uncertainty, w_, arch_, *hw, e, per_hour || serving_ ? 0 : hours);
+    }
+    const double hours_at_confidence = ranges && !serving_ ? ranges->job_hours_at_confidence : hours;
+    if (w_.constraints.deadline_hours && !per_hour && hours_at_confidence > *w_.constraints.deadline_hours) {
+      rejection = std::to_string(nodes) + " node(s): takes " + Num(hours) + " h" +
+                  (ranges ? " (p" + std::to_string(std::lround(w_.confidence * 100)) + " " +
+                                Num(hours_at_confidence) + " h)"
+                          : "") +
+                  ", deadline " + Num(*w_.constraints.deadline_hours) + " h";
+      return fitted;
+    }
+    Candidate base = Base(t, g);
+    base.nodes = z->instances;
+    base.gpus = z->instances * t.whole_gpus();
+    base.replicas = z->copies;
+    base.copies = z->copies;
+    base.gpus_per_copy = w_.IsTraining() ? base.gpus : lr.layout.tp * lr.layout.pp;
+    base.nodes_per_copy = w_.IsTraining() ? z->instances : nodes;
+    base.copies_per_instance_group = w_.IsTraining() ? 1 : lr.layout.dp;
+    base.layout = lr.layout;
+    base.estimate = e;
+    base.ranges = ranges;
+    const double tokens_per_hour =
+        (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
+        base.gpus * 3600;
+    const bool added =
+        unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
+                               UnpricedRegion(), all_, rejection)
+                 : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
+                                  pricing, all_, rejection);
+    return {added, fitted.stop};
+  }
+
+  const Workload& w_;
+  const ModelArch& arch_;
+  const Catalog& catalog_;
+  const Calibration& cal_;
+  const PlanOptions& options_;
+  const std::vector<cost::Mode>& modes_;
+  Plan& plan_;
+  const std::string currency_;
+  const bool serving_;
+  std::map<std::string, Catalog> price_book_;
+  std::map<HardwareKey, LayoutResult> searched_;
+  std::vector<Candidate> all_;
+};
+
+// The cheapest region per (instance, nodes, billing), ranked by the objective.
+std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> all) {
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.instance, a.nodes, a.billing, a.score) < std::tie(b.instance, b.nodes, b.billing, b.score);
   });
@@ -656,145 +714,169 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     if (time_first ? ma != mb : ta != tb) return time_first ? ma < mb : ta < tb;
     return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
   });
-  // Pareto front on (hours, cost): sweep by hours, keep strictly cheaper.
-  std::vector<size_t> order(unique.size());
+  return unique;
+}
+
+// The Pareto front on (hours, cost) of the priced candidates: sweep by hours, keep strictly
+// cheaper. Marks them in `ranked` too.
+std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
+  std::vector<size_t> order(ranked.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const auto& x = unique[a];
-    const auto& y = unique[b];
+    const auto& x = ranked[a];
+    const auto& y = ranked[b];
     const double mx = x.cost.total.amount(), my = y.cost.total.amount();
     return std::tie(x.job_hours, mx) < std::tie(y.job_hours, my);
   });
+  std::vector<Candidate> front;
   double cheapest = kInf;
   for (size_t i : order) {
-    if (!unique[i].price_known)
+    if (!ranked[i].price_known)
       continue;  // no cost: not on a time-vs-cost front
-    const double money = unique[i].monthly ? unique[i].monthly->per_month.amount() : unique[i].cost.total.amount();
+    const double money = ranked[i].monthly ? ranked[i].monthly->per_month.amount() : ranked[i].cost.total.amount();
     if (money < cheapest) {
       cheapest = money;
-      unique[i].pareto = true;
-      plan.pareto.push_back(unique[i]);
+      ranked[i].pareto = true;
+      front.push_back(ranked[i]);
     }
   }
-  if (unique.size() > static_cast<size_t>(options.top_n)) unique.resize(static_cast<size_t>(options.top_n));
-  for (Candidate& c : unique) {
-    const InstanceType* t = catalog.FindInstance(c.instance);
-    const Gpu& g = catalog.GpuOf(*t);
-    rules::Context ctx;
-    ctx.workload = &w;
-    ctx.instance = t;
-    ctx.gpu = &g;
-    // Copies of a service are independent: only the instances one copy spans talk to each other.
-    const bool copies_independent = !w.IsTraining();
-    ctx.nodes = copies_independent ? c.nodes_per_copy : c.nodes;
-    ctx.tp = c.layout.tp;
-    ctx.pp = c.layout.pp;
-    ctx.dp = c.layout.dp;
-    ctx.billing = c.billing;
-    ctx.job_hours = c.job_hours;
-    ctx.step_s = w.IsTraining() ? c.estimate.time.step_s : 0;
-    ctx.dp_comm_s = c.estimate.time.breakdown.dp_comm;
-    ctx.tp_comm_s = c.estimate.time.breakdown.tp_comm;
-    ctx.memory_per_gpu_gib = c.estimate.memory.per_gpu_gib;
-    ctx.memory_capacity_gib = c.estimate.memory.capacity_gib;
-    ctx.samples_per_s = c.estimate.throughput.samples_per_s_per_gpu * c.gpus;
-    ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
-    ctx.vocab = arch.vocab;
-    ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
-    ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
-    c.advice = rules::Check(ctx);
-    c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx));
-    if (copies_independent) {
-      // Each instance keeps the weights on its own disk, plus room for the engine's caches.
-      const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
-      const double need_gib = std::ceil(weights_gib + 50);
-      if (c.storage.kind != "local_nvme" && c.storage.size_gib < need_gib) {
-        c.storage.size_gib = need_gib;
-        c.storage.why = c.storage.kind + " of " + Num(need_gib) +
-                        " GiB on each instance: the model's " + Num(weights_gib) +
-                        " GiB of weights plus 50 GiB for the image and the engine's caches";
-      }
+  return front;
+}
+
+// The advice, storage and image of a shown candidate.
+void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog, Candidate& c) {
+  const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
+  const InstanceType* t = catalog.FindInstance(c.instance);
+  const Gpu& g = catalog.GpuOf(*t);
+  rules::Context ctx;
+  ctx.workload = &w;
+  ctx.instance = t;
+  ctx.gpu = &g;
+  // Copies of a service are independent: only the instances one copy spans talk to each other.
+  const bool copies_independent = !w.IsTraining();
+  ctx.nodes = copies_independent ? c.nodes_per_copy : c.nodes;
+  ctx.tp = c.layout.tp;
+  ctx.pp = c.layout.pp;
+  ctx.dp = c.layout.dp;
+  ctx.billing = c.billing;
+  ctx.job_hours = c.job_hours;
+  ctx.step_s = w.IsTraining() ? c.estimate.time.step_s : 0;
+  ctx.dp_comm_s = c.estimate.time.breakdown.dp_comm;
+  ctx.tp_comm_s = c.estimate.time.breakdown.tp_comm;
+  ctx.memory_per_gpu_gib = c.estimate.memory.per_gpu_gib;
+  ctx.memory_capacity_gib = c.estimate.memory.capacity_gib;
+  ctx.samples_per_s = c.estimate.throughput.samples_per_s_per_gpu * c.gpus;
+  ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
+  ctx.vocab = arch.vocab;
+  ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
+  ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
+  c.advice = rules::Check(ctx);
+  c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx));
+  if (copies_independent) {
+    // Each instance keeps the weights on its own disk, plus room for the engine's caches.
+    const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
+    const double need_gib = std::ceil(weights_gib + 50);
+    if (c.storage.kind != "local_nvme" && c.storage.size_gib < need_gib) {
+      c.storage.size_gib = need_gib;
+      c.storage.why = c.storage.kind + " of " + Num(need_gib) +
+                      " GiB on each instance: the model's " + Num(weights_gib) +
+                      " GiB of weights plus 50 GiB for the image and the engine's caches";
     }
-    if (serving && c.copies > 1) {
-      c.advice.push_back(
-          {"service-load-balancer", rules::Severity::kInfo,
-           std::to_string(c.copies) + " independent model copies on " + std::to_string(c.nodes) +
-               " instances: put a load balancer (ALB/NLB, or the engine's router) in front; "
-               "no network between copies is needed"});
-    }
-    if (c.spare_instances > 0) {
-      c.advice.push_back({"spot-service-spare-copies", rules::Severity::kWarning,
-                          "spot for a service: " + std::to_string(c.spare_instances) +
-                              " spare instance(s) included (one per ten, at least one) so a "
-                              "reclaim (5-minute notice, "
-                              "about 15 minutes to replace) keeps the rate; requests in flight on "
-                              "a reclaimed copy fail "
-                              "and must be retried"});
-    }
-    if (!c.price_known)
-      c.advice.push_back({"price-unknown", rules::Severity::kWarning, c.price_hint});
-    c.image = ChooseImage(g, *t);
   }
-  plan.candidates = std::move(unique);
-  if (!plan.candidates.empty()) {
-    const Candidate& best = plan.candidates[0];
-    std::string why =
-        std::to_string(best.nodes) + " x " + best.instance + " (" + std::to_string(best.gpus) +
-        " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
-        (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
-    if (w.IsTraining()) {
-      why += "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " + Num(best.estimate.memory.capacity_gib) +
-             " GiB per GPU with " + perf::DescribeLayout(best.layout) + ", " +
-             Num(best.estimate.time.step_s) + " s per step, MFU " + Num(best.estimate.throughput.mfu * 100) +
-             "% (" + best.estimate.mfu_basis + ")";
-      const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
-      if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
-                             best.layout.optimizer_in_backward || best.layout.activation_offload)) {
-        why += "; nothing fits without these memory savers, so they were tried (host RAM " +
-               Num(best.estimate.memory.host_gib) + " of " + Num(best.estimate.memory.host_capacity_gib) +
-               " GiB usable per node)";
-      }
-    } else if (best.estimate.inference) {
-      const perf::InferenceTimes& inf = *best.estimate.inference;
-      if (w.inference.output_tokens > 0) {
-        why +=
-            std::to_string(best.copies) + " model copies of " + std::to_string(best.gpus_per_copy) +
-            " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
-            (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") + ") on " +
-            std::to_string(best.nodes) + " instance(s); each instance serves " +
-            Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
-            std::to_string(inf.batch) + " per copy (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
-            Num(inf.tpot_ms) + " ms, " + Num(best.estimate.memory.per_gpu_gib) + " of " +
-            Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
-      } else {
-        why += "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
-               std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
-               Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU)";
-      }
-    } else {
-      const InstanceType* t = catalog.FindInstance(best.instance);
-      why += "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS among types that can " +
-             (w.task == Task::kHpc ? "run FP64 work" : "render") + " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
-    }
-    why +=
-        !best.price_known
-            ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " + best.price_hint
-        : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
-        : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
-                             : "; " + best.cost.total.ToString() + " per hour";
-    if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty()) why += "; " + sure;
-    if (plan.candidates.size() > 1) {
-      const Candidate& next = plan.candidates[1];
-      why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
-             (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") +
-             " (" + (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
-             (!next.price_known ? "cost unknown"
-              : next.monthly    ? next.monthly->per_month.ToString() + " per month"
-                                : next.cost.total.ToString()) +
-             ")";
-    }
-    plan.candidates[0].why = why;
+  if (serving && c.copies > 1) {
+    c.advice.push_back(
+        {"service-load-balancer", rules::Severity::kInfo,
+         std::to_string(c.copies) + " independent model copies on " + std::to_string(c.nodes) +
+             " instances: put a load balancer (ALB/NLB, or the engine's router) in front; "
+             "no network between copies is needed"});
   }
+  if (c.spare_instances > 0) {
+    c.advice.push_back({"spot-service-spare-copies", rules::Severity::kWarning,
+                        "spot for a service: " + std::to_string(c.spare_instances) +
+                            " spare instance(s) included (one per ten, at least one) so a "
+                            "reclaim (5-minute notice, "
+                            "about 15 minutes to replace) keeps the rate; requests in flight on "
+                            "a reclaimed copy fail "
+                            "and must be retried"});
+  }
+  if (!c.price_known)
+    c.advice.push_back({"price-unknown", rules::Severity::kWarning, c.price_hint});
+  c.image = ChooseImage(g, *t);
+}
+
+// What the top pick's speed rests on: memory and layout for training, copies and latency for
+// serving, price per TFLOPS for rendering and HPC.
+std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& best) {
+  if (w.IsTraining()) {
+    std::string why = "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " +
+                      Num(best.estimate.memory.capacity_gib) + " GiB per GPU with " +
+                      perf::DescribeLayout(best.layout) + ", " + Num(best.estimate.time.step_s) +
+                      " s per step, MFU " + Num(best.estimate.throughput.mfu * 100) + "% (" +
+                      best.estimate.mfu_basis + ")";
+    const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
+    if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
+                           best.layout.optimizer_in_backward || best.layout.activation_offload)) {
+      why += "; nothing fits without these memory savers, so they were tried (host RAM " +
+             Num(best.estimate.memory.host_gib) + " of " + Num(best.estimate.memory.host_capacity_gib) +
+             " GiB usable per node)";
+    }
+    return why;
+  }
+  if (best.estimate.inference) {
+    const perf::InferenceTimes& inf = *best.estimate.inference;
+    if (w.inference.output_tokens > 0) {
+      return std::to_string(best.copies) + " model copies of " + std::to_string(best.gpus_per_copy) +
+             " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
+             (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") + ") on " +
+             std::to_string(best.nodes) + " instance(s); each instance serves " +
+             Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
+             std::to_string(inf.batch) + " per copy (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
+             Num(inf.tpot_ms) + " ms, " + Num(best.estimate.memory.per_gpu_gib) + " of " +
+             Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
+    }
+    return "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
+           std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
+           Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU)";
+  }
+  const InstanceType* t = catalog.FindInstance(best.instance);
+  return "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") +
+         " TFLOPS among types that can " + (w.task == Task::kHpc ? "run FP64 work" : "render") +
+         " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
+}
+
+// The top pick's one-paragraph why: what, where, billed how, why it fits, what it costs, how
+// sure, and the runner-up.
+std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector<Candidate>& shown,
+                    const std::string& currency) {
+  const Candidate& best = shown[0];
+  std::string why =
+      std::to_string(best.nodes) + " x " + best.instance + " (" + std::to_string(best.gpus) +
+      " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
+      (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
+  why += WhyFits(w, catalog, best);
+  why +=
+      !best.price_known
+          ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " + best.price_hint
+      : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
+      : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
+                           : "; " + best.cost.total.ToString() + " per hour";
+  if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty()) why += "; " + sure;
+  if (shown.size() > 1) {
+    const Candidate& next = shown[1];
+    why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
+           (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") +
+           " (" + (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
+           (!next.price_known ? "cost unknown"
+            : next.monthly    ? next.monthly->per_month.ToString() + " per month"
+                              : next.cost.total.ToString()) +
+           ")";
+  }
+  return why;
+}
+
+// The plan's notes: how old the prices are, unpriced candidates, vendors, and what the numbers
+// do not cover.
+void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency, Plan& plan) {
   // "As of" is the date of the oldest price the shown candidates rest on, not today.
   for (const Candidate& c : plan.candidates) {
     const cost::PriceQuote* q = PriceUsed(c);
@@ -827,13 +909,54 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
         "'gpuplan prices add TYPE AMOUNT --region R --billing payg' brings a price");
   }
   if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
+  const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
     plan.notes.push_back(std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
                          ": types that can do it are ranked by price per " +
                          (w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS; benchmark your own scene or solver");
-  } else if (!total_tokens && !w.samples && !serving) {
+  } else if (!w.TotalTokens() && !w.samples && !serving) {
     plan.notes.push_back("no amount of work given (tokens or samples): costs are per hour and ranking is by cost per million tokens");
   }
+}
+
+}  // namespace
+
+Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
+  if ((w.task == Task::kRendering || w.task == Task::kHpc) && w.model_name.empty() && !w.inline_arch) {
+    ModelArch none;
+    none.name = "none";
+    none.kind = ModelKind::kOther;
+    return none;
+  }
+  return ResolveModel(w, zoo);
+}
+
+Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
+                      const Calibration& cal, const PlanOptions& options) {
+  if (Status s = ValidateWorkload(w); !s.ok()) return s;
+  if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
+    return s;
+  Plan plan;
+  const bool no_nvidia = VendorExcluded(w.constraints, GpuVendor::kNvidia);
+  if (std::string why = EveryVendorExcluded(w.constraints, catalog); !why.empty()) {
+    plan.rejected.push_back({"*", why});
+    if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
+    return plan;
+  }
+  const std::vector<cost::Mode> modes = AllowedModes(w);
+  if (modes.empty()) {
+    plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (payg, spot, subscription)"});
+    return plan;
+  }
+  CandidateSearch search(w, arch, catalog, cal, options, modes, plan);
+  for (const InstanceType& t : catalog.instances) search.AddInstance(t);
+  std::vector<Candidate> ranked = RankCandidates(w, search.TakeCandidates());
+  plan.pareto = ParetoFront(ranked);
+  if (ranked.size() > static_cast<size_t>(options.top_n)) ranked.resize(static_cast<size_t>(options.top_n));
+  for (Candidate& c : ranked) Annotate(w, arch, catalog, c);
+  plan.candidates = std::move(ranked);
+  if (!plan.candidates.empty()) plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, search.currency());
+  AddNotes(w, no_nvidia, search.currency(), plan);
   return plan;
 }
 
