@@ -123,6 +123,17 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
   return Status::Ok();
 }
 
+uncertainty::Range ServiceCostRange(const uncertainty::Band& time, double rate, double group_rate,
+                                    int nodes_per_group, double per_instance_month,
+                                    int (*spare)(int groups)) {
+  auto monthly = [&](double ratio) {
+    const int groups = std::max(1, static_cast<int>(std::ceil(rate * ratio / group_rate - 1e-9)));
+    const int instances = groups * nodes_per_group + (spare ? spare(groups) * nodes_per_group : 0);
+    return per_instance_month * instances;
+  };
+  return {monthly(1), monthly(time.p10), monthly(time.p90)};
+}
+
 std::string ConfidenceWhy(const Workload& w, const Candidate& c, const std::string& currency) {
   // A job with an amount of work (not a service, not per hour).
   if (!c.ranges || c.job_hours <= 0 || c.ranges->job_hours_at_confidence <= 0)

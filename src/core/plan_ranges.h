@@ -23,6 +23,15 @@ CandidateRanges TimeRanges(const uncertainty::Table& table, const Workload& w,
 Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const cost::CostOptions& co,
                    double work_hours, int instances, const std::string& advice_desc);
 
+// The monthly cost range of a service that serves `rate` requests/s with groups of
+// `nodes_per_group` instances, each group serving `group_rate` at the point estimate: a slower
+// engine than predicted (time ratio p90) needs ceil(rate x ratio / group_rate) groups, a faster
+// one fewer; whole instances, plus `spare(groups)` spare instances each end. `per_instance_month`
+// is one instance's monthly cost in the candidate's billing mode.
+uncertainty::Range ServiceCostRange(const uncertainty::Band& time, double rate, double group_rate,
+                                    int nodes_per_group, double per_instance_month,
+                                    int (*spare)(int groups));
+
 // The interruption bracket of InterruptRateDesc ("0-3%" -> 0.00..0.03 as 30-day release
 // shares, read as reclaims per instance-hour like cost::ReclaimRatePerHour); nullopt when the
 // text is not such a bracket.

@@ -372,8 +372,15 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         continue;
       }
       if (c.ranges && c.monthly && c.ranges->time.regime != "none") {
-        // A service: more replicas when the engine is slower than predicted.
         c.ranges->cost = uncertainty::Scale(c.monthly->per_month.amount(), c.ranges->time);
+        if (serving && base.estimate.inference && base.estimate.inference->requests_per_s > 0) {
+          // A service: more copies when the engine is slower than predicted, in whole instances.
+          const double per_instance = c.monthly->per_month.amount() / std::max(instances, 1);
+          c.ranges->cost = ServiceCostRange(
+              c.ranges->time, *w.inference.requests_per_s, base.estimate.inference->requests_per_s,
+              std::max(base.nodes_per_copy, 1), per_instance,
+              mode == cost::Mode::kSpot ? &SpareInstances : nullptr);
+        }
       }
       const double money = CostForRanking(c);
       const double cost_score = per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;

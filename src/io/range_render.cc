@@ -117,6 +117,9 @@ std::string RangeSummary(const planner::Candidate& c) {
     s += " cost " +
          (c.monthly ? c.monthly->per_month.ToString() + "/month" : c.cost.total.ToString()) + " (" +
          Amount(r.cost.p10) + "–" + Amount(r.cost.p90) + ");";
+  else if (c.monthly && r.cost.p90 > 0)  // a service priced in whole instances at both ends
+    s += " cost " + c.monthly->per_month.ToString() +
+         "/month from p10 to p90 (the rate needs as many instances at either end);";
   if (r.reclaim_rate_per_hour) {
     s += fmt::format(" spot reclaims {}–{} per instance-hour;", Num(r.reclaim_rate_per_hour->first),
                      Num(r.reclaim_rate_per_hour->second));

@@ -148,3 +148,45 @@ TEST(PlanRangesTest, ReclaimBracketReadsTheAdviceText) {
 
 }  // namespace
 }  // namespace gpuplan::planner
+
+namespace gpuplan::planner {
+namespace {
+
+// A service's cost range is priced in whole instances: the copies a rate needs at the slow and
+// fast ends of the engine's time band, not the point cost scaled by the band.
+TEST(ServiceCostRangeTest, PricesTheInstancesEachEndNeeds) {
+  uncertainty::Band band;
+  band.p10 = 0.8, band.p50 = 1.0, band.p90 = 1.25;
+  struct Case {
+    const char* name;
+    double rate, group_rate;
+    int nodes_per_group;
+    bool spares;
+    double point, p10, p90;  // in instances x 1000 per month
+  };
+  const Case cases[] = {
+      // 5 req/s on groups of 6: one group even at p10; p90 needs 5 x 1.25 = 6.25 -> two.
+      {"slow end adds a group", 5, 6, 1, false, 1000, 1000, 2000},
+      // 10 on 6: two groups at the point (1.67), two at p10 (1.33), three at p90 (2.08).
+      {"two groups", 10, 6, 1, false, 2000, 2000, 3000},
+      // 2-instance groups: each group is two instances.
+      {"multi-node copies", 10, 6, 2, false, 4000, 4000, 6000},
+      // 2.2 groups at the point (three), 1.76 at p10 (two), 2.75 at p90 (three).
+      {"fast end needs fewer", 22, 10, 1, false, 3000, 2000, 3000},
+      // Spot keeps one spare instance per ten (at least one) at each end.
+      {"spot spares", 10, 6, 1, true, 3000, 3000, 4000},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const uncertainty::Range r =
+        ServiceCostRange(band, c.rate, c.group_rate, c.nodes_per_group, 1000,
+                         c.spares ? +[](int groups) { return std::max(1, (groups + 9) / 10); }
+                                  : nullptr);
+    EXPECT_DOUBLE_EQ(r.point, c.point);
+    EXPECT_DOUBLE_EQ(r.p10, c.p10);
+    EXPECT_DOUBLE_EQ(r.p90, c.p90);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::planner
