@@ -60,6 +60,9 @@ struct CandidateRanges {
   bool memory_tight = false;      // fits at the point, but the p90 memory passes the capacity
   // Spot: reclaims per instance-hour assumed at p10 and p90 (the advice's bracket).
   std::optional<std::pair<double, double>> reclaim_rate_per_hour;
+  // Spot with a stale price (older than kStalePriceDays): the market may have moved anywhere up
+  // to the PAYG cap since, so the p90 cost prices spot at PAYG. The PAYG price used; 0 = fresh.
+  double stale_spot_cap_per_hour = 0;
   double confidence = 0.5;                 // Workload::confidence the decisions used
   double job_hours_at_confidence = 0;      // what the deadline was checked against
   double cost_at_confidence = 0;           // what the budget was checked against

@@ -93,12 +93,22 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
     reclaim.p10 = bracket.first, reclaim.p50 = *point_rate, reclaim.p90 = bracket.second;
     r.reclaim_rate_per_hour = bracket;
   }
+  // A stale spot price may have risen since it was read; Alibaba caps spot at the PAYG price,
+  // so the band of the spot price runs from the listed one (p10, p50) to PAYG (p90).
+  uncertainty::Band spot_price;
+  const Result<double> cap = rates.payg.price.Ratio(rates.spot.price);
+  if (co.mode == cost::Mode::kSpot && PriceStale(rates.spot) && cap.ok() && *cap > 1) {
+    spot_price.p90 = *cap;
+    r.stale_spot_cap_per_hour = rates.payg.price.amount();
+  }
   auto price = [&](double percentile, double* wall_hours) -> Result<double> {
     cost::CostOptions o = co;
     if (r.reclaim_rate_per_hour)
       o.spot.reclaim_rate_per_hour = reclaim.At(percentile);
+    cost::BillingRates at = rates;
+    at.spot.price = rates.spot.price * spot_price.At(percentile);
     Result<cost::JobCostEstimate> jc = cost::JobCost(
-        rates, {.work_hours = work_hours * r.time.At(percentile), .instances = instances}, o);
+        at, {.work_hours = work_hours * r.time.At(percentile), .instances = instances}, o);
     if (!jc.ok())
       return jc.status();
     if (wall_hours != nullptr)

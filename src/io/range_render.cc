@@ -79,6 +79,8 @@ void AddRangesJson(nlohmann::json& j, const planner::Candidate& c) {
                       {"confidence", r.confidence},
                       {"job_hours_at_confidence", r.job_hours_at_confidence},
                       {"cost_at_confidence", r.cost_at_confidence}};
+  u["stale_spot_cap_per_hour"] =
+      r.stale_spot_cap_per_hour > 0 ? nlohmann::json(r.stale_spot_cap_per_hour) : nlohmann::json(nullptr);
   u["reclaim_rate_per_hour_range"] =
       r.reclaim_rate_per_hour
           ? nlohmann::json::array({r.reclaim_rate_per_hour->first, r.reclaim_rate_per_hour->second})
@@ -120,6 +122,10 @@ std::string RangeSummary(const planner::Candidate& c) {
   else if (c.monthly && r.cost.p90 > 0)  // a service priced in whole instances at both ends
     s += " cost " + c.monthly->per_month.ToString() +
          "/month from p10 to p90 (the rate needs as many instances at either end);";
+  if (r.stale_spot_cap_per_hour > 0) {
+    s += fmt::format(" stale spot price: p90 at the PAYG cap of {} per hour;",
+                     Num(r.stale_spot_cap_per_hour));
+  }
   if (r.reclaim_rate_per_hour) {
     s += fmt::format(" spot reclaims {}–{} per instance-hour;", Num(r.reclaim_rate_per_hour->first),
                      Num(r.reclaim_rate_per_hour->second));

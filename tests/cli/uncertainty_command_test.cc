@@ -30,7 +30,17 @@ TEST(UncertaintyCommandTest, PlanJsonCarriesRangesAndTheRegime) {
   for (const auto& c : j["candidates"]) {
     ExpectPair(c["time"]["job_hours_range"], c["time"]["job_hours"].get<double>(), "job hours");
     ExpectPair(c["time"]["step_s_range"], c["time"]["step_s"].get<double>(), "step");
-    ExpectPair(c["cost"]["total_range"], c["cost"]["total"].get<double>(), "cost");
+    const auto& cap = c["uncertainty"]["stale_spot_cap_per_hour"];
+    if (cap.is_null()) {
+      ExpectPair(c["cost"]["total_range"], c["cost"]["total"].get<double>(), "cost");
+    } else {
+      // A stale spot price: the slow end pays at most the PAYG cap for the slow end's hours.
+      const auto& cost = c["cost"]["total_range"];
+      ASSERT_TRUE(cost.is_array()) << cost.dump();
+      EXPECT_GT(cost[1].get<double>(), c["cost"]["total"].get<double>());
+      EXPECT_LE(cost[1].get<double>(), cap.get<double>() * c["nodes"].get<double>() *
+                                           c["time"]["job_hours_range"][1].get<double>() * 1.01);
+    }
     ExpectPair(c["memory"]["per_gpu_gib_range"], c["memory"]["per_gpu_gib"].get<double>(),
                "memory");
     EXPECT_EQ(c["uncertainty"]["time_regime"].get<std::string>().rfind("time/lora/", 0), 0u);
