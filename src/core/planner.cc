@@ -27,14 +27,8 @@ namespace {
 using strings::Num;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct LayoutResult {
-  bool ok = false;
-  perf::Layout layout;
-  perf::Estimate estimate;
-  std::string reason;  // why nothing fits or works
-  double min_memory_gib = kInf;  // smallest per-GPU memory over the layouts tried
-  bool memory_savers = false;    // fits only with offload / optimizer-in-backward
-};
+// A hardware candidate's layout: the layout search's answer, for serving too.
+using LayoutResult = perf::LayoutSearch;
 
 struct HardwareKey {
   std::string gpu;
@@ -185,16 +179,9 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
 // (gpuplan/layout_search.h), with the workload's pins.
 LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                                   const Calibration& cal, int* evaluated) {
-  const perf::LayoutSearch found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w));
+  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w));
   *evaluated += static_cast<int>(found.evaluated);
-  LayoutResult r;
-  r.ok = found.ok;
-  r.layout = found.layout;
-  r.estimate = found.estimate;
-  r.reason = found.reason;
-  r.memory_savers = found.memory_savers;
-  if (found.min_memory_gib > 0) r.min_memory_gib = found.min_memory_gib;
-  return r;
+  return found;
 }
 
 // Inference: the serving search (core/serving_search.h) as a LayoutResult.
@@ -206,12 +193,12 @@ LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch, con
   r.layout = s.layout;
   r.estimate = s.estimate;
   r.reason = s.reason;
-  r.min_memory_gib = s.min_memory_gib;
+  r.min_memory_gib = s.min_memory_gib < kInf ? s.min_memory_gib : 0;
   return r;
 }
 
 std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes) {
-  if (r.min_memory_gib < kInf) {
+  if (r.min_memory_gib > 0) {
     std::string why = "needs " + Num(r.min_memory_gib) + " GiB per GPU even at its best layout on " +
                       std::to_string(nodes) + " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) +
                       " GiB";

@@ -96,7 +96,8 @@ class Search {
          const LayoutPins& pins)
       : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins) {}
 
-  // Every structure of the space with the given savers (pins applied).
+  // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
+  // divide the GPUs, then AddStructures for each.
   std::vector<Structure> Structures(const Savers& savers) const {
     std::vector<Structure> out;
     const int gpus = hw_.Gpus();
@@ -115,50 +116,58 @@ class Search {
         for (int pp : Divisors(gpus / (tp * cp))) {
           if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer))
             continue;
-          const int dp = gpus / (tp * cp * pp);
-          if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0)
-            continue;
-          const int local = w_.global_batch / dp;
-          for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
-            if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
-              continue;
-            const std::span<const int> micro_batches = MicroBatches(local, pp, vp, savers);
-            if (micro_batches.empty())
-              continue;
-            for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
-              if (!Allowed(pins_.zero, zero))
-                continue;
-              for (int ep : ExpertDegrees(tp, dp)) {
-                Structure s;
-                s.local_batch = local;
-                Layout& l = s.base;
-                l.tp = tp;
-                l.cp = cp;
-                l.pp = pp;
-                l.vp = vp;
-                l.dp = dp;
-                l.ep = ep;
-                l.zero = zero;
-                l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
-                l.flash_attention = w_.flash_attention;
-                l.offload = savers.offload;
-                l.optimizer_in_backward = savers.optimizer_in_backward;
-                l.activation_offload = savers.activation_offload;
-                s.micro_batches = micro_batches;
-                for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                  const std::optional<Recompute> pin_r =
-                      pins_.recompute ? pins_.recompute : w_.recompute;
-                  if (Allowed(pin_r, r))
-                    s.recomputes.push_back(r);
-                }
-                out.push_back(std::move(s));
-              }
-            }
-          }
+          AddStructures(tp, cp, pp, layers, savers, out);
         }
       }
     }
     return out;
+  }
+
+  // The structures of one (tp, cp, pp): dp takes the GPUs left; then every vp, ZeRO stage and
+  // expert degree, with the micro-batches and recomputations allowed.
+  void AddStructures(int tp, int cp, int pp, int layers, const Savers& savers,
+                     std::vector<Structure>& out) const {
+    const int dp = hw_.Gpus() / (tp * cp * pp);
+    if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0)
+      return;
+    const int local = w_.global_batch / dp;
+    Recomputes recomputes;
+    const std::optional<Recompute> pin_r = pins_.recompute ? pins_.recompute : w_.recompute;
+    for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      if (Allowed(pin_r, r))
+        recomputes.push_back(r);
+    }
+    for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
+      if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
+        continue;
+      const std::span<const int> micro_batches = MicroBatches(local, pp, vp, savers);
+      if (micro_batches.empty())
+        continue;
+      for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
+        if (!Allowed(pins_.zero, zero))
+          continue;
+        for (int ep : ExpertDegrees(tp, dp)) {
+          Structure s;
+          s.local_batch = local;
+          s.micro_batches = micro_batches;
+          s.recomputes = recomputes;
+          Layout& l = s.base;
+          l.tp = tp;
+          l.cp = cp;
+          l.pp = pp;
+          l.vp = vp;
+          l.dp = dp;
+          l.ep = ep;
+          l.zero = zero;
+          l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
+          l.flash_attention = w_.flash_attention;
+          l.offload = savers.offload;
+          l.optimizer_in_backward = savers.optimizer_in_backward;
+          l.activation_offload = savers.activation_offload;
+          out.push_back(s);
+        }
+      }
+    }
   }
 
   // The micro-batches a replica's local batch allows (ascending), built once per (local batch,
