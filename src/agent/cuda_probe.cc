@@ -36,24 +36,21 @@ class PluginCudaProbe : public CudaProbe {
 
   CudaProbeResult Run(const CudaProbeOptions& o) override {
     CudaProbeResult result;
-    GpuplanCudaProbeOptions opts;
-    opts.abi_version = GPUPLAN_CUDA_PROBE_ABI_VERSION;
-    opts.seconds_per_test = o.seconds_per_test;
-    opts.gemm_size = o.gemm_size;
-    opts.memory_test_gib = o.memory_test_gib;
-    opts.transfer_mib = o.transfer_mib;
-    opts.max_gpus = o.max_gpus;
+    GpuplanCudaProbeOptions opts{.abi_version = GPUPLAN_CUDA_PROBE_ABI_VERSION,
+                                 .seconds_per_test = o.seconds_per_test,
+                                 .gemm_size = o.gemm_size,
+                                 .memory_test_gib = o.memory_test_gib,
+                                 .transfer_mib = o.transfer_mib,
+                                 .max_gpus = o.max_gpus};
     GpuplanCudaProbeSink sink;
     sink.ctx = &result;
     sink.device = [](void* ctx, int gpu, const char* name, double memory_gib, int major,
                      int minor) {
-      CudaDevice d;
-      d.index = gpu;
-      d.name = name ? name : "";
-      d.memory_gib = memory_gib;
-      d.cc_major = major;
-      d.cc_minor = minor;
-      static_cast<CudaProbeResult*>(ctx)->devices.push_back(std::move(d));
+      static_cast<CudaProbeResult*>(ctx)->devices.push_back(CudaDevice{.index = gpu,
+                                                                       .name = name ? name : "",
+                                                                       .memory_gib = memory_gib,
+                                                                       .cc_major = major,
+                                                                       .cc_minor = minor});
     };
     sink.metric = [](void* ctx, int gpu, const char* id, double value, const char* how) {
       static_cast<CudaProbeResult*>(ctx)->measurements.push_back(

@@ -161,12 +161,107 @@ std::string RenderDiagnosis(const Diagnosis& d) {
   return out;
 }
 
+namespace {
+
+// The process monitoring follows: a command it started (`child`), a --pid, or none (0).
+struct Watched {
+  int pid = 0;
+  bool child = false;
+  std::optional<int> child_exit;  // once the command has exited
+  bool forwarded = false;         // a stop request was passed on to the command
+};
+
+// Sleeps to `next` in short steps, so an exited command or a stop request ends the wait at once
+// instead of after a whole interval. True when monitoring should end.
+bool WaitForTick(MonitorEnvironment& env, Watched& w, double next) {
+  Clock& clock = *env.clock;
+  while (clock.MonotonicSeconds() < next) {
+    if (w.child) {
+      if (std::optional<WaitOutcome> outcome = PollChild(w.pid)) {
+        w.child_exit = outcome->exit_code;
+        return true;
+      }
+    } else if (w.pid > 0 && CheckProcess(w.pid, env.proc->root()) == ProcessState::kGone) {
+      return true;
+    }
+    if (env.stop && env.stop->load()) {
+      if (!w.child)
+        return true;
+      if (!w.forwarded) {  // let the command stop itself; its exit ends monitoring
+        kill(w.pid, SIGTERM);
+        w.forwarded = true;
+      }
+    }
+    clock.SleepFor(std::min(0.05, next - clock.MonotonicSeconds()));
+  }
+  return false;
+}
+
+// The GPUs' readings into `s`; a failure is logged once.
+void AddGpuReadings(MonitorEnvironment& env, MonitorSample& s, bool* error_logged) {
+  if (!env.gpus)
+    return;
+  Result<std::vector<GpuSample>> g = env.gpus->Sample();
+  if (g.ok()) {
+    s.gpus = std::move(*g);
+  } else if (!*error_logged) {
+    *env.log << "gpuplan monitor: GPU sample failed: " << g.status().message() << "\n";
+    *error_logged = true;
+  }
+}
+
+// One timeline line: JSON, or a CSV row (after the header, before the first).
+void WriteTimeline(const MonitorOptions& o, MonitorEnvironment& env, const MonitorSample& s,
+                   const std::vector<MonitorSample>& earlier) {
+  if (o.json) {
+    *env.timeline << TimelineJsonLine(s);
+  } else {
+    if (earlier.empty())
+      *env.timeline << TimelineCsvHeader(s);
+    *env.timeline << TimelineCsvRow(s, earlier.empty() ? s : earlier.front());
+  }
+  env.timeline->flush();
+}
+
+// Samples every interval until the process ends, a stop request, max_samples or a read error.
+void SampleUntilDone(const MonitorOptions& o, MonitorEnvironment& env, Watched& w,
+                     MonitorResult& result) {
+  Clock& clock = *env.clock;
+  Result<HostSnapshot> prev = Snapshot(*env.proc, w.pid, clock.MonotonicSeconds());
+  if (!prev.ok()) {
+    *env.log << "gpuplan monitor: " << prev.status().message() << "\n";
+    result.exit_code = 1;
+    return;
+  }
+  const double start = clock.MonotonicSeconds();
+  bool gpu_error_logged = false;
+  for (long n = 0;; ++n) {
+    if (WaitForTick(env, w, start + static_cast<double>(n + 1) * o.interval_seconds))
+      return;
+    Result<HostSnapshot> cur = Snapshot(*env.proc, w.pid, clock.MonotonicSeconds());
+    if (!cur.ok()) {
+      *env.log << "gpuplan monitor: " << cur.status().message() << "\n";
+      result.exit_code = 1;
+      return;
+    }
+    MonitorSample s = SampleBetween(*prev, *cur, o.ticks_per_second);
+    s.elapsed_s = cur->t - start;
+    s.unix_time = clock.UnixSeconds();
+    AddGpuReadings(env, s, &gpu_error_logged);
+    WriteTimeline(o, env, s, result.samples);
+    result.samples.push_back(std::move(s));
+    prev = std::move(cur);
+    if (o.max_samples > 0 && static_cast<long>(result.samples.size()) >= o.max_samples)
+      return;
+  }
+}
+
+}  // namespace
+
 MonitorResult RunMonitor(const MonitorOptions& o, MonitorEnvironment& env) {
   MonitorResult result;
   std::ostream& log = *env.log;
-  Clock& clock = *env.clock;
-  int pid = o.pid;
-  bool child = false;
+  Watched w{.pid = o.pid, .child = false, .child_exit = std::nullopt, .forwarded = false};
   if (!o.command.empty()) {
     Result<pid_t> spawned = Spawn(o.command, /*new_process_group=*/false);
     if (!spawned.ok()) {
@@ -174,88 +269,22 @@ MonitorResult RunMonitor(const MonitorOptions& o, MonitorEnvironment& env) {
       result.exit_code = 127;
       return result;
     }
-    pid = *spawned;
-    child = true;
+    w.pid = *spawned;
+    w.child = true;
   }
-  if (!env.gpus) log << "gpuplan monitor: no GPU telemetry: " << env.gpus_error << "\n";
-
-  Result<HostSnapshot> prev = Snapshot(*env.proc, pid, clock.MonotonicSeconds());
-  if (!prev.ok()) {
-    log << "gpuplan monitor: " << prev.status().message() << "\n";
-    result.exit_code = 1;
-  }
-  const double start = clock.MonotonicSeconds();
-  std::optional<int> child_exit;
-  bool gpu_error_logged = false;
-  bool forwarded = false;
-  for (long n = 0; prev.ok(); ++n) {
-    // Sleep to the next tick in short steps, so an exited command or a stop request ends the
-    // wait at once instead of after a whole interval.
-    const double next = start + static_cast<double>(n + 1) * o.interval_seconds;
-    bool ended = false;
-    while (clock.MonotonicSeconds() < next) {
-      if (child) {
-        if (std::optional<WaitOutcome> w = PollChild(pid)) {
-          child_exit = w->exit_code;
-          ended = true;
-          break;
-        }
-      } else if (pid > 0 && CheckProcess(pid, env.proc->root()) == ProcessState::kGone) {
-        ended = true;
-        break;
-      }
-      if (env.stop && env.stop->load()) {
-        if (!child) {
-          ended = true;
-          break;
-        }
-        if (!forwarded) {  // let the command stop itself; its exit ends monitoring
-          kill(pid, SIGTERM);
-          forwarded = true;
-        }
-      }
-      clock.SleepFor(std::min(0.05, next - clock.MonotonicSeconds()));
-    }
-    if (ended) break;
-    Result<HostSnapshot> cur = Snapshot(*env.proc, pid, clock.MonotonicSeconds());
-    if (!cur.ok()) {
-      log << "gpuplan monitor: " << cur.status().message() << "\n";
-      result.exit_code = 1;
-      break;
-    }
-    MonitorSample s = SampleBetween(*prev, *cur, o.ticks_per_second);
-    s.elapsed_s = cur->t - start;
-    s.unix_time = clock.UnixSeconds();
-    if (env.gpus) {
-      Result<std::vector<GpuSample>> g = env.gpus->Sample();
-      if (g.ok()) {
-        s.gpus = std::move(*g);
-      } else if (!gpu_error_logged) {
-        log << "gpuplan monitor: GPU sample failed: " << g.status().message() << "\n";
-        gpu_error_logged = true;
-      }
-    }
-    if (o.json) {
-      *env.timeline << TimelineJsonLine(s);
-    } else {
-      if (result.samples.empty()) *env.timeline << TimelineCsvHeader(s);
-      *env.timeline << TimelineCsvRow(s, result.samples.empty() ? s : result.samples.front());
-    }
-    env.timeline->flush();
-    result.samples.push_back(std::move(s));
-    prev = std::move(cur);
-    if (o.max_samples > 0 && static_cast<long>(result.samples.size()) >= o.max_samples) break;
-  }
-  if (child && !child_exit) {
+  if (!env.gpus)
+    log << "gpuplan monitor: no GPU telemetry: " << env.gpus_error << "\n";
+  SampleUntilDone(o, env, w, result);
+  if (w.child && !w.child_exit) {
     // Sampling ended first (max samples, a read error): the command keeps running to its end.
-    WaitOutcome w = WaitForChild(pid, -1, 0, clock);
-    child_exit = w.exit_code;
+    w.child_exit = WaitForChild(w.pid, -1, 0, *env.clock).exit_code;
   }
   result.diagnosis = Diagnose(result.samples, o.diagnosis);
   if (o.json) *env.timeline << DiagnosisJsonLine(result.diagnosis);
   env.timeline->flush();
   log << RenderDiagnosis(result.diagnosis);
-  if (child_exit) result.exit_code = *child_exit;
+  if (w.child_exit)
+    result.exit_code = *w.child_exit;
   return result;
 }
 

@@ -61,21 +61,17 @@ class NvmlTelemetry : public GpuTelemetry {
   }
 
   Result<std::vector<GpuInfo>> Devices() override {
-    unsigned int count = 0;
-    if (NvmlReturn r = get_count_(&count); r != kNvmlSuccess) {
-      return Status::Unavailable("nvmlDeviceGetCount: " + Error(r));
-    }
+    Result<std::vector<NvmlDevice>> handles = Handles();
+    if (!handles.ok())
+      return handles.status();
     std::string driver;
     if (get_driver_) {
       char buf[96] = {};
       if (get_driver_(buf, sizeof buf) == kNvmlSuccess) driver = buf;
     }
     std::vector<GpuInfo> out;
-    for (unsigned int i = 0; i < count; ++i) {
-      NvmlDevice d = nullptr;
-      if (NvmlReturn r = get_handle_(i, &d); r != kNvmlSuccess) {
-        return Status::Unavailable(fmt::format("GPU {}: {}", i, Error(r)));
-      }
+    for (size_t i = 0; i < handles->size(); ++i) {
+      NvmlDevice d = (*handles)[i];
       GpuInfo info;
       info.index = static_cast<int>(i);
       info.driver_version = driver;
@@ -101,16 +97,12 @@ class NvmlTelemetry : public GpuTelemetry {
   }
 
   Result<std::vector<GpuSample>> Sample() override {
-    unsigned int count = 0;
-    if (NvmlReturn r = get_count_(&count); r != kNvmlSuccess) {
-      return Status::Unavailable("nvmlDeviceGetCount: " + Error(r));
-    }
+    Result<std::vector<NvmlDevice>> handles = Handles();
+    if (!handles.ok())
+      return handles.status();
     std::vector<GpuSample> out;
-    for (unsigned int i = 0; i < count; ++i) {
-      NvmlDevice d = nullptr;
-      if (NvmlReturn r = get_handle_(i, &d); r != kNvmlSuccess) {
-        return Status::Unavailable(fmt::format("GPU {}: {}", i, Error(r)));
-      }
+    for (size_t i = 0; i < handles->size(); ++i) {
+      NvmlDevice d = (*handles)[i];
       GpuSample s;
       s.index = static_cast<int>(i);
       NvmlUtilization u{};
@@ -135,6 +127,21 @@ class NvmlTelemetry : public GpuTelemetry {
   }
 
  private:
+  // A handle per GPU, in NVML's index order.
+  Result<std::vector<NvmlDevice>> Handles() const {
+    unsigned int count = 0;
+    if (NvmlReturn r = get_count_(&count); r != kNvmlSuccess) {
+      return Status::Unavailable("nvmlDeviceGetCount: " + Error(r));
+    }
+    std::vector<NvmlDevice> handles(count, nullptr);
+    for (unsigned int i = 0; i < count; ++i) {
+      if (NvmlReturn r = get_handle_(i, &handles[i]); r != kNvmlSuccess) {
+        return Status::Unavailable(fmt::format("GPU {}: {}", i, Error(r)));
+      }
+    }
+    return handles;
+  }
+
   template <typename Fn>
   bool Sym(const char* name, Fn** fn, std::string* why) {
     *fn = reinterpret_cast<Fn*>(dlsym(handle_, name));

@@ -119,6 +119,230 @@ void DetectInstance(const ProbeOptions& o, ProbeEnvironment& env, const Catalog&
   }
 }
 
+// The devices NVML lists, with the driver version.
+void AddNvmlDevices(ProbeEnvironment& env, ProbeReport& r, std::map<int, ProbeDevice>& devices,
+                    bool* count_known) {
+  if (!env.telemetry) {
+    r.notes.push_back("no NVML: " + env.telemetry_error);
+    return;
+  }
+  Result<std::vector<GpuInfo>> infos = env.telemetry->Devices();
+  if (!infos.ok()) {
+    r.notes.push_back("NVML: " + infos.status().message());
+    return;
+  }
+  *count_known = true;
+  for (const GpuInfo& g : *infos) {
+    devices[g.index] = ProbeDevice{.index = g.index,
+                                   .name = g.name,
+                                   .memory_gib = g.memory_total_gib,
+                                   .compute_capability = "",
+                                   .pcie_gen_max = g.pcie_gen_max,
+                                   .pcie_width_max = g.pcie_width_max,
+                                   .power_limit_w = g.power_limit_w};
+    r.driver_version = g.driver_version;
+  }
+}
+
+// Runs the CUDA plugin; what it saw fills in the devices (NVML's name and memory win).
+CudaProbeResult RunCuda(const ProbeOptions& o, ProbeEnvironment& env,
+                        std::map<int, ProbeDevice>& devices, bool* count_known) {
+  CudaProbeResult cuda;
+  if (!env.cuda) {
+    cuda.skipped.push_back({-1, "*", env.cuda_error});
+    return cuda;
+  }
+  cuda = env.cuda->Run(o.cuda);
+  for (const CudaDevice& c : cuda.devices) {
+    ProbeDevice& d = devices[c.index];
+    d.index = c.index;
+    if (d.name.empty())
+      d.name = c.name;
+    if (d.memory_gib <= 0)
+      d.memory_gib = c.memory_gib;
+    d.compute_capability = fmt::format("{}.{}", c.cc_major, c.cc_minor);
+  }
+  if (!cuda.devices.empty())
+    *count_known = true;
+  return cuda;
+}
+
+// The catalog GPU: the instance type's, else the one the driver names; notes when neither
+// matches or the two disagree.
+const Gpu* IdentifyGpu(const Catalog& catalog, const InstanceType* type, ProbeReport& r) {
+  const Gpu* gpu = type ? &catalog.GpuOf(*type) : nullptr;
+  const Gpu* seen = r.devices.empty() ? nullptr : MatchGpu(catalog, r.devices.front().name);
+  if (!gpu)
+    gpu = seen;
+  if (gpu) r.gpu_model = gpu->name;
+  if (!gpu && !r.devices.empty()) {
+    r.notes.push_back(fmt::format("GPU \"{}\" not matched to the catalog; pass --instance",
+                                  r.devices.front().name));
+  }
+  if (type && gpu && seen && seen->name != gpu->name) {
+    r.notes.push_back(fmt::format("the driver reports \"{}\" but the catalog says {} has {}",
+                                  r.devices.front().name, type->name, gpu->name));
+  }
+  return gpu;
+}
+
+// Why the CUDA plugin skipped `id` on GPU `g` (or on every GPU), or "".
+std::string SkipReason(const CudaProbeResult& cuda, int g, std::string_view id) {
+  for (const CudaSkip& s : cuda.skipped) {
+    if ((s.gpu == g || s.gpu == -1) && (s.metric == id || s.metric == "*"))
+      return s.reason;
+  }
+  return "";
+}
+
+// The CUDA plugin's value of `m` (its id and GPU), with how it was measured.
+void FillFromCuda(const CudaProbeResult& cuda, ProbeMetric& m) {
+  for (const CudaMeasurement& c : cuda.measurements) {
+    if (c.gpu == m.gpu && c.metric == m.id) {
+      m.measured = c.value;
+      m.note = c.how;
+    }
+  }
+}
+
+ProbeMetric GpuCountMetric(bool count_known, const ProbeReport& r, const CudaProbeResult& cuda) {
+  ProbeMetric count = Make("gpu_count", "GPUs visible", "count", -1);
+  if (count_known) {
+    count.measured = static_cast<double>(r.devices.size());
+    return count;
+  }
+  std::string cuda_why;
+  for (const CudaSkip& s : cuda.skipped) {
+    if (s.gpu == -1 && s.metric == "*")
+      cuda_why = s.reason;
+  }
+  count.note = "cannot count GPUs: no NVML" + (cuda_why.empty() ? "" : "; " + cuda_why);
+  return count;
+}
+
+// One row per GPU and metric; with no GPU one row per metric says why it is missing.
+void AddPerGpuMetrics(const ProbeEnvironment& env, const CudaProbeResult& cuda, ProbeReport& r) {
+  std::vector<int> gpu_rows;
+  for (const ProbeDevice& d : r.devices) gpu_rows.push_back(d.index);
+  if (gpu_rows.empty())
+    gpu_rows.push_back(-1);
+  for (int g : gpu_rows) {
+    const ProbeDevice* d = nullptr;
+    for (const ProbeDevice& x : r.devices) {
+      if (x.index == g)
+        d = &x;
+    }
+    for (const MetricDef& def : kGpuMetrics) {
+      ProbeMetric m = Make(def.id, def.label, def.unit, g);
+      if (m.id == "gpu_memory_gib") {
+        if (d && d->memory_gib > 0) m.measured = d->memory_gib;
+      } else if (m.id == "pcie_gen") {
+        if (d && d->pcie_gen_max) m.measured = *d->pcie_gen_max;
+        if (!m.measured) m.note = env.telemetry ? "NVML did not report it" : "needs NVML";
+      } else {
+        FillFromCuda(cuda, m);
+      }
+      if (!m.measured && m.note.empty()) {
+        m.note = SkipReason(cuda, g, m.id);
+        if (m.note.empty()) m.note = g < 0 ? "no GPU found" : "not reported by the CUDA probe";
+      }
+      r.metrics.push_back(std::move(m));
+    }
+  }
+}
+
+// GPU-to-GPU rows: one p2p row per peer of GPU 0, one all-reduce row; then anything else the
+// plugin measured (a newer plugin), kept as informational.
+void AddMultiGpuMetrics(const CudaProbeResult& cuda, ProbeReport& r) {
+  bool any_peer = false;
+  for (const CudaMeasurement& c : cuda.measurements) {
+    if (c.metric != "p2p_gbs")
+      continue;
+    any_peer = true;
+    ProbeMetric m = Make("p2p_gbs", "GPU 0 to GPU n copy", "GB/s", c.gpu);
+    FillFromCuda(cuda, m);
+    r.metrics.push_back(std::move(m));
+  }
+  if (!any_peer) {
+    ProbeMetric m = Make("p2p_gbs", "GPU 0 to GPU n copy", "GB/s", -1);
+    m.note = SkipReason(cuda, -1, "p2p_gbs");
+    if (m.note.empty()) m.note = "needs at least 2 GPUs";
+    r.metrics.push_back(std::move(m));
+  }
+  ProbeMetric all_reduce = Make("allreduce_busbw_gbs", "NCCL all-reduce bus bw", "GB/s", -1);
+  for (const CudaMeasurement& c : cuda.measurements) {
+    if (c.metric == all_reduce.id) {
+      all_reduce.measured = c.value;
+      all_reduce.note = c.how;
+    }
+  }
+  if (!all_reduce.measured) {
+    all_reduce.note = SkipReason(cuda, -1, all_reduce.id);
+    if (all_reduce.note.empty())
+      all_reduce.note = "needs at least 2 GPUs";
+  }
+  r.metrics.push_back(std::move(all_reduce));
+  for (const CudaMeasurement& c : cuda.measurements) {
+    if (FindDef(c.metric))
+      continue;
+    ProbeMetric m = Make(c.metric.c_str(), c.metric.c_str(), "", c.gpu);
+    m.measured = c.value;
+    m.note = c.how;
+    r.metrics.push_back(std::move(m));
+  }
+}
+
+// vCPUs and scalar FP64 throughput on one core and on all.
+void AddCpuMetrics(const ProbeOptions& o, ProbeReport& r) {
+  ProbeMetric vcpu = Make("vcpu_count", "vCPUs online", "count", -1);
+  ProbeMetric one = Make("cpu_gflops_one_core", "CPU FP64 one core (scalar)", "GFLOPS", -1);
+  ProbeMetric all = Make("cpu_gflops_all_cores", "CPU FP64 all cores (scalar)", "GFLOPS", -1);
+  if (!o.skip_cpu) {
+    CpuProbeResult cpu = MeasureCpu(o.cpu_seconds);
+    vcpu.measured = cpu.online_cpus;
+    one.measured = cpu.gflops_one_core;
+    all.measured = cpu.gflops_all_cores;
+    one.note = all.note = "8 multiply-add chains per thread";
+  } else {
+    vcpu.note = one.note = all.note = "skipped (--no-cpu)";
+  }
+  r.metrics.push_back(vcpu);
+  r.metrics.push_back(one);
+  r.metrics.push_back(all);
+}
+
+// Host memory (/proc/meminfo), the dataset disk's read speed, and the network (needs a peer).
+void AddHostMetrics(const ProbeOptions& o, ProbeEnvironment& env, ProbeReport& r) {
+  ProbeMetric mem = Make("host_memory_gib", "Host memory", "GiB", -1);
+  if (env.proc) {
+    Result<MemInfo> info = env.proc->ReadMemInfo();
+    if (info.ok()) {
+      mem.measured = static_cast<double>(info->total_kib) / (1024.0 * 1024.0);
+    } else {
+      mem.note = info.status().message();
+    }
+  } else {
+    mem.note = "no /proc";
+  }
+  r.metrics.push_back(mem);
+  ProbeMetric seq = Make("disk_seq_read_mbs", "Disk sequential read", "MB/s", -1);
+  ProbeMetric iops = Make("disk_random_read_iops", "Disk 4 KiB random read", "IOPS", -1);
+  if (o.disk_path.empty()) {
+    seq.note = iops.note = "not measured: pass --path DIR on the dataset disk";
+  } else if (Result<DiskProbeResult> disk = MeasureDiskRead(o.disk_path, o.disk); disk.ok()) {
+    seq.measured = disk->seq_read_mbs;
+    iops.measured = disk->random_read_iops;
+    seq.note = iops.note = disk->note;
+  } else {
+    seq.note = iops.note = disk.status().message();
+  }
+  r.metrics.push_back(seq);
+  r.metrics.push_back(iops);
+  ProbeMetric net = Make("network_gbps", "Network (VPC)", "Gbit/s", -1);
+  net.note = "needs a peer: run iperf3 -P 8 between two instances of the type";
+  r.metrics.push_back(net);
+}
+
 }  // namespace
 
 ProbeReport RunProbe(const ProbeOptions& o, ProbeEnvironment& env, const Catalog& catalog) {
@@ -126,210 +350,19 @@ ProbeReport RunProbe(const ProbeOptions& o, ProbeEnvironment& env, const Catalog
   r.measured_at = FormatUtc(env.clock->UnixSeconds());
   const InstanceType* type = nullptr;
   DetectInstance(o, env, catalog, r, &type);
-
   // Devices: NVML first (no CUDA context needed), then what the CUDA plugin saw.
   std::map<int, ProbeDevice> devices;
-  bool device_count_known = false;
-  if (env.telemetry) {
-    Result<std::vector<GpuInfo>> infos = env.telemetry->Devices();
-    if (infos.ok()) {
-      device_count_known = true;
-      for (const GpuInfo& g : *infos) {
-        ProbeDevice& d = devices[g.index];
-        d.index = g.index;
-        d.name = g.name;
-        d.memory_gib = g.memory_total_gib;
-        d.pcie_gen_max = g.pcie_gen_max;
-        d.pcie_width_max = g.pcie_width_max;
-        d.power_limit_w = g.power_limit_w;
-        r.driver_version = g.driver_version;
-      }
-    } else {
-      r.notes.push_back("NVML: " + infos.status().message());
-    }
-  } else {
-    r.notes.push_back("no NVML: " + env.telemetry_error);
-  }
-  CudaProbeResult cuda;
-  if (env.cuda) {
-    cuda = env.cuda->Run(o.cuda);
-    for (const CudaDevice& c : cuda.devices) {
-      ProbeDevice& d = devices[c.index];
-      d.index = c.index;
-      if (d.name.empty()) d.name = c.name;
-      if (d.memory_gib <= 0) d.memory_gib = c.memory_gib;
-      d.compute_capability = fmt::format("{}.{}", c.cc_major, c.cc_minor);
-    }
-    if (!cuda.devices.empty()) device_count_known = true;
-  } else {
-    cuda.skipped.push_back({-1, "*", env.cuda_error});
-  }
-  for (auto& [index, d] : devices) r.devices.push_back(d);
-
-  const Gpu* gpu = type ? &catalog.GpuOf(*type) : nullptr;
-  if (!gpu && !r.devices.empty()) gpu = MatchGpu(catalog, r.devices.front().name);
-  if (gpu) r.gpu_model = gpu->name;
-  if (!gpu && !r.devices.empty()) {
-    r.notes.push_back(fmt::format("GPU \"{}\" not matched to the catalog; pass --instance",
-                                  r.devices.front().name));
-  }
-  if (type && gpu && !r.devices.empty() && MatchGpu(catalog, r.devices.front().name) &&
-      MatchGpu(catalog, r.devices.front().name)->name != gpu->name) {
-    r.notes.push_back(fmt::format("the driver reports \"{}\" but the catalog says {} has {}",
-                                  r.devices.front().name, type->name, gpu->name));
-  }
-
-  // Whole-machine GPU facts.
-  ProbeMetric count = Make("gpu_count", "GPUs visible", "count", -1);
-  if (device_count_known) {
-    count.measured = static_cast<double>(r.devices.size());
-  } else {
-    std::string cuda_why;
-    for (const CudaSkip& s : cuda.skipped) {
-      if (s.gpu == -1 && s.metric == "*") cuda_why = s.reason;
-    }
-    count.note = "cannot count GPUs: no NVML" + (cuda_why.empty() ? "" : "; " + cuda_why);
-  }
-  r.metrics.push_back(count);
-
-  // Per-GPU rows; with no GPU one row per metric says why it is missing.
-  std::vector<int> gpu_rows;
-  for (const ProbeDevice& d : r.devices) gpu_rows.push_back(d.index);
-  if (gpu_rows.empty()) gpu_rows.push_back(-1);
-  auto skip_reason = [&](int g, std::string_view id) -> std::string {
-    for (const CudaSkip& s : cuda.skipped) {
-      if ((s.gpu == g || s.gpu == -1) && (s.metric == id || s.metric == "*")) return s.reason;
-    }
-    return "";
-  };
-  for (int g : gpu_rows) {
-    for (const MetricDef& def : kGpuMetrics) {
-      ProbeMetric m = Make(def.id, def.label, def.unit, g);
-      const ProbeDevice* d = nullptr;
-      for (const ProbeDevice& x : r.devices) {
-        if (x.index == g) d = &x;
-      }
-      if (m.id == "gpu_memory_gib") {
-        if (d && d->memory_gib > 0) m.measured = d->memory_gib;
-      } else if (m.id == "pcie_gen") {
-        if (d && d->pcie_gen_max) m.measured = *d->pcie_gen_max;
-        if (!m.measured) m.note = env.telemetry ? "NVML did not report it" : "needs NVML";
-      } else {
-        for (const CudaMeasurement& c : cuda.measurements) {
-          if (c.gpu == g && c.metric == m.id) {
-            m.measured = c.value;
-            m.note = c.how;
-          }
-        }
-      }
-      if (!m.measured && m.note.empty()) {
-        m.note = skip_reason(g, m.id);
-        if (m.note.empty()) m.note = g < 0 ? "no GPU found" : "not reported by the CUDA probe";
-      }
-      r.metrics.push_back(std::move(m));
-    }
-  }
-  // GPU-to-GPU rows: one p2p row per peer of GPU 0, one all-reduce row.
-  std::vector<int> peers;
-  for (const CudaMeasurement& c : cuda.measurements) {
-    if (c.metric == "p2p_gbs") peers.push_back(c.gpu);
-  }
-  for (int p : peers) {
-    ProbeMetric m = Make("p2p_gbs", "GPU 0 to GPU n copy", "GB/s", p);
-    for (const CudaMeasurement& c : cuda.measurements) {
-      if (c.metric == "p2p_gbs" && c.gpu == p) {
-        m.measured = c.value;
-        m.note = c.how;
-      }
-    }
-    r.metrics.push_back(std::move(m));
-  }
-  if (peers.empty()) {
-    ProbeMetric m = Make("p2p_gbs", "GPU 0 to GPU n copy", "GB/s", -1);
-    m.note = skip_reason(-1, "p2p_gbs");
-    if (m.note.empty()) m.note = "needs at least 2 GPUs";
-    r.metrics.push_back(std::move(m));
-  }
-  {
-    ProbeMetric m = Make("allreduce_busbw_gbs", "NCCL all-reduce bus bw", "GB/s", -1);
-    for (const CudaMeasurement& c : cuda.measurements) {
-      if (c.metric == m.id) {
-        m.measured = c.value;
-        m.note = c.how;
-      }
-    }
-    if (!m.measured) {
-      m.note = skip_reason(-1, m.id);
-      if (m.note.empty()) m.note = "needs at least 2 GPUs";
-    }
-    r.metrics.push_back(std::move(m));
-  }
-  // Anything else the plugin measured (a newer plugin) is kept as informational.
-  for (const CudaMeasurement& c : cuda.measurements) {
-    if (!FindDef(c.metric)) {
-      ProbeMetric m = Make(c.metric.c_str(), c.metric.c_str(), "", c.gpu);
-      m.measured = c.value;
-      m.note = c.how;
-      r.metrics.push_back(std::move(m));
-    }
-  }
-
-  // Host.
-  {
-    ProbeMetric vcpu = Make("vcpu_count", "vCPUs online", "count", -1);
-    ProbeMetric one = Make("cpu_gflops_one_core", "CPU FP64 one core (scalar)", "GFLOPS", -1);
-    ProbeMetric all = Make("cpu_gflops_all_cores", "CPU FP64 all cores (scalar)", "GFLOPS", -1);
-    if (!o.skip_cpu) {
-      CpuProbeResult cpu = MeasureCpu(o.cpu_seconds);
-      vcpu.measured = cpu.online_cpus;
-      one.measured = cpu.gflops_one_core;
-      all.measured = cpu.gflops_all_cores;
-      one.note = all.note = "8 multiply-add chains per thread";
-    } else {
-      vcpu.note = one.note = all.note = "skipped (--no-cpu)";
-    }
-    r.metrics.push_back(vcpu);
-    r.metrics.push_back(one);
-    r.metrics.push_back(all);
-  }
-  {
-    ProbeMetric mem = Make("host_memory_gib", "Host memory", "GiB", -1);
-    if (env.proc) {
-      Result<MemInfo> info = env.proc->ReadMemInfo();
-      if (info.ok()) {
-        mem.measured = static_cast<double>(info->total_kib) / (1024.0 * 1024.0);
-      } else {
-        mem.note = info.status().message();
-      }
-    } else {
-      mem.note = "no /proc";
-    }
-    r.metrics.push_back(mem);
-  }
-  {
-    ProbeMetric seq = Make("disk_seq_read_mbs", "Disk sequential read", "MB/s", -1);
-    ProbeMetric iops = Make("disk_random_read_iops", "Disk 4 KiB random read", "IOPS", -1);
-    if (o.disk_path.empty()) {
-      seq.note = iops.note = "not measured: pass --path DIR on the dataset disk";
-    } else {
-      Result<DiskProbeResult> disk = MeasureDiskRead(o.disk_path, o.disk);
-      if (disk.ok()) {
-        seq.measured = disk->seq_read_mbs;
-        iops.measured = disk->random_read_iops;
-        seq.note = iops.note = disk->note;
-      } else {
-        seq.note = iops.note = disk.status().message();
-      }
-    }
-    r.metrics.push_back(seq);
-    r.metrics.push_back(iops);
-  }
-  {
-    ProbeMetric net = Make("network_gbps", "Network (VPC)", "Gbit/s", -1);
-    net.note = "needs a peer: run iperf3 -P 8 between two instances of the type";
-    r.metrics.push_back(net);
-  }
-
+  bool count_known = false;
+  AddNvmlDevices(env, r, devices, &count_known);
+  const CudaProbeResult cuda = RunCuda(o, env, devices, &count_known);
+  for (auto& [index, d] : devices)
+    r.devices.push_back(d);
+  const Gpu* gpu = IdentifyGpu(catalog, type, r);
+  r.metrics.push_back(GpuCountMetric(count_known, r, cuda));
+  AddPerGpuMetrics(env, cuda, r);
+  AddMultiGpuMetrics(cuda, r);
+  AddCpuMetrics(o, r);
+  AddHostMetrics(o, env, r);
   ApplyExpectations(gpu, type, r.metrics);
   return r;
 }

@@ -27,11 +27,6 @@ std::string EfficiencyKey(const std::string& id) {
 }  // namespace
 
 ProbeCalibration CalibrationFromReport(const ProbeReport& r) {
-  ProbeCalibration c;
-  c.created = r.measured_at;
-  c.instance_type = r.instance_type;
-  c.gpu = r.gpu_model;
-  c.gpu_count = static_cast<int>(r.devices.size());
   struct Sum {
     double measured = 0, ratio = 0;
     int n = 0, with_peak = 0;
@@ -47,11 +42,18 @@ ProbeCalibration CalibrationFromReport(const ProbeReport& r) {
       ++s.with_peak;
     }
   }
+  std::map<std::string, double> efficiency, measured;
   for (const auto& [id, s] : sums) {
-    c.measured[id] = s.measured / s.n;
-    if (s.with_peak > 0) c.efficiency[EfficiencyKey(id)] = s.ratio / s.with_peak;
+    measured[id] = s.measured / s.n;
+    if (s.with_peak > 0)
+      efficiency[EfficiencyKey(id)] = s.ratio / s.with_peak;
   }
-  return c;
+  return ProbeCalibration{.created = r.measured_at,
+                          .instance_type = r.instance_type,
+                          .gpu = r.gpu_model,
+                          .gpu_count = static_cast<int>(r.devices.size()),
+                          .efficiency = std::move(efficiency),
+                          .measured = std::move(measured)};
 }
 
 std::string CalibrationToJson(const ProbeCalibration& c) {

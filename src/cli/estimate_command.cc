@@ -1,14 +1,15 @@
 // `gpuplan estimate [WORKLOAD.yaml] [workload flags] (--gpu NAME --gpus N | --instance TYPE
 // [--nodes K]) [layout flags] [--json]`: memory, time and throughput of one job on one choice of
 // hardware and layout, with breakdowns.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "agent/probe_calibration.h"
 #include "cli/commands.h"
@@ -21,8 +22,8 @@
 #include "io/estimate_request.h"
 #include "io/model_zoo.h"
 #include "io/range_render.h"
-#include "io/uncertainty_csv.h"
 #include "io/table.h"
+#include "io/uncertainty_csv.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -179,12 +180,16 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--probe-calibration", o->probe_calibration,
                   "Calibration file from 'gpuplan probe --save': measured GEMM and memory "
                   "efficiency of this GPU replace the fitted ones");
-  // Layout.
-  cmd->add_option("--tp", o->layout.tp, "Tensor parallel degree");
-  cmd->add_option("--pp", o->layout.pp, "Pipeline parallel degree");
-  cmd->add_option("--dp", o->layout.dp, "Data parallel degree");
-  cmd->add_option("--zero", o->layout.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
-  cmd->add_option("--ep", o->layout.ep, "Expert parallel degree (MoE; experts shard over ep ranks inside tp x dp)");
+  // Layout: the degrees to pin (the others are searched).
+  const std::tuple<const char*, std::optional<int> io::LayoutChoice::*, const char*> kDegrees[] = {
+      {"--tp", &io::LayoutChoice::tp, "Tensor parallel degree"},
+      {"--pp", &io::LayoutChoice::pp, "Pipeline parallel degree"},
+      {"--dp", &io::LayoutChoice::dp, "Data parallel degree"},
+      {"--zero", &io::LayoutChoice::zero, "ZeRO stage 0-3 (3 = FSDP full shard)"},
+      {"--ep", &io::LayoutChoice::ep,
+       "Expert parallel degree (MoE; experts shard over ep ranks inside tp x dp)"}};
+  for (const auto& [flag, degree, help] : kDegrees)
+    cmd->add_option(flag, o->layout.*degree, help);
   cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);

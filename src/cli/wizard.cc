@@ -40,6 +40,11 @@ std::string OneOf(const std::string& a, std::initializer_list<const char*> optio
   return "expected one of " + list;
 }
 
+// A job on a model (from the zoo), as opposed to rendering or HPC.
+bool IsModelJob(const std::string& task) {
+  return task == "pretrain" || task == "finetune" || task == "inference";
+}
+
 std::string PositiveNumber(const std::string& a) {
   auto v = ParseAmount(a);
   return v && *v > 0 ? "" : "expected a positive number (suffixes K M B T allowed)";
@@ -68,13 +73,22 @@ Result<std::string> Ask(std::istream& in, std::ostream& out, const Question& q) 
   return Status::InvalidArgument("wizard: three invalid answers for \"" + q.key + "\"");
 }
 
-std::string YamlList(const std::string& csv) {
-  std::string out;
-  std::stringstream ss(csv);
+// The items of a comma-separated answer, without the spaces around them (empty ones kept).
+std::vector<std::string> CommaItems(const std::string& answer) {
+  std::vector<std::string> items;
+  std::stringstream ss(answer);
   std::string item;
   while (std::getline(ss, item, ',')) {
     while (!item.empty() && item.front() == ' ') item.erase(0, 1);
     while (!item.empty() && item.back() == ' ') item.pop_back();
+    items.push_back(item);
+  }
+  return items;
+}
+
+std::string YamlList(const std::string& csv) {
+  std::string out;
+  for (const std::string& item : CommaItems(csv)) {
     if (!item.empty()) out += (out.empty() ? "" : ", ") + item;
   }
   return "[" + out + "]";
@@ -83,13 +97,7 @@ std::string YamlList(const std::string& csv) {
 // "" when every comma-separated region is in `known`, else the first unknown one with the
 // nearest spelling.
 std::string KnownRegionList(const std::string& answer, const std::vector<std::string>& known) {
-  std::stringstream ss(answer);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    while (!item.empty() && item.front() == ' ')
-      item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ')
-      item.pop_back();
+  for (const std::string& item : CommaItems(answer)) {
     if (item.empty() || std::find(known.begin(), known.end(), item) != known.end())
       continue;
     std::string nearest;
@@ -107,20 +115,16 @@ std::string KnownRegionList(const std::string& answer, const std::vector<std::st
   return "";
 }
 
-}  // namespace
+// Asks a question of the interview (Ask with its streams).
+using Asker = std::function<Result<std::string>(const Question&)>;
 
-Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo,
-                                const std::vector<std::string>& known_regions) {
-  out << "gpuplan wizard: answer each question; Enter takes the default, ? explains.\n";
-  std::string yaml = "# Written by gpuplan wizard. Edit freely; 'gpuplan plan FILE' plans it.\n";
-  auto ask = [&](const Question& q) -> Result<std::string> { return Ask(in, out, q); };
-
+// The task, the fine-tuning method, the model and the precision; returns the task.
+Result<std::string> AskJob(const Asker& ask, const ModelZoo& zoo, std::string& yaml) {
   Result<std::string> task = ask({"task", "What is the job? pretrain, finetune, inference, rendering, hpc",
                                   "finetune", "pretrain = train from scratch; finetune = adapt a model; inference = serve or batch-predict; rendering = graphics; hpc = FP64 simulation",
                                   [](const std::string& a) { return OneOf(a, {"pretrain", "finetune", "inference", "rendering", "hpc"}); }});
   if (!task.ok()) return task.status();
   yaml += "task: " + *task + "\n";
-  const bool model_job = *task == "pretrain" || *task == "finetune" || *task == "inference";
   if (*task == "finetune") {
     Result<std::string> method = ask({"method", "Method? full, lora, qlora", "lora",
                                       "full updates every weight (16 bytes/param with AdamW); lora trains small adapters on a frozen base; qlora also quantises the base to 4 bits",
@@ -128,7 +132,7 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
     if (!method.ok()) return method.status();
     yaml += "method: " + *method + "\n";
   }
-  if (model_job) {
+  if (IsModelJob(*task)) {
     Result<std::string> model = ask({"model", "Model name (e.g. llama-2-7b, qwen2.5-7b, mistral-7b)", "llama-2-7b",
                                      "a model gpuplan knows; 'gpuplan estimate --list-models' lists them all",
                                      [&zoo](const std::string& a) {
@@ -145,39 +149,57 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
                                        [](const std::string& a) { return OneOf(a, {"bf16", "fp16", "fp32", "fp8", "fp64"}); }});
   if (!precision.ok()) return precision.status();
   yaml += "precision: " + *precision + "\n";
-  if (*task == "pretrain" || *task == "finetune") {
-    for (const Question& q : {Question{"seq_len", "Sequence length (tokens per sample)", "2048", "longer sequences need more activation memory", PositiveNumber},
-                              Question{"global_batch", "Global batch (sequences per optimizer step)", "32", "micro-batch x data-parallel x accumulation", PositiveNumber},
-                              Question{"tokens", "Tokens to train on (e.g. 100M, 2B)", "100M", "the amount of work; the plan's hours and cost scale with it", PositiveNumber}}) {
-      Result<std::string> a = ask(q);
-      if (!a.ok()) return a.status();
-      yaml += q.key + ": " + *a + "\n";
-    }
+  return task;
+}
+
+// Training: sequence length, global batch and the tokens to train on.
+Status AskTrainingAmount(const Asker& ask, std::string& yaml) {
+  for (const Question& q :
+       {Question{"seq_len", "Sequence length (tokens per sample)", "2048",
+                 "longer sequences need more activation memory", PositiveNumber},
+        Question{"global_batch", "Global batch (sequences per optimizer step)", "32",
+                 "micro-batch x data-parallel x accumulation", PositiveNumber},
+        Question{"tokens", "Tokens to train on (e.g. 100M, 2B)", "100M",
+                 "the amount of work; the plan's hours and cost scale with it", PositiveNumber}}) {
+    Result<std::string> a = ask(q);
+    if (!a.ok())
+      return a.status();
+    yaml += q.key + ": " + *a + "\n";
   }
-  if (*task == "inference") {
-    yaml += "inference:\n";
-    for (const Question& q :
-         {Question{"requests_per_s", "Requests per second to serve", "10",
-                   "sustained rate; replicas are sized for it", PositiveNumber},
-          Question{"prompt_tokens", "Prompt tokens per request", "512", "input length",
-                   PositiveNumber},
-          Question{"output_tokens", "Output tokens per request", "256", "generated length",
-                   PositiveNumber},
-          // No latency target unless one is given, as the CLI without --ttft-ms/--tpot-ms.
-          Question{"ttft_ms", "Target time to first token, ms", "",
-                   "prefill latency target, e.g. 2000; Enter = no target (as 'gpuplan plan' "
-                   "without --ttft-ms)",
-                   PositiveNumber},
-          Question{"tpot_ms", "Target time per output token, ms", "",
-                   "decode latency target, e.g. 50 (about 20 tokens/s per user); Enter = no target "
-                   "(as without --tpot-ms)",
-                   PositiveNumber}}) {
-      Result<std::string> a = ask(q);
-      if (!a.ok()) return a.status();
-      if (!a->empty())
-        yaml += "  " + q.key + ": " + *a + "\n";
-    }
+  return Status::Ok();
+}
+
+// Inference: the request rate, the lengths and the latency targets.
+Status AskServing(const Asker& ask, std::string& yaml) {
+  yaml += "inference:\n";
+  for (const Question& q :
+       {Question{"requests_per_s", "Requests per second to serve", "10",
+                 "sustained rate; replicas are sized for it", PositiveNumber},
+        Question{"prompt_tokens", "Prompt tokens per request", "512", "input length",
+                 PositiveNumber},
+        Question{"output_tokens", "Output tokens per request", "256", "generated length",
+                 PositiveNumber},
+        // No latency target unless one is given, as the CLI without --ttft-ms/--tpot-ms.
+        Question{"ttft_ms", "Target time to first token, ms", "",
+                 "prefill latency target, e.g. 2000; Enter = no target (as 'gpuplan plan' "
+                 "without --ttft-ms)",
+                 PositiveNumber},
+        Question{"tpot_ms", "Target time per output token, ms", "",
+                 "decode latency target, e.g. 50 (about 20 tokens/s per user); Enter = no target "
+                 "(as without --tpot-ms)",
+                 PositiveNumber}}) {
+    Result<std::string> a = ask(q);
+    if (!a.ok())
+      return a.status();
+    if (!a->empty())
+      yaml += "  " + q.key + ": " + *a + "\n";
   }
+  return Status::Ok();
+}
+
+// The constraints: regions, most GPUs, and for a model job a deadline and a budget.
+Status AskLimits(const Asker& ask, const std::string& task,
+                 const std::vector<std::string>& known_regions, std::string& yaml) {
   yaml += "constraints:\n";
   std::string region_help = "prices differ by region; known regions:";
   for (const std::string& r : known_regions)
@@ -194,42 +216,71 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
   yaml += "  max_gpus: " + *max_gpus + "\n";
   // A deadline or budget needs an amount of work (tokens, or a service's request rate) to be
   // held against; rendering and HPC jobs have none here.
-  if (model_job) {
-    const bool service = *task == "inference";
-    if (!service) {
-      Result<std::string> deadline = ask({"deadline_hours", "Deadline in hours", "",
-                                          "plans slower than this are rejected", PositiveNumber});
-      if (!deadline.ok())
-        return deadline.status();
-      if (!deadline->empty())
-        yaml += "  deadline_hours: " + *deadline + "\n";
-    }
-    Result<std::string> budget =
-        ask({"budget", service ? "Budget in CNY per month" : "Budget in CNY", "",
-             "plans costing more are rejected", PositiveNumber});
-    if (!budget.ok())
-      return budget.status();
-    if (!budget->empty())
-      yaml += "  budget: {amount: " + *budget + ", currency: CNY}\n";
+  if (!IsModelJob(task))
+    return Status::Ok();
+  const bool service = task == "inference";
+  if (!service) {
+    Result<std::string> deadline = ask({"deadline_hours", "Deadline in hours", "",
+                                        "plans slower than this are rejected", PositiveNumber});
+    if (!deadline.ok())
+      return deadline.status();
+    if (!deadline->empty())
+      yaml += "  deadline_hours: " + *deadline + "\n";
   }
-  Result<std::string> billing = ask({"billing", "Billing modes (payg, spot, subscription)", *task == "inference" ? "payg, subscription" : "payg, spot",
-                                     "spot is cheaper but can be reclaimed with 5 minutes' notice: checkpoint often; subscription pays off above ~66% utilisation",
-                                     [](const std::string& a) {
-                                       std::stringstream ss(a);
-                                       std::string item;
-                                       while (std::getline(ss, item, ',')) {
-                                         while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-                                         while (!item.empty() && item.back() == ' ') item.pop_back();
-                                         if (std::string p = OneOf(item, {"payg", "spot", "subscription"}); !p.empty()) return p;
-                                       }
-                                       return std::string();
-                                     }});
+  Result<std::string> budget = ask({"budget", service ? "Budget in CNY per month" : "Budget in CNY",
+                                    "", "plans costing more are rejected", PositiveNumber});
+  if (!budget.ok())
+    return budget.status();
+  if (!budget->empty())
+    yaml += "  budget: {amount: " + *budget + ", currency: CNY}\n";
+  return Status::Ok();
+}
+
+// The billing modes to consider and what to optimise.
+Status AskBillingAndObjective(const Asker& ask, const std::string& task, std::string& yaml) {
+  Result<std::string> billing =
+      ask({"billing", "Billing modes (payg, spot, subscription)",
+           task == "inference" ? "payg, subscription" : "payg, spot",
+           "spot is cheaper but can be reclaimed with 5 minutes' notice: checkpoint often; "
+           "subscription pays off above ~66% utilisation",
+           [](const std::string& a) {
+             for (const std::string& item : CommaItems(a)) {
+               if (std::string p = OneOf(item, {"payg", "spot", "subscription"}); !p.empty())
+                 return p;
+             }
+             return std::string();
+           }});
   if (!billing.ok()) return billing.status();
   yaml += "  billing: " + YamlList(*billing) + "\n";
   Result<std::string> objective = ask({"objective", "Objective? cost or time", "cost", "cost = cheapest plan that meets the constraints; time = fastest",
                                        [](const std::string& a) { return OneOf(a, {"cost", "time", "cost_within_deadline", "time_within_budget"}); }});
   if (!objective.ok()) return objective.status();
   yaml += "objective: " + *objective + "\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const ModelZoo& zoo,
+                                const std::vector<std::string>& known_regions) {
+  out << "gpuplan wizard: answer each question; Enter takes the default, ? explains.\n";
+  std::string yaml = "# Written by gpuplan wizard. Edit freely; 'gpuplan plan FILE' plans it.\n";
+  const Asker ask = [&](const Question& q) -> Result<std::string> { return Ask(in, out, q); };
+  Result<std::string> task = AskJob(ask, zoo, yaml);
+  if (!task.ok())
+    return task.status();
+  if (*task == "pretrain" || *task == "finetune") {
+    if (Status s = AskTrainingAmount(ask, yaml); !s.ok())
+      return s;
+  }
+  if (*task == "inference") {
+    if (Status s = AskServing(ask, yaml); !s.ok())
+      return s;
+  }
+  if (Status s = AskLimits(ask, *task, known_regions, yaml); !s.ok())
+    return s;
+  if (Status s = AskBillingAndObjective(ask, *task, yaml); !s.ok())
+    return s;
   return yaml;
 }
 

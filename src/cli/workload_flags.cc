@@ -1,12 +1,14 @@
 #include "cli/workload_flags.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <string_view>
-#include <utility>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <algorithm>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.h"
 #include "io/hf_config.h"
@@ -43,8 +45,9 @@ void SetIfGiven(const std::optional<T>& flag, Out* out) {
   if (flag) *out = *flag;
 }
 
-// The job: task, method, model, precision, batch, amount of work, inference shape.
-Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
+// The named choices (task, method, precision, optimizer, recompute, offload, engine) and the
+// amounts of work (--tokens, --samples).
+Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
   if (Status s = SetEnum<Task>("--task", f.task, ParseTask,
                                "pretrain, finetune, inference, rendering or hpc", &w.task);
       !s.ok()) {
@@ -69,6 +72,12 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
        }) {
     if (!s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+// The numbers: epochs, sequence, batches, parallel degrees, LoRA rank, weight bits, inference
+// lengths, and the on/off switches.
+void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.epochs, &w.epochs);
   SetIfGiven(f.seq_len, &w.seq_len);
   SetIfGiven(f.micro_batch, &w.micro_batch);
@@ -85,6 +94,10 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
   SetIfGiven(f.output_tokens, &w.inference.output_tokens);
   SetIfGiven(f.batch, &w.inference.batch);
+}
+
+// --model NAME or --model-config PATH (a config.json).
+Status ApplyModelFlags(const WorkloadFlags& f, Workload& w) {
   if (!f.model.empty() && !f.model_config.empty()) {
     return Usage("give --model NAME or --model-config PATH, not both");
   }
@@ -98,6 +111,11 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
     w.model_name = "config";
     w.inline_arch.reset();
   }
+  return Status::Ok();
+}
+
+// An inline architecture: --layers --hidden --heads --ffn --vocab and their refinements.
+Status ApplyInlineArchFlags(const WorkloadFlags& f, Workload& w) {
   const bool refinements = f.experts || f.top_k || f.moe_ffn || f.shared_experts ||
                            f.dense_layers || f.head_dim || f.q_lora_rank || f.kv_lora_rank ||
                            f.qk_rope_head_dim || f.qk_nope_head_dim || f.v_head_dim;
@@ -143,6 +161,16 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
     w.model_name = a.name;
   }
   return Status::Ok();
+}
+
+// The job: task, method, model, precision, batch, amount of work, inference shape.
+Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
+  if (Status s = ApplyChoiceFlags(f, w); !s.ok())
+    return s;
+  ApplyNumberFlags(f, w);
+  if (Status s = ApplyModelFlags(f, w); !s.ok())
+    return s;
+  return ApplyInlineArchFlags(f, w);
 }
 
 // Planning: constraints, serving targets, objective.
@@ -257,6 +285,45 @@ Status ReadModelConfig(CliContext& ctx, const WorkloadFlags& flags, Workload& w)
   return ValidateWorkload(w);
 }
 
+// A whole-number flag of WorkloadFlags: its name, field and help (after a shared prefix).
+struct WholeNumberFlag {
+  const char* name;
+  std::optional<int> WorkloadFlags::*field;
+  const char* help;
+};
+
+// The inline architecture's sizes, its MoE and head refinements, and its MLA ranks, in --help
+// order.
+constexpr WholeNumberFlag kArchFlags[] = {
+    {"--layers", &WorkloadFlags::layers, "layers"},
+    {"--hidden", &WorkloadFlags::hidden, "hidden size"},
+    {"--heads", &WorkloadFlags::heads, "attention heads"},
+    {"--kv-heads", &WorkloadFlags::kv_heads, "KV heads (GQA)"},
+    {"--ffn", &WorkloadFlags::ffn, "MLP width"},
+    {"--vocab", &WorkloadFlags::vocab, "vocabulary"},
+};
+constexpr WholeNumberFlag kArchRefinementFlags[] = {
+    {"--head-dim", &WorkloadFlags::head_dim, "per-head size (default hidden/heads)"},
+    {"--experts", &WorkloadFlags::experts, "routed experts per MoE layer"},
+    {"--top-k", &WorkloadFlags::top_k, "experts per token"},
+    {"--moe-ffn", &WorkloadFlags::moe_ffn, "one expert's MLP width"},
+    {"--shared-experts", &WorkloadFlags::shared_experts, "always-on experts per MoE layer"},
+    {"--dense-layers", &WorkloadFlags::dense_layers, "leading layers with a dense MLP of --ffn"},
+};
+constexpr WholeNumberFlag kMlaFlags[] = {
+    {"--q-lora-rank", &WorkloadFlags::q_lora_rank, "query low-rank (0 = none)"},
+    {"--kv-lora-rank", &WorkloadFlags::kv_lora_rank, "KV latent rank"},
+    {"--qk-rope-head-dim", &WorkloadFlags::qk_rope_head_dim, "RoPE key per head"},
+    {"--qk-nope-head-dim", &WorkloadFlags::qk_nope_head_dim, "non-RoPE query/key per head"},
+    {"--v-head-dim", &WorkloadFlags::v_head_dim, "value per head"},
+};
+
+void AddWholeNumberFlags(CLI::App* cmd, WorkloadFlags* f, std::span<const WholeNumberFlag> flags,
+                         std::string_view help_prefix) {
+  for (const WholeNumberFlag& flag : flags)
+    cmd->add_option(flag.name, f->*flag.field, std::string(help_prefix) + flag.help);
+}
+
 }  // namespace
 
 void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
@@ -286,29 +353,11 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,
                 "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
-  cmd->add_option("--layers", f->layers, "Inline architecture: layers");
-  cmd->add_option("--hidden", f->hidden, "Inline architecture: hidden size");
-  cmd->add_option("--heads", f->heads, "Inline architecture: attention heads");
-  cmd->add_option("--kv-heads", f->kv_heads, "Inline architecture: KV heads (GQA)");
-  cmd->add_option("--ffn", f->ffn, "Inline architecture: MLP width");
-  cmd->add_option("--vocab", f->vocab, "Inline architecture: vocabulary");
+  AddWholeNumberFlags(cmd, f, kArchFlags, "Inline architecture: ");
   cmd->add_option("--model-config", f->model_config,
                   "A Hugging Face config.json (or the model folder holding it) instead of --model");
-  cmd->add_option("--head-dim", f->head_dim,
-                  "Inline architecture: per-head size (default hidden/heads)");
-  cmd->add_option("--experts", f->experts, "Inline architecture: routed experts per MoE layer");
-  cmd->add_option("--top-k", f->top_k, "Inline architecture: experts per token");
-  cmd->add_option("--moe-ffn", f->moe_ffn, "Inline architecture: one expert's MLP width");
-  cmd->add_option("--shared-experts", f->shared_experts,
-                  "Inline architecture: always-on experts per MoE layer");
-  cmd->add_option("--dense-layers", f->dense_layers,
-                  "Inline architecture: leading layers with a dense MLP of --ffn");
-  cmd->add_option("--q-lora-rank", f->q_lora_rank, "Inline MLA: query low-rank (0 = none)");
-  cmd->add_option("--kv-lora-rank", f->kv_lora_rank, "Inline MLA: KV latent rank");
-  cmd->add_option("--qk-rope-head-dim", f->qk_rope_head_dim, "Inline MLA: RoPE key per head");
-  cmd->add_option("--qk-nope-head-dim", f->qk_nope_head_dim,
-                  "Inline MLA: non-RoPE query/key per head");
-  cmd->add_option("--v-head-dim", f->v_head_dim, "Inline MLA: value per head");
+  AddWholeNumberFlags(cmd, f, kArchRefinementFlags, "Inline architecture: ");
+  AddWholeNumberFlags(cmd, f, kMlaFlags, "Inline MLA: ");
   cmd->add_option("--prompt-tokens", f->prompt_tokens, "Inference: prompt tokens per request");
   cmd->add_option("--output-tokens", f->output_tokens, "Inference: generated tokens per request");
   cmd->add_option("--batch", f->batch, "Inference: concurrent sequences");

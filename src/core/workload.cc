@@ -151,7 +151,10 @@ std::optional<double> ParseAmount(std::string_view text) {
   return value * scale;
 }
 
-Status ValidateWorkload(const Workload& w) {
+namespace {
+
+// The step's shape: sequence, batches, context-parallel degree, pipeline chunks.
+Status ValidateSteps(const Workload& w) {
   if (w.seq_len < 1) return Bad("seq_len", "a whole number >= 1", std::to_string(w.seq_len));
   if (w.global_batch < 1) {
     return Bad("global_batch", "a whole number >= 1", std::to_string(w.global_batch));
@@ -170,10 +173,11 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("virtual_stages", "1 to 1024 model chunks per pipeline rank",
                std::to_string(*w.virtual_stages));
   }
-  if (!(w.confidence >= 0.1 && w.confidence <= 0.9)) {
-    return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
-               strings::Num(w.confidence));
-  }
+  return Status::Ok();
+}
+
+// How much work: the context length, tokens, samples, epochs.
+Status ValidateAmount(const Workload& w) {
   if (w.seq_len > kMaxSeqLen) {
     return Bad("seq_len",
                "at most " + std::to_string(kMaxSeqLen) +
@@ -192,6 +196,11 @@ Status ValidateWorkload(const Workload& w) {
   if (w.epochs <= 0 || w.epochs > kMaxEpochs) {
     return Bad("epochs", "a number above 0 and at most 10000", strings::Num(w.epochs));
   }
+  return Status::Ok();
+}
+
+// The method and what it needs: LoRA rank, quantised weights; hpc's precision.
+Status ValidateMethod(const Workload& w) {
   if (w.method != Method::kFull && w.task != Task::kFinetune) {
     return Bad("method", "full unless task is finetune (lora and qlora are fine-tuning methods)",
                std::string(MethodName(w.method)));
@@ -209,6 +218,11 @@ Status ValidateWorkload(const Workload& w) {
       w.precision != Precision::kFp32) {
     return Bad("precision", "fp64 or fp32 for task hpc", std::string(PrecisionName(w.precision)));
   }
+  return Status::Ok();
+}
+
+// The inference section: prompt and output lengths, batch, request rate, latency targets.
+Status ValidateInference(const Workload& w) {
   const InferenceSpec& inf = w.inference;
   if (inf.prompt_tokens < 1) {
     return Bad("inference.prompt_tokens", "a whole number >= 1", std::to_string(inf.prompt_tokens));
@@ -231,6 +245,11 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("inference.tpot_ms", "a time above 0 and at most 3600000 ms (one hour)",
                Sci(*inf.tpot_ms));
   }
+  return Status::Ok();
+}
+
+// The constraints, and that a budget or deadline has an amount of work to hold it against.
+Status ValidateConstraints(const Workload& w) {
   const Constraints& c = w.constraints;
   if (c.max_gpus && (*c.max_gpus < 1 || *c.max_gpus > kMaxGpus)) {
     return Bad("constraints.max_gpus", "a whole number from 1 to 100000",
@@ -250,7 +269,7 @@ Status ValidateWorkload(const Workload& w) {
   }
   // A budget or a deadline limits an amount of work; without one there is nothing to hold them
   // against, and silently ignoring them would answer a question the user did not ask.
-  const bool service = w.task == Task::kInference && inf.requests_per_s.has_value();
+  const bool service = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   if (!w.tokens && !w.samples && !service) {
     const std::string work =
         std::string(
@@ -262,6 +281,26 @@ Status ValidateWorkload(const Workload& w) {
     if (c.deadline_hours)
       return Status::InvalidArgument("field \"constraints.deadline_hours\": a deadline" + work);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateWorkload(const Workload& w) {
+  if (Status s = ValidateSteps(w); !s.ok())
+    return s;
+  if (!(w.confidence >= 0.1 && w.confidence <= 0.9)) {
+    return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
+               strings::Num(w.confidence));
+  }
+  if (Status s = ValidateAmount(w); !s.ok())
+    return s;
+  if (Status s = ValidateMethod(w); !s.ok())
+    return s;
+  if (Status s = ValidateInference(w); !s.ok())
+    return s;
+  if (Status s = ValidateConstraints(w); !s.ok())
+    return s;
   if (w.inline_arch) {
     if (Status s = ValidateModelArch(*w.inline_arch); !s.ok()) return s.WithContext("model");
   }

@@ -305,17 +305,13 @@ Result<std::vector<json>> EcsClient::CallAllPages(
       fmt::format("{}: paging did not end after {} pages", action, options_.max_pages));
 }
 
-Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
-                               const Catalog& catalog, RefreshReport* report) {
-  RefreshReport local;
-  RefreshReport& rep = report ? *report : local;
-  ImportContext ctx;
-  ctx.as_of = request.today;
-  ctx.origin = PriceSource::kApi;
-  ctx.region = request.region;
-  PriceCache out;
+namespace {
 
-  // 1. Which types are offered where (one unfiltered call: absence then means "not sold").
+// Which catalog types are offered in the region (one unfiltered call: absence then means "not
+// sold"), into `out`'s stock; returns their names.
+Result<std::set<std::string>> FetchStock(EcsClient& client, const RefreshRequest& request,
+                                         const Catalog& catalog, const ImportContext& ctx,
+                                         PriceCache* out, RefreshReport* rep) {
   Result<json> stock =
       client.Call("DescribeAvailableResource",
                   {{"DestinationResource", "InstanceType"}, {"InstanceChargeType", "PostPaid"}});
@@ -332,23 +328,34 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
     cost::StockRecord copy = s;
     copy.instance = t->name;
     offered.insert(t->name);
-    out.market.stock.push_back(std::move(copy));
+    out->market.stock.push_back(std::move(copy));
   }
-  out.market.complete_stock_regions.push_back(request.region);
-  rep.stock_records = static_cast<int>(out.market.stock.size());
+  out->market.complete_stock_regions.push_back(request.region);
+  rep->stock_records = static_cast<int>(out->market.stock.size());
+  return offered;
+}
 
+// The types to price: those asked for (in the catalog's spelling where known), else every type
+// offered in the region.
+std::vector<std::string> TypesToPrice(const RefreshRequest& request, const Catalog& catalog,
+                                      const std::set<std::string>& offered) {
+  if (request.types.empty())
+    return {offered.begin(), offered.end()};
   std::vector<std::string> types;
-  if (request.types.empty()) {
-    types.assign(offered.begin(), offered.end());
-  } else {
-    for (const std::string& t : request.types) {
-      const InstanceType* known = catalog.FindInstance(t);
-      types.push_back(known ? known->name : t);
-    }
+  for (const std::string& t : request.types) {
+    const InstanceType* known = catalog.FindInstance(t);
+    types.push_back(known ? known->name : t);
   }
+  return types;
+}
 
-  // 2. Prices per type: PAYG hour, 1 month, 1 year. A type-specific API error (unknown type,
-  // not sold here) is a warning; anything else stops the refresh.
+// A type-specific API error (unknown type, not sold here) is a warning; anything else stops the
+// refresh.
+bool IsTypeSpecific(const Status& s) { return s.code() == ErrorCode::kInvalidArgument; }
+
+// One type's list prices: PAYG hour and, with subscriptions, 1 month and 1 year.
+Status FetchListPrices(EcsClient& client, const RefreshRequest& request, const std::string& type,
+                       const ImportContext& ctx, PriceCache* out, RefreshReport* rep) {
   struct Quote {
     const char* unit;
     const char* what;
@@ -358,54 +365,60 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
     quotes.push_back({"Month", "1-month subscription"});
     quotes.push_back({"Year", "1-year subscription"});
   }
-  for (const std::string& type : types) {
-    bool priced = false;
-    for (const Quote& q : quotes) {
-      std::map<std::string, std::string> params = {{"ResourceType", "instance"},
-                                                   {"InstanceType", type},
-                                                   {"PriceUnit", q.unit},
-                                                   {"Period", "1"},
-                                                   {"SystemDisk.Category", "cloud_essd"}};
-      Result<json> body = client.Call("DescribePrice", params);
-      if (!body.ok()) {
-        if (body.status().code() != ErrorCode::kInvalidArgument)
-          return body.status();
-        rep.warnings.push_back(fmt::format("{} {}: {}", type, q.what, body.status().message()));
-        continue;
-      }
-      ImportContext pctx = ctx;
-      pctx.instance = type;
-      pctx.price_unit = q.unit;
-      Result<PriceCache> rows = ParseAliyunJson(*body, "DescribePrice " + type, pctx);
-      if (!rows.ok())
-        return rows.status();
-      MergePriceCache(*rows, &out);
-      priced = true;
-    }
-    if (priced)
-      ++rep.types_priced;
-
-    // 3. Spot prices per zone (last 3 hours by default), following NextOffset.
-    Result<std::vector<json>> pages =
-        client.CallAllPages("DescribeSpotPriceHistory",
-                            {{"NetworkType", "vpc"}, {"InstanceType", type}, {"OSType", "linux"}});
-    if (!pages.ok()) {
-      if (pages.status().code() != ErrorCode::kInvalidArgument)
-        return pages.status();
-      rep.warnings.push_back(type + " spot: " + pages.status().message());
+  bool priced = false;
+  for (const Quote& q : quotes) {
+    std::map<std::string, std::string> params = {{"ResourceType", "instance"},
+                                                 {"InstanceType", type},
+                                                 {"PriceUnit", q.unit},
+                                                 {"Period", "1"},
+                                                 {"SystemDisk.Category", "cloud_essd"}};
+    Result<json> body = client.Call("DescribePrice", params);
+    if (!body.ok()) {
+      if (!IsTypeSpecific(body.status()))
+        return body.status();
+      rep->warnings.push_back(fmt::format("{} {}: {}", type, q.what, body.status().message()));
       continue;
     }
-    for (const json& page : *pages) {
-      Result<PriceCache> rows = ParseAliyunJson(page, "DescribeSpotPriceHistory " + type, ctx);
-      if (!rows.ok())
-        return rows.status();
-      for (const Price& p : rows->prices)
-        rep.spot_prices += p.billing == Billing::kSpot ? 1 : 0;
-      MergePriceCache(*rows, &out);
-    }
+    ImportContext pctx = ctx;
+    pctx.instance = type;
+    pctx.price_unit = q.unit;
+    Result<PriceCache> rows = ParseAliyunJson(*body, "DescribePrice " + type, pctx);
+    if (!rows.ok())
+      return rows.status();
+    MergePriceCache(*rows, out);
+    priced = true;
   }
+  if (priced)
+    ++rep->types_priced;
+  return Status::Ok();
+}
 
-  // 4. Spot advice (30-day release rate and discount), 10 types per call.
+// One type's spot prices per zone (last 3 hours by default), following NextOffset.
+Status FetchSpotPrices(EcsClient& client, const std::string& type, const ImportContext& ctx,
+                       PriceCache* out, RefreshReport* rep) {
+  Result<std::vector<json>> pages =
+      client.CallAllPages("DescribeSpotPriceHistory",
+                          {{"NetworkType", "vpc"}, {"InstanceType", type}, {"OSType", "linux"}});
+  if (!pages.ok()) {
+    if (!IsTypeSpecific(pages.status()))
+      return pages.status();
+    rep->warnings.push_back(type + " spot: " + pages.status().message());
+    return Status::Ok();
+  }
+  for (const json& page : *pages) {
+    Result<PriceCache> rows = ParseAliyunJson(page, "DescribeSpotPriceHistory " + type, ctx);
+    if (!rows.ok())
+      return rows.status();
+    for (const Price& p : rows->prices)
+      rep->spot_prices += p.billing == Billing::kSpot ? 1 : 0;
+    MergePriceCache(*rows, out);
+  }
+  return Status::Ok();
+}
+
+// Spot advice (30-day release rate and discount), 10 types per call.
+Status FetchSpotAdvice(EcsClient& client, const std::vector<std::string>& types,
+                       const ImportContext& ctx, PriceCache* out, RefreshReport* rep) {
   for (size_t i = 0; i < types.size(); i += 10) {
     std::map<std::string, std::string> params;
     for (size_t j = i; j < std::min(types.size(), i + 10); ++j) {
@@ -413,28 +426,58 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
     }
     Result<json> body = client.Call("DescribeSpotAdvice", params);
     if (!body.ok()) {
-      if (body.status().code() != ErrorCode::kInvalidArgument)
+      if (!IsTypeSpecific(body.status()))
         return body.status();
-      rep.warnings.push_back("spot advice: " + body.status().message());
+      rep->warnings.push_back("spot advice: " + body.status().message());
       continue;
     }
     Result<PriceCache> rows = ParseAliyunJson(*body, "DescribeSpotAdvice", ctx);
     if (!rows.ok())
       return rows.status();
-    rep.advice_records += static_cast<int>(rows->market.spot_advice.size());
-    MergePriceCache(*rows, &out);
+    rep->advice_records += static_cast<int>(rows->market.spot_advice.size());
+    MergePriceCache(*rows, out);
   }
-  // Keep only rows for catalog types, in the catalog's spelling.
-  std::erase_if(out.prices, [&](Price& p) {
+  return Status::Ok();
+}
+
+// Keeps only rows for catalog types, in the catalog's spelling.
+void KeepCatalogTypes(const Catalog& catalog, PriceCache* out) {
+  std::erase_if(out->prices, [&](Price& p) {
     const InstanceType* t = catalog.FindInstance(p.instance);
     if (t)
       p.instance = t->name;
     return t == nullptr;
   });
-  for (cost::SpotAdvice& a : out.market.spot_advice) {
+  for (cost::SpotAdvice& a : out->market.spot_advice) {
     if (const InstanceType* t = catalog.FindInstance(a.instance))
       a.instance = t->name;
   }
+}
+
+}  // namespace
+
+Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
+                               const Catalog& catalog, RefreshReport* report) {
+  RefreshReport local;
+  RefreshReport* rep = report ? report : &local;
+  ImportContext ctx;
+  ctx.as_of = request.today;
+  ctx.origin = PriceSource::kApi;
+  ctx.region = request.region;
+  PriceCache out;
+  Result<std::set<std::string>> offered = FetchStock(client, request, catalog, ctx, &out, rep);
+  if (!offered.ok())
+    return offered.status();
+  const std::vector<std::string> types = TypesToPrice(request, catalog, *offered);
+  for (const std::string& type : types) {
+    if (Status s = FetchListPrices(client, request, type, ctx, &out, rep); !s.ok())
+      return s;
+    if (Status s = FetchSpotPrices(client, type, ctx, &out, rep); !s.ok())
+      return s;
+  }
+  if (Status s = FetchSpotAdvice(client, types, ctx, &out, rep); !s.ok())
+    return s;
+  KeepCatalogTypes(catalog, &out);
   return out;
 }
 

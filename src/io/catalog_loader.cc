@@ -87,18 +87,22 @@ Gpu ParseGpu(CsvRowReader& r) {
   return g;
 }
 
+// The status column of families.csv and instances.csv.
+Lifecycle ReadLifecycle(CsvRowReader& r) {
+  return ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
+      .value_or(Lifecycle::kCurrent);
+}
+
+// The columns in Family's order (a braced list reads them, and reports errors, in that order).
 Family ParseFamily(CsvRowReader& r) {
-  Family f;
-  f.name = r.Text("family", true);
-  f.gpu = r.Text("gpu", true);
-  f.kind = r.OneOf("kind", {"gpu", "vgpu", "bare-metal"});
-  f.status = ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
-                 .value_or(Lifecycle::kCurrent);
-  f.good_for = r.Text("good_for");
-  f.avoid_for = r.Text("avoid_for");
-  f.confusion = r.Text("confusion");
-  f.provenance = ReadProvenance(r);
-  return f;
+  return Family{.name = r.Text("family", true),
+                .gpu = r.Text("gpu", true),
+                .kind = r.OneOf("kind", {"gpu", "vgpu", "bare-metal"}),
+                .status = ReadLifecycle(r),
+                .good_for = r.Text("good_for"),
+                .avoid_for = r.Text("avoid_for"),
+                .confusion = r.Text("confusion"),
+                .provenance = ReadProvenance(r)};
 }
 
 InstanceType ParseInstance(CsvRowReader& r) {
@@ -126,8 +130,7 @@ InstanceType ParseInstance(CsvRowReader& r) {
     r.Fail("arch", fmt::format("expected x86_64 or arm64, got \"{}\"", arch));
   }
   t.arm = arch == "arm64";
-  t.status = ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
-                 .value_or(Lifecycle::kCurrent);
+  t.status = ReadLifecycle(r);
   t.notes = r.Text("notes");
   t.provenance = ReadProvenance(r);
   return t;

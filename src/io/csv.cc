@@ -26,6 +26,143 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Splits CSV text into records: RFC 4180 quoting (a quoted field may hold commas, newlines and
+// doubled quotes), '#' comment lines before the header, CRLF line ends; blank lines are dropped.
+// Errors name file:line:column.
+class RecordSplitter {
+ public:
+  RecordSplitter(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  Result<std::vector<CsvRow>> Split() {
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (at_record_start_ && records_.empty() && c == '#') {
+        SkipCommentLine();
+        continue;
+      }
+      if (at_record_start_) {
+        current_.line = line_;
+        at_record_start_ = false;
+        field_col_ = col_;
+      }
+      if (quoted_) {
+        QuotedChar(c);
+      } else if (Status s = PlainChar(c); !s.ok()) {
+        return s;
+      }
+      ++i_;
+      ++col_;
+    }
+    if (quoted_)
+      return Error("unterminated quoted field (a '\"' is missing)");
+    if (!at_record_start_)
+      EndRecord();
+    return std::move(records_);
+  }
+
+ private:
+  // A comment line before the header: skipped whole (quotes in it mean nothing).
+  void SkipCommentLine() {
+    while (i_ < text_.size() && text_[i_] != '\n')
+      ++i_;
+    ++i_;
+    ++line_;
+    col_ = 1;
+  }
+
+  void QuotedChar(char c) {
+    if (c == '"') {
+      if (i_ + 1 < text_.size() && text_[i_ + 1] == '"') {
+        field_.push_back('"');
+        ++i_;
+        ++col_;
+      } else {
+        quoted_ = false;
+        was_quoted_ = true;
+      }
+      return;
+    }
+    field_.push_back(c);
+    if (c == '\n') {
+      ++line_;
+      col_ = 0;
+    }
+  }
+
+  Status PlainChar(char c) {
+    if (c == '"') {
+      if (!field_.empty() || was_quoted_)
+        return Error("a quote may only start a field");
+      quoted_ = true;
+    } else if (c == ',') {
+      EndField();
+      field_col_ = col_ + 1;
+    } else if (c == '\n') {
+      EndRecord();
+      ++line_;
+      col_ = 0;
+    } else if (c == '\r') {
+      // Part of a CRLF line ending; ignored.
+    } else {
+      if (was_quoted_)
+        return Error("text after a closing quote; quote the whole field");
+      field_.push_back(c);
+    }
+    return Status::Ok();
+  }
+
+  void EndField() {
+    current_.fields.push_back(std::move(field_));
+    current_.columns.push_back(field_col_);
+    field_.clear();
+    was_quoted_ = false;
+  }
+
+  void EndRecord() {
+    EndField();
+    const bool blank = current_.fields.size() == 1 && Trim(current_.fields[0]).empty();
+    if (!blank)
+      records_.push_back(std::move(current_));
+    current_ = CsvRow();
+    at_record_start_ = true;
+  }
+
+  Status Error(const std::string& what) const {
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file_, line_, col_, what));
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  std::vector<CsvRow> records_;
+  size_t i_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+  bool at_record_start_ = true;
+  CsvRow current_;
+  std::string field_;
+  int field_col_ = 1;
+  bool quoted_ = false;      // inside quotes
+  bool was_quoted_ = false;  // the current field was quoted (closing quote seen)
+};
+
+// The header row's column names: each non-empty and unique.
+Result<std::vector<std::string>> HeaderNames(const CsvRow& header, const std::string& file) {
+  std::vector<std::string> names;
+  for (size_t h = 0; h < header.fields.size(); ++h) {
+    std::string name(Trim(header.fields[h]));
+    if (name.empty()) {
+      return Status::InvalidArgument(fmt::format("{}:{}:{}: empty column name in header", file,
+                                                 header.line, header.columns[h]));
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: duplicate column \"{}\" in header", file, header.line, name));
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 }  // namespace
 
 std::optional<double> ParseDecimal(std::string_view text) {
@@ -48,102 +185,18 @@ std::optional<double> ParseDecimal(std::string_view text) {
 Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
   CsvTable table;
   table.file_ = std::move(file);
-  std::vector<CsvRow> records;
-  size_t i = 0;
-  int line = 1;
-  int col = 1;
-  bool at_record_start = true;
-  CsvRow current;
-  std::string field;
-  int field_col = 1;
-  bool quoted = false;     // inside quotes
-  bool was_quoted = false; // the current field was quoted (closing quote seen)
-  auto error = [&](const std::string& what) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", table.file_, line, col, what));
-  };
-  auto end_field = [&] {
-    current.fields.push_back(std::move(field));
-    current.columns.push_back(field_col);
-    field.clear();
-    was_quoted = false;
-  };
-  auto end_record = [&] {
-    end_field();
-    const bool blank = current.fields.size() == 1 && Trim(current.fields[0]).empty();
-    if (!blank) records.push_back(std::move(current));
-    current = CsvRow();
-    at_record_start = true;
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (at_record_start && records.empty() && c == '#') {
-      // A comment line before the header: skip it whole (quotes in it mean nothing).
-      while (i < text.size() && text[i] != '\n') ++i;
-      ++i;
-      ++line;
-      col = 1;
-      continue;
-    }
-    if (at_record_start) {
-      current.line = line;
-      at_record_start = false;
-      field_col = col;
-    }
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field.push_back('"');
-          ++i;
-          ++col;
-        } else {
-          quoted = false;
-          was_quoted = true;
-        }
-      } else {
-        field.push_back(c);
-        if (c == '\n') {
-          ++line;
-          col = 0;
-        }
-      }
-    } else if (c == '"') {
-      if (!field.empty() || was_quoted) return error("a quote may only start a field");
-      quoted = true;
-    } else if (c == ',') {
-      end_field();
-      field_col = col + 1;
-    } else if (c == '\n') {
-      end_record();
-      ++line;
-      col = 0;
-    } else if (c == '\r') {
-      // Part of a CRLF line ending; ignored.
-    } else {
-      if (was_quoted) return error("text after a closing quote; quote the whole field");
-      field.push_back(c);
-    }
-    ++i;
-    ++col;
-  }
-  if (quoted) return error("unterminated quoted field (a '\"' is missing)");
-  if (!at_record_start) end_record();
+  Result<std::vector<CsvRow>> split = RecordSplitter(text, table.file_).Split();
+  if (!split.ok())
+    return split.status();
+  std::vector<CsvRow>& records = *split;
   if (records.empty()) {
     return Status::InvalidArgument(fmt::format("{}:1: empty file; expected a header row", table.file_));
   }
   table.header_line_ = records.front().line;
-  for (size_t h = 0; h < records.front().fields.size(); ++h) {
-    std::string name(Trim(records.front().fields[h]));
-    if (name.empty()) {
-      return Status::InvalidArgument(fmt::format("{}:{}:{}: empty column name in header",
-                                                 table.file_, table.header_line_,
-                                                 records.front().columns[h]));
-    }
-    if (std::find(table.header_.begin(), table.header_.end(), name) != table.header_.end()) {
-      return Status::InvalidArgument(fmt::format("{}:{}: duplicate column \"{}\" in header",
-                                                 table.file_, table.header_line_, name));
-    }
-    table.header_.push_back(std::move(name));
-  }
+  Result<std::vector<std::string>> header = HeaderNames(records.front(), table.file_);
+  if (!header.ok())
+    return header.status();
+  table.header_ = *std::move(header);
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].fields.size() != table.header_.size()) {
       return Status::InvalidArgument(fmt::format(

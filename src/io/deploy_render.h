@@ -30,6 +30,10 @@
 // network_interface_traffic_mode and network_interfaces), installs the eRDMA stack at first boot,
 // sets the MTU NCCL's LL128 protocol needs and ships a bandwidth check against the plan.
 //
+// The files' text is data/deploy/*.tmpl (embedded; one template per file written, plus one per
+// elastic RDMA interface), rendered with io::RenderTemplate from values derived once from the
+// candidate; README.md is composed here. tests/golden/deploy_*.txt hold every case byte for byte.
+//
 // Thread safety: a pure function over values.
 #ifndef GPUPLAN_SRC_IO_DEPLOY_RENDER_H_
 #define GPUPLAN_SRC_IO_DEPLOY_RENDER_H_

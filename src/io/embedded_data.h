@@ -1,4 +1,4 @@
-// The data/*.csv files compiled into the binary (see cmake/embed_data.cmake).
+// The data/*.csv and data/deploy/*.tmpl files compiled into the binary (cmake/embed_data.cmake).
 #ifndef GPUPLAN_SRC_IO_EMBEDDED_DATA_H_
 #define GPUPLAN_SRC_IO_EMBEDDED_DATA_H_
 
@@ -8,7 +8,7 @@
 namespace gpuplan::io {
 
 struct EmbeddedFile {
-  std::string_view name;     // file name inside data/, e.g. "gpus.csv"
+  std::string_view name;     // path inside data/: "gpus.csv", "deploy/run-instances.sh.tmpl"
   std::string_view content;  // the file's bytes
 };
 

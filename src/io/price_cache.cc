@@ -102,6 +102,101 @@ json PriceJson(const Price& p) {
               {"notes", p.notes}};
 }
 
+// What to do with a broken cache, said after each error about one.
+constexpr std::string_view kRebuild = "; delete it or run 'gpuplan prices refresh' to rebuild it";
+
+// One "prices" entry; `where` ("file: prices[3]") is its provenance.
+// Where a market row is: instance, region, zone (which may be empty).
+template <typename Row>
+void ReadPlace(Fields& f, Row& row) {
+  row.instance = f.Str("instance");
+  row.region = f.Str("region");
+  row.zone = f.Str("zone", false);
+}
+
+// When a market row was read, and from what (api, import, user).
+template <typename Row>
+void ReadAsOf(Fields& f, Row& row) {
+  row.as_of = f.Str("as_of");
+  row.origin = f.Origin();
+}
+
+Price PriceFrom(Fields& f, const std::string& where) {
+  Price p;
+  ReadPlace(f, p);
+  const std::string billing = f.Str("billing");
+  if (std::optional<Billing> b = ParseBilling(billing)) {
+    p.billing = *b;
+  } else if (f.status().ok()) {
+    f.Fail("billing", "unknown billing mode \"" + billing + "\"");
+  }
+  p.amount = f.Num("price");
+  p.currency = f.Str("currency");
+  if (f.status().ok() && p.currency != "CNY" && p.currency != "USD") {
+    f.Fail("currency", "expected CNY or USD, got \"" + p.currency + "\"");
+  }
+  p.unit = f.Str("unit");
+  if (f.status().ok() && p.unit != "hour" && p.unit != "month" && p.unit != "year") {
+    f.Fail("unit", "expected hour, month or year, got \"" + p.unit + "\"");
+  }
+  p.origin = f.Origin();
+  p.as_of = f.Str("as_of");
+  p.trust = f.Str("trust", false);
+  if (p.trust.empty())
+    p.trust = "high";
+  p.notes = f.Str("notes", false);
+  p.provenance.basis = "doc";
+  p.provenance.source = std::string(PriceSourceName(p.origin));
+  p.provenance.as_of = p.as_of;
+  p.provenance.origin = where;
+  return p;
+}
+
+// One "stock" entry.
+cost::StockRecord StockFrom(Fields& f, const std::string& /*where*/) {
+  cost::StockRecord s;
+  ReadPlace(f, s);
+  s.status = f.Str("status");
+  s.status_category = f.Str("status_category", false);
+  ReadAsOf(f, s);
+  return s;
+}
+
+// One "spot_advice" entry.
+cost::SpotAdvice SpotAdviceFrom(Fields& f, const std::string& /*where*/) {
+  cost::SpotAdvice a;
+  ReadPlace(f, a);
+  a.interruption_rate = f.Num("interruption_rate");
+  a.interrupt_rate_desc = f.Str("interrupt_rate_desc", false);
+  a.average_spot_discount_pct = f.OptNum("average_spot_discount_pct");
+  ReadAsOf(f, a);
+  return a;
+}
+
+// The list `name` of the cache (absent: none), each entry read by `read` into `out`; the first
+// bad entry is the error, named "file: name[i]".
+template <typename T>
+Status ReadEntries(const json& doc, const char* name, const std::string& file,
+                   T (*read)(Fields&, const std::string&), std::vector<T>* out) {
+  auto it = doc.find(name);
+  if (it == doc.end())
+    return Status::Ok();
+  if (!it->is_array()) {
+    return Status::InvalidArgument(file + ": \"" + name + "\" must be a list" +
+                                   std::string(kRebuild));
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& e = (*it)[i];
+    const std::string where = fmt::format("{}: {}[{}]", file, name, i);
+    Fields f(e.is_object() ? e : EmptyObject(), where);
+    T entry = read(f, where);
+    if (!f.status().ok())
+      return f.status();
+    out->push_back(std::move(entry));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::string> PriceCacheDir(const char* xdg_cache_home, const char* home) {
@@ -151,7 +246,7 @@ std::string PriceCacheToJson(const PriceCache& cache) {
 
 Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& file) {
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  const std::string fix = "; delete it or run 'gpuplan prices refresh' to rebuild it";
+  const std::string fix(kRebuild);
   if (doc.is_discarded() || !doc.is_object()) {
     return Status::InvalidArgument(file + ": not a gpuplan price cache (invalid JSON)" + fix);
   }
@@ -159,100 +254,25 @@ Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& 
     return Status::InvalidArgument(file + ": unsupported price cache version (expected 1)" + fix);
   }
   PriceCache cache;
-  auto array = [&](const char* name) -> Result<const json*> {
-    auto it = doc.find(name);
-    if (it == doc.end()) {
-      static const json kEmpty = json::array();
-      return &kEmpty;
-    }
-    if (!it->is_array())
-      return Status::InvalidArgument(file + ": \"" + name + "\" must be a list" + fix);
-    return &*it;
-  };
-  Result<const json*> prices = array("prices");
-  if (!prices.ok())
-    return prices.status();
-  for (size_t i = 0; i < (*prices)->size(); ++i) {
-    const json& e = (**prices)[i];
-    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: prices[{}]", file, i));
-    Price p;
-    p.instance = f.Str("instance");
-    p.region = f.Str("region");
-    p.zone = f.Str("zone", false);
-    const std::string billing = f.Str("billing");
-    if (std::optional<Billing> b = ParseBilling(billing)) {
-      p.billing = *b;
-    } else if (f.status().ok()) {
-      f.Fail("billing", "unknown billing mode \"" + billing + "\"");
-    }
-    p.amount = f.Num("price");
-    p.currency = f.Str("currency");
-    if (f.status().ok() && p.currency != "CNY" && p.currency != "USD") {
-      f.Fail("currency", "expected CNY or USD, got \"" + p.currency + "\"");
-    }
-    p.unit = f.Str("unit");
-    if (f.status().ok() && p.unit != "hour" && p.unit != "month" && p.unit != "year") {
-      f.Fail("unit", "expected hour, month or year, got \"" + p.unit + "\"");
-    }
-    p.origin = f.Origin();
-    p.as_of = f.Str("as_of");
-    p.trust = f.Str("trust", false);
-    if (p.trust.empty())
-      p.trust = "high";
-    p.notes = f.Str("notes", false);
-    p.provenance.basis = "doc";
-    p.provenance.source = std::string(PriceSourceName(p.origin));
-    p.provenance.as_of = p.as_of;
-    p.provenance.origin = fmt::format("{}: prices[{}]", file, i);
-    if (!f.status().ok())
-      return f.status();
-    cache.prices.push_back(std::move(p));
+  if (Status s = ReadEntries(doc, "prices", file, &PriceFrom, &cache.prices); !s.ok())
+    return s;
+  if (Status s = ReadEntries(doc, "stock", file, &StockFrom, &cache.market.stock); !s.ok())
+    return s;
+  if (Status s = ReadEntries(doc, "spot_advice", file, &SpotAdviceFrom, &cache.market.spot_advice);
+      !s.ok()) {
+    return s;
   }
-  Result<const json*> stock = array("stock");
-  if (!stock.ok())
-    return stock.status();
-  for (size_t i = 0; i < (*stock)->size(); ++i) {
-    const json& e = (**stock)[i];
-    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: stock[{}]", file, i));
-    cost::StockRecord s;
-    s.instance = f.Str("instance");
-    s.region = f.Str("region");
-    s.zone = f.Str("zone", false);
-    s.status = f.Str("status");
-    s.status_category = f.Str("status_category", false);
-    s.as_of = f.Str("as_of");
-    s.origin = f.Origin();
-    if (!f.status().ok())
-      return f.status();
-    cache.market.stock.push_back(std::move(s));
+  auto regions = doc.find("complete_stock_regions");
+  if (regions != doc.end() && !regions->is_array()) {
+    return Status::InvalidArgument(file + ": \"complete_stock_regions\" must be a list" + fix);
   }
-  Result<const json*> advice = array("spot_advice");
-  if (!advice.ok())
-    return advice.status();
-  for (size_t i = 0; i < (*advice)->size(); ++i) {
-    const json& e = (**advice)[i];
-    Fields f(e.is_object() ? e : EmptyObject(), fmt::format("{}: spot_advice[{}]", file, i));
-    cost::SpotAdvice a;
-    a.instance = f.Str("instance");
-    a.region = f.Str("region");
-    a.zone = f.Str("zone", false);
-    a.interruption_rate = f.Num("interruption_rate");
-    a.interrupt_rate_desc = f.Str("interrupt_rate_desc", false);
-    a.average_spot_discount_pct = f.OptNum("average_spot_discount_pct");
-    a.as_of = f.Str("as_of");
-    a.origin = f.Origin();
-    if (!f.status().ok())
-      return f.status();
-    cache.market.spot_advice.push_back(std::move(a));
-  }
-  Result<const json*> complete = array("complete_stock_regions");
-  if (!complete.ok())
-    return complete.status();
-  for (const json& r : **complete) {
-    if (!r.is_string()) {
-      return Status::InvalidArgument(file + ": complete_stock_regions must hold strings" + fix);
+  if (regions != doc.end()) {
+    for (const json& r : *regions) {
+      if (!r.is_string()) {
+        return Status::InvalidArgument(file + ": complete_stock_regions must hold strings" + fix);
+      }
+      cache.market.complete_stock_regions.push_back(r.get<std::string>());
     }
-    cache.market.complete_stock_regions.push_back(r.get<std::string>());
   }
   return cache;
 }

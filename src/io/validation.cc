@@ -149,34 +149,32 @@ std::string ReadModernShape(CsvRowReader& r, const std::string& notes, const Mod
   return "";
 }
 
-// Returns "" when the row can be predicted, else the reason it cannot.
-std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo& zoo,
-                        RowInputs& in) {
-  const std::string notes = r.Text("notes");
-  const std::string model = r.Text("model");
-  in.task = r.Text("task");
-  const std::string metric = r.Text("metric");
-
-  // --- GPU.
+// The row's GPU, or for a memory-budget row without one a stand-in of the stated capacity. ""
+// or the reason the row cannot be predicted.
+std::string ReadGpu(CsvRowReader& r, const Catalog& catalog, const std::string& notes,
+                    RowInputs& in, const Gpu** gpu) {
   const std::string gpu_name = r.Text("gpu");
   const std::string budget = NoteToken(notes, "vram_budget_gb");
   if (!budget.empty()) {
     if (std::optional<double> b = ParseDecimal(budget)) in.vram_budget_gib = *b * 1e9 / (1 << 30);
   }
-  const Gpu* gpu = catalog.FindGpu(gpu_name);
-  if (gpu == nullptr && in.vram_budget_gib && (gpu_name == "OTHER" || gpu_name.empty())) {
+  *gpu = catalog.FindGpu(gpu_name);
+  if (*gpu == nullptr && in.vram_budget_gib && (gpu_name == "OTHER" || gpu_name.empty())) {
     // A memory-budget row ("fits in 16 GB") does not depend on the GPU's speed: use a GPU of
     // the row's precision class and the stated budget as capacity.
-    gpu = catalog.FindGpu("A100-80G-SXM");
+    *gpu = catalog.FindGpu("A100-80G-SXM");
     in.assumptions += "capacity = vram_budget_gb; ";
   }
-  if (gpu == nullptr) {
+  if (*gpu == nullptr) {
     return gpu_name.empty() ? "no GPU named" : "unknown GPU \"" + gpu_name + "\"";
   }
+  return "";
+}
 
-  // --- Architecture: the row's columns, else the zoo.
+// The architecture: the row's columns, else the zoo's model of that name.
+std::string ReadArchitecture(CsvRowReader& r, const ModelZoo& zoo, const std::string& model,
+                             const std::string& notes, ModelArch& a) {
   const ModelArch* zoo_arch = zoo.Find(model);
-  ModelArch a;
   a.name = model;
   const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),
                               heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"),
@@ -208,37 +206,44 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     a.active_params = *active * 1e9;
   }
   if (Status s = ValidateModelArch(a); !s.ok()) return "architecture: " + s.message();
-  in.arch = a;
+  return "";
+}
 
-  // --- Workload.
-  Workload& w = in.w;
-  w.model_name = model;
-  if (in.task == "pretrain") {
+// The task column ("finetune_qlora", "inference_decode", ...) as the workload's task and method.
+std::string ReadTask(const std::string& task, const std::string& notes, Workload& w) {
+  if (task == "pretrain") {
     w.task = Task::kPretrain;
-  } else if (in.task == "finetune_full") {
+  } else if (task == "finetune_full") {
     w.task = Task::kFinetune;
-  } else if (in.task == "finetune_lora") {
+  } else if (task == "finetune_lora") {
     w.task = Task::kFinetune;
     w.method = Method::kLora;
-  } else if (in.task == "finetune_qlora") {
+  } else if (task == "finetune_qlora") {
     w.task = Task::kFinetune;
     w.method = Method::kQlora;
     w.weight_bits = 4;
-  } else if (in.task.rfind("inference", 0) == 0) {
+  } else if (task.rfind("inference", 0) == 0) {
     w.task = Task::kInference;
   } else {
-    return "unknown task \"" + in.task + "\"";
+    return "unknown task \"" + task + "\"";
   }
-  if (Contains(in.task, "lora") && Contains(notes, "llama-adapter")) {
+  if (Contains(task, "lora") && Contains(notes, "llama-adapter")) {
     return "LLaMA-Adapter is not modelled";
   }
   if (Contains(NoteToken(notes, "impl"), "unsloth")) {
     return "Unsloth offloads checkpointed activations to host memory; not modelled";
   }
+  return "";
+}
+
+// Precision, quantised weights, sequence length, LoRA rank, attention kernel and optimizer.
+std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
+                                const std::string& metric, const ModelArch& a, Workload& w,
+                                std::string& assumptions) {
   const std::string precision = r.Text("precision");
   if (precision.empty()) {
     w.precision = Precision::kBf16;
-    in.assumptions += "precision unset: bf16 assumed; ";
+    assumptions += "precision unset: bf16 assumed; ";
   } else if (std::optional<Precision> p = ParsePrecision(precision)) {
     w.precision = *p;
   } else {
@@ -267,8 +272,31 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     if (!o) return "unknown optimizer \"" + opt + "\"";
     w.optimizer = *o;
   }
+  return "";
+}
 
-  // --- Layout and hardware.
+// The links the row names: PCIe or NVLink inside a node, Ethernet or RDMA between nodes.
+void ReadLinks(CsvRowReader& r, const Gpu& gpu, RowInputs& in) {
+  const std::string intra = r.Text("intra_node");
+  if (intra == "pcie") {
+    in.hw.intra_link = perf::LinkKind::kPcie;
+    in.hw.intra_gbs = gpu.PcieGbs();
+  } else if ((intra == "nvlink" || intra == "nvswitch") && gpu.nvlink_gbs > 0) {
+    in.hw.intra_link = intra == "nvlink" ? perf::LinkKind::kNvlink : perf::LinkKind::kNvswitch;
+    in.hw.intra_gbs = gpu.nvlink_gbs / 2;
+  }
+  const std::string inter = r.Text("inter_node");
+  if (inter == "ethernet")
+    in.hw.rdma = false;
+  if (std::optional<double> g = Opt(r, "inter_node_gbps"); g && *g > 0) {
+    in.hw.inter_node_gbps = *g;
+  }
+  if (in.vram_budget_gib)
+    in.hw.gpu_memory_gib = *in.vram_budget_gib;
+}
+
+// The parallel layout (tp pp dp cp ep vp, ZeRO, offload, recompute) and the GPUs it runs on.
+std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu, RowInputs& in) {
   perf::Layout& l = in.layout;
   const int gpus = ToInt(Opt(r, "gpus").value_or(1));
   l.tp = ToInt(Opt(r, "tp").value_or(1));
@@ -286,26 +314,35 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");
-  l.flash_attention = w.flash_attention;
+  l.flash_attention = in.w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
   const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
   if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
-  in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
-  const std::string intra = r.Text("intra_node");
-  if (intra == "pcie") {
-    in.hw.intra_link = perf::LinkKind::kPcie;
-    in.hw.intra_gbs = gpu->PcieGbs();
-  } else if ((intra == "nvlink" || intra == "nvswitch") && gpu->nvlink_gbs > 0) {
-    in.hw.intra_link = intra == "nvlink" ? perf::LinkKind::kNvlink : perf::LinkKind::kNvswitch;
-    in.hw.intra_gbs = gpu->nvlink_gbs / 2;
-  }
-  const std::string inter = r.Text("inter_node");
-  if (inter == "ethernet") in.hw.rdma = false;
-  if (std::optional<double> g = Opt(r, "inter_node_gbps"); g && *g > 0) {
-    in.hw.inter_node_gbps = *g;
-  }
-  if (in.vram_budget_gib) in.hw.gpu_memory_gib = *in.vram_budget_gib;
+  in.hw = perf::HardwareFor(gpu, gpus, std::max(1, gpn));
+  ReadLinks(r, gpu, in);
+  return "";
+}
 
+// The serving engine: the impl= token, else an engine the notes or source name.
+Engine EngineOf(CsvRowReader& r, const std::string& notes) {
+  std::string impl = NoteToken(notes, "impl");
+  if (impl.empty())
+    impl = notes + " " + r.Text("source");
+  if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
+      Contains(impl, "turbomind")) {
+    return Engine::kVllm;
+  }
+  if (Contains(impl, "tensorrt") || Contains(impl, "fastertransformer"))
+    return Engine::kTrtllm;
+  if (Contains(impl, "torchscript") || Contains(impl, "pytorch"))
+    return Engine::kTorch;
+  return Engine::kHf;  // HF transformers and unknown
+}
+
+// Training: the micro and global batch. Inference: prompt and output lengths, batch, engine.
+std::string ReadBatch(CsvRowReader& r, const std::string& notes, RowInputs& in) {
+  Workload& w = in.w;
+  perf::Layout& l = in.layout;
   if (w.IsTraining()) {
     const std::optional<double> mb = Opt(r, "micro_batch");
     if (!mb) return "missing micro_batch";
@@ -315,38 +352,31 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
     w.global_batch = gb ? ToInt(*gb)
                         : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
     w.micro_batch = l.micro_batch;
-  } else {
-    InferenceSpec& inf = w.inference;
-    inf.prompt_tokens = w.seq_len;
-    const std::optional<double> out = Opt(r, "output_tokens");
-    inf.output_tokens = out ? ToInt(*out) : 0;
-    if (in.task == "inference_prefill") inf.output_tokens = 0;
-    // A decode benchmark without its output length: time the steps right after the prompt.
-    if (in.task == "inference_decode" && inf.output_tokens < 2) {
-      inf.output_tokens = 2;
-      in.assumptions += "output_tokens unstated: 2; ";
-    }
-    const std::optional<double> batch = Opt(r, "batch_size_inference");
-    in.batch_given = batch.has_value();
-    inf.batch = ToInt(batch.value_or(1));
-    l.micro_batch = *inf.batch;
-    // The engine: the impl= token, else an engine the notes or source name.
-    std::string impl = NoteToken(notes, "impl");
-    if (impl.empty()) impl = notes + " " + r.Text("source");
-    if (Contains(notes, "static batching")) inf.continuous_batching = false;
-    if (Contains(impl, "vllm") || Contains(impl, "sglang") || Contains(impl, "lmdeploy") ||
-        Contains(impl, "turbomind")) {
-      inf.engine = Engine::kVllm;
-    } else if (Contains(impl, "tensorrt") || Contains(impl, "fastertransformer")) {
-      inf.engine = Engine::kTrtllm;
-    } else if (Contains(impl, "torchscript") || Contains(impl, "pytorch")) {
-      inf.engine = Engine::kTorch;
-    } else {
-      inf.engine = Engine::kHf;  // HF transformers and unknown
-    }
+    return "";
   }
+  InferenceSpec& inf = w.inference;
+  inf.prompt_tokens = w.seq_len;
+  const std::optional<double> out = Opt(r, "output_tokens");
+  inf.output_tokens = out ? ToInt(*out) : 0;
+  if (in.task == "inference_prefill")
+    inf.output_tokens = 0;
+  // A decode benchmark without its output length: time the steps right after the prompt.
+  if (in.task == "inference_decode" && inf.output_tokens < 2) {
+    inf.output_tokens = 2;
+    in.assumptions += "output_tokens unstated: 2; ";
+  }
+  const std::optional<double> batch = Opt(r, "batch_size_inference");
+  in.batch_given = batch.has_value();
+  inf.batch = ToInt(batch.value_or(1));
+  l.micro_batch = *inf.batch;
+  if (Contains(notes, "static batching"))
+    inf.continuous_batching = false;
+  inf.engine = EngineOf(r, notes);
+  return "";
+}
 
-  // --- What the measurement means.
+// What the measurement means: which memory it reads, which peak an MFU is of, the job's tokens.
+void ReadMeasurementBasis(CsvRowReader& r, const std::string& notes, RowInputs& in) {
   in.memory_kind = r.Text("memory_kind");
   const std::string basis = r.Text("mfu_basis");
   const std::string peak = NoteToken(basis, "peak_tflops");
@@ -354,18 +384,44 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   in.hardware_flops = NoteToken(basis, "flops") == "hardware";
   const std::string tt = NoteToken(notes, "train_tokens");
   if (!tt.empty()) in.train_tokens = ParseDecimal(tt);
-  if (in.train_tokens) w.tokens = in.train_tokens;
-  if (Status s = ValidateWorkload(w); !s.ok()) return "workload: " + s.message();
+  if (in.train_tokens)
+    in.w.tokens = in.train_tokens;
+}
+
+// Returns "" when the row can be predicted, else the reason it cannot.
+std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo& zoo,
+                        RowInputs& in) {
+  const std::string notes = r.Text("notes");
+  const std::string model = r.Text("model");
+  in.task = r.Text("task");
+  const std::string metric = r.Text("metric");
+  const Gpu* gpu = nullptr;
+  if (std::string why = ReadGpu(r, catalog, notes, in, &gpu); !why.empty())
+    return why;
+  if (std::string why = ReadArchitecture(r, zoo, model, notes, in.arch); !why.empty())
+    return why;
+  in.w.model_name = model;
+  if (std::string why = ReadTask(in.task, notes, in.w); !why.empty())
+    return why;
+  if (std::string why = ReadWorkloadColumns(r, notes, metric, in.arch, in.w, in.assumptions);
+      !why.empty()) {
+    return why;
+  }
+  if (std::string why = ReadLayout(r, notes, *gpu, in); !why.empty())
+    return why;
+  if (std::string why = ReadBatch(r, notes, in); !why.empty())
+    return why;
+  ReadMeasurementBasis(r, notes, in);
+  if (Status s = ValidateWorkload(in.w); !s.ok())
+    return "workload: " + s.message();
   return "";
 }
 
-// Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot.
-std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
-                              std::string& reason, bool& predicted_fits) {
-  // A serving engine's throughput with no batch stated is measured at full load: as many
-  // concurrent sequences as its KV cache holds, up to the engine's batch limit.
-  // An online benchmark (task inference_serving) issues its requests at once or at a rate: the
-  // engine runs at most as many as its KV cache and its batch limit allow.
+// A serving engine's batch as the measurement ran it. An online benchmark (task
+// inference_serving) issues its requests at once or at a rate: the engine runs at most as many as
+// its KV cache and its batch limit allow. A throughput with no batch stated is measured at full
+// load: as many concurrent sequences as the KV cache holds, up to the engine's batch limit.
+void FitServingBatch(const std::string& metric, RowInputs& in, const Calibration& cal) {
   if (!in.w.IsTraining() && in.task == "inference_serving" && in.w.inference.batch) {
     const int limit = std::min(*in.w.inference.batch,
                                std::max(1, cal.MaxConcurrentSequences(in.w.inference.engine)));
@@ -384,6 +440,103 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
       }
     }
   }
+}
+
+// The memory metrics (peak_mem_gib in the measurement's kind of memory, fits, max_seq_len_fit);
+// nullopt for any other metric.
+std::optional<double> MemoryValue(const std::string& metric, const RowInputs& in,
+                                  const Calibration& cal, const perf::Estimate& e) {
+  if (metric == "peak_mem_gib") {
+    if (in.memory_kind == "reserved")
+      return e.memory.reserved_gib;
+    if (in.memory_kind == "nvidia_smi")
+      return e.memory.per_gpu_gib;
+    if (in.memory_kind == "allocated")
+      return e.memory.allocated_gib;
+    // Unstated: what the device shows (nvidia-smi), the figure a user compares with capacity.
+    return e.memory.per_gpu_gib;
+  }
+  if (metric == "fits")
+    return e.memory.fits ? 1.0 : 0.0;
+  if (metric == "max_seq_len_fit") {
+    return perf::MaxSeqLen(in.w, in.arch, in.hw, in.layout, cal, 1 << 21);
+  }
+  return std::nullopt;
+}
+
+// The serving metrics of an inference estimate, counted as the row's task counts them; nullopt
+// for any other metric (or an estimate without an inference part).
+std::optional<double> ServingValue(const std::string& metric, const RowInputs& in,
+                                   const perf::Estimate& e) {
+  if (!e.inference)
+    return std::nullopt;
+  const perf::InferenceTimes& inf = *e.inference;
+  const InferenceSpec& spec = in.w.inference;
+  const double gpus = in.hw.Gpus();
+  if (metric == "output_tokens_per_s_per_gpu") {
+    // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
+    // disaggregated serving runs it) times the decode steps alone.
+    if (in.task == "inference_decode" && spec.output_tokens > 1) {
+      const double step = inf.decode_s / (spec.output_tokens - 1);
+      return inf.batch / step / gpus * in.layout.dp;
+    }
+    return inf.tokens_per_s_per_gpu;
+  }
+  if (in.w.IsTraining())
+    return std::nullopt;
+  if (metric == "tokens_per_s_per_gpu") {
+    if (in.task == "inference_decode")
+      return inf.batch / (inf.tpot_ms / 1e3) / gpus;
+    // A prefill benchmark counts prompt tokens; an online serving benchmark's "total token
+    // throughput" counts prompt and generated tokens.
+    if (in.task == "inference_prefill")
+      return inf.prefill_tokens_per_s_per_gpu;
+    if (in.task == "inference_serving" && spec.output_tokens > 0) {
+      const double out = spec.output_tokens;
+      return inf.tokens_per_s_per_gpu * (spec.prompt_tokens + out) / out;
+    }
+    return std::nullopt;
+  }
+  if (metric == "samples_per_s_per_gpu") {
+    return inf.batch / (spec.output_tokens > 0 ? inf.request_s : inf.prefill_s) / gpus;
+  }
+  return std::nullopt;
+}
+
+// Throughput, latency and training-speed metrics; nullopt for a metric this does not know.
+std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
+                                 const perf::Estimate& e) {
+  if (std::optional<double> v = ServingValue(metric, in, e))
+    return v;
+  if (metric == "tokens_per_s_per_gpu")
+    return e.throughput.tokens_per_s_per_gpu;
+  if (metric == "samples_per_s_per_gpu")
+    return e.throughput.samples_per_s_per_gpu;
+  if (e.inference) {
+    if (metric == "ttft_ms")
+      return e.inference->ttft_ms;
+    if (metric == "tpot_ms")
+      return e.inference->tpot_ms;
+    if (metric == "prefill_tokens_per_s_per_gpu")
+      return e.inference->prefill_tokens_per_s_per_gpu;
+    if (metric == "decode_tokens_per_s_per_gpu") {
+      return e.inference->batch / (e.inference->tpot_ms / 1e3) / in.hw.Gpus();
+    }
+  }
+  const double tflops =
+      in.hardware_flops ? e.throughput.hardware_tflops_per_gpu : e.throughput.tflops_per_gpu;
+  if (metric == "tflops_per_gpu") return tflops;
+  if (metric == "mfu")
+    return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e.peak_tflops);
+  if (metric == "step_time_s")
+    return e.time.step_s;
+  return std::nullopt;
+}
+
+// Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot.
+std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
+                              std::string& reason, bool& predicted_fits) {
+  FitServingBatch(metric, in, cal);
   Calibration row_cal = cal;
   if (in.balanced_routing)
     row_cal.moe_load_imbalance = 1;  // the benchmark forces balance
@@ -393,65 +546,10 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
     return std::nullopt;
   }
   predicted_fits = e->memory.fits;
-  if (metric == "output_tokens_per_s_per_gpu" && e->inference) {
-    // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
-    // disaggregated serving runs it) times the decode steps alone.
-    if (in.task == "inference_decode" && in.w.inference.output_tokens > 1) {
-      const double step = e->inference->decode_s / (in.w.inference.output_tokens - 1);
-      return e->inference->batch / step / in.hw.Gpus() * in.layout.dp;
-    }
-    return e->inference->tokens_per_s_per_gpu;
-  }
-
-  const bool inference = !in.w.IsTraining();
-  if (metric == "peak_mem_gib") {
-    if (in.memory_kind == "reserved") return e->memory.reserved_gib;
-    if (in.memory_kind == "nvidia_smi") return e->memory.per_gpu_gib;
-    if (in.memory_kind == "allocated") return e->memory.allocated_gib;
-    // Unstated: what the device shows (nvidia-smi), the figure a user compares with capacity.
-    return e->memory.per_gpu_gib;
-  }
-  if (metric == "fits") return e->memory.fits ? 1.0 : 0.0;
-  if (metric == "max_seq_len_fit") {
-    return perf::MaxSeqLen(in.w, in.arch, in.hw, in.layout, cal, 1 << 21);
-  }
-  if (metric == "tokens_per_s_per_gpu") {
-    if (inference && in.task == "inference_decode" && e->inference) {
-      return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
-    }
-    // A prefill benchmark counts prompt tokens; an online serving benchmark's "total token
-    // throughput" counts prompt and generated tokens.
-    if (inference && in.task == "inference_prefill" && e->inference) {
-      return e->inference->prefill_tokens_per_s_per_gpu;
-    }
-    if (inference && in.task == "inference_serving" && e->inference &&
-        in.w.inference.output_tokens > 0) {
-      const double out = in.w.inference.output_tokens;
-      return e->inference->tokens_per_s_per_gpu * (in.w.inference.prompt_tokens + out) / out;
-    }
-    return e->throughput.tokens_per_s_per_gpu;
-  }
-  if (metric == "samples_per_s_per_gpu") {
-    if (inference && e->inference) {
-      return e->inference->batch / (in.w.inference.output_tokens > 0 ? e->inference->request_s
-                                                                     : e->inference->prefill_s) /
-             in.hw.Gpus();
-    }
-    return e->throughput.samples_per_s_per_gpu;
-  }
-  if (metric == "ttft_ms" && e->inference) return e->inference->ttft_ms;
-  if (metric == "tpot_ms" && e->inference) return e->inference->tpot_ms;
-  if (metric == "prefill_tokens_per_s_per_gpu" && e->inference) {
-    return e->inference->prefill_tokens_per_s_per_gpu;
-  }
-  if (metric == "decode_tokens_per_s_per_gpu" && e->inference) {
-    return e->inference->batch / (e->inference->tpot_ms / 1e3) / in.hw.Gpus();
-  }
-  const double tflops = in.hardware_flops ? e->throughput.hardware_tflops_per_gpu
-                                          : e->throughput.tflops_per_gpu;
-  if (metric == "tflops_per_gpu") return tflops;
-  if (metric == "mfu") return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e->peak_tflops);
-  if (metric == "step_time_s") return e->time.step_s;
+  if (std::optional<double> v = MemoryValue(metric, in, cal, *e))
+    return v;
+  if (std::optional<double> v = SpeedValue(metric, in, *e))
+    return v;
   if (metric == "time_to_train_min" || metric == "gpu_hours") {
     if (e->job.hours <= 0) {
       reason = "no train_tokens= in notes: the amount of work is unknown";

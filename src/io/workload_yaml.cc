@@ -189,59 +189,53 @@ struct ArchInt {
   int max;
 };
 
-void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
-  if (node.IsScalar()) {
-    w.model_name = node.Scalar();
+// The keys of an inline `model:` mapping.
+constexpr std::string_view kModelKeys[] = {"name",
+                                           "config",
+                                           "layers",
+                                           "hidden",
+                                           "heads",
+                                           "kv_heads",
+                                           "ffn",
+                                           "vocab",
+                                           "mlp",
+                                           "tied_embeddings",
+                                           "params_b",
+                                           "active_params_b",
+                                           "head_dim",
+                                           "attention",
+                                           "q_lora_rank",
+                                           "kv_lora_rank",
+                                           "qk_rope_head_dim",
+                                           "qk_nope_head_dim",
+                                           "v_head_dim",
+                                           "experts",
+                                           "top_k",
+                                           "moe_ffn",
+                                           "shared_experts",
+                                           "shared_ffn",
+                                           "dense_layers",
+                                           "moe_every",
+                                           "sliding_window",
+                                           "sliding_layers"};
+
+// `model: {config: ...}`: a Hugging Face config.json, read by LoadWorkloadYaml's caller, not
+// here (no file access while parsing, which the server also does).
+void ReadModelConfig(Reader& r, const YAML::Node& node, Workload& w) {
+  if (node.size() > (node["name"] ? 2u : 1u)) {
+    r.Fail(node, "model.config",
+           "expected only name beside config (the shape comes from the "
+           "config.json)");
     return;
   }
-  if (!r.CheckMap(node, "model",
-                  {"name",
-                   "config",
-                   "layers",
-                   "hidden",
-                   "heads",
-                   "kv_heads",
-                   "ffn",
-                   "vocab",
-                   "mlp",
-                   "tied_embeddings",
-                   "params_b",
-                   "active_params_b",
-                   "head_dim",
-                   "attention",
-                   "q_lora_rank",
-                   "kv_lora_rank",
-                   "qk_rope_head_dim",
-                   "qk_nope_head_dim",
-                   "v_head_dim",
-                   "experts",
-                   "top_k",
-                   "moe_ffn",
-                   "shared_experts",
-                   "shared_ffn",
-                   "dense_layers",
-                   "moe_every",
-                   "sliding_window",
-                   "sliding_layers"})) {
-    return;
-  }
-  if (node["config"]) {
-    // A Hugging Face config.json: read by LoadWorkloadYaml's caller, not here (no file access
-    // while parsing, which the server also does).
-    if (node.size() > (node["name"] ? 2u : 1u)) {
-      r.Fail(node, "model.config",
-             "expected only name beside config (the shape comes from the "
-             "config.json)");
-      return;
-    }
-    w.model_config = r.String(node["config"], "model.config").value_or("");
-    w.model_name =
-        node["name"] ? r.String(node["name"], "model.name").value_or("config") : "config";
-    w.inline_arch.reset();
-    return;
-  }
-  ModelArch m;
-  m.name = "inline";
+  w.model_config = r.String(node["config"], "model.config").value_or("");
+  w.model_name = node["name"] ? r.String(node["name"], "model.name").value_or("config") : "config";
+  w.inline_arch.reset();
+}
+
+// The sizes of an inline architecture: the required ones, then the optional whole numbers
+// (head_dim, MLA ranks, MoE shape, sliding windows).
+void ReadArchSizes(Reader& r, const YAML::Node& node, ModelArch& m) {
   const bool moe = static_cast<bool>(node["experts"]);
   for (std::string_view req : {"layers", "hidden", "heads", "ffn", "vocab"}) {
     if (req == "ffn" && moe)
@@ -284,6 +278,11 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
       *f.target = r.Integer(node[f.key], std::string("model.") + f.key, 0, f.max).value_or(0);
     }
   }
+}
+
+// The kinds of an inline architecture (attention, MLP, tied embeddings) and its stated
+// parameter counts.
+void ReadArchKinds(Reader& r, const YAML::Node& node, ModelArch& m) {
   if (node["attention"]) {
     std::optional<std::string> a = r.String(node["attention"], "model.attention");
     if (a && (*a == "mha" || *a == "gqa" || *a == "mla")) {
@@ -314,6 +313,28 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
     m.active_params =
         r.Number(node["active_params_b"], "model.active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
   }
+}
+
+// `model:`: a zoo name, a config.json, or an inline architecture.
+void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
+  if (node.IsScalar()) {
+    w.model_name = node.Scalar();
+    return;
+  }
+  if (!r.CheckMap(node, "model",
+                  std::vector<std::string_view>(std::begin(kModelKeys), std::end(kModelKeys)))) {
+    return;
+  }
+  if (node["config"]) {
+    ReadModelConfig(r, node, w);
+    return;
+  }
+  ModelArch m;
+  m.name = "inline";
+  ReadArchSizes(r, node, m);
+  if (!r.status().ok())
+    return;
+  ReadArchKinds(r, node, m);
   if (!r.status().ok()) return;
   if (Status s = ValidateModelArch(m); !s.ok()) {
     r.Fail(node, "model", s.message());
@@ -435,6 +456,149 @@ void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
   }
 }
 
+// The top-level keys of a workload file.
+constexpr std::string_view kWorkloadKeys[] = {"name",
+                                              "task",
+                                              "method",
+                                              "model",
+                                              "precision",
+                                              "weight_bits",
+                                              "seq_len",
+                                              "micro_batch",
+                                              "global_batch",
+                                              "tokens",
+                                              "samples",
+                                              "epochs",
+                                              "optimizer",
+                                              "recompute",
+                                              "cp",
+                                              "virtual_stages",
+                                              "offload",
+                                              "optimizer_in_backward",
+                                              "activation_offload",
+                                              "lora_rank",
+                                              "train_embeddings",
+                                              "master_weights",
+                                              "flash_attention",
+                                              "dataset",
+                                              "constraints",
+                                              "objective",
+                                              "inference",
+                                              "confidence"};
+
+// What runs: name, task, method, model, precision, weight_bits. False for any other key.
+bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w,
+                bool* method_given) {
+  if (key == "name") {
+    w.name = r.String(v, key).value_or("");
+  } else if (key == "task") {
+    w.task = r.Enum<Task>(v, key, ParseTask, "pretrain, finetune, inference, rendering or hpc")
+                 .value_or(w.task);
+  } else if (key == "method") {
+    w.method = r.Enum<Method>(v, key, ParseMethod, "full, lora or qlora").value_or(w.method);
+    *method_given = true;
+  } else if (key == "model") {
+    ReadModel(r, v, w);
+  } else if (key == "precision") {
+    w.precision = r.Enum<Precision>(v, key, ParseWorkloadPrecision, "bf16, fp16, fp32, fp8 or fp64")
+                      .value_or(w.precision);
+  } else if (key == "weight_bits") {
+    w.weight_bits = r.Integer(v, key, 0, 16).value_or(0);
+    if (r.status().ok() && w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
+      r.Fail(v, key, "expected 0, 4 or 8, got " + Reader::Got(v));
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// How much: sequence length, batches, tokens, samples, epochs. False for any other key.
+bool ReadAmountKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w) {
+  if (key == "seq_len") {
+    w.seq_len = r.Integer(v, key, 1, 1 << 24).value_or(1);
+  } else if (key == "micro_batch") {
+    w.micro_batch = r.Integer(v, key, 1, 1 << 20);
+  } else if (key == "global_batch") {
+    w.global_batch = r.Integer(v, key, 1, 1 << 24).value_or(1);
+  } else if (key == "tokens") {
+    w.tokens = r.Number(v, key, 1, 1e18, true);
+  } else if (key == "samples") {
+    w.samples = r.Number(v, key, 1, 1e15, true);
+  } else if (key == "epochs") {
+    w.epochs = r.Number(v, key, 1e-6, 1e6).value_or(1);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// How it trains: optimizer, recompute, cp, stages, offloads, LoRA rank, embeddings, attention
+// kernel, master weights. False for any other key.
+bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w) {
+  if (key == "optimizer") {
+    w.optimizer = r.Enum<Optimizer>(v, key, ParseOptimizer, "adamw, adamw_8bit, sgd or adafactor")
+                      .value_or(w.optimizer);
+  } else if (key == "recompute") {
+    if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) {
+      w.recompute = v.Scalar() == "true" ? Recompute::kFull : Recompute::kNone;
+    } else {
+      w.recompute = r.Enum<Recompute>(v, key, ParseRecompute, "none, selective or full");
+    }
+  } else if (key == "cp") {
+    w.cp = r.Integer(v, key, 1, 1 << 16);
+  } else if (key == "virtual_stages") {
+    w.virtual_stages = r.Integer(v, key, 1, 1024);
+  } else if (key == "offload") {
+    w.offload = r.Enum<Offload>(v, key, ParseOffload, "none, optimizer or params");
+  } else if (key == "optimizer_in_backward") {
+    w.optimizer_in_backward = r.Bool(v, key);
+  } else if (key == "activation_offload") {
+    w.activation_offload = r.Bool(v, key);
+  } else if (key == "lora_rank") {
+    w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
+  } else if (key == "train_embeddings") {
+    w.train_embeddings = r.Bool(v, key).value_or(false);
+  } else if (key == "flash_attention") {
+    w.flash_attention = r.Bool(v, key).value_or(true);
+  } else if (key == "master_weights") {
+    w.master_weights = r.Bool(v, key).value_or(true);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// What to plan for: dataset, constraints, objective, inference, confidence.
+void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w) {
+  if (key == "dataset")
+    ReadDataset(r, v, w.dataset);
+  if (key == "constraints")
+    ReadConstraints(r, v, w.constraints);
+  if (key == "objective") {
+    w.objective = r.Enum<Objective>(v, key, ParseObjective,
+                                    "cost, time, cost_within_deadline or time_within_budget")
+                      .value_or(w.objective);
+  }
+  if (key == "inference")
+    ReadInference(r, v, w.inference);
+  if (key == "confidence")
+    w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
+}
+
+// A ValidateWorkload error at the line of the top-level key its message names ("seq_len"), else
+// at the document.
+Status AtNamedKey(const Status& s, const YAML::Node& root, const std::string& file) {
+  const size_t q1 = s.message().find('"');
+  const size_t q2 = q1 == std::string::npos ? q1 : s.message().find('"', q1 + 1);
+  std::string key = q1 == std::string::npos ? "" : s.message().substr(q1 + 1, q2 - q1 - 1);
+  key = key.substr(0, key.find('.'));
+  const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
+  const YAML::Mark mark = at.Mark();
+  return Status::InvalidArgument(
+      fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()));
+}
+
 Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
   Workload w;
@@ -442,78 +606,19 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     return Status::InvalidArgument(file + ":1:1: empty workload: expected a mapping with at "
                                           "least task and model");
   }
-  if (!r.CheckMap(root, "",
-                  {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
-                   "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
-                   "recompute", "cp", "virtual_stages", "offload", "optimizer_in_backward", "activation_offload", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
-                   "objective", "inference", "confidence"})) {
+  if (!r.CheckMap(
+          root, "",
+          std::vector<std::string_view>(std::begin(kWorkloadKeys), std::end(kWorkloadKeys)))) {
     return r.status();
   }
   bool method_given = false;
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
-    if (key == "name") w.name = r.String(v, key).value_or("");
-    if (key == "task") {
-      w.task = r.Enum<Task>(v, key, ParseTask, "pretrain, finetune, inference, rendering or hpc")
-                   .value_or(w.task);
+    if (!ReadJobKey(r, key, v, w, &method_given) && !ReadAmountKey(r, key, v, w) &&
+        !ReadTrainingKey(r, key, v, w)) {
+      ReadPlanningKey(r, key, v, w);
     }
-    if (key == "method") {
-      w.method = r.Enum<Method>(v, key, ParseMethod, "full, lora or qlora").value_or(w.method);
-      method_given = true;
-    }
-    if (key == "model") ReadModel(r, v, w);
-    if (key == "precision") {
-      w.precision = r.Enum<Precision>(v, key, ParseWorkloadPrecision,
-                                      "bf16, fp16, fp32, fp8 or fp64")
-                        .value_or(w.precision);
-    }
-    if (key == "weight_bits") {
-      w.weight_bits = r.Integer(v, key, 0, 16).value_or(0);
-      if (r.status().ok() && w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
-        r.Fail(v, key, "expected 0, 4 or 8, got " + Reader::Got(v));
-      }
-    }
-    if (key == "seq_len") w.seq_len = r.Integer(v, key, 1, 1 << 24).value_or(1);
-    if (key == "micro_batch") w.micro_batch = r.Integer(v, key, 1, 1 << 20);
-    if (key == "global_batch") w.global_batch = r.Integer(v, key, 1, 1 << 24).value_or(1);
-    if (key == "tokens") w.tokens = r.Number(v, key, 1, 1e18, true);
-    if (key == "samples") w.samples = r.Number(v, key, 1, 1e15, true);
-    if (key == "epochs") w.epochs = r.Number(v, key, 1e-6, 1e6).value_or(1);
-    if (key == "optimizer") {
-      w.optimizer = r.Enum<Optimizer>(v, key, ParseOptimizer,
-                                      "adamw, adamw_8bit, sgd or adafactor")
-                        .value_or(w.optimizer);
-    }
-    if (key == "recompute") {
-      std::optional<Recompute> rc;
-      if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) {
-        rc = v.Scalar() == "true" ? Recompute::kFull : Recompute::kNone;
-      } else {
-        rc = r.Enum<Recompute>(v, key, ParseRecompute, "none, selective or full");
-      }
-      w.recompute = rc;
-    }
-    if (key == "cp") w.cp = r.Integer(v, key, 1, 1 << 16);
-    if (key == "virtual_stages") w.virtual_stages = r.Integer(v, key, 1, 1024);
-    if (key == "offload") {
-      w.offload = r.Enum<Offload>(v, key, ParseOffload, "none, optimizer or params");
-    }
-    if (key == "optimizer_in_backward") w.optimizer_in_backward = r.Bool(v, key);
-    if (key == "activation_offload") w.activation_offload = r.Bool(v, key);
-    if (key == "lora_rank") w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
-    if (key == "train_embeddings") w.train_embeddings = r.Bool(v, key).value_or(false);
-    if (key == "flash_attention") w.flash_attention = r.Bool(v, key).value_or(true);
-    if (key == "master_weights") w.master_weights = r.Bool(v, key).value_or(true);
-    if (key == "dataset") ReadDataset(r, v, w.dataset);
-    if (key == "constraints") ReadConstraints(r, v, w.constraints);
-    if (key == "objective") {
-      w.objective = r.Enum<Objective>(v, key, ParseObjective,
-                                      "cost, time, cost_within_deadline or time_within_budget")
-                        .value_or(w.objective);
-    }
-    if (key == "inference") ReadInference(r, v, w.inference);
-    if (key == "confidence") w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
     if (!r.status().ok()) return r.status();
   }
   if (!root["task"]) {
@@ -525,17 +630,8 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   if (!r.status().ok()) return r.status();
   if (!method_given && w.task != Task::kFinetune) w.method = Method::kFull;
   if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
-  if (Status s = ValidateWorkload(w); !s.ok()) {
-    // Point at the field's line when the message names a top-level key.
-    const size_t q1 = s.message().find('"');
-    const size_t q2 = q1 == std::string::npos ? q1 : s.message().find('"', q1 + 1);
-    std::string key = q1 == std::string::npos ? "" : s.message().substr(q1 + 1, q2 - q1 - 1);
-    key = key.substr(0, key.find('.'));
-    const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
-    const YAML::Mark mark = at.Mark();
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file, mark.line + 1,
-                                               mark.column + 1, s.message()));
-  }
+  if (Status s = ValidateWorkload(w); !s.ok())
+    return AtNamedKey(s, root, file);
   return w;
 }
 
