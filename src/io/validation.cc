@@ -290,7 +290,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
   const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
   if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
-  in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn));
+  in.hw = perf::HardwareFor(*gpu, gpus, std::max(1, gpn), catalog.ArchitectureOf(*gpu));
   const std::string intra = r.Text("intra_node");
   if (intra == "pcie") {
     in.hw.intra_link = perf::LinkKind::kPcie;
