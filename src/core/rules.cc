@@ -176,12 +176,20 @@ void Billing(const Context& c, std::vector<Advice>& out) {
                    "refresh' for DescribeSpotAdvice)"
                  : ""));
   }
-  if (c.workload->constraints.long_running || c.job_hours > 480) {
+  // Break-even of a monthly subscription against pay-as-you-go (price_ratios.csv): the month's
+  // price is `ratio` x hours_per_month x PAYG, so it wins above ratio x hours_per_month hours.
+  const cost::PriceRatios defaults;
+  const cost::PriceRatios& ratios = c.ratios ? *c.ratios : defaults;
+  const double ratio = ratios.subscription_month_vs_payg;
+  const double break_even_h = ratio * ratios.hours_per_month;
+  if (c.workload->constraints.long_running || c.job_hours > break_even_h) {
     Add(out, "long-running-subscription", Severity::kInfo,
         "running " + (c.job_hours > 0 ? Num(c.job_hours) + " h" : std::string("for months")) +
-            ": above about 66% utilisation (482 h a month) a monthly subscription beats "
-            "pay-as-you-go (list prices: subscription = 0.66 x 730 h PAYG); compare with "
-            "'gpuplan prices compare' and consider a savings plan");
+            ": above about " + Num(std::round(ratio * 100)) + "% utilisation (" +
+            Num(std::round(break_even_h)) +
+            " h a month) a monthly subscription beats pay-as-you-go (list prices: subscription = " +
+            Num(ratio) + " x " + Num(ratios.hours_per_month) +
+            " h PAYG); compare with 'gpuplan prices compare' and consider a savings plan");
   }
 }
 

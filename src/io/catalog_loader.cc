@@ -108,6 +108,18 @@ Architecture ParseArchitecture(CsvRowReader& r) {
   a.cuda = r.Text("cuda", true);
   a.framework = r.Text("framework", true);
   a.image_note = r.Text("image_note", true);
+  // A note that names an sm_ target must name this row's (B200 is sm_100, not sm_120).
+  if (const size_t at = a.image_note.find("sm_"); at != std::string::npos && a.Sm() > 0) {
+    size_t end = at + 3;
+    while (end < a.image_note.size() && a.image_note[end] >= '0' && a.image_note[end] <= '9')
+      ++end;
+    const std::string named = a.image_note.substr(at, end - at);
+    const std::string want = "sm_" + std::to_string(a.Sm());
+    if (named != want) {
+      r.Fail("image_note", fmt::format("names {}, but compute capability {} is {}", named,
+                                       a.compute_capability, want));
+    }
+  }
   if (std::optional<double> v = r.OptionalNumber("newest_cuda_major", 1, 99)) {
     if (*v != static_cast<int>(*v)) {
       r.Fail("newest_cuda_major", fmt::format("expected a whole CUDA major version, got {}", *v));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/provision.h"
+#include "gpuplan/estimate.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/rules.h"
 #include "io/catalog_loader.h"
@@ -186,6 +187,77 @@ TEST(HardwareFactsTest, RenderingFilterReadsTheComputeOnlyColumn) {
   }
 }
 
+TEST(HardwareFactsTest, SubscriptionAdviceReadsThePriceRatios) {
+  struct Case {
+    const char* name;
+    double ratio, hours_per_month, job_hours;
+    const char* want;  // "" = no advice
+  };
+  const Case kCases[] = {
+      {"below_break_even", 0.66, 730, 481, ""},
+      {"above_break_even", 0.66, 730, 483,
+       "running 483 h: above about 66% utilisation (482 h a month) a monthly subscription beats "
+       "pay-as-you-go (list prices: subscription = 0.66 x 730 h PAYG)"},
+      {"other_ratios", 0.5, 720, 400,
+       "running 400 h: above about 50% utilisation (360 h a month) a monthly subscription beats "
+       "pay-as-you-go (list prices: subscription = 0.5 x 720 h PAYG)"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const Catalog catalog = OneGpuCatalog(MadeUpGpu("ZX-1", false, false), "zx");
+    Workload w;
+    w.task = Task::kInference;
+    cost::PriceRatios ratios;
+    ratios.subscription_month_vs_payg = c.ratio;
+    ratios.hours_per_month = c.hours_per_month;
+    rules::Context ctx;
+    ctx.workload = &w;
+    ctx.instance = &catalog.instances[0];
+    ctx.gpu = &catalog.gpus[0];
+    ctx.ratios = &ratios;
+    ctx.job_hours = c.job_hours;
+    const std::vector<rules::Advice> advice = rules::Check(ctx);
+    const auto it = std::find_if(advice.begin(), advice.end(), [](const rules::Advice& a) {
+      return a.rule == "long-running-subscription";
+    });
+    if (std::string(c.want).empty()) {
+      EXPECT_EQ(it, advice.end());
+    } else {
+      ASSERT_NE(it, advice.end());
+      EXPECT_EQ(it->message.rfind(c.want, 0), 0u) << it->message;
+    }
+  }
+}
+
+// A reference cluster's cross-node network is the architecture row's NIC per GPU.
+TEST(HardwareFactsTest, ReferenceClusterNetworkComesFromTheArchitectureRow) {
+  Result<Catalog> catalog = io::LoadCatalog("");
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  struct Case {
+    const char* gpu;
+    double want_gbps;  // per node of 8
+  };
+  const Case kCases[] = {
+      {"A100-80G-SXM", 8 * 200},
+      {"H100-80G-SXM", 8 * 400},
+      {"B200-180G", 8 * 400},
+      {"V100-16G-SXM2", 8 * 100},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.gpu);
+    const Gpu* g = catalog->FindGpu(c.gpu);
+    ASSERT_NE(g, nullptr);
+    const perf::Hardware hw = perf::HardwareFor(*g, 16, 8, catalog->ArchitectureOf(*g));
+    EXPECT_EQ(hw.nodes, 2);
+    EXPECT_DOUBLE_EQ(hw.inter_node_gbps, c.want_gbps);
+    EXPECT_TRUE(hw.rdma);
+    // Without the row the network is unknown, not guessed.
+    const perf::Hardware unknown = perf::HardwareFor(*g, 16, 8);
+    EXPECT_DOUBLE_EQ(unknown.inter_node_gbps, 0);
+    EXPECT_FALSE(unknown.rdma);
+  }
+}
+
 // The image section of a plan comes from the architectures.csv row of the GPU's compute
 // capability: B200 is sm_100 (not the workstation Blackwell's sm_120).
 TEST(HardwareFactsTest, ProvisioningTakesDriverAndCudaFromTheTable) {
@@ -201,6 +273,8 @@ TEST(HardwareFactsTest, ProvisioningTakesDriverAndCudaFromTheTable) {
     const char* why;
   };
   const Case kCases[] = {
+      {"B200-180G", ">= 570", "12.8 or newer", "PyTorch >= 2.7 (cu128 wheels)",
+       "Blackwell (sm_100) needs CUDA 12.8+; older wheels lack its kernels"},
       {"BW-PRO-48G", ">= 570", "12.8 or newer", "PyTorch >= 2.7 (cu128 wheels)",
        "Blackwell (sm_120) needs CUDA 12.8+; older wheels lack its kernels"},
       {"H20-96G", ">= 535", "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)",

@@ -105,6 +105,11 @@ TEST(HardwareFactsLoaderTest, BadRowsGetTheFileLineAndField) {
        "or 10.0, got \"sm_90\""},
       {"architecture_empty", "", ah + "9.0,,>= 535,12.x,PyTorch,note,,400,doc,X1,2025-08\n",
        "u/architectures.csv:2:5: field \"architecture\": is required and empty"},
+      {"note_names_another_sm", "",
+       ah +
+           "10.0,Blackwell,>= 570,12.8,PyTorch,Blackwell (sm_120) needs 12.8,,400,doc,X1,2025-08\n",
+       "u/architectures.csv:2:36: field \"image_note\": names sm_120, but compute capability 10.0 "
+       "is sm_100"},
       {"driver_empty", "", ah + "9.0,Hopper,,12.x,PyTorch,note,,400,doc,X1,2025-08\n",
        "u/architectures.csv:2:12: field \"min_driver\": is required and empty"},
       {"cuda_major_not_whole", "",
@@ -181,11 +186,11 @@ TEST(HardwareFactsLoaderTest, EmbeddedCatalogHasTheFactsInItsColumns) {
     int sm;
   };
   const Case kCases[] = {
-      {"T4-16G", false, true, 75},      {"A16-16G", false, true, 86},
-      {"P4-8G", true, true, 61},        {"A100-80G-SXM", true, false, 80},
-      {"H20-96G", true, false, 90},     {"A10-24G", false, false, 86},
-      {"L20-48G", false, false, 89},    {"BW-PRO-48G", false, false, 120},
-      {"B200-180G", false, false, 100},
+      {"T4-16G", false, true, 75},     {"A16-16G", false, true, 86},
+      {"P4-8G", true, true, 61},       {"A100-80G-SXM", true, false, 80},
+      {"H20-96G", true, false, 90},    {"A10-24G", false, false, 86},
+      {"L20-48G", false, false, 89},   {"BW-PRO-48G", false, false, 120},
+      {"B200-180G", true, false, 100}, {"A800-80G-SXM", true, false, 80},
   };
   for (const Case& k : kCases) {
     SCOPED_TRACE(k.gpu);
