@@ -80,6 +80,9 @@ struct Calibration {
   // Fixed time per layer per forward or backward pass of a micro-batch in eager PyTorch
   // training (kernel launches, hooks), microseconds.
   double train_layer_overhead_us = 100;
+  // The GEMM inner size (per GPU) assumed for a non-transformer (convolutional) model, whose
+  // im2col GEMMs have K = input channels x kernel area; elements.
+  double conv_gemm_dim = 4096;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = 0.75;
@@ -87,6 +90,10 @@ struct Calibration {
   double rdma_efficiency = 0.8;  // eRDMA / InfiniBand / RoCE
   double tcp_efficiency = 0.4;   // plain VPC TCP
   double collective_latency_us = 20;  // per collective step (per ring hop)
+  // Bandwidth assumed for a link whose speed the catalog does not give (no NVLink and no PCIe
+  // generation, or no network), GB/s: a placeholder that keeps an estimate finite, not a
+  // measurement.
+  double fallback_link_gbs = 1;
   // Fraction of data-parallel gradient communication hidden behind backward compute.
   double dp_overlap = 0.7;
   // Fraction of ZeRO-3 parameter all-gathers hidden behind compute (prefetch).
@@ -144,6 +151,9 @@ struct Calibration {
   double vllm_max_sequences = 256;
   double trtllm_max_sequences = 2048;
   int MaxConcurrentSequences(Engine engine) const;
+  // The largest batch the serving search tries for a static-batching engine (HF generate, a
+  // TorchScript loop), which takes any batch it is given: a search bound, not an engine limit.
+  double static_max_batch = 512;
   // Memory the serving engines let a model copy use on each GPU. vLLM (and SGLang, LMDeploy,
   // which run as vllm here) pre-allocates gpu_memory_utilization of the whole GPU for weights,
   // activations and KV cache; TensorRT-LLM gives its KV cache free_gpu_memory_fraction of what
@@ -156,6 +166,19 @@ struct Calibration {
   double EngineMemoryLimitGib(Engine engine, double capacity_gib, double fixed_gib) const;
   double LayerOverheadUs(Engine engine) const;
   double StepOverheadUs(Engine engine) const;
+
+  // Planning thresholds (calibration.csv rows with their sources), not model parameters.
+  // FP64 work (task hpc, constraints.need_fp64) needs at least this vector FP64 rate, TFLOPS.
+  double hpc_min_fp64_tflops = 5;
+  // A dataset below this share of host RAM is served from the page cache after one epoch.
+  double page_cache_fraction = 0.5;
+  // The data disk: dataset x dataset_disk_factor + disk_headroom_gib (checkpoints, logs), at
+  // least min_data_disk_gib; a serving instance's disk: the weights + serving_disk_extra_gib
+  // (the image and the engine's caches).
+  double dataset_disk_factor = 1.2;
+  double disk_headroom_gib = 50;
+  double min_data_disk_gib = 100;
+  double serving_disk_extra_gib = 50;
 };
 
 }  // namespace gpuplan

@@ -75,6 +75,12 @@ struct Gpu {
   int pcie_gen = 0;       // PCIe generation of the host link (x16)
   std::optional<double> tdp_w;
   bool alibaba = false;   // true when some Alibaba instance family ships it
+  // What the card is for (gpus.csv `compute_only`, `inference_only`; empty = no). A compute-only
+  // GPU has no graphics API support (no display engines or RT cores, no vWS licence): it cannot
+  // render. An inference-only card is a low-power part built for serving: fine for small LoRA
+  // tests, slow for real training.
+  bool compute_only = false;
+  bool inference_only = false;
   std::string notes;
   Provenance provenance;
 
@@ -83,6 +89,28 @@ struct Gpu {
   double EffectiveMemoryGib() const { return usable_memory_gib.value_or(memory_gib); }
   // One-direction PCIe x16 bandwidth in GB/s for pcie_gen (3: 16, 4: 32, 5: 64); 0 if unknown.
   double PcieGbs() const;
+};
+
+// The facts shared by every GPU of one compute capability (data/architectures.csv): the software
+// that supports it and NVIDIA's reference cluster fabric. Gpu::compute_capability is the key.
+struct Architecture {
+  std::string compute_capability;  // "9.0"
+  std::string architecture;        // "Hopper"; must equal the Gpu::architecture of its GPUs
+  // The provisioning recommendation, as shown in a plan's image section.
+  std::string min_driver;  // ">= 535"
+  std::string cuda;        // "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)"
+  std::string framework;   // "PyTorch >= 2.4"
+  std::string image_note;  // why, e.g. "Hopper (sm_90) runs best on CUDA 12 with ..."
+  // The last CUDA major release that supports it; nullopt = every current release does.
+  std::optional<int> newest_cuda_major;
+  // RDMA bandwidth per GPU in NVIDIA's reference system for the generation (DGX), Gbit/s: the
+  // cross-node fabric assumed for a reference cluster when the caller names none.
+  double reference_nic_gbps = 0;
+  std::string notes;
+  Provenance provenance;
+
+  // The compute capability as sm_XY's number (8.6 -> 86, 10.0 -> 100); 0 when malformed.
+  int Sm() const;
 };
 
 enum class Interconnect { kPcie, kNvlink, kNvswitch };
@@ -181,6 +209,7 @@ class Catalog {
   std::vector<InstanceType> instances;
   std::vector<Family> families;
   std::vector<Price> prices;
+  std::vector<Architecture> architectures;
 
   // Lookups. Names match case-insensitively; GPUs also by alias, instances also without the
   // "ecs." prefix. Return nullptr when absent.
@@ -189,6 +218,9 @@ class Catalog {
   const Family* FindFamily(std::string_view name) const;
   // The GPU of an instance type. REQUIRES: the catalog validated without errors.
   const Gpu& GpuOf(const InstanceType& t) const;
+  // The architectures.csv row of `gpu`'s compute capability; nullptr when there is none (the
+  // facts it holds are then unknown).
+  const Architecture* ArchitectureOf(const Gpu& gpu) const;
 
   // Up to `limit` known names closest to `name` (edit distance and shared family prefix), for
   // "did you mean" messages.
@@ -200,8 +232,8 @@ class Catalog {
   // duplicates). Also fills Gpu::alibaba. Returns every finding, errors first.
   std::vector<CatalogIssue> Validate();
 
-  // Replaces rows with the same key (GPU name, instance name, family name; prices by
-  // instance+region+zone+billing+origin) and appends new ones. Used for the user overlay.
+  // Replaces rows with the same key (GPU name, instance name, family name, compute capability;
+  // prices by instance+region+zone+billing+origin) and appends new ones. Used for the user overlay.
   void Overlay(const Catalog& other);
 };
 

@@ -86,9 +86,12 @@ struct Hardware {
 // GPU, a vGPU slice, nodes < 1.
 Result<Hardware> HardwareFor(const Catalog& catalog, const InstanceType& type, int nodes);
 // Hardware of `gpus` GPUs of `gpu`, `gpus_per_node` per node (NVLink when the GPU has it, else
-// PCIe; between nodes an RDMA NIC per GPU as in NVIDIA's DGX designs: 400 Gbit/s for Hopper,
-// 200 for Ampere, 100 otherwise; the caller may change it). REQUIRES: gpus_per_node >= 1.
-Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node);
+// PCIe; between nodes an RDMA NIC per GPU as in NVIDIA's DGX designs, `arch`'s
+// reference_nic_gbps (Catalog::ArchitectureOf); without `arch` the network is unknown (0) and
+// collectives fall back to Calibration::fallback_link_gbs; the caller may change it).
+// REQUIRES: gpus_per_node >= 1.
+Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node,
+                     const Architecture* arch = nullptr);
 
 // Per-GPU memory parts, GiB (2^30 bytes).
 struct MemoryBreakdown {

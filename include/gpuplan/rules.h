@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/calibration.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/workload.h"
@@ -31,6 +32,13 @@ struct Context {
   const Workload* workload = nullptr;
   const InstanceType* instance = nullptr;
   const Gpu* gpu = nullptr;
+  // The GPU's architectures.csv row (Catalog::ArchitectureOf); nullptr = unknown, and the CUDA
+  // support rule says nothing.
+  const Architecture* architecture = nullptr;
+  // Thresholds with sources (calibration.csv) and the price ratios (price_ratios.csv); nullptr =
+  // the defaults of Calibration and cost::PriceRatios.
+  const Calibration* calibration = nullptr;
+  const cost::PriceRatios* ratios = nullptr;
   int nodes = 1;
   int tp = 1;
   int pp = 1;

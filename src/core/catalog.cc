@@ -107,6 +107,23 @@ double Gpu::PcieGbs() const {
   }
 }
 
+int Architecture::Sm() const {
+  const std::string& cc = compute_capability;
+  const size_t dot = cc.find('.');
+  if (dot == 0 || dot == std::string::npos || dot + 2 != cc.size())
+    return 0;
+  int major = 0;
+  for (size_t i = 0; i < dot; ++i) {
+    if (cc[i] < '0' || cc[i] > '9')
+      return 0;
+    major = major * 10 + (cc[i] - '0');
+  }
+  const char minor = cc[dot + 1];
+  if (minor < '0' || minor > '9')
+    return 0;
+  return major * 10 + (minor - '0');
+}
+
 std::string_view InterconnectName(Interconnect i) {
   switch (i) {
     case Interconnect::kPcie: return "pcie";
@@ -201,6 +218,14 @@ const Gpu& Catalog::GpuOf(const InstanceType& t) const {
   return *gpu;
 }
 
+const Architecture* Catalog::ArchitectureOf(const Gpu& gpu) const {
+  for (const Architecture& a : architectures) {
+    if (a.compute_capability == gpu.compute_capability)
+      return &a;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> Catalog::SuggestInstances(std::string_view name, int limit) const {
   std::vector<std::string> names;
   for (const InstanceType& t : instances) names.push_back(t.name);
@@ -223,6 +248,12 @@ std::vector<CatalogIssue> Catalog::Validate() {
   };
 
   std::set<std::string> seen;
+  for (const Architecture& a : architectures) {
+    if (!seen.insert(a.compute_capability).second) {
+      error(a.provenance, "duplicate compute capability \"" + a.compute_capability + "\"");
+    }
+  }
+  seen.clear();
   for (Gpu& g : gpus) {
     g.alibaba = false;
     if (!seen.insert(GpuKey(g.name)).second) error(g.provenance, "duplicate GPU \"" + g.name + "\"");
@@ -238,6 +269,20 @@ std::vector<CatalogIssue> Catalog::Validate() {
     auto fp16 = g.Tflops(Precision::kFp16), fp32 = g.Tflops(Precision::kFp32);
     if (fp16 && fp32 && *fp16 < *fp32) {
       error(g.provenance, "GPU \"" + g.name + "\": fp16 TFLOPS below fp32; columns swapped?");
+    }
+    // The architecture row is looked up by compute capability; it must be the same generation.
+    if (const Architecture* a = ArchitectureOf(g)) {
+      if (a->architecture != g.architecture) {
+        error(g.provenance, "GPU \"" + g.name + "\": architecture \"" + g.architecture +
+                                "\" but compute capability " + g.compute_capability + " is \"" +
+                                a->architecture + "\" in architectures.csv (" +
+                                Where(a->provenance) + ")");
+      }
+    } else {
+      warn(g.provenance, "GPU \"" + g.name + "\": compute capability \"" + g.compute_capability +
+                             "\" has no row in architectures.csv: its driver, CUDA and image "
+                             "are unknown (add the row from NVIDIA's CUDA GPU list, "
+                             "developer.nvidia.com/cuda-gpus, and the CUDA release notes)");
     }
   }
   seen.clear();
@@ -318,6 +363,9 @@ void Catalog::Overlay(const Catalog& other) {
         [](const Family& a, const Family& b) { return strings::Lower(a.name) == strings::Lower(b.name); });
   merge(instances, other.instances, [](const InstanceType& a, const InstanceType& b) {
     return InstanceKey(a.name) == InstanceKey(b.name);
+  });
+  merge(architectures, other.architectures, [](const Architecture& a, const Architecture& b) {
+    return a.compute_capability == b.compute_capability;
   });
   merge(prices, other.prices, [](const Price& a, const Price& b) {
     return std::tie(a.instance, a.region, a.zone, a.billing, a.origin) ==

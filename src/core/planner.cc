@@ -115,7 +115,8 @@ std::string EveryVendorExcluded(const Constraints& c, const Catalog& catalog) {
 }
 
 // Why `t` cannot run `w` at all, or "" when it may.
-std::string Filter(const Workload& w, const Catalog& catalog, const InstanceType& t, const Gpu& g) {
+std::string Filter(const Workload& w, const Catalog& catalog, const Calibration& cal,
+                   const InstanceType& t, const Gpu& g) {
   const Constraints& c = w.constraints;
   if (VendorExcluded(c, g.vendor)) {
     return "vendor " + std::string(GpuVendorName(g.vendor)) +
@@ -142,15 +143,15 @@ std::string Filter(const Workload& w, const Catalog& catalog, const InstanceType
   }
   if (w.task == Task::kRendering || c.need_graphics) {
     // Graphics APIs need a GRID/vWS licence or a graphics-capable card: data-centre compute
-    // GPUs (A100, H20, A30, V100, P100) have no display engines for rendering APIs.
-    const bool compute_only = g.architecture == "Volta" || g.architecture == "Pascal" ||
-                              g.name.rfind("A100", 0) == 0 || g.name.rfind("A30", 0) == 0 ||
-                              g.name.rfind("H", 0) == 0;
-    if (compute_only) return g.name + " is a compute GPU without graphics API support (no RT cores, no vWS licence)";
+    // GPUs (gpus.csv compute_only: A100, H20, A30, V100, P100) have no display engines for
+    // rendering APIs.
+    if (g.compute_only)
+      return g.name +
+             " is a compute GPU without graphics API support (no RT cores, no vWS licence)";
   }
   if (c.need_fp64 || w.task == Task::kHpc) {
     const double fp64 = g.Tflops(Precision::kFp64).value_or(0);
-    if (fp64 < 5) {
+    if (fp64 < cal.hpc_min_fp64_tflops) {
       return g.name + " has " + (fp64 > 0 ? Num(fp64) + " FP64 TFLOPS" : "no usable FP64") +
              "; FP64 work needs A100/A30/V100/P100-class GPUs";
     }
@@ -434,7 +435,7 @@ class CandidateSearch {
     }
     const Gpu* g = catalog_.FindGpu(t.gpu);
     if (!g) return;
-    if (std::string why = Filter(w_, catalog_, t, *g); !why.empty()) {
+    if (std::string why = Filter(w_, catalog_, cal_, t, *g); !why.empty()) {
       plan_.rejected.push_back({t.name, why});
       return;
     }
@@ -599,7 +600,7 @@ class CandidateSearch {
                     Num(*w_.inference.requests_per_s) + " requests/s, over constraints.max_gpus";
         return std::nullopt;
       }
-      z.hours = 730;  // a service: one month
+      z.hours = options_.ratios.hours_per_month;  // a service: one month
     } else if (w_.samples && e.inference->requests_per_s > 0) {
       // Batch inference over a dataset: sequences (images, documents) per second.
       z.hours = *w_.samples * w_.epochs / e.inference->requests_per_s / 3600;
@@ -738,7 +739,8 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
 }
 
 // The advice, storage and image of a shown candidate.
-void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog, Candidate& c) {
+void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
+              const Calibration& cal, const PlanOptions& options, Candidate& c) {
   const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   const InstanceType* t = catalog.FindInstance(c.instance);
   const Gpu& g = catalog.GpuOf(*t);
@@ -746,6 +748,9 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog, 
   ctx.workload = &w;
   ctx.instance = t;
   ctx.gpu = &g;
+  ctx.architecture = catalog.ArchitectureOf(g);
+  ctx.calibration = &cal;
+  ctx.ratios = &options.ratios;
   // Copies of a service are independent: only the instances one copy spans talk to each other.
   const bool copies_independent = !w.IsTraining();
   ctx.nodes = copies_independent ? c.nodes_per_copy : c.nodes;
@@ -765,16 +770,17 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog, 
   ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
   ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
   c.advice = rules::Check(ctx);
-  c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx));
+  c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx), cal);
   if (copies_independent) {
     // Each instance keeps the weights on its own disk, plus room for the engine's caches.
     const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
-    const double need_gib = std::ceil(weights_gib + 50);
+    const double need_gib = std::ceil(weights_gib + cal.serving_disk_extra_gib);
     if (c.storage.kind != "local_nvme" && c.storage.size_gib < need_gib) {
       c.storage.size_gib = need_gib;
       c.storage.why = c.storage.kind + " of " + Num(need_gib) +
                       " GiB on each instance: the model's " + Num(weights_gib) +
-                      " GiB of weights plus 50 GiB for the image and the engine's caches";
+                      " GiB of weights plus " + Num(cal.serving_disk_extra_gib) +
+                      " GiB for the image and the engine's caches";
     }
   }
   if (serving && c.copies > 1) {
@@ -795,7 +801,7 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog, 
   }
   if (!c.price_known)
     c.advice.push_back({"price-unknown", rules::Severity::kWarning, c.price_hint});
-  c.image = ChooseImage(g, *t);
+  c.image = ChooseImage(catalog.ArchitectureOf(g), g, *t);
 }
 
 // What the top pick's speed rests on: memory and layout for training, copies and latency for
@@ -947,7 +953,7 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
   std::vector<Candidate> ranked = RankCandidates(w, search.TakeCandidates());
   plan.pareto = ParetoFront(ranked);
   if (ranked.size() > static_cast<size_t>(options.top_n)) ranked.resize(static_cast<size_t>(options.top_n));
-  for (Candidate& c : ranked) Annotate(w, arch, catalog, c);
+  for (Candidate& c : ranked) Annotate(w, arch, catalog, cal, options, c);
   plan.candidates = std::move(ranked);
   if (!plan.candidates.empty()) plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, search.currency());
   AddNotes(w, no_nvidia, search.currency(), plan);

@@ -16,12 +16,14 @@ double EssdMbs(double gib, double cap) { return std::min(120 + 0.5 * gib, cap); 
 }  // namespace
 
 StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes,
-                          double required_mbs) {
+                          double required_mbs, const Calibration& cal) {
   StoragePlan s;
   s.required_mbs = required_mbs;
   const double data_gib = w.dataset.size_gb ? *w.dataset.size_gb * 1e9 / (1024.0 * 1024 * 1024) : 0;
-  const double want_gib = std::max(100.0, std::ceil(data_gib * 1.2 + 50));  // room for checkpoints
-  if (data_gib > 0 && data_gib < 0.5 * type.memory_gib && nodes == 1) {
+  const double want_gib =  // the dataset with room for checkpoints
+      std::max(cal.min_data_disk_gib,
+               std::ceil(data_gib * cal.dataset_disk_factor + cal.disk_headroom_gib));
+  if (data_gib > 0 && data_gib < cal.page_cache_fraction * type.memory_gib && nodes == 1) {
     s.kind = "essd_pl1";
     s.size_gib = want_gib;
     s.expected_mbs = EssdMbs(s.size_gib, 350);
@@ -29,7 +31,8 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
             " GiB RAM): one ESSD PL1 disk is enough, reads come from memory after the first epoch";
     return s;
   }
-  if (type.local_nvme_gib > 0 && (data_gib == 0 || data_gib * 1.2 < type.local_nvme_gib)) {
+  if (type.local_nvme_gib > 0 &&
+      (data_gib == 0 || data_gib * cal.dataset_disk_factor < type.local_nvme_gib)) {
     s.kind = "local_nvme";
     s.size_gib = type.local_nvme_gib;
     s.expected_mbs = 1000 * std::max(1.0, type.gpu_count);  // NVMe SSDs: >= 1 GB/s each
@@ -71,44 +74,27 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
   return s;
 }
 
-ImagePlan ChooseImage(const Gpu& gpu, const InstanceType& type) {
+ImagePlan ChooseImage(const Architecture* arch, const Gpu& gpu, const InstanceType& type) {
   ImagePlan img;
   img.os = type.family.find("tee") != std::string::npos ? "Alibaba Cloud Linux 3 (required for TDX)"
            : type.arm                                   ? "Alibaba Cloud Linux 3 (arm64)"
                       : "Ubuntu 22.04 (deploy installs the NVIDIA driver) or Alibaba Cloud Linux 3 "
                         "with the driver";
-  const std::string& arch = gpu.architecture;
-  // Minimum versions per architecture: NVIDIA CUDA release notes and PyTorch wheel builds.
-  if (arch == "Blackwell") {
-    img.driver = ">= 570";
-    img.cuda = "12.8 or newer";
-    img.framework = "PyTorch >= 2.7 (cu128 wheels)";
-    img.why = "Blackwell (sm_120) needs CUDA 12.8+; older wheels lack its kernels";
-  } else if (arch == "Hopper") {
-    img.driver = ">= 535";
-    img.cuda = "12.4 or newer (FP8 needs 12.1+ and Transformer Engine)";
-    img.framework = "PyTorch >= 2.4";
-    img.why = "Hopper (sm_90) runs best on CUDA 12 with FlashAttention 2/3 and FP8";
-  } else if (arch == "Ada Lovelace") {
-    img.driver = ">= 535";
-    img.cuda = "12.x";
-    img.framework = "PyTorch >= 2.1";
-    img.why = "Ada (sm_89) FP8 needs CUDA 12.1+";
-  } else if (arch == "Ampere" || arch == "Turing") {
-    img.driver = ">= 535";
-    img.cuda = "12.x";
-    img.framework = "PyTorch 2.x";
-    img.why = arch + " is supported by every current CUDA 12 and 13 release";
-  } else {
-    img.driver = "535 or 550 branch";
-    img.cuda = "12.x (CUDA 13 dropped " + arch + ")";
-    img.framework =
-        "PyTorch 2.x cu12x builds that still include sm_" +
-        std::string(gpu.compute_capability.size() >= 3
-                        ? gpu.compute_capability.substr(0, 1) + gpu.compute_capability.substr(2, 1)
-                        : "?");
-    img.why = arch + " is a legacy architecture: pin CUDA 12 images";
+  if (arch == nullptr) {
+    // Unknown stays unknown: say where the versions are found.
+    img.driver = "unknown";
+    img.cuda = "unknown";
+    img.framework = "unknown";
+    img.why = "no architectures.csv row for " + gpu.name + " (compute capability " +
+              (gpu.compute_capability.empty() ? std::string("unknown") : gpu.compute_capability) +
+              "): look it up in NVIDIA's CUDA GPU list (developer.nvidia.com/cuda-gpus) and the "
+              "CUDA release notes' driver table";
+    return img;
   }
+  img.driver = arch->min_driver;
+  img.cuda = arch->cuda;
+  img.framework = arch->framework;
+  img.why = arch->image_note;
   return img;
 }
 

@@ -2,18 +2,22 @@
 #ifndef GPUPLAN_SRC_CORE_PROVISION_H_
 #define GPUPLAN_SRC_CORE_PROVISION_H_
 
+#include "gpuplan/calibration.h"
+#include "gpuplan/catalog.h"
 #include "gpuplan/plan.h"
 
 namespace gpuplan::planner {
 
 // Where to keep the dataset so that `required_mbs` (0 = unknown) is sustained, given the
 // instance's local NVMe and RAM and the node count. Throughput formulas: ESSD PL1-PL3 and CPFS
-// from Alibaba's docs (reference section 5).
+// from Alibaba's docs (reference section 5); disk sizes and the page-cache share from `cal`.
 StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes,
-                          double required_mbs);
+                          double required_mbs, const Calibration& cal);
 
-// OS, driver, CUDA and framework versions that support `gpu`'s architecture.
-ImagePlan ChooseImage(const Gpu& gpu, const InstanceType& type);
+// OS for the instance type, and the driver, CUDA and framework versions of `gpu`'s compute
+// capability from its architectures.csv row `arch` (Catalog::ArchitectureOf); nullptr = unknown,
+// said so with where to look.
+ImagePlan ChooseImage(const Architecture* arch, const Gpu& gpu, const InstanceType& type);
 
 }  // namespace gpuplan::planner
 

@@ -10,17 +10,6 @@ namespace {
 
 using strings::Num;
 
-
-// Compute capability as a number (8.6 -> 86); 0 when unknown.
-int Sm(const Gpu& g) {
-  int major = 0;
-  size_t i = 0;
-  const std::string& cc = g.compute_capability;
-  for (; i < cc.size() && cc[i] >= '0' && cc[i] <= '9'; ++i) major = major * 10 + (cc[i] - '0');
-  if (i == 0 || i + 1 >= cc.size() || cc[i] != '.' || cc[i + 1] < '0' || cc[i + 1] > '9') return 0;
-  return major * 10 + (cc[i + 1] - '0');
-}
-
 using Rule = void (*)(const Context& c, std::vector<Advice>& out);
 
 void Add(std::vector<Advice>& out, const char* rule, Severity s, std::string message) {
@@ -84,10 +73,9 @@ void TensorParallelLink(const Context& c, std::vector<Advice>& out) {
 
 void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
   if (!c.workload->IsTraining()) return;
-  const std::string& g = c.gpu->name;
-  if (g.rfind("T4", 0) == 0 || g.rfind("P4", 0) == 0 || g.rfind("A16", 0) == 0) {
+  if (c.gpu->inference_only) {
     Add(out, "inference-gpu-for-training", Severity::kWarning,
-        g + " is an inference card (" + Num(c.gpu->Tflops(Precision::kFp16).value_or(0)) +
+        c.gpu->name + " is an inference card (" + Num(c.gpu->Tflops(Precision::kFp16).value_or(0)) +
             " FP16 TFLOPS, " + Num(c.gpu->memory_bandwidth_gbs) +
             " GB/s, low power): fine for small LoRA tests, slow for real training");
   }
@@ -97,15 +85,16 @@ void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
   }
 }
 
-// CUDA 13.0 removed support for Maxwell, Pascal and Volta (sm_50-sm_70): such GPUs need
-// CUDA 12.x and frameworks built for it (NVIDIA CUDA 13.0 release notes).
+// A generation the newest CUDA dropped (architectures.csv newest_cuda_major: CUDA 13.0 removed
+// Maxwell, Pascal and Volta) needs the last CUDA that has it and frameworks built for it.
 void LegacyGeneration(const Context& c, std::vector<Advice>& out) {
-  const int sm = Sm(*c.gpu);
-  if (sm > 0 && sm < 75) {
+  if (c.architecture && c.architecture->newest_cuda_major) {
+    const int last = *c.architecture->newest_cuda_major;
     Add(out, "legacy-gpu-cuda-support", Severity::kWarning,
-        c.gpu->name + " (" + c.gpu->architecture + ", sm_" + std::to_string(sm) +
-            ") is dropped by CUDA 13; stay on CUDA 12.x images and framework builds for it, and "
-            "expect no BF16, FP8 or FlashAttention 2");
+        c.gpu->name + " (" + c.gpu->architecture + ", sm_" + std::to_string(c.architecture->Sm()) +
+            ") is dropped by CUDA " + std::to_string(last + 1) + "; stay on CUDA " +
+            std::to_string(last) +
+            ".x images and framework builds for it, and expect no BF16, FP8 or FlashAttention 2");
   }
   if (c.instance->status == Lifecycle::kRetired || c.instance->status == Lifecycle::kLegacy) {
     Add(out, "legacy-family", Severity::kInfo,
@@ -127,8 +116,10 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
             " units" + (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
   }
   if (c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) {
+    const Calibration defaults;
+    const Calibration& cal = c.calibration ? *c.calibration : defaults;
     const double fp64 = c.gpu->Tflops(Precision::kFp64).value_or(0);
-    if (fp64 < 5) {
+    if (fp64 < cal.hpc_min_fp64_tflops) {
       Add(out, "fp64-needs-hpc-gpu", Severity::kCritical,
           c.gpu->name + " has " + (fp64 > 0 ? Num(fp64) + " FP64 TFLOPS" : "no usable FP64") +
               "; FP64 work needs A100/A30/V100/P100-class GPUs (gn7, gn7e, gn7s, gn6v, gn5)");
@@ -139,6 +130,8 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
 void Storage(const Context& c, std::vector<Advice>& out) {
   const Dataset& d = c.workload->dataset;
   const double need = RequiredReadMbs(c);
+  const Calibration defaults;
+  const Calibration& cal = c.calibration ? *c.calibration : defaults;
   if (d.location == DataLocation::kNas && d.sample_kb && *d.sample_kb < 64) {
     Add(out, "nas-small-files", Severity::kWarning,
         "samples of " + Num(*d.sample_kb) +
@@ -156,7 +149,7 @@ void Storage(const Context& c, std::vector<Advice>& out) {
             " MB/s; one ESSD PL1 disk tops out at 350 MB/s (PL2 750 at >= 1260 GiB, PL3 4000 at "
             ">= 7760 GiB; the instance's disk bandwidth also caps it)");
   }
-  if (d.size_gb && *d.size_gb * 0.931 < 0.5 * c.instance->memory_gib) {
+  if (d.size_gb && *d.size_gb * 0.931 < cal.page_cache_fraction * c.instance->memory_gib) {
     Add(out, "dataset-fits-in-ram", Severity::kInfo,
         "the " + Num(*d.size_gb) + " GB dataset fits in the page cache of this instance's " +
             Num(c.instance->memory_gib) + " GiB RAM; after the first epoch storage speed stops mattering");
@@ -183,12 +176,20 @@ void Billing(const Context& c, std::vector<Advice>& out) {
                    "refresh' for DescribeSpotAdvice)"
                  : ""));
   }
-  if (c.workload->constraints.long_running || c.job_hours > 480) {
+  // Break-even of a monthly subscription against pay-as-you-go (price_ratios.csv): the month's
+  // price is `ratio` x hours_per_month x PAYG, so it wins above ratio x hours_per_month hours.
+  const cost::PriceRatios defaults;
+  const cost::PriceRatios& ratios = c.ratios ? *c.ratios : defaults;
+  const double ratio = ratios.subscription_month_vs_payg;
+  const double break_even_h = ratio * ratios.hours_per_month;
+  if (c.workload->constraints.long_running || c.job_hours > break_even_h) {
     Add(out, "long-running-subscription", Severity::kInfo,
         "running " + (c.job_hours > 0 ? Num(c.job_hours) + " h" : std::string("for months")) +
-            ": above about 66% utilisation (482 h a month) a monthly subscription beats "
-            "pay-as-you-go (list prices: subscription = 0.66 x 730 h PAYG); compare with "
-            "'gpuplan prices compare' and consider a savings plan");
+            ": above about " + Num(std::round(ratio * 100)) + "% utilisation (" +
+            Num(std::round(break_even_h)) +
+            " h a month) a monthly subscription beats pay-as-you-go (list prices: subscription = " +
+            Num(ratio) + " x " + Num(ratios.hours_per_month) +
+            " h PAYG); compare with 'gpuplan prices compare' and consider a savings plan");
   }
 }
 

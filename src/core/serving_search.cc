@@ -12,9 +12,10 @@ std::vector<int> ServingBatches(const Workload& w, const Calibration& cal) {
   if (w.inference.batch)
     return {*w.inference.batch};
   // Continuous-batching engines run at most their max_num_seqs / max_batch_size; static
-  // batches (HF generate, a TorchScript loop) are what the caller builds.
-  const int limit =
-      w.inference.ContinuousBatching() ? cal.MaxConcurrentSequences(w.inference.engine) : 512;
+  // batches (HF generate, a TorchScript loop) are what the caller builds, up to the search bound.
+  const int limit = w.inference.ContinuousBatching()
+                        ? cal.MaxConcurrentSequences(w.inference.engine)
+                        : static_cast<int>(cal.static_max_batch);
   std::vector<int> out;
   for (int b = 1; b < limit; b *= 2)
     out.push_back(b);

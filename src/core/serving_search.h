@@ -35,7 +35,7 @@ struct ServingSetup {
 };
 
 // Batches tried for `w` on its engine: the fixed batch, else powers of two up to the engine's
-// concurrent-sequence limit (static-batching engines: up to 512).
+// concurrent-sequence limit (static-batching engines: up to Calibration::static_max_batch).
 std::vector<int> ServingBatches(const Workload& w, const Calibration& cal);
 
 // The best setup on `hw` (all its GPUs serve; hw.nodes > 1 only when a copy needs more than one

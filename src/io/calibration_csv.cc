@@ -53,6 +53,15 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"trtllm_max_sequences", {&c.trtllm_max_sequences, {1, 1e6}}},
       {"vllm_gpu_memory_utilization", {&c.vllm_gpu_memory_utilization, {0.05, 1}}},
       {"trtllm_free_gpu_memory_fraction", {&c.trtllm_free_gpu_memory_fraction, {0.05, 1}}},
+      {"conv_gemm_dim", {&c.conv_gemm_dim, {1, 1e6}}},
+      {"fallback_link_gbs", {&c.fallback_link_gbs, {0.001, 1e4}}},
+      {"static_max_batch", {&c.static_max_batch, {1, 1e6}}},
+      {"hpc_min_fp64_tflops", {&c.hpc_min_fp64_tflops, {0, 1e4}}},
+      {"page_cache_fraction", {&c.page_cache_fraction, {0.01, 1}}},
+      {"dataset_disk_factor", {&c.dataset_disk_factor, {1, 10}}},
+      {"disk_headroom_gib", {&c.disk_headroom_gib, {0, 1e6}}},
+      {"min_data_disk_gib", {&c.min_data_disk_gib, {1, 1e6}}},
+      {"serving_disk_extra_gib", {&c.serving_disk_extra_gib, {0, 1e6}}},
   };
   auto it = globals.find(name);
   if (it == globals.end()) {

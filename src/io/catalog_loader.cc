@@ -82,9 +82,58 @@ Gpu ParseGpu(CsvRowReader& r) {
   g.nvlink_gbs = r.OptionalNumber("nvlink_gbs", 0, 10000).value_or(0);
   g.pcie_gen = static_cast<int>(r.OptionalNumber("pcie_gen", 1, 7).value_or(0));
   g.tdp_w = r.OptionalNumber("tdp_w", 1, 5000);
+  g.compute_only = r.Bool("compute_only", false);
+  g.inference_only = r.Bool("inference_only", false);
   g.notes = r.Text("notes");
   g.provenance = ReadProvenance(r);
   return g;
+}
+
+// "8.6", "10.0": a compute capability as NVIDIA writes it (major.minor, one minor digit).
+bool IsComputeCapability(const std::string& cc) {
+  Architecture a;
+  a.compute_capability = cc;
+  return a.Sm() > 0;
+}
+
+Architecture ParseArchitecture(CsvRowReader& r) {
+  Architecture a;
+  a.compute_capability = r.Text("compute_capability", true);
+  if (!a.compute_capability.empty() && !IsComputeCapability(a.compute_capability)) {
+    r.Fail("compute_capability", fmt::format("expected major.minor such as 8.6 or 10.0, got \"{}\"",
+                                             a.compute_capability));
+  }
+  a.architecture = r.Text("architecture", true);
+  a.min_driver = r.Text("min_driver", true);
+  a.cuda = r.Text("cuda", true);
+  a.framework = r.Text("framework", true);
+  a.image_note = r.Text("image_note", true);
+  // A note that names an sm_ target must name this row's (B200 is sm_100, not sm_120).
+  if (const size_t at = a.image_note.find("sm_"); at != std::string::npos && a.Sm() > 0) {
+    size_t end = at + 3;
+    while (end < a.image_note.size() && a.image_note[end] >= '0' && a.image_note[end] <= '9')
+      ++end;
+    const std::string named = a.image_note.substr(at, end - at);
+    const std::string want = "sm_" + std::to_string(a.Sm());
+    if (named != want) {
+      r.Fail("image_note", fmt::format("names {}, but compute capability {} is {}", named,
+                                       a.compute_capability, want));
+    }
+  }
+  if (std::optional<double> v = r.OptionalNumber("newest_cuda_major", 1, 99)) {
+    if (*v != static_cast<int>(*v)) {
+      r.Fail("newest_cuda_major", fmt::format("expected a whole CUDA major version, got {}", *v));
+    }
+    a.newest_cuda_major = static_cast<int>(*v);
+  }
+  a.reference_nic_gbps = r.Number("reference_nic_gbps", 1, 100000);
+  a.notes = r.Text("notes");
+  a.provenance = ReadProvenance(r);
+  if (a.provenance.source.empty())
+    r.Fail("source", "is required and empty (a source id of data/SOURCES.md)");
+  if (a.provenance.as_of.empty())
+    r.Fail("as_of", "is required and empty (the source's date)");
+  return a;
 }
 
 // The status column of families.csv and instances.csv.
@@ -221,6 +270,12 @@ Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
                   c.instances, ParseInstance);
   }
   if (s.ok()) {
+    s = ParseRows(texts.architectures, texts.dir + "architectures.csv",
+                  {"compute_capability", "architecture", "min_driver", "cuda", "framework",
+                   "image_note", "newest_cuda_major", "reference_nic_gbps", "source", "as_of"},
+                  c.architectures, ParseArchitecture);
+  }
+  if (s.ok()) {
     s = ParseRows(texts.prices, texts.dir + "prices.csv",
                   {"instance", "region", "billing", "currency", "price", "unit", "as_of", "trust"},
                   c.prices, [](CsvRowReader& r) { return ParsePrice(r, PriceSource::kBuiltin); });
@@ -234,6 +289,7 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
                                           .families = EmbeddedData("families.csv"),
                                           .instances = EmbeddedData("instances.csv"),
                                           .prices = EmbeddedData("prices.csv"),
+                                          .architectures = EmbeddedData("architectures.csv"),
                                           .dir = "data/"});
   if (!catalog.ok()) return catalog;
   if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog); !s.ok()) return s;
@@ -243,13 +299,14 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
   if (!fs::is_directory(overlay_dir, ec)) {
     return Status::NotFound(fmt::format(
         "catalog overlay \"{}\" is not a directory (expected a directory with any of gpus.csv, "
-        "families.csv, instances.csv, prices.csv)",
+        "families.csv, instances.csv, prices.csv, architectures.csv)",
         overlay_dir));
   }
-  std::string files[4];
-  const char* names[4] = {"gpus.csv", "families.csv", "instances.csv", "prices.csv"};
+  std::string files[5];
+  const char* names[5] = {"gpus.csv", "families.csv", "instances.csv", "prices.csv",
+                          "architectures.csv"};
   const std::string dir = (fs::path(overlay_dir) / "").string();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     Result<std::string> text = ReadFile(dir + names[i]);
     if (text.ok()) {
       files[i] = std::move(*text);
@@ -257,8 +314,12 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
       return text.status();
     }
   }
-  Result<Catalog> overlay = ParseCatalog(
-      {.gpus = files[0], .families = files[1], .instances = files[2], .prices = files[3], .dir = dir});
+  Result<Catalog> overlay = ParseCatalog({.gpus = files[0],
+                                          .families = files[1],
+                                          .instances = files[2],
+                                          .prices = files[3],
+                                          .architectures = files[4],
+                                          .dir = dir});
   if (!overlay.ok()) return overlay.status();
   for (Gpu& g : overlay->gpus) g.provenance.basis = g.provenance.basis.empty() ? "user" : g.provenance.basis;
   catalog->Overlay(*overlay);

@@ -10,10 +10,11 @@
 
 namespace gpuplan::io {
 
-// The four catalog files, each optional in an overlay: gpus.csv, families.csv, instances.csv,
-// prices.csv. Fields are documented in data/README.md.
+// The catalog files, each optional in an overlay: gpus.csv, families.csv, instances.csv,
+// prices.csv, architectures.csv. Fields are documented in data/SOURCES.md and README.md.
 struct CatalogTexts {
   std::string_view gpus, families, instances, prices;
+  std::string_view architectures = {};  // one row per compute capability; may be omitted
   std::string dir;  // prefix for file names in errors, e.g. "data/" or "/home/u/cat/"
 };
 

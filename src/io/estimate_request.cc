@@ -59,7 +59,8 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
     return Usage(fmt::format("{} must be 1..1048576 and {} 1..64", Field(s, "gpus"),
                              Field(s, "gpus_per_node")));
   }
-  perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)));
+  perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)),
+                                        c.ArchitectureOf(*g));
   if (hw.Gpus() != gpus) {
     return Usage(fmt::format("{} is not a multiple of {}", FieldValue(s, "gpus", gpus),
                              FieldValue(s, "gpus_per_node", hw.gpus_per_node)));

@@ -296,7 +296,8 @@ void ReadLinks(CsvRowReader& r, const Gpu& gpu, RowInputs& in) {
 }
 
 // The parallel layout (tp pp dp cp ep vp, ZeRO, offload, recompute) and the GPUs it runs on.
-std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu, RowInputs& in) {
+std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu,
+                       const Architecture* arch, RowInputs& in) {
   perf::Layout& l = in.layout;
   const int gpus = ToInt(Opt(r, "gpus").value_or(1));
   l.tp = ToInt(Opt(r, "tp").value_or(1));
@@ -318,7 +319,7 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
   const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
   if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
-  in.hw = perf::HardwareFor(gpu, gpus, std::max(1, gpn));
+  in.hw = perf::HardwareFor(gpu, gpus, std::max(1, gpn), arch);
   ReadLinks(r, gpu, in);
   return "";
 }
@@ -407,7 +408,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
       !why.empty()) {
     return why;
   }
-  if (std::string why = ReadLayout(r, notes, *gpu, in); !why.empty())
+  if (std::string why = ReadLayout(r, notes, *gpu, catalog.ArchitectureOf(*gpu), in); !why.empty())
     return why;
   if (std::string why = ReadBatch(r, notes, in); !why.empty())
     return why;

@@ -94,7 +94,7 @@ planner::Candidate MakeCandidate(const CandidateSpec& s) {
   c.storage.kind = s.storage;
   c.storage.size_gib = s.storage_gib;
   c.storage.why = "because the test says so";
-  c.image = planner::ChooseImage(g, *t);
+  c.image = planner::ChooseImage(TheCatalog().ArchitectureOf(g), g, *t);
   return c;
 }
 
@@ -522,7 +522,8 @@ TEST(DeployRenderTest, ReadsTheImageAdviceVersionsOfEveryArchitecture) {
   }
   // Every GPU the catalog rents out gets a driver and CUDA floor the first-boot check can use.
   for (const InstanceType& t : TheCatalog().instances) {
-    const planner::ImagePlan img = planner::ChooseImage(TheCatalog().GpuOf(t), t);
+    const Gpu& g = TheCatalog().GpuOf(t);
+    const planner::ImagePlan img = planner::ChooseImage(TheCatalog().ArchitectureOf(g), g, t);
     SCOPED_TRACE(t.name);
     EXPECT_TRUE(std::regex_match(MinDriverVersion(img), std::regex("[0-9]{3}"))) << img.driver;
     EXPECT_TRUE(std::regex_match(MinCudaVersion(img), std::regex("1[0-9]\\.[0-9]+"))) << img.cuda;

@@ -23,11 +23,11 @@ double GroupBandwidth(const Hardware& hw, const Calibration& cal, int n, int spa
       hw.intra_link == LinkKind::kPcie ? cal.pcie_efficiency : cal.nvlink_efficiency;
   const double intra = hw.intra_gbs * 1e9 * intra_eff;
   if (n <= span_per_node || hw.nodes <= 1)
-    return intra > 0 ? intra : 1e9;
+    return intra > 0 ? intra : cal.fallback_link_gbs * 1e9;
   const double inter =
       hw.inter_node_gbps / 8 * 1e9 * (hw.rdma ? cal.rdma_efficiency : cal.tcp_efficiency);
   if (inter <= 0)
-    return 1e9;
+    return cal.fallback_link_gbs * 1e9;
   return intra > 0 ? std::min(intra, inter) : inter;
 }
 

@@ -46,7 +46,7 @@ std::array<std::pair<std::string_view, double>, TimeBreakdown::kParts> TimeBreak
            {"ep_comm", ep_comm}}};
 }
 
-Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node) {
+Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node, const Architecture* arch) {
   Hardware hw;
   hw.gpu = &gpu;
   hw.gpus_per_node = std::max(1, std::min(gpus, gpus_per_node));
@@ -62,14 +62,10 @@ Hardware HardwareFor(const Gpu& gpu, int gpus, int gpus_per_node) {
       hw.intra_gbs = gpu.PcieGbs();
     }
   }
-  if (hw.nodes > 1) {
+  if (hw.nodes > 1 && arch != nullptr) {
     // Default cross-node fabric when the caller knows nothing: NVIDIA's DGX/HGX reference
-    // designs give each GPU its own RDMA NIC: 400 Gbit/s ConnectX-7 for Hopper (DGX H100),
-    // 200 Gbit/s ConnectX-6 for Ampere (DGX A100), 100 Gbit/s for older generations.
-    const double per_gpu = gpu.architecture == "Hopper"   ? 400
-                           : gpu.architecture == "Ampere" ? 200
-                                                          : 100;
-    hw.inter_node_gbps = per_gpu * hw.gpus_per_node;
+    // designs give each GPU its own RDMA NIC (architectures.csv reference_nic_gbps).
+    hw.inter_node_gbps = arch->reference_nic_gbps * hw.gpus_per_node;
     hw.rdma = true;
   }
   hw.gpu_memory_gib = gpu.EffectiveMemoryGib();

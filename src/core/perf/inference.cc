@@ -154,8 +154,8 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     }
     // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
     // weights (the embedding table too).
-    const double eff_dec =
-        GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, 1e12, w.precision, layer_bytes);
+    const double eff_dec = GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, kSaturatedGemmRows,
+                                          w.precision, layer_bytes);
     const double t_arithmetic = 2 * gemm_weights * batch / tp / (peak_flops * eff_dec) * pp;
     // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
     const double touched =

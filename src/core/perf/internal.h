@@ -49,6 +49,10 @@ double RingTime(double bytes, int n, double factor, double bw_bytes_s, double la
 // Effective bandwidth (bytes/s) of a collective over `n` GPUs placed `span_per_node` per node.
 double GroupBandwidth(const Hardware& hw, const Calibration& cal, int n, int span_per_node);
 
+// Rows for a GEMM whose row term is saturated (t / (t + t_half) = 1 to within 1e-9 for any
+// ridge point t_half): a convolution's batch x height x width, a decode step's full-rows rate.
+inline constexpr double kSaturatedGemmRows = 1e12;
+
 // Achieved fraction of peak of GEMMs with inner size `dim` over `tokens` rows.
 double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const Gpu& gpu,
                       double peak_tflops, double dim, double tokens, Precision p,

@@ -45,7 +45,7 @@ double DispatchSeconds(double tokens, double top_k, double token_bytes, int ep, 
   const double n = static_cast<double>(ep) / local;  // nodes the group spans
   const double intra_eff =
       hw.intra_link == LinkKind::kPcie ? cal.pcie_efficiency : cal.nvlink_efficiency;
-  const double intra = std::max(1e9, hw.intra_gbs * 1e9 * intra_eff);
+  const double intra = std::max(cal.fallback_link_gbs * 1e9, hw.intra_gbs * 1e9 * intra_eff);
   const double inter = std::max(1e8, hw.inter_node_gbps / 8 * 1e9 *
                                          (hw.rdma ? cal.rdma_efficiency : cal.tcp_efficiency) /
                                          std::max(1, hw.gpus_per_node));

@@ -77,9 +77,9 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   const double e = t.e;
   // --- Compute time of one micro-batch on one stage.
   const double tokens_mb = t.s_local * t.b;
-  const double dim = t.transformer ? d.h / t.tp : 4096;
+  const double dim = t.transformer ? d.h / t.tp : cal.conv_gemm_dim;
   // A convolution's GEMM has batch x height x width rows: saturated for any real batch.
-  const double gemm_rows = t.transformer ? tokens_mb : 1e12;
+  const double gemm_rows = t.transformer ? tokens_mb : kSaturatedGemmRows;
   const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, e);
   // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
   // the architecture's attention fraction of peak; unfused attention materialises the scores
