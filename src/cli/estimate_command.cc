@@ -14,15 +14,15 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/workload_flags.h"
-#include "core/strings.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/calibration_csv.h"
 #include "io/estimate_request.h"
 #include "io/model_zoo.h"
 #include "io/range_render.h"
-#include "io/uncertainty_csv.h"
 #include "io/table.h"
+#include "io/uncertainty_csv.h"
 
 namespace gpuplan::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include <regex>
 
 #include "cli/commands.h"
-#include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/strings.h"
 #include "io/price_cache.h"
 
 namespace gpuplan::cli {

@@ -15,14 +15,14 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/strings.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
-#include "io/aliyun_client.h"
+#include "gpuplan/strings.h"
 #include "io/file_util.h"
 #include "io/price_cache.h"
 #include "io/price_import.h"
 #include "io/utc_time.h"
+#include "net/aliyun_client.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -149,7 +149,7 @@ struct RefreshOptions {
 
 void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   if (!o.endpoint.empty()) {
-    if (Result<io::Endpoint> ep = io::ParseEndpoint(o.endpoint); !ep.ok()) {
+    if (Result<net::Endpoint> ep = net::ParseEndpoint(o.endpoint); !ep.ok()) {
       return ctx.Fail(ep.status(), true);
     }
   }
@@ -160,7 +160,7 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   Result<Catalog> c = LoadCliCatalog(ctx);
   if (!c.ok())
     return ctx.Fail(c.status());
-  io::RefreshRequest req;
+  net::RefreshRequest req;
   req.region = o.region;
   req.today = CliToday();
   req.subscription = !o.no_subscription;
@@ -177,7 +177,7 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
     if (Result<std::string> text = io::ReadFile(config_path); text.ok())
       config = *text;
   }
-  Result<io::AliyunCredentials> creds = io::CredentialsFrom(
+  Result<net::AliyunCredentials> creds = net::CredentialsFrom(
       Env("ALIBABA_CLOUD_ACCESS_KEY_ID"), Env("ALIBABA_CLOUD_ACCESS_KEY_SECRET"),
       Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
   if (!creds.ok())
@@ -190,15 +190,15 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   if (!cache.ok())
     return ctx.Fail(cache.status());
 
-  io::ClientOptions options;
+  net::ClientOptions options;
   options.endpoint = o.endpoint;
   options.connect_timeout_s = std::min(o.timeout_s, 10.0);
   options.read_timeout_s = o.timeout_s;
   options.max_attempts = 1 + o.retries;
   options.backoff_initial_s = o.backoff_s;
-  io::EcsClient client(*creds, o.region, options);
-  io::RefreshReport report;
-  Result<io::PriceCache> fetched = io::FetchRegion(client, req, *c, &report);
+  net::EcsClient client(*creds, o.region, options);
+  net::RefreshReport report;
+  Result<io::PriceCache> fetched = net::FetchRegion(client, req, *c, &report);
   if (!fetched.ok()) {
     return ctx.Fail(fetched.status().WithContext(
         "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(*dir) + ")"));

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/file_util.h"
 #include "io/model_zoo.h"

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::io {
 namespace {

@@ -1,6 +1,6 @@
 // The serving search (src/core/serving_search.h) against brute force over the same space, and
 // the engines' memory headroom.
-#include "core/serving_search.h"
+#include "serving_search.h"
 
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/provision.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/provision.h"
 #include "io/catalog_loader.h"
 #include "testing/cli_runner.h"
 #include "testing/deploy_checks.h"

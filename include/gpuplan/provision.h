@@ -1,6 +1,6 @@
 // Storage and software image recommendations that are part of every plan.
-#ifndef GPUPLAN_SRC_CORE_PROVISION_H_
-#define GPUPLAN_SRC_CORE_PROVISION_H_
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_
 
 #include "gpuplan/plan.h"
 
@@ -17,4 +17,4 @@ ImagePlan ChooseImage(const Gpu& gpu, const InstanceType& type);
 
 }  // namespace gpuplan::planner
 
-#endif  // GPUPLAN_SRC_CORE_PROVISION_H_
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_
