@@ -256,7 +256,7 @@ void AddWizardCommand(CLI::App& app, CliContext& ctx) {
     *ctx.out << "wrote " << *path << "\n";
     if (*plan_after) {
       const char* argv[] = {"gpuplan", "plan", path->c_str()};
-      ctx.exit_code = static_cast<ExitCode>(RunCli(3, argv, *ctx.out, *ctx.err));
+      ctx.exit_code = static_cast<ExitCode>(RunCli(3, argv, ctx.env, *ctx.out, *ctx.err));
     }
   });
 }
