@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct RuleCase {
 };
 
 void None(Context&) {}
+
+// ctest and failure messages name the case, not its bytes.
+void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.name; }
 
 class RulesTest : public ::testing::TestWithParam<RuleCase> {};
 
