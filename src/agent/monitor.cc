@@ -12,7 +12,7 @@
 #include "agent/gpu_telemetry.h"
 #include "agent/proc_reader.h"
 #include "agent/process_util.h"
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::agent {
 namespace {

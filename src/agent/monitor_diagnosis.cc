@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::agent {
 namespace {

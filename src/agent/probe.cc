@@ -9,8 +9,8 @@
 #include "agent/clock.h"
 #include "agent/metadata_client.h"
 #include "agent/proc_reader.h"
-#include "core/strings.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/strings.h"
 #include "io/table.h"
 
 namespace gpuplan::agent {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "core/strings.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::agent {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/catalog_json.h"
 #include "io/catalog_query.h"
 

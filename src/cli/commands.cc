@@ -1,10 +1,9 @@
 #include "cli/commands.h"
 
-#include <cstdlib>
-#include <ostream>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <ostream>
 
 #include "io/catalog_loader.h"
 
@@ -49,8 +48,10 @@ Result<Catalog> LoadCliCatalog(const CliContext& ctx) {
   return catalog;
 }
 
-int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int RunCli(int argc, const char* const* argv, const CliEnvironment& env, std::ostream& out,
+           std::ostream& err) {
   CliContext ctx;
+  ctx.env = env;
   ctx.out = &out;
   ctx.err = &err;
   CLI::App app{
@@ -59,11 +60,13 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.name("gpuplan");
   app.require_subcommand(1);
   app.set_version_flag("--version", "gpuplan 0.1.0");
-  if (const char* env = std::getenv("GPUPLAN_CATALOG")) ctx.catalog_dir = env;
+  ctx.catalog_dir = env.catalog_dir;
+  // The help line says where the default comes from (as CLI11's envname would) without CLI11
+  // reading the process environment itself.
   app.add_option("--catalog", ctx.catalog_dir,
                  "Directory with gpus.csv/instances.csv/families.csv/prices.csv rows that add "
                  "to or override the embedded catalog (default: $GPUPLAN_CATALOG)")
-      ->envname("GPUPLAN_CATALOG");
+      ->option_text("TEXT (Env:GPUPLAN_CATALOG)");
   for (const CommandRow& row : kCommands) row.add(app, ctx);
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "cli/environment.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/status.h"
 
@@ -33,6 +34,7 @@ enum class ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
 struct CliContext {
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
+  CliEnvironment env;       // the process environment, read once in main()
   std::string catalog_dir;  // --catalog DIR, else $GPUPLAN_CATALOG, else "" (embedded only)
   ExitCode exit_code = ExitCode::kOk;
 
@@ -41,8 +43,9 @@ struct CliContext {
   void Fail(const Status& status, bool usage = false);
 };
 
-// Runs the gpuplan command line; returns the process exit code.
-int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+// Runs the gpuplan command line in `env`; returns the process exit code.
+int RunCli(int argc, const char* const* argv, const CliEnvironment& env, std::ostream& out,
+           std::ostream& err);
 
 // The embedded catalog plus the user's overlay from ctx.catalog_dir, validated. Warnings are
 // printed to ctx.err.
@@ -57,15 +60,15 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx);
 // it; a corrupt cache is a warning). LoadCliMarketData gives the cached stock and spot advice
 // for cost::CheckAvailability and cost::ReclaimRatePerHour (empty when nothing is cached).
 // CliPriceRatios reads data/price_ratios.csv. CliToday is today's UTC date "YYYY-MM-DD"
-// ($GPUPLAN_TODAY overrides it, for reproducible output).
+// (env.today, from $GPUPLAN_TODAY, overrides it, for reproducible output).
 void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog);
 cost::MarketData LoadCliMarketData(const CliContext& ctx);
 // The price cache directory ($XDG_CACHE_HOME/gpuplan, else ~/.cache/gpuplan).
-Result<std::string> CliPriceCacheDir();
+Result<std::string> CliPriceCacheDir(const CliEnvironment& env);
 // `gpuplan prices add` (prices_add_command.cc), a subcommand of `prices`.
 void AddPricesAddCommand(CLI::App* prices, CliContext& ctx);
 cost::PriceRatios CliPriceRatios();
-std::string CliToday();
+std::string CliToday(const CliEnvironment& env);
 void AddEstimateCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddProbeCommand(CLI::App& app, CliContext& ctx);

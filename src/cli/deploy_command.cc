@@ -155,7 +155,7 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   if (!type)
     return ctx.Fail(Status::Internal("planned type " + c->instance + " is not in the catalog"));
   io::DeployOptions o;
-  o.today = CliToday();
+  o.today = CliToday(ctx.env);
   o.rank = pinned ? 0 : f.rank;
   o.spot_price_limit = f.spot_price_limit;
   o.checkpoint_command = f.checkpoint_command;

@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/plan_inputs.h"
-#include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 #include "io/estimate_request.h"
 #include "io/plan_render.h"
 #include "io/range_render.h"

@@ -75,7 +75,7 @@ std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& sour
 
 planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
   planner::PlanOptions options;
-  options.today = CliToday();
+  options.today = CliToday(ctx.env);
   options.ratios = CliPriceRatios();
   options.market = LoadCliMarketData(ctx);
   // The model's error table (data/uncertainty.csv, embedded): ranges and confidence checks.

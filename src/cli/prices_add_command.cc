@@ -8,8 +8,8 @@
 #include <regex>
 
 #include "cli/commands.h"
-#include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/strings.h"
 #include "io/price_cache.h"
 
 namespace gpuplan::cli {
@@ -87,10 +87,10 @@ void RunAdd(CliContext& ctx, const AddOptions& o) {
   Result<Catalog> catalog = LoadCliCatalog(ctx);
   if (!catalog.ok())
     return ctx.Fail(catalog.status());
-  Result<Price> price = PriceFromOptions(o, *catalog, CliToday());
+  Result<Price> price = PriceFromOptions(o, *catalog, CliToday(ctx.env));
   if (!price.ok())
     return ctx.Fail(price.status(), /*usage=*/true);
-  Result<std::string> dir = CliPriceCacheDir();
+  Result<std::string> dir = CliPriceCacheDir(ctx.env);
   if (!dir.ok())
     return ctx.Fail(dir.status());
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);

@@ -15,26 +15,24 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/strings.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
-#include "io/aliyun_client.h"
+#include "gpuplan/strings.h"
 #include "io/file_util.h"
 #include "io/price_cache.h"
 #include "io/price_import.h"
 #include "io/utc_time.h"
+#include "net/aliyun_client.h"
 
 namespace gpuplan::cli {
 namespace {
 
 using strings::Num;
 
-const char* Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : nullptr;
-}
+// An environment value as the io and net functions take it: nullptr when unset.
+const char* OrNull(const std::string& value) { return value.empty() ? nullptr : value.c_str(); }
 
-Result<std::string> CacheDir() { return CliPriceCacheDir(); }
+Result<std::string> CacheDir(const CliContext& ctx) { return CliPriceCacheDir(ctx.env); }
 
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
@@ -98,7 +96,7 @@ void RunList(CliContext& ctx, const ListOptions& o) {
                       true);
     }
   }
-  const std::string today = CliToday();
+  const std::string today = CliToday(ctx.env);
   std::vector<cost::PriceQuote> rows =
       cost::EffectivePrices(*c, o.instance, o.region, billing, today);
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "source",
@@ -149,7 +147,7 @@ struct RefreshOptions {
 
 void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   if (!o.endpoint.empty()) {
-    if (Result<io::Endpoint> ep = io::ParseEndpoint(o.endpoint); !ep.ok()) {
+    if (Result<net::Endpoint> ep = net::ParseEndpoint(o.endpoint); !ep.ok()) {
       return ctx.Fail(ep.status(), true);
     }
   }
@@ -160,9 +158,9 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   Result<Catalog> c = LoadCliCatalog(ctx);
   if (!c.ok())
     return ctx.Fail(c.status());
-  io::RefreshRequest req;
+  net::RefreshRequest req;
   req.region = o.region;
-  req.today = CliToday();
+  req.today = CliToday(ctx.env);
   req.subscription = !o.no_subscription;
   for (const std::string& t : SplitList(o.types)) {
     const InstanceType* known = c->FindInstance(t);
@@ -172,17 +170,17 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   }
   std::optional<std::string> config;
   std::string config_path = "~/.aliyun/config.json";
-  if (const char* home = Env("HOME")) {
-    config_path = std::string(home) + "/.aliyun/config.json";
+  if (!ctx.env.home.empty()) {
+    config_path = ctx.env.home + "/.aliyun/config.json";
     if (Result<std::string> text = io::ReadFile(config_path); text.ok())
       config = *text;
   }
-  Result<io::AliyunCredentials> creds = io::CredentialsFrom(
-      Env("ALIBABA_CLOUD_ACCESS_KEY_ID"), Env("ALIBABA_CLOUD_ACCESS_KEY_SECRET"),
-      Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
+  Result<net::AliyunCredentials> creds =
+      net::CredentialsFrom(OrNull(ctx.env.access_key_id), OrNull(ctx.env.access_key_secret),
+                           OrNull(ctx.env.security_token), config, config_path);
   if (!creds.ok())
     return ctx.Fail(creds.status());
-  Result<std::string> dir = CacheDir();
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return ctx.Fail(dir.status());
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
@@ -190,15 +188,15 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   if (!cache.ok())
     return ctx.Fail(cache.status());
 
-  io::ClientOptions options;
+  net::ClientOptions options;
   options.endpoint = o.endpoint;
   options.connect_timeout_s = std::min(o.timeout_s, 10.0);
   options.read_timeout_s = o.timeout_s;
   options.max_attempts = 1 + o.retries;
   options.backoff_initial_s = o.backoff_s;
-  io::EcsClient client(*creds, o.region, options);
-  io::RefreshReport report;
-  Result<io::PriceCache> fetched = io::FetchRegion(client, req, *c, &report);
+  net::EcsClient client(*creds, o.region, options);
+  net::RefreshReport report;
+  Result<io::PriceCache> fetched = net::FetchRegion(client, req, *c, &report);
   if (!fetched.ok()) {
     return ctx.Fail(fetched.status().WithContext(
         "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(*dir) + ")"));
@@ -239,7 +237,7 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
   if (!c.ok())
     return ctx.Fail(c.status());
   io::ImportContext ictx;
-  ictx.as_of = o.as_of.empty() ? CliToday() : o.as_of;
+  ictx.as_of = o.as_of.empty() ? CliToday(ctx.env) : o.as_of;
   if (!DaysBetween(ictx.as_of, ictx.as_of) || ictx.as_of.size() != 10) {
     return ctx.Fail(
         Status::InvalidArgument("--as-of: expected YYYY-MM-DD, got \"" + o.as_of + "\""), true);
@@ -275,7 +273,7 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
-  Result<std::string> dir = CacheDir();
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return ctx.Fail(dir.status());
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
@@ -343,7 +341,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
     return ctx.Fail(UnknownInstance(*c, o.instance), true);
   const cost::PriceRatios ratios = CliPriceRatios();
   const cost::MarketData market = LoadCliMarketData(ctx);
-  const std::string today = CliToday();
+  const std::string today = CliToday(ctx.env);
   cost::Availability avail = cost::CheckAvailability(*c, market, t->name, o.region, o.zone);
   Result<cost::BillingRates> rates =
       cost::ResolveRates(*c, {t->name, o.region, o.zone, Billing::kPayg}, ratios, today);
@@ -531,7 +529,7 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
 // gpuplan prices cache
 
 void RunCacheInfo(CliContext& ctx, OutputFormat format) {
-  Result<std::string> dir = CacheDir();
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return ctx.Fail(dir.status());
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
@@ -557,11 +555,9 @@ void RunCacheInfo(CliContext& ctx, OutputFormat format) {
 
 }  // namespace
 
-std::string CliToday() {
-  if (const char* fixed = Env("GPUPLAN_TODAY")) {
-    if (std::string_view(fixed).size() == 10 && DaysBetween(fixed, fixed))
-      return fixed;
-  }
+std::string CliToday(const CliEnvironment& env) {
+  if (env.today.size() == 10 && DaysBetween(env.today, env.today))
+    return env.today;
   return io::UtcToday();
 }
 
@@ -572,7 +568,7 @@ cost::PriceRatios CliPriceRatios() {
 }
 
 void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog) {
-  Result<std::string> dir = CacheDir();
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return;  // no HOME: nothing cached
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
@@ -585,7 +581,7 @@ void ApplyCliPriceCache(const CliContext& ctx, Catalog* catalog) {
 }
 
 cost::MarketData LoadCliMarketData(const CliContext& ctx) {
-  Result<std::string> dir = CacheDir();
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return {};
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
@@ -596,8 +592,8 @@ cost::MarketData LoadCliMarketData(const CliContext& ctx) {
   return cache->market;
 }
 
-Result<std::string> CliPriceCacheDir() {
-  return io::PriceCacheDir(Env("XDG_CACHE_HOME"), Env("HOME"));
+Result<std::string> CliPriceCacheDir(const CliEnvironment& env) {
+  return io::PriceCacheDir(OrNull(env.xdg_cache_home), OrNull(env.home));
 }
 
 void AddPricesCommand(CLI::App& app, CliContext& ctx) {

@@ -77,7 +77,8 @@ Result<server::ServerData> LoadServerData(const CliContext& ctx) {
   if (!cal.ok()) return cal.status();
   data.calibration = std::move(*cal);
   data.plan_options = CliPlanOptions(ctx);  // as `plan` builds them, once
-  data.today = [] { return CliToday(); };  // reads the clock and $GPUPLAN_TODAY: thread-safe
+  // Reads the clock (or the fixed $GPUPLAN_TODAY) per request; thread-safe.
+  data.today = [env = ctx.env] { return CliToday(env); };
   return data;
 }
 

@@ -11,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/calibration_csv.h"
 #include "io/file_util.h"
 #include "io/model_zoo.h"

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/file_util.h"
 #include "io/model_zoo.h"
@@ -307,7 +307,7 @@ void AddWizardCommand(CLI::App& app, CliContext& ctx) {
     *ctx.out << "wrote " << *path << "\n";
     if (*plan_after) {
       const char* argv[] = {"gpuplan", "plan", path->c_str()};
-      ctx.exit_code = static_cast<ExitCode>(RunCli(3, argv, *ctx.out, *ctx.err));
+      ctx.exit_code = static_cast<ExitCode>(RunCli(3, argv, ctx.env, *ctx.out, *ctx.err));
     }
   });
 }

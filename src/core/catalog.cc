@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan {
 namespace {

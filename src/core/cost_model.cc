@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::cost {
 namespace {

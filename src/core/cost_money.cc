@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan {
 namespace {

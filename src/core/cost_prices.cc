@@ -7,8 +7,8 @@
 #include <string>
 #include <tuple>
 
-#include "core/strings.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::cost {
 namespace {

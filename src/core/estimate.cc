@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/perf/internal.h"
 #include "gpuplan/layout_search.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan {
 namespace {

@@ -1,9 +1,9 @@
-#include "core/plan_ranges.h"
+#include "gpuplan/plan_ranges.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::planner {
 namespace {

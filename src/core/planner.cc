@@ -14,12 +14,12 @@
 #include <set>
 #include <tuple>
 
-#include "core/provision.h"
-#include "core/plan_ranges.h"
-#include "core/serving_search.h"
-#include "core/strings.h"
 #include "gpuplan/layout_search.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/plan_ranges.h"
+#include "gpuplan/provision.h"
+#include "gpuplan/strings.h"
+#include "serving_search.h"
 
 namespace gpuplan::planner {
 namespace {

@@ -1,9 +1,9 @@
-#include "core/provision.h"
+#include "gpuplan/provision.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::planner {
 namespace {

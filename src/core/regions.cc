@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <set>
 
-#include "core/strings.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::planner {
 

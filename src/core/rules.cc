@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::rules {
 namespace {

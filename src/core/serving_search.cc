@@ -1,10 +1,10 @@
 // The serving search (src/core/serving_search.h).
-#include "core/serving_search.h"
+#include "serving_search.h"
 
 #include <cmath>
 #include <tuple>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::planner {
 

@@ -1,4 +1,4 @@
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 #include <algorithm>
 #include <charconv>

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan {
 namespace {

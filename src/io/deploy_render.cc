@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/strings.h"
 #include "gpuplan/plan.h"
 #include "io/embedded_data.h"
 #include "io/text_template.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::io {
 namespace {

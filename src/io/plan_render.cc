@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/estimate_request.h"
 #include "io/range_render.h"
 #include "io/table.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/file_util.h"
 
 namespace gpuplan::io {

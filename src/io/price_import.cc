@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
 

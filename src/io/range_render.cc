@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/plan_ranges.h"
-#include "core/strings.h"
+#include "gpuplan/plan_ranges.h"
+#include "gpuplan/strings.h"
 
 namespace gpuplan::io {
 namespace {

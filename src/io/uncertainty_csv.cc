@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
 

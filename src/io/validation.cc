@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "core/strings.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/csv.h"
 

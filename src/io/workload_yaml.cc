@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/file_util.h"
 
 namespace gpuplan::io {

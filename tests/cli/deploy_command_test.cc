@@ -18,7 +18,6 @@ namespace gpuplan {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::RunGpuplan;
 using testing::TestDataPath;
 
 std::string Example(const std::string& name) {
@@ -31,17 +30,11 @@ class DeployCliTest : public ::testing::Test {
   void SetUp() override {
     char tmpl[] = "/tmp/gpuplan-deploy-test-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    const char* old = getenv("GPUPLAN_TODAY");
-    old_today_ = old ? std::optional<std::string>(old) : std::nullopt;
-    setenv("GPUPLAN_TODAY", "2026-11-30", 1);
+    env_.today = "2026-11-30";
   }
-  void TearDown() override {
-    if (old_today_) {
-      setenv("GPUPLAN_TODAY", old_today_->c_str(), 1);
-    } else {
-      unsetenv("GPUPLAN_TODAY");
-    }
-    fs::remove_all(dir_);
+  void TearDown() override { fs::remove_all(dir_); }
+  testing::CliRun Run(const std::vector<std::string>& args) const {
+    return testing::RunGpuplan(args, env_);
   }
   // The files under `out`, name -> text.
   static std::map<std::string, std::string> Files(const std::string& out) {
@@ -52,7 +45,7 @@ class DeployCliTest : public ::testing::Test {
     return files;
   }
   std::string dir_;
-  std::optional<std::string> old_today_;
+  cli::CliEnvironment env_ = testing::TestEnvironment();
 };
 
 TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
@@ -85,7 +78,7 @@ TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
     std::vector<std::string> args = {"deploy"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     args.insert(args.end(), {"--out", out});
-    auto run = RunGpuplan(args);
+    auto run = Run(args);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("wrote " + out + "/README.md, " + out + "/run-instances.sh"),
               std::string::npos)
@@ -106,8 +99,7 @@ TEST_F(DeployCliTest, WritesDeployableFilesForEachKindOfCandidate) {
 // script must refuse placeholders, ask before renting, and pass the plan and the user data.
 TEST_F(DeployCliTest, RunInstancesScriptCallsAliyunOnlyWhenFilledAndConfirmed) {
   const std::string out = dir_ + "/deploy";
-  auto run =
-      RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--billing", "spot", "--instance",
+  auto run = Run({"deploy", Example("llm-lora-finetune.yaml"), "--billing", "spot", "--instance",
                   "ecs.gn7i-c8g1.2xlarge", "--nodes", "2", "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string bin = dir_ + "/bin";
@@ -174,7 +166,7 @@ TEST_F(DeployCliTest, RefusesToOverwriteUnlessForced) {
   const std::vector<std::string> args = {"deploy", Example("llm-lora-finetune.yaml"), "--out",
                                          dir_};
   ASSERT_EQ(io::WriteFileAtomic(dir_ + "/notes.txt", "mine").ok(), true);
-  auto refused = RunGpuplan(args);
+  auto refused = Run(args);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("--out " + dir_ + ": the directory is not empty; pass --force"),
             std::string::npos)
@@ -183,13 +175,13 @@ TEST_F(DeployCliTest, RefusesToOverwriteUnlessForced) {
 
   std::vector<std::string> forced = args;
   forced.push_back("--force");
-  auto run = RunGpuplan(forced);
+  auto run = Run(forced);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(fs::exists(dir_ + "/run-instances.sh"));
   EXPECT_EQ(*io::ReadFile(dir_ + "/notes.txt"), "mine") << "--force leaves other files alone";
 
   auto file_as_out =
-      RunGpuplan({"deploy", Example("llm-lora-finetune.yaml"), "--out", dir_ + "/notes.txt"});
+      Run({"deploy", Example("llm-lora-finetune.yaml"), "--out", dir_ + "/notes.txt"});
   EXPECT_EQ(file_as_out.exit_code, 1);
   EXPECT_NE(file_as_out.err.find("exists and is not a directory"), std::string::npos)
       << file_as_out.err;
@@ -197,8 +189,8 @@ TEST_F(DeployCliTest, RefusesToOverwriteUnlessForced) {
 
 TEST_F(DeployCliTest, DryRunPrintsTheFilesAndWritesNothing) {
   const std::string out = dir_ + "/not-created";
-  auto run = RunGpuplan({"deploy", Example("rendering-farm.yaml"), "--instance",
-                         "ecs.gn7i-c8g1.2xlarge", "--billing", "payg", "--out", out, "--dry-run"});
+  auto run = Run({"deploy", Example("rendering-farm.yaml"), "--instance", "ecs.gn7i-c8g1.2xlarge",
+                  "--billing", "payg", "--out", out, "--dry-run"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_FALSE(fs::exists(out));
   for (const char* name : {"README.md", "cloud-init.yaml", "main.tf", "run-instances.sh"}) {
@@ -251,7 +243,7 @@ TEST_F(DeployCliTest, ErrorsNameTheFlagAndExitAsDocumented) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    auto run = RunGpuplan(c.args);
+    auto run = Run(c.args);
     EXPECT_EQ(run.exit_code, c.exit_code) << run.err;
     EXPECT_NE(run.err.find(c.err), std::string::npos) << run.err;
     EXPECT_FALSE(fs::exists(out)) << "nothing is written on an error";

@@ -108,12 +108,13 @@ class DeployExternalChecks : public ::testing::TestWithParam<DeployCase> {
   void SetUp() override {
     char tmpl[] = "/tmp/gpuplan-deploy-checks-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    setenv("GPUPLAN_TODAY", "2026-12-01", 1);
     out_ = dir_ + "/out";
     std::vector<std::string> args = {"deploy"};
     args.insert(args.end(), GetParam().args.begin(), GetParam().args.end());
     args.insert(args.end(), {"--out", out_});
-    const testing::CliRun run = testing::RunGpuplan(args);
+    cli::CliEnvironment env = testing::TestEnvironment();
+    env.today = "2026-12-01";
+    const testing::CliRun run = testing::RunGpuplan(args, env);
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }
   void TearDown() override { fs::remove_all(dir_); }

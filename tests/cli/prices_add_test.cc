@@ -22,30 +22,19 @@ class PricesAddTest : public ::testing::Test {
   void SetUp() override {
     char tmpl[] = "/tmp/gpuplan-prices-add-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    Set("XDG_CACHE_HOME", dir_);
-    Set("GPUPLAN_TODAY", "2026-12-01");
+    env_.xdg_cache_home = dir_;
+    env_.today = "2026-12-01";
   }
-  void TearDown() override {
-    for (const auto& [name, old] : saved_) {
-      if (old) {
-        setenv(name.c_str(), old->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-    std::filesystem::remove_all(dir_);
-  }
-  void Set(const std::string& name, const std::string& value) {
-    const char* old = getenv(name.c_str());
-    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-    setenv(name.c_str(), value.c_str(), 1);
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  testing::CliRun Run(const std::vector<std::string>& args) const {
+    return testing::RunGpuplan(args, env_);
   }
   std::string dir_;
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  cli::CliEnvironment env_ = testing::TestEnvironment();
 };
 
 TEST_F(PricesAddTest, StoresAUserPriceThatPlansThenUse) {
-  testing::CliRun add = RunGpuplan(
+  testing::CliRun add = Run(
       {"prices", "add", "gn8v-4x.8xlarge", "120", "--region", "cn-beijing", "--billing", "payg"});
   ASSERT_EQ(add.exit_code, 0) << add.err;
   EXPECT_NE(add.out.find("added ecs.gn8v-4x.8xlarge payg cn-beijing: CNY 120 per hour (source "
@@ -61,8 +50,8 @@ TEST_F(PricesAddTest, StoresAUserPriceThatPlansThenUse) {
   EXPECT_EQ(j["prices"][0]["price"], 120);
 
   testing::CliRun plan =
-      RunGpuplan({"plan", "--task", "inference", "--model", "llama-3-8b", "--requests-per-s", "5",
-                  "--region", "cn-beijing", "--json", "--top", "200"});
+      Run({"plan", "--task", "inference", "--model", "llama-3-8b", "--requests-per-s", "5",
+           "--region", "cn-beijing", "--json", "--top", "200"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   const nlohmann::json p = nlohmann::json::parse(plan.out);
   bool found = false;
@@ -80,8 +69,8 @@ TEST_F(PricesAddTest, StoresAUserPriceThatPlansThenUse) {
 
 TEST_F(PricesAddTest, SubscriptionIsPerMonthAndUsdWorks) {
   testing::CliRun add =
-      RunGpuplan({"prices", "add", "ecs.gn8is.4xlarge", "1500", "--region", "cn-hongkong",
-                  "--billing", "subscription", "--currency", "USD", "--unit", "month"});
+      Run({"prices", "add", "ecs.gn8is.4xlarge", "1500", "--region", "cn-hongkong", "--billing",
+           "subscription", "--currency", "USD", "--unit", "month"});
   ASSERT_EQ(add.exit_code, 0) << add.err;
   EXPECT_NE(
       add.out.find("added ecs.gn8is.4xlarge subscription_month cn-hongkong: USD 1500 per month"),
@@ -124,7 +113,7 @@ TEST_F(PricesAddTest, BadArgumentsAreUsageErrors) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    testing::CliRun run = RunGpuplan(c.args);
+    testing::CliRun run = Run(c.args);
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_EQ(run.err.rfind(std::string("gpuplan: error: ") + c.message, 0), 0u) << run.err;
     EXPECT_FALSE(std::filesystem::exists(dir_ + "/gpuplan/prices.json")) << "nothing is written";

@@ -26,26 +26,16 @@ class PricesCliTest : public ::testing::Test {
   void SetUp() override {
     char tmpl[] = "/tmp/gpuplan-prices-test-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    Set("XDG_CACHE_HOME", dir_);
-    Set("GPUPLAN_TODAY", "2026-11-30");
-    Set("ALIBABA_CLOUD_ACCESS_KEY_ID", "LTAI5tMockKeyId0001");
-    Set("ALIBABA_CLOUD_ACCESS_KEY_SECRET", AliyunMock::kSecret);
+    env_.xdg_cache_home = dir_;
+    env_.today = "2026-11-30";
+    env_.access_key_id = "LTAI5tMockKeyId0001";
+    env_.access_key_secret = AliyunMock::kSecret;
   }
-  void TearDown() override {
-    for (const auto& [name, old] : saved_) {
-      if (old) {
-        setenv(name.c_str(), old->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-    std::filesystem::remove_all(dir_);
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  testing::CliRun Run(const std::vector<std::string>& args) const {
+    return testing::RunGpuplan(args, env_);
   }
-  void Set(const std::string& name, const std::string& value) {
-    const char* old = getenv(name.c_str());
-    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-    setenv(name.c_str(), value.c_str(), 1);
-  }
+  json PricesJson(const std::vector<std::string>& filters) const;
   std::string CachePath() const { return dir_ + "/gpuplan/prices.json"; }
   std::string CacheBytes() const {
     Result<std::string> text = io::ReadFile(CachePath());
@@ -82,13 +72,13 @@ class PricesCliTest : public ::testing::Test {
   }
 
   std::string dir_;
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  cli::CliEnvironment env_ = testing::TestEnvironment();
 };
 
-json PricesJson(const std::vector<std::string>& filters) {
+json PricesCliTest::PricesJson(const std::vector<std::string>& filters) const {
   std::vector<std::string> args = {"prices", "--json"};
   args.insert(args.end(), filters.begin(), filters.end());
-  testing::CliRun run = RunGpuplan(args);
+  testing::CliRun run = Run(args);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   return json::parse(run.out);
 }
@@ -103,7 +93,7 @@ TEST_F(PricesCliTest, ListingShowsSourceAndAgeOfBuiltinPrices) {
   EXPECT_EQ(rows[0]["source"], "builtin");
   EXPECT_EQ(rows[0]["price"], 9.5326);
   EXPECT_EQ(rows[0]["age_days"], 700);
-  testing::CliRun bad = RunGpuplan({"prices", "--instance", "gn7i-c8g1.2xlarg"});
+  testing::CliRun bad = Run({"prices", "--instance", "gn7i-c8g1.2xlarg"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("did you mean ecs.gn7i-c8g1.2xlarge"), std::string::npos) << bad.err;
 }
@@ -111,7 +101,7 @@ TEST_F(PricesCliTest, ListingShowsSourceAndAgeOfBuiltinPrices) {
 TEST_F(PricesCliTest, RefreshStoresApiPricesThatWinOverBuiltin) {
   AliyunMock mock;
   QueueRefresh(mock);
-  testing::CliRun run = RunGpuplan(Refresh(mock));
+  testing::CliRun run = Run(Refresh(mock));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("1 types priced, 2 spot prices"), std::string::npos)
       << run.out << CacheBytes();
@@ -147,8 +137,8 @@ TEST_F(PricesCliTest, RefreshStoresApiPricesThatWinOverBuiltin) {
   EXPECT_EQ(month[0]["unit"], "month");
 
   // The cached spot advice feeds the reclaim rate of compare.
-  testing::CliRun cmp = RunGpuplan({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
-                                    "--region", "cn-hangzhou", "--hours", "50", "--json"});
+  testing::CliRun cmp = Run({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge", "--region",
+                             "cn-hangzhou", "--hours", "50", "--json"});
   ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
   json c = json::parse(cmp.out);
   EXPECT_EQ(c["reclaim_rate_source"], "DescribeSpotAdvice (cache)");
@@ -160,7 +150,7 @@ TEST_F(PricesCliTest, FailedRefreshLeavesCacheIntact) {
   {
     AliyunMock mock;
     QueueRefresh(mock);
-    ASSERT_EQ(RunGpuplan(Refresh(mock)).exit_code, 0);
+    ASSERT_EQ(Run(Refresh(mock)).exit_code, 0);
   }
   const std::string before = CacheBytes();
   ASSERT_NE(before, "<none>");
@@ -197,7 +187,7 @@ TEST_F(PricesCliTest, FailedRefreshLeavesCacheIntact) {
     for (const auto& [action, status, body, delay] : c.replies)
       mock.Reply(action, status, body, delay);
     std::vector<std::string> args = Refresh(mock, c.extra);
-    testing::CliRun run = RunGpuplan(args);
+    testing::CliRun run = Run(args);
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.err.find("cache unchanged"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find(c.want_err), std::string::npos) << run.err;
@@ -206,12 +196,12 @@ TEST_F(PricesCliTest, FailedRefreshLeavesCacheIntact) {
 }
 
 TEST_F(PricesCliTest, RefreshRejectsPlainHttpToRemoteHosts) {
-  testing::CliRun run = RunGpuplan({"prices", "refresh", "--region", "cn-hangzhou", "--endpoint",
-                                    "http://ecs.cn-hangzhou.aliyuncs.com"});
+  testing::CliRun run = Run({"prices", "refresh", "--region", "cn-hangzhou", "--endpoint",
+                             "http://ecs.cn-hangzhou.aliyuncs.com"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("plain http is allowed only for loopback"), std::string::npos) << run.err;
   EXPECT_EQ(CacheBytes(), "<none>");
-  testing::CliRun help = RunGpuplan({"prices", "refresh", "--help"});
+  testing::CliRun help = Run({"prices", "refresh", "--help"});
   for (const char* flag : {"--region", "--types", "--endpoint"}) {
     EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
   }
@@ -220,7 +210,7 @@ TEST_F(PricesCliTest, RefreshRejectsPlainHttpToRemoteHosts) {
 TEST_F(PricesCliTest, ImportAliyunCliJson) {
   const std::string spot = testing::TestDataPath("aliyun/describe_spot_price_history.json");
   const std::string price = testing::TestDataPath("aliyun/describe_price_hour.json");
-  testing::CliRun run = RunGpuplan({"prices", "import", spot});
+  testing::CliRun run = Run({"prices", "import", spot});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("imported 4 prices"), std::string::npos) << run.out;
   json rows = PricesJson(
@@ -230,10 +220,10 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
   EXPECT_EQ(rows[0]["as_of"], "2026-11-29");
 
   // DescribePrice needs its request context.
-  testing::CliRun no_ctx = RunGpuplan({"prices", "import", price});
+  testing::CliRun no_ctx = Run({"prices", "import", price});
   EXPECT_EQ(no_ctx.exit_code, 1);
   EXPECT_NE(no_ctx.err.find("does not name its instance type and region"), std::string::npos);
-  testing::CliRun with_ctx = RunGpuplan(
+  testing::CliRun with_ctx = Run(
       {"prices", "import", "--instance", "gn7i-c8g1.2xlarge", "--region", "cn-shanghai", price});
   ASSERT_EQ(with_ctx.exit_code, 0) << with_ctx.err;
   json sh = PricesJson(
@@ -245,7 +235,7 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
   const std::string before = CacheBytes();
   const std::string bad = dir_ + "/bad.json";
   ASSERT_TRUE(io::WriteFileAtomic(bad, "{\"SpotPrices\": 3, \"Currency\": \"CNY\"}").ok());
-  testing::CliRun failed = RunGpuplan({"prices", "import", spot, bad});
+  testing::CliRun failed = Run({"prices", "import", spot, bad});
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_NE(
       failed.err.find("bad.json: $.SpotPrices: expected a list under SpotPrices.SpotPriceType"),
@@ -256,12 +246,12 @@ TEST_F(PricesCliTest, ImportAliyunCliJson) {
 
 TEST_F(PricesCliTest, CorruptCacheIsAWarningForListingAndAnErrorForRefresh) {
   ASSERT_TRUE(io::WriteFileAtomic(CachePath(), "{not json").ok());
-  testing::CliRun list = RunGpuplan({"prices", "--instance", "gn7i-c8g1.2xlarge", "--json"});
+  testing::CliRun list = Run({"prices", "--instance", "gn7i-c8g1.2xlarge", "--json"});
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.err.find("not a gpuplan price cache"), std::string::npos) << list.err;
   AliyunMock mock;
   QueueRefresh(mock);
-  testing::CliRun refresh = RunGpuplan(Refresh(mock));
+  testing::CliRun refresh = Run(Refresh(mock));
   EXPECT_EQ(refresh.exit_code, 1);
   EXPECT_EQ(CacheBytes(), "{not json");
 }
@@ -281,7 +271,7 @@ TEST_F(PricesCliTest, CompareBillingModesForAJobAndAService) {
     std::vector<std::string> args = {"prices",   "compare",     "--instance", "gn7i-c8g1.2xlarge",
                                      "--region", "cn-hangzhou", "--json"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    testing::CliRun run = RunGpuplan(args);
+    testing::CliRun run = Run(args);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     json j = json::parse(run.out);
     EXPECT_EQ(j["currency"], "CNY");
@@ -290,11 +280,11 @@ TEST_F(PricesCliTest, CompareBillingModesForAJobAndAService) {
     EXPECT_EQ(j["modes"][0]["mode"], "payg");
     EXPECT_TRUE(j["modes"][0].contains(c.amount_key));
   }
-  testing::CliRun both = RunGpuplan(
-      {"prices", "compare", "--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou"});
+  testing::CliRun both =
+      Run({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge", "--region", "cn-hangzhou"});
   EXPECT_EQ(both.exit_code, 2);
-  testing::CliRun unpriced = RunGpuplan({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
-                                         "--region", "xx-nowhere-1", "--hours", "5"});
+  testing::CliRun unpriced = Run({"prices", "compare", "--instance", "gn7i-c8g1.2xlarge",
+                                  "--region", "xx-nowhere-1", "--hours", "5"});
   EXPECT_EQ(unpriced.exit_code, 1);
   EXPECT_NE(unpriced.err.find("price unknown"), std::string::npos) << unpriced.err;
 }
@@ -316,7 +306,7 @@ TEST_F(PricesCliTest, GoldenOutputs) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.golden);
-    testing::CliRun run = RunGpuplan(c.args);
+    testing::CliRun run = Run(c.args);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     testing::ExpectGolden(c.golden, run.out);
   }

@@ -1,6 +1,7 @@
-// The serving search (src/core/serving_search.h) against brute force over the same space, and
-// the engines' memory headroom.
-#include "core/serving_search.h"
+// The serving search (src/core/serving_search.h) against brute force over the same space, on
+// in-memory instance types with the default calibration, and the engines' memory headroom.
+// What it answers on the embedded catalog: tests/plan/planner_test.cc.
+#include "serving_search.h"
 
 #include <gtest/gtest.h>
 
@@ -8,36 +9,71 @@
 #include <cmath>
 #include <tuple>
 
-#include "io/calibration_csv.h"
-#include "io/catalog_loader.h"
-#include "io/model_zoo.h"
+#include "testing/catalog_builder.h"
+#include "testing/perf_fixtures.h"
 
 namespace gpuplan::planner {
 namespace {
 
-struct Fixture {
-  Catalog catalog;
-  ModelZoo zoo;
-  Calibration cal;
-};
+using testing::CatalogBuilder;
 
-const Fixture& Embedded() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;
-    auto c = io::LoadCatalog("");
-    auto z = io::LoadModelZoo();
-    auto k = io::LoadCalibration();
-    EXPECT_TRUE(c.ok() && z.ok() && k.ok());
-    if (c.ok())
-      x->catalog = *c;
-    (void)x->catalog.Validate();
-    if (z.ok())
-      x->zoo = *z;
-    if (k.ok())
-      x->cal = *k;
-    return x;
-  }();
-  return *f;
+// The instance types of the cases, as in data/instances.csv.
+const Catalog& ServingCatalog() {
+  static const Catalog* c = new Catalog(
+      CatalogBuilder()
+          .AddGpu(testing::GpuA10())
+          .AddGpu(testing::GpuA100())
+          .AddGpu(testing::GpuH20())
+          .AddInstance(
+              {.name = "ecs.gn7i-c32g1.8xlarge", .gpu = "A10-24G", .vcpu = 32, .ram_gib = 188})
+          .AddInstance({.name = "ecs.gn7i-c32g1.32xlarge",
+                        .gpu = "A10-24G",
+                        .gpus = 4,
+                        .vcpu = 128,
+                        .ram_gib = 752,
+                        .network_gbps = 64})
+          .AddInstance({.name = "ecs.gn7e-c16g1.8xlarge",
+                        .gpu = "A100-80G-SXM",
+                        .gpus = 2,
+                        .vcpu = 32,
+                        .ram_gib = 250,
+                        .interconnect = Interconnect::kNvlink})
+          .AddInstance({.name = "ecs.gn7e-c16g1.16xlarge",
+                        .gpu = "A100-80G-SXM",
+                        .gpus = 4,
+                        .vcpu = 64,
+                        .ram_gib = 500,
+                        .network_gbps = 32,
+                        .interconnect = Interconnect::kNvlink})
+          .AddInstance({.name = "ecs.ebmgn7ex.32xlarge",
+                        .gpu = "A100-80G-SXM",
+                        .gpus = 8,
+                        .vcpu = 128,
+                        .ram_gib = 1024,
+                        .network_gbps = 160,
+                        .rdma = true,
+                        .rdma_gbps = 160,
+                        .interconnect = Interconnect::kNvlink})
+          .AddInstance({.name = "ecs.gn8v-4x.8xlarge",
+                        .gpu = "H20-96G",
+                        .gpus = 4,
+                        .vcpu = 32,
+                        .ram_gib = 384,
+                        .network_gbps = 20,
+                        .rdma = true,
+                        .interconnect = Interconnect::kNvlink})
+          .Build());
+  return *c;
+}
+
+ModelArch ZooModel(const std::string& name) {
+  for (const ModelArch& m :
+       {testing::Llama2_13B(), testing::Llama3_8B(), testing::Llama3_70B(), testing::Qwen25_7B()}) {
+    if (m.name == name)
+      return m;
+  }
+  ADD_FAILURE() << "no test model " << name;
+  return ModelArch{};
 }
 
 struct ServingCase {
@@ -96,7 +132,7 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
       {"qwen7b_hf_static_batches_on_1xa10", "qwen2.5-7b", "ecs.gn7i-c32g1.8xlarge", 1, 0, 0,
        Engine::kHf},
   };
-  const Fixture& f = Embedded();
+  const Calibration cal;  // the defaults are data/calibration.csv's values
   for (const ServingCase& c : kCases) {
     SCOPED_TRACE(c.name);
     Workload w;
@@ -108,15 +144,14 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
     if (c.tpot_ms > 0)
       w.inference.tpot_ms = c.tpot_ms;
     w.inference.engine = c.engine;
-    const ModelArch* arch = f.zoo.Find(c.model);
-    ASSERT_NE(arch, nullptr);
-    const InstanceType* t = f.catalog.FindInstance(c.instance);
+    const ModelArch arch = ZooModel(c.model);
+    const InstanceType* t = ServingCatalog().FindInstance(c.instance);
     ASSERT_NE(t, nullptr);
-    Result<perf::Hardware> hw = perf::HardwareFor(f.catalog, *t, 1);
+    Result<perf::Hardware> hw = perf::HardwareFor(ServingCatalog(), *t, 1);
     ASSERT_TRUE(hw.ok()) << hw.status().message();
     int evaluated = 0;
-    const ServingSetup s = SearchServing(w, *arch, *hw, f.cal, &evaluated);
-    const int brute = BruteForceGroups(w, *arch, *hw, f.cal);
+    const ServingSetup s = SearchServing(w, arch, *hw, cal, &evaluated);
+    const int brute = BruteForceGroups(w, arch, *hw, cal);
     ASSERT_GT(brute, 0) << "the case must be servable";
     ASSERT_TRUE(s.ok) << s.reason;
     EXPECT_EQ(s.groups, brute) << "tp " << s.layout.tp << " batch " << s.layout.micro_batch;
@@ -136,28 +171,6 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
   }
 }
 
-TEST(ServingSearchTest, IssueExampleFitsOneEightGpuInstanceAsTwoTp4Copies) {
-  // Issue 12: Llama-3-70B, 10 requests/s, 512 in / 256 out, TTFT <= 2 s, TPOT <= 100 ms. One
-  // ebmgn7ex.32xlarge must do it with two tp4 copies, each within vLLM's 90% of GPU memory.
-  const Fixture& f = Embedded();
-  Workload w;
-  w.task = Task::kInference;
-  w.model_name = "llama-3-70b";
-  w.inference.requests_per_s = 10;
-  w.inference.ttft_ms = 2000;
-  w.inference.tpot_ms = 100;
-  Result<perf::Hardware> hw =
-      perf::HardwareFor(f.catalog, *f.catalog.FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
-  ASSERT_TRUE(hw.ok());
-  int evaluated = 0;
-  const ServingSetup s = SearchServing(w, *f.zoo.Find("llama-3-70b"), *hw, f.cal, &evaluated);
-  ASSERT_TRUE(s.ok) << s.reason;
-  EXPECT_EQ(s.groups, 1);
-  EXPECT_EQ(s.gpus_per_copy, 4);
-  EXPECT_EQ(s.copies_per_group, 2);
-  EXPECT_LE(s.estimate.memory.per_gpu_gib, 0.9 * s.estimate.memory.capacity_gib + 1e-9);
-}
-
 TEST(ServingSearchTest, EnginesReserveTheirDocumentedHeadroom) {
   struct Case {
     const char* name;
@@ -170,8 +183,8 @@ TEST(ServingSearchTest, EnginesReserveTheirDocumentedHeadroom) {
       {"trtllm_free_gpu_memory_fraction_0_9_of_free", Engine::kTrtllm, 80, 40, 76},
       {"hf_uses_the_whole_gpu", Engine::kHf, 80, 40, 80},
   };
-  const Calibration& cal = Embedded().cal;
-  EXPECT_DOUBLE_EQ(cal.vllm_gpu_memory_utilization, 0.9) << "data/calibration.csv";
+  const Calibration cal;
+  EXPECT_DOUBLE_EQ(cal.vllm_gpu_memory_utilization, 0.9) << "vLLM's default";
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     EXPECT_NEAR(cal.EngineMemoryLimitGib(c.engine, c.capacity, c.fixed), c.want, 1e-9);
@@ -179,7 +192,7 @@ TEST(ServingSearchTest, EnginesReserveTheirDocumentedHeadroom) {
 }
 
 TEST(ServingSearchTest, BatchesStopAtTheEngineLimit) {
-  const Calibration& cal = Embedded().cal;
+  const Calibration cal;
   Workload w;
   w.inference.engine = Engine::kVllm;
   EXPECT_EQ(ServingBatches(w, cal).back(), 256);

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/provision.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/provision.h"
 #include "io/catalog_loader.h"
 #include "testing/cli_runner.h"
 #include "testing/deploy_checks.h"

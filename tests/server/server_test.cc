@@ -1,5 +1,7 @@
 // `gpuplan serve`: the HTTP API answered over a real socket by a server started in-process on an
 // ephemeral port, compared with what the CLI prints for the same input.
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,14 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "server/api.h"
@@ -493,8 +493,18 @@ TEST(ServeCommandTest, ServesThenExitsCleanlyOnSignals) {
     const std::string binary = GPUPLAN_BINARY;
     std::vector<char*> argv = {const_cast<char*>(binary.c_str()), const_cast<char*>("serve"),
                                const_cast<char*>("--port"), const_cast<char*>("0"), nullptr};
+    // This process's environment with the test's empty price cache, not the developer's.
+    std::vector<std::string> vars = {"XDG_CACHE_HOME=" + testing::TestEnvironment().xdg_cache_home};
+    for (char** e = environ; *e; ++e) {
+      if (std::string_view(*e).rfind("XDG_CACHE_HOME=", 0) != 0)
+        vars.push_back(*e);
+    }
+    std::vector<char*> envp;
+    for (std::string& v : vars)
+      envp.push_back(v.data());
+    envp.push_back(nullptr);
     pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ), 0);
+    ASSERT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data()), 0);
     posix_spawn_file_actions_destroy(&actions);
     close(out[1]);
     std::string line;

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "io/aliyun_signer.h"
 #include "io/file_util.h"
+#include "net/aliyun_signer.h"
 #include "testing/cli_runner.h"
 
 namespace gpuplan::testing {
@@ -18,7 +18,7 @@ std::string AliyunTestdata(const std::string& name) {
 AliyunMock::AliyunMock() : server_(std::make_unique<httplib::Server>()) {
   server_->Post("/", [this](const httplib::Request& req, httplib::Response& res) {
     // Rebuild the signed request the way the server side of the API would.
-    io::V3Request v3;
+    net::V3Request v3;
     v3.method = "POST";
     v3.path = "/";
     for (const auto& [k, v] : req.params)
@@ -32,9 +32,9 @@ AliyunMock::AliyunMock() : server_(std::make_unique<httplib::Server>()) {
     }
     v3.body = req.body;
     const std::string got_auth = req.get_header_value("Authorization");
-    io::V3Request expect = v3;
+    net::V3Request expect = v3;
     expect.headers.erase("x-acs-content-sha256");
-    io::SignV3({"", kSecret, ""}, &expect);
+    net::SignV3({"", kSecret, ""}, &expect);
     // Compare only the signature part (the key id is not checked).
     auto sig = [](const std::string& auth) {
       const size_t at = auth.find("Signature=");

@@ -11,23 +11,19 @@
 #include "cli/commands.h"
 
 namespace gpuplan::testing {
-namespace {
 
-// Tests must not see the developer's price cache (~/.cache/gpuplan): point every command at an
-// empty cache directory before any test runs. Tests that need a cache set their own.
-const bool kIsolatedCache = [] {
-  std::string dir = ::testing::TempDir() + "gpuplan-test-cache-" + std::to_string(::getpid());
-  return ::setenv("XDG_CACHE_HOME", dir.c_str(), 1) == 0;
-}();
+cli::CliEnvironment TestEnvironment() {
+  cli::CliEnvironment env;
+  env.xdg_cache_home = ::testing::TempDir() + "gpuplan-test-cache-" + std::to_string(::getpid());
+  return env;
+}
 
-}  // namespace
-
-CliRun RunGpuplan(const std::vector<std::string>& args) {
+CliRun RunGpuplan(const std::vector<std::string>& args, const cli::CliEnvironment& env) {
   std::vector<const char*> argv = {"gpuplan"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
   CliRun run;
-  run.exit_code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), out, err);
+  run.exit_code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), env, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;

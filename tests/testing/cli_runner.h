@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/environment.h"
+
 namespace gpuplan::testing {
 
 struct CliRun {
@@ -13,8 +15,14 @@ struct CliRun {
   std::string err;
 };
 
-// Runs `gpuplan args...` through cli::RunCli.
-CliRun RunGpuplan(const std::vector<std::string>& args);
+// The environment every test command runs in unless it passes its own: nothing set but an empty
+// price cache directory of this test process (never the developer's ~/.cache/gpuplan, their
+// credentials or their $GPUPLAN_CATALOG). Tests copy it and set fields (today, credentials).
+cli::CliEnvironment TestEnvironment();
+
+// Runs `gpuplan args...` through cli::RunCli in `env`.
+CliRun RunGpuplan(const std::vector<std::string>& args,
+                  const cli::CliEnvironment& env = TestEnvironment());
 
 // Compares `actual` with tests/golden/`name`. With GPUPLAN_UPDATE_GOLDEN=1 in the environment it
 // rewrites the golden file instead (review the diff before committing).

@@ -57,6 +57,33 @@ inline ModelArch Model7B() {
   return m;
 }
 
+// Rows of data/models.csv (each model's published config.json): name, shape, published
+// parameters and default sequence length.
+inline ModelArch ZooRow(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn,
+                        int vocab, double params_b, int seq_len) {
+  ModelArch m = Llama(layers, hidden, heads, kv_heads, ffn);
+  m.name = name;
+  m.vocab = vocab;
+  m.params = params_b * 1e9;
+  m.default_seq_len = seq_len;
+  return m;
+}
+inline ModelArch Llama2_7B() {
+  return ZooRow("llama-2-7b", 32, 4096, 32, 32, 11008, 32000, 6.738, 4096);
+}
+inline ModelArch Llama2_13B() {
+  return ZooRow("llama-2-13b", 40, 5120, 40, 40, 13824, 32000, 13.016, 4096);
+}
+inline ModelArch Llama3_8B() {
+  return ZooRow("llama-3-8b", 32, 4096, 32, 8, 14336, 128256, 8.03, 8192);
+}
+inline ModelArch Llama3_70B() {
+  return ZooRow("llama-3-70b", 80, 8192, 64, 8, 28672, 128256, 70.554, 8192);
+}
+inline ModelArch Qwen25_7B() {
+  return ZooRow("qwen2.5-7b", 28, 3584, 28, 4, 18944, 152064, 7.616, 131072);
+}
+
 }  // namespace gpuplan::testing
 
 #endif  // GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_

@@ -1,5 +1,5 @@
 // Saved activations of a transformer layer (the training memory model's largest part).
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

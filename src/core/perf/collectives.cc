@@ -1,7 +1,7 @@
 // Collective communication: ring times and the bandwidth of a group of GPUs.
 #include <algorithm>
 
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

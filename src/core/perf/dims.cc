@@ -2,7 +2,7 @@
 // LoRA adapter sizes.
 #include <cmath>
 
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

@@ -1,5 +1,5 @@
 // How close to peak the math runs: GEMM efficiency (roofline) and the peak per precision.
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

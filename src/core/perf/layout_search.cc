@@ -15,7 +15,7 @@
 // no better than the best step found (best-first branch and bound).
 #include "gpuplan/layout_search.h"
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 
 #include <algorithm>
 #include <array>

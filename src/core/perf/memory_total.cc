@@ -1,5 +1,5 @@
 // Memory common to training and inference.
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

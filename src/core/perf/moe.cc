@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/perf/training_shape.h"
+#include "perf/training_shape.h"
 
 namespace gpuplan::perf::internal {
 

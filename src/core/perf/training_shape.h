@@ -3,7 +3,7 @@
 #ifndef GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
 #define GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
 
-#include "core/perf/internal.h"
+#include "perf/internal.h"
 
 namespace gpuplan::perf::internal {
 

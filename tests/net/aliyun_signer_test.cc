@@ -1,11 +1,11 @@
-#include "io/aliyun_signer.h"
+#include "net/aliyun_signer.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-namespace gpuplan::io {
+namespace gpuplan::net {
 namespace {
 
 // RPC v1 test vector of alibaba_reference.md section 4.7 (S14).
@@ -97,4 +97,4 @@ TEST(AliyunSignerTest, RedactedNeverShowsTheSecret) {
 }
 
 }  // namespace
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net

@@ -1,6 +1,6 @@
 // Small string helpers shared by the core (no I/O).
-#ifndef GPUPLAN_SRC_CORE_STRINGS_H_
-#define GPUPLAN_SRC_CORE_STRINGS_H_
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_STRINGS_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_STRINGS_H_
 
 #include <string>
 #include <string_view>
@@ -16,4 +16,4 @@ std::string Num(double value);
 
 }  // namespace gpuplan::strings
 
-#endif  // GPUPLAN_SRC_CORE_STRINGS_H_
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_STRINGS_H_

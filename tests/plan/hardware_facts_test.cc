@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/provision.h"
+#include "gpuplan/provision.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/rules.h"

@@ -9,14 +9,14 @@
 //
 // Secrets never appear in errors or logs: use AliyunCredentials::Redacted() to print them.
 // Thread safety: pure functions over values.
-#ifndef GPUPLAN_SRC_IO_ALIYUN_SIGNER_H_
-#define GPUPLAN_SRC_IO_ALIYUN_SIGNER_H_
+#ifndef GPUPLAN_SRC_NET_ALIYUN_SIGNER_H_
+#define GPUPLAN_SRC_NET_ALIYUN_SIGNER_H_
 
 #include <map>
 #include <string>
 #include <string_view>
 
-namespace gpuplan::io {
+namespace gpuplan::net {
 
 struct AliyunCredentials {
   std::string access_key_id;
@@ -66,6 +66,6 @@ std::string V3CanonicalRequest(const V3Request& req, std::string* signed_headers
 // "ACS3-HMAC-SHA256 Credential=<id>,SignedHeaders=<...>,Signature=<hex>".
 void SignV3(const AliyunCredentials& creds, V3Request* req);
 
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net
 
-#endif  // GPUPLAN_SRC_IO_ALIYUN_SIGNER_H_
+#endif  // GPUPLAN_SRC_NET_ALIYUN_SIGNER_H_

@@ -1,7 +1,7 @@
 // The planner's use of the uncertainty table: the ranges of one candidate, the percentile its
 // deadline and budget are checked at, and the sentence the "why" gets about them.
-#ifndef GPUPLAN_SRC_CORE_PLAN_RANGES_H_
-#define GPUPLAN_SRC_CORE_PLAN_RANGES_H_
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_PLAN_RANGES_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_PLAN_RANGES_H_
 
 #include <string>
 
@@ -51,4 +51,4 @@ double CostForRanking(const Candidate& c);
 
 }  // namespace gpuplan::planner
 
-#endif  // GPUPLAN_SRC_CORE_PLAN_RANGES_H_
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_PLAN_RANGES_H_

@@ -1,4 +1,4 @@
-#include "io/aliyun_client.h"
+#include "net/aliyun_client.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -12,11 +12,19 @@
 #include <set>
 #include <thread>
 
-#include "core/strings.h"
+#include "gpuplan/strings.h"
 #include "io/price_import.h"
 #include "io/utc_time.h"
 
-namespace gpuplan::io {
+namespace gpuplan::net {
+
+// The price-cache rows and parsers this client fills (gpuplan_io).
+using io::ImportContext;
+using io::MergePriceCache;
+using io::ParseAliyunJson;
+using io::PriceCache;
+using io::UtcNow;
+
 namespace {
 
 using nlohmann::json;
@@ -481,4 +489,4 @@ Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
   return out;
 }
 
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net

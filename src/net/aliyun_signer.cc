@@ -1,4 +1,4 @@
-#include "io/aliyun_signer.h"
+#include "net/aliyun_signer.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuplan::io {
+namespace gpuplan::net {
 namespace {
 
 std::string Hex(const unsigned char* data, size_t n) {
@@ -154,4 +154,4 @@ void SignV3(const AliyunCredentials& creds, V3Request* req) {
                                   ",Signature=" + HmacSha256Hex(creds.access_key_secret, to_sign);
 }
 
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net

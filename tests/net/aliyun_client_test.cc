@@ -1,6 +1,6 @@
 // The ECS client against a local mock server on 127.0.0.1 that speaks the real response shapes
 // (alibaba_reference.md section 4) and checks every request's ACS3-HMAC-SHA256 signature.
-#include "io/aliyun_client.h"
+#include "net/aliyun_client.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -19,7 +19,7 @@
 #include "testing/aliyun_mock.h"
 #include "testing/cli_runner.h"
 
-namespace gpuplan::io {
+namespace gpuplan::net {
 namespace {
 
 using gpuplan::testing::AliyunMock;
@@ -247,4 +247,4 @@ TEST(AliyunClientTest, CredentialsFromEnvironmentOrCliConfig) {
 }
 
 }  // namespace
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net

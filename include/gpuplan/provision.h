@@ -1,6 +1,6 @@
 // Storage and software image recommendations that are part of every plan.
-#ifndef GPUPLAN_SRC_CORE_PROVISION_H_
-#define GPUPLAN_SRC_CORE_PROVISION_H_
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_
 
 #include "gpuplan/calibration.h"
 #include "gpuplan/catalog.h"
@@ -21,4 +21,4 @@ ImagePlan ChooseImage(const Architecture* arch, const Gpu& gpu, const InstanceTy
 
 }  // namespace gpuplan::planner
 
-#endif  // GPUPLAN_SRC_CORE_PROVISION_H_
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_PROVISION_H_

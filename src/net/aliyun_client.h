@@ -6,12 +6,12 @@
 //
 //   Result<AliyunCredentials> creds = CredentialsFrom(env_id, env_secret, env_token, config);
 //   EcsClient client(*creds, "cn-hangzhou", ClientOptions{});
-//   Result<PriceCache> fetched = FetchRegion(client, request, catalog, &report);
+//   Result<io::PriceCache> fetched = FetchRegion(client, request, catalog, &report);
 //
 // Errors never include the secret or the Authorization header.
 // Thread safety: an EcsClient is used by one thread at a time.
-#ifndef GPUPLAN_SRC_IO_ALIYUN_CLIENT_H_
-#define GPUPLAN_SRC_IO_ALIYUN_CLIENT_H_
+#ifndef GPUPLAN_SRC_NET_ALIYUN_CLIENT_H_
+#define GPUPLAN_SRC_NET_ALIYUN_CLIENT_H_
 
 #include <functional>
 #include <map>
@@ -23,10 +23,10 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/status.h"
-#include "io/aliyun_signer.h"
 #include "io/price_cache.h"
+#include "net/aliyun_signer.h"
 
-namespace gpuplan::io {
+namespace gpuplan::net {
 
 // Credentials from the standard variables ALIBABA_CLOUD_ACCESS_KEY_ID /
 // ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN), else from the aliyun CLI
@@ -107,9 +107,9 @@ struct RefreshReport {
 // Fetches one region. Any failure that is not specific to one type (network, throttling after
 // retries, malformed JSON, auth) fails the whole refresh, so the caller writes the cache only
 // on success.
-Result<PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
-                               const Catalog& catalog, RefreshReport* report);
+Result<io::PriceCache> FetchRegion(EcsClient& client, const RefreshRequest& request,
+                                   const Catalog& catalog, RefreshReport* report);
 
-}  // namespace gpuplan::io
+}  // namespace gpuplan::net
 
-#endif  // GPUPLAN_SRC_IO_ALIYUN_CLIENT_H_
+#endif  // GPUPLAN_SRC_NET_ALIYUN_CLIENT_H_

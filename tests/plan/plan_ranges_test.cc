@@ -1,6 +1,6 @@
 // The planner with an uncertainty table: ranges on candidates, and deadline and budget checks at
 // Workload::confidence.
-#include "core/plan_ranges.h"
+#include "gpuplan/plan_ranges.h"
 
 #include <gtest/gtest.h>
 
