@@ -40,9 +40,6 @@ struct Dims {
 Dims DimsOf(const ModelArch& m);
 // LoRA adapter parameters per layer when every linear layer is adapted.
 double AdapterParamsPerLayer(const Dims& d, double rank);
-// Saved activations of one transformer layer for one micro-batch, bytes.
-double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp, bool sp,
-                            bool flash, Recompute rc, bool dropout);
 
 // Ring collective time of `bytes` over `n` ranks (factor 2 all-reduce, 1 gather/scatter).
 double RingTime(double bytes, int n, double factor, double bw_bytes_s, double latency_s);

@@ -1,0 +1,103 @@
+// The model as operation records (as Calculon and llm-analysis structure theirs): every operation
+// of a transformer layer, and of the model around the layers, yields its FLOPs, the weights it
+// multiplies by, the elements it streams or sends, and the activation bytes it keeps for
+// backward, with forward, backward and recompute multipliers. The memory (training_memory.cc),
+// compute (training_compute.cc) and communication (training_comm.cc) parts of the training
+// estimate and the inference estimate (inference.cc) each read the records; nothing else
+// restates a per-layer formula.
+//
+// A record is per token and per layer, for the whole layer before any parallel split: the
+// readers divide by tp (inside the tensor-parallel region, or outside it under sequence
+// parallelism) and multiply by the tokens of a micro-batch and the layers of a stage.
+#ifndef GPUPLAN_SRC_CORE_PERF_OP_RECORDS_H_
+#define GPUPLAN_SRC_CORE_PERF_OP_RECORDS_H_
+
+#include <array>
+#include <string_view>
+
+#include "core/perf/internal.h"
+
+namespace gpuplan::perf::internal {
+
+enum class OpKind {
+  kGemm,  // a weight matrix times the activations (dense layers, shared experts, router, head)
+  kExpertGemm,   // routed experts' GEMMs (MoE): their own rows per expert, the busiest one waited
+                 // for
+  kAdapter,      // LoRA adapter GEMMs (trainable)
+  kAttention,    // the attention core: QK^T, softmax, AV
+  kElementwise,  // memory-bound streams: norms, residual adds, activation functions, permutes
+  kCollective,   // a collective the layer runs per micro-batch (tensor, context, expert parallel)
+};
+
+// Which group a collective record runs over.
+enum class OpGroup { kNone, kTensor, kContext, kExpert };
+
+struct OpRecord {
+  std::string_view name;
+  OpKind kind = OpKind::kGemm;
+  OpGroup group = OpGroup::kNone;
+  double flops = 0;            // forward FLOPs per token
+  double weight_params = 0;    // parameters of its weights (the shape's count; see param_scale)
+  double moved = 0;            // elements per token streamed (elementwise) or sent (collective)
+  double saved_bytes = 0;      // activation bytes per token kept for backward
+  double selective_bytes = 0;  // of saved_bytes, what selective recomputation drops
+  bool tensor_sharded = true;  // inside the tensor-parallel region (else only sequence parallel)
+  // Passes over the op per training step, in forward-pass units: backward costs two forwards
+  // for a trainable GEMM (input and weight gradients) and one for a frozen one; recomputation
+  // repeats the forward (full: every op; selective: the attention core only).
+  double forward = 1;
+  double backward = 2;
+  bool selective = false;  // recomputed by selective recomputation too
+};
+
+// The records of one model and workload: those of one (average) transformer layer and those
+// around the layers. MoE layers and dense layers are averaged by their share of the layers.
+struct OpRecords {
+  static constexpr int kLayerOps = 18;
+  static constexpr int kModelOps = 4;
+  std::array<OpRecord, kLayerOps> layer;
+  std::array<OpRecord, kModelOps> model;  // embedding, final norm, logits, unlisted weights
+  int layer_ops = 0;
+  int model_ops = 0;
+  double layers = 0;
+  // A published parameter total overrides the shape's: each layer op's weights are scaled by
+  // this for memory (Dims does the same); the FLOPs count the published total through the
+  // "unlisted weights" record (biases, position tables, rounding of the published figure).
+  double param_scale = 1;
+  double layer_input_bytes = 0;  // per token: what full recomputation keeps of a layer
+};
+
+// What the records depend on besides the architecture.
+struct OpContext {
+  double seq = 0;        // tokens a sequence's attention spans (full sequence)
+  double seq_local = 0;  // tokens of a sequence on this rank (seq / cp): what activations hold
+  double element_bytes = 2;
+  bool flash = true;
+  bool lora = false;  // frozen base weights, trainable rank-`lora_rank` adapters on every linear
+  double lora_rank = 0;
+};
+
+OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c);
+
+// --- Sums over the records (per token, whole model unless a name says per layer).
+
+// Weight parameters the GEMMs multiply every token by (the model's N less the embedding table,
+// plus the output head): the basis of the 2N forward FLOPs per token.
+double GemmWeightParams(const OpRecords& r);
+// Forward FLOPs per token of the records of `kind` over all layers (and the model ops).
+double ForwardFlops(const OpRecords& r, OpKind kind);
+// Elements per token per layer the elementwise ops stream.
+double ElementwiseElementsPerLayer(const OpRecords& r);
+// Saved activations of one layer for `tokens` tokens of a micro-batch on one GPU, bytes.
+double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, Recompute rc);
+// Passes of a layer's collectives over `group` per training step (each pass runs it once).
+double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc);
+// Of those, the forward passes (what one inference forward runs).
+double CollectiveForwardPasses(const OpRecords& r, OpGroup group);
+
+// Passes of one record per training step under recomputation rc.
+double Passes(const OpRecord& op, Recompute rc);
+
+}  // namespace gpuplan::perf::internal
+
+#endif  // GPUPLAN_SRC_CORE_PERF_OP_RECORDS_H_
