@@ -445,7 +445,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   if (!r.CheckMap(root, "",
                   {"name", "task", "method", "model", "precision", "weight_bits", "seq_len",
                    "micro_batch", "global_batch", "tokens", "samples", "epochs", "optimizer",
-                   "recompute", "cp", "virtual_stages", "offload", "optimizer_in_backward", "activation_offload", "lora_rank", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
+                   "recompute", "cp", "virtual_stages", "offload", "optimizer_in_backward", "activation_offload", "lora_rank", "lora_targets", "lora_dropout", "train_embeddings", "master_weights", "flash_attention", "dataset", "constraints",
                    "objective", "inference", "confidence"})) {
     return r.status();
   }
@@ -502,6 +502,11 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     if (key == "optimizer_in_backward") w.optimizer_in_backward = r.Bool(v, key);
     if (key == "activation_offload") w.activation_offload = r.Bool(v, key);
     if (key == "lora_rank") w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
+    if (key == "lora_targets") {
+      w.lora_targets = r.Enum<LoraTargets>(v, key, ParseLoraTargets, "all, attention or qv")
+                           .value_or(LoraTargets::kAll);
+    }
+    if (key == "lora_dropout") w.lora_dropout = r.Number(v, key, 0, 0.99).value_or(0);
     if (key == "train_embeddings") w.train_embeddings = r.Bool(v, key).value_or(false);
     if (key == "flash_attention") w.flash_attention = r.Bool(v, key).value_or(true);
     if (key == "master_weights") w.master_weights = r.Bool(v, key).value_or(true);
