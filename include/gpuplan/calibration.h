@@ -80,6 +80,10 @@ struct Calibration {
   // Fixed time per layer per forward or backward pass of a micro-batch in eager PyTorch
   // training (kernel launches, hooks), microseconds.
   double train_layer_overhead_us = 100;
+  // Host time to dispatch one kernel in eager PyTorch training (Python, autograd, dispatcher,
+  // cudaLaunchKernel), microseconds. The host runs ahead of the GPU, so a LoRA step takes the
+  // longer of its GPU time and its launches x this (src/core/perf/op_records.cc counts them).
+  double eager_launch_us = 0;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = 0.75;

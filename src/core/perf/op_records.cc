@@ -78,6 +78,9 @@ void AddAttention(Builder& b, const ModelArch& arch, const Dims& d, const OpCont
   norms.moved = h;
   norms.saved_bytes = (2 * e + 2 * drop) * h;
   norms.tensor_sharded = false;
+  // HF LlamaRMSNorm: fp32 cast, pow, mean, add eps, rsqrt, mul, cast back, weight mul (8 each).
+  norms.kernels = 2 * 8 + 2;
+  norms.backward_kernels = 2 * norms.kernels;
 
   const double out_params =
       (arch.attention == AttentionKind::kMla ? arch.heads * static_cast<double>(arch.mla.v_head_dim)
@@ -86,13 +89,22 @@ void AddAttention(Builder& b, const ModelArch& arch, const Dims& d, const OpCont
   OpRecord& qkv = b.Gemm("qkv projection", arch.AttentionParamsPerLayer() - out_params);
   qkv.saved_bytes = e * h;  // its input (the norm's output)
   qkv.tensor_sharded = false;
+  qkv.kernels = 3;  // q, k and v projections
+  qkv.backward_kernels = 3 * qkv.backward;
   OpRecord& core = b.Layer("attention core", OpKind::kAttention);
   core.flops = 4 * d.attn_dim * c.seq;
   core.selective = true;
   const double scores = (e + drop * (1 + e)) * d.heads * c.seq_local;
   core.saved_bytes = e * (h + 2 * d.kvd) + (c.flash ? 4 * d.heads : scores);
   core.selective_bytes = c.flash ? 0 : scores;
-  b.Gemm("output projection", out_params).saved_bytes = e * h;  // its input
+  // Rotary embedding of q and k (mul, rotate_half's neg and cat, mul, add: 5 each), the
+  // attention kernel and the copy of its output back to tokens x heads.
+  core.kernels = 12;
+  core.backward_kernels = 2 * core.kernels;
+  OpRecord& out = b.Gemm("output projection", out_params);
+  out.saved_bytes = e * h;  // its input
+  out.kernels = 1;
+  out.backward_kernels = out.backward;
   b.Collective("tp all-reduce after attention", OpGroup::kTensor, h);
 }
 
@@ -107,6 +119,8 @@ void AddMlp(Builder& b, const ModelArch& arch, const Dims& d, const OpContext& c
   OpRecord& up = b.Gemm("mlp up and gate", dense_mlp * (mats - 1) / mats);
   up.saved_bytes = e * h;  // the MLP input
   up.tensor_sharded = false;
+  up.kernels = mats - 1;
+  up.backward_kernels = up.kernels * up.backward;
   if (arch.IsMoe()) {
     b.Gemm("router", share * h * arch.moe.experts);
     const double shared = arch.MoeAlwaysOnParamsPerLayer() - h * arch.moe.experts;
@@ -118,7 +132,11 @@ void AddMlp(Builder& b, const ModelArch& arch, const Dims& d, const OpContext& c
   OpRecord& act = b.Layer("activation function", OpKind::kElementwise);
   act.moved = d.ffn;
   act.saved_bytes = (mats == 3 ? 4 : 2) * e * d.ffn;
-  b.Gemm("mlp down", dense_mlp / mats);
+  act.kernels = mats - 1;  // SiLU and the product, or GELU
+  act.backward_kernels = 2 * act.kernels;
+  OpRecord& down = b.Gemm("mlp down", dense_mlp / mats);
+  down.kernels = 1;
+  down.backward_kernels = down.backward;
   if (arch.IsMoe()) {
     // The dispatched (permuted) copies of each token and the experts' outputs before the
     // weighted combine, top_k of each (Megatron's token dispatcher saves both for backward).
@@ -136,10 +154,17 @@ void AddMlp(Builder& b, const ModelArch& arch, const Dims& d, const OpContext& c
 // vectors, biases, position tables, the published figure's rounding. The FLOPs count those as
 // GEMM weights, as 6N does.
 void AddModelOps(Builder& b, OpRecords& r, const Dims& d) {
-  b.Model("embedding", OpKind::kElementwise).weight_params = d.vocab * d.h;
-  b.Model("final norm", OpKind::kElementwise).weight_params = d.h;
+  OpRecord& embedding = b.Model("embedding", OpKind::kElementwise);
+  embedding.weight_params = d.vocab * d.h;
+  embedding.kernels = embedding.backward_kernels = 1;
+  OpRecord& final_norm = b.Model("final norm", OpKind::kElementwise);
+  final_norm.weight_params = d.h;
+  final_norm.kernels = 8;
+  final_norm.backward_kernels = 16;
   OpRecord& logits = b.Model("logits", OpKind::kGemm);
   logits.weight_params = d.head_params;
+  logits.kernels = 5;  // the head GEMM, and the loss: fp32 cast, log-softmax, NLL, mean
+  logits.backward_kernels = 10;
   logits.flops = 2 * d.head_params;
   logits.backward = b.gemm_backward();
   OpRecord& unlisted = b.Model("unlisted weights", OpKind::kGemm);
@@ -147,6 +172,53 @@ void AddModelOps(Builder& b, OpRecords& r, const Dims& d) {
   const double n = d.active_params - (d.embed_params - d.head_params);
   unlisted.weight_params = n - ListedGemmParams(r);
   unlisted.flops = 2 * unlisted.weight_params;
+}
+
+// LoRA (Hu et al. 2021) as PEFT runs it: beside each adapted linear layer (in -> out), its
+// rank-r A and B GEMMs, trained, with the frozen base computing input gradients only. The
+// adapters are skinny GEMMs (2r FLOPs per element they read: far below the ridge point), so
+// they run at their roofline, memory-bound. Around them PEFT adds elementwise work the base
+// layer has not: the adapter input cast to the adapters' fp32 and autocast's cast back for the
+// GEMM (peft/tuners/lora/layer.py _cast_input_dtype; PEFT keeps adapters in fp32), dropout on
+// that input when lora_dropout > 0, the scaling and the add to the base output, and in
+// backward the adds of the adapter's input gradient to the base's. Each is a kernel launch.
+void AddAdapters(Builder& b, const Dims& d, const OpContext& c) {
+  std::array<AdaptedLinear, 7> linears;
+  const int n = AdaptedLinears(d, c.lora_targets, linears);
+  const double e = c.element_bytes;
+  const double a = c.fp32_adapters ? 4 : e;        // bytes per adapter element
+  const double cast = a > e ? 2 * (e + a) : 0;     // to fp32 and back, per input element
+  const double casts = a > e ? 3 : 0;              // launches: A, B and the input
+  const double drop = c.lora_dropout > 0 ? 1 : 0;  // dropout (on the adapter's copy) + mask
+  double ins = 0, outs = 0;
+  for (int i = 0; i < n; ++i) {
+    ins += linears[i].in;
+    outs += linears[i].out;
+  }
+  OpRecord& gemm = b.Gemm("lora adapters", AdapterParamsPerLayer(d, c.lora_rank, c.lora_targets),
+                          OpKind::kAdapter);
+  // x A reads the input and writes r, (x A) B reads r and writes the output; backward moves
+  // twice that (dA, dB, d(xA) and the input gradient). Kept for backward: x A (for dB), the
+  // dropout mask and, with fp32 adapters, a 16-bit copy of each distinct adapter input (q, k
+  // and v share the norm's output, gate and up the MLP's input) for dA: the repo's H200 run
+  // grows by 2 h x 2 bytes per token per layer more than the base with q, k, v, o adapted.
+  const double distinct_inputs = c.lora_targets == LoraTargets::kQv          ? d.h
+                                 : c.lora_targets == LoraTargets::kAttention ? 2 * d.h
+                                                                             : 3 * d.h + d.ffn;
+  gemm.moved = ins + outs + 2 * n * c.lora_rank;
+  gemm.saved_bytes = e * (n * c.lora_rank + (cast > 0 ? distinct_inputs : 0)) + drop * ins;
+  gemm.kernels = 2 * n;
+  gemm.backward_kernels = 4 * n;
+  OpRecord& glue = b.Layer("lora casts, dropout, scaling and add", OpKind::kAdapterElementwise);
+  const double forward = cast * ins + drop * (2 * a + 1) * ins + 5 * e * outs;
+  const double backward = cast * ins + drop * (2 * a + 1) * ins + 2 * e * outs + 3 * e * ins;
+  glue.moved = forward / e;
+  glue.backward = backward / forward;
+  // Forward: (casts of A and B to 16 bits and the input cast,) (dropout,) scaling, add;
+  // backward: the scaling's, (the fp32 gradient casts of A and B and the input gradient's,)
+  // (dropout,) the add of the input gradients.
+  glue.kernels = n * (2 + casts + drop);
+  glue.backward_kernels = n * (2 + casts + drop);
 }
 
 }  // namespace
@@ -170,10 +242,8 @@ OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& 
   OpRecord& ring = b.Collective("cp key/value ring", OpGroup::kContext, 2 * d.kvd);
   ring.backward = 2;
   ring.selective = true;
-  if (c.lora) {
-    // Hu et al. 2021: rank-r A and B matrices beside every adapted linear layer, trained.
-    b.Gemm("lora adapters", AdapterParamsPerLayer(d, c.lora_rank), OpKind::kAdapter);
-  }
+  if (c.lora)
+    AddAdapters(b, d, c);
   AddModelOps(b, r, d);
   // Memory scales every layer's weights to a published total (DimsOf).
   const double shape_layer = arch.LayerParams() / arch.layers;
@@ -238,6 +308,23 @@ double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc) {
       passes += Passes(r.layer[i], rc);
   }
   return passes;
+}
+
+double LayerKernels(const OpRecords& r, Recompute rc) {
+  double kernels = 0;
+  for (int i = 0; i < r.layer_ops; ++i) {
+    const OpRecord& op = r.layer[i];
+    const bool recomputed = rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
+    kernels += op.kernels + op.backward_kernels + (recomputed ? op.kernels : 0);
+  }
+  return kernels;
+}
+
+double ModelKernels(const OpRecords& r) {
+  double kernels = 0;
+  for (int i = 0; i < r.model_ops; ++i)
+    kernels += r.model[i].kernels + r.model[i].backward_kernels;
+  return kernels;
 }
 
 double CollectiveForwardPasses(const OpRecords& r, OpGroup group) {

@@ -21,10 +21,11 @@ namespace gpuplan::perf::internal {
 
 enum class OpKind {
   kGemm,  // a weight matrix times the activations (dense layers, shared experts, router, head)
-  kExpertGemm,   // routed experts' GEMMs (MoE): their own rows per expert, the busiest one waited
-                 // for
-  kAdapter,      // LoRA adapter GEMMs (trainable)
-  kAttention,    // the attention core: QK^T, softmax, AV
+  kExpertGemm,  // routed experts' GEMMs (MoE): their own rows per expert, the busiest one waited
+                // for
+  kAdapter,     // LoRA adapter GEMMs (trainable): skinny, so memory-bound at their roofline
+  kAdapterElementwise,  // LoRA's scaling, add, dtype casts and dropout: counted bytes
+  kAttention,           // the attention core: QK^T, softmax, AV
   kElementwise,  // memory-bound streams: norms, residual adds, activation functions, permutes
   kCollective,   // a collective the layer runs per micro-batch (tensor, context, expert parallel)
 };
@@ -48,12 +49,15 @@ struct OpRecord {
   double forward = 1;
   double backward = 2;
   bool selective = false;  // recomputed by selective recomputation too
+  // Kernel launches per micro-batch, forward and backward (the host dispatches each one).
+  double kernels = 0;
+  double backward_kernels = 0;
 };
 
 // The records of one model and workload: those of one (average) transformer layer and those
 // around the layers. MoE layers and dense layers are averaged by their share of the layers.
 struct OpRecords {
-  static constexpr int kLayerOps = 18;
+  static constexpr int kLayerOps = 20;
   static constexpr int kModelOps = 4;
   std::array<OpRecord, kLayerOps> layer;
   std::array<OpRecord, kModelOps> model;  // embedding, final norm, logits, unlisted weights
@@ -73,8 +77,13 @@ struct OpContext {
   double seq_local = 0;  // tokens of a sequence on this rank (seq / cp): what activations hold
   double element_bytes = 2;
   bool flash = true;
-  bool lora = false;  // frozen base weights, trainable rank-`lora_rank` adapters on every linear
+  bool lora = false;  // frozen base weights, trainable rank-`lora_rank` adapters
   double lora_rank = 0;
+  LoraTargets lora_targets = LoraTargets::kAll;
+  double lora_dropout = 0;
+  // Mixed precision keeps the trainable adapters in fp32 beside the 16-bit base (PEFT); pure
+  // 16-bit training keeps them in the compute precision.
+  bool fp32_adapters = false;
 };
 
 OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c);
@@ -97,6 +106,11 @@ double CollectiveForwardPasses(const OpRecords& r, OpGroup group);
 
 // Passes of one record per training step under recomputation rc.
 double Passes(const OpRecord& op, Recompute rc);
+// Kernel launches of one layer's records, and of the model ops around the layers, per
+// micro-batch of a training step under recomputation rc (a recompute forward launches the
+// forward's kernels again).
+double LayerKernels(const OpRecords& r, Recompute rc);
+double ModelKernels(const OpRecords& r);
 
 }  // namespace gpuplan::perf::internal
 

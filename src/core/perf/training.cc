@@ -71,7 +71,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
       break;
   }
   if (t.lora) {
-    t.adapter_local = t.stage_layers * AdapterParamsPerLayer(d, w.lora_rank) / t.tp;
+    t.adapter_local = t.stage_layers * AdapterParamsPerLayer(d, w.lora_rank, w.lora_targets) / t.tp;
     t.trainable_local = t.adapter_local + (w.train_embeddings ? t.stage_embed / t.tp : 0);
   } else {
     t.trainable_local = t.stage_params;
@@ -83,6 +83,9 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
   c.flash = t.flash;
   c.lora = t.lora;
   c.lora_rank = w.lora_rank;
+  c.lora_targets = w.lora_targets;
+  c.lora_dropout = w.lora_dropout;
+  c.fp32_adapters = t.mixed;
   t.ops = BuildOpRecords(arch, d, c);
   t.layer_activation =
       t.transformer

@@ -27,6 +27,27 @@ double KindPasses(const OpRecords& r, OpKind kind, Recompute rc) {
 
 }  // namespace
 
+// LoRA's adapter records on one stage for one micro-batch of `tokens`, seconds: the adapter
+// GEMMs at their roofline (the longer of their arithmetic at the GEMM fraction of peak and
+// their bytes at the memory bandwidth: memory-bound at ranks far below the ridge point), the
+// casts, dropout, scaling and adds at the memory bandwidth.
+double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
+                      double gemm_fraction, double bw_bytes) {
+  const OpRecords& r = t.ops;
+  double per_layer = 0;
+  for (int i = 0; i < r.layer_ops; ++i) {
+    const OpRecord& op = r.layer[i];
+    const double bytes = op.moved * t.e * tokens / t.tp / bw_bytes;
+    if (op.kind == OpKind::kAdapter) {
+      const double arithmetic = op.flops * tokens / t.tp / (peak_flops * gemm_fraction);
+      per_layer += Passes(op, t.rc) * std::max(arithmetic, bytes);
+    } else if (op.kind == OpKind::kAdapterElementwise) {
+      per_layer += Passes(op, t.rc) * bytes;
+    }
+  }
+  return per_layer * t.stage_layers;
+}
+
 // Model FLOPs per token: each record's forward FLOPs times its forward and backward passes.
 // Full training: 6 per weight (forward 2, backward 4: input and weight gradients) plus attention
 // 12 L h s (QK^T and AV over the full square, as Megatron, PaLM (Chowdhery et al. 2022, App. B)
@@ -48,9 +69,10 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
     f.model_per_token = GemmPasses(r, Recompute::kNone) * gemm + f.attention_per_token +
                         KindPasses(r, OpKind::kAdapter, Recompute::kNone) * adapters;
     f.attention_hw_per_token = KindPasses(r, OpKind::kAttention, t.rc) * attention;
+    f.adapter_hw_per_token = KindPasses(r, OpKind::kAdapter, t.rc) * adapters;
     f.hardware_per_token = f.model_per_token;
     if (t.rc == Recompute::kFull)
-      f.hardware_per_token += gemm + attention;
+      f.hardware_per_token += gemm + attention + adapters;
     if (t.rc == Recompute::kSelective)
       f.hardware_per_token += attention;
     f.basis = t.lora ? kLoraBasis : kFullBasis;
@@ -90,7 +112,8 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
       t.flash ? 2 * eff_row.attention_fraction : gemm_eff * cal.unfused_attention_factor;
   const double stage_share = t.transformer ? t.stage_layers / d.layers : 1;
   const double gemm_flops_mb =
-      (f.hardware_per_token - f.attention_hw_per_token) * tokens_mb * stage_share / t.tp;
+      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb *
+      stage_share / t.tp;
   const double attn_flops_mb = f.attention_hw_per_token * tokens_mb * stage_share / t.tp;
   const double peak_flops = peak * 1e12;
   double t_mb =
@@ -129,6 +152,15 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   // 2 bytes per weight per pass (forward, backward, and the recompute forward).
   if (w.method == Method::kQlora)
     t_mb += (passes - 1) * t.stage_layer_params * 4.5 / bw_bytes;
+  if (t.lora && t.transformer) {
+    t_mb += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes);
+    // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
+    // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
+    // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
+    const double host = (LayerKernels(t.ops, t.rc) * t.stage_layers + ModelKernels(t.ops)) *
+                        cal.eager_launch_us * 1e-6;
+    t_mb = std::max(t_mb, host);
+  }
   mb.seconds = t_mb;
   return mb;
 }

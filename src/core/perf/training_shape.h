@@ -50,9 +50,15 @@ struct TrainingFlops {
   double hardware_per_token = 0;      // what the GPUs execute (with recomputation)
   double attention_per_token = 0;     // attention core part of model_per_token
   double attention_hw_per_token = 0;  // attention core part of hardware_per_token
+  double adapter_hw_per_token = 0;    // LoRA adapter GEMM part of hardware_per_token
   const char* basis = "";
 };
 TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch);
+
+// LoRA's adapter GEMMs (at their roofline) and casts, dropout, scaling and adds on one stage
+// for one micro-batch of `tokens`, seconds (training_compute.cc).
+double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
+                      double gemm_fraction, double bw_bytes);
 
 // Compute of one micro-batch on the busiest stage, seconds (training_compute.cc).
 struct MicroBatchCompute {
