@@ -97,7 +97,7 @@ TEST(OpRecordsTest, LayerWeightsSumToTheModelsLayerParameters) {
     layer += r.layer[i].weight_params;
   EXPECT_DOUBLE_EQ(layer, 202383360);  // 4 h^2 + 3 h f + 2 h
   EXPECT_DOUBLE_EQ(layer * r.layers, m.LayerParams());
-  EXPECT_DOUBLE_EQ(r.param_scale, 1) << "no published total: the shape's weights as they are";
+  EXPECT_DOUBLE_EQ(LayerParamScale(m, DimsOf(m)), 1) << "no published total: the shape's weights";
 }
 
 TEST(OpRecordsTest, GemmWeightsAreExactlyTheModelsNWithAPublishedTotal) {
@@ -106,7 +106,7 @@ TEST(OpRecordsTest, GemmWeightsAreExactlyTheModelsNWithAPublishedTotal) {
   m.params = 7e9;
   const OpRecords r = RecordsOf(m);
   EXPECT_EQ(GemmWeightParams(r), 7e9 - 262144000 + 131072000);
-  EXPECT_NEAR(r.param_scale, (7e9 - 262144000) / (6738415616.0 - 262144000), 1e-12);
+  EXPECT_NEAR(LayerParamScale(m, DimsOf(m)), (7e9 - 262144000) / (6738415616.0 - 262144000), 1e-12);
 }
 
 TEST(OpRecordsTest, SavedActivationsSumToTheLayerFormula) {

@@ -10,14 +10,12 @@ class Builder {
   Builder(OpRecords& r, bool frozen) : r_(r), gemm_backward_(frozen ? 1 : 2) {}
   OpRecord& Layer(std::string_view name, OpKind kind) {
     OpRecord& op = r_.layer[r_.layer_ops++];
-    op = OpRecord{};
     op.name = name;
     op.kind = kind;
     return op;
   }
   OpRecord& Model(std::string_view name, OpKind kind) {
     OpRecord& op = r_.model[r_.model_ops++];
-    op = OpRecord{};
     op.name = name;
     op.kind = kind;
     return op;
@@ -245,39 +243,45 @@ OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& 
   if (c.lora)
     AddAdapters(b, d, c);
   AddModelOps(b, r, d);
-  // Memory scales every layer's weights to a published total (DimsOf).
-  const double shape_layer = arch.LayerParams() / arch.layers;
-  r.param_scale = shape_layer > 0 ? d.layer_params / shape_layer : 1;
+  // The sums, once. GEMM weights: the listed weights plus the unlisted remainder, exactly the
+  // model's N (the remainder is the difference of two close numbers, computed without rounding).
+  r.sums.gemm_weight_params = ListedGemmParams(r) + r.model[r.model_ops - 1].weight_params;
+  double attention = 0, adapters = 0;
+  for (int i = 0; i < r.layer_ops; ++i) {
+    const OpRecord& op = r.layer[i];
+    if (op.kind == OpKind::kAttention)
+      attention += op.flops;
+    if (op.kind == OpKind::kAdapter)
+      adapters += op.flops;
+    if (op.kind == OpKind::kElementwise)
+      r.sums.elementwise_elements += op.moved;
+  }
+  r.sums.attention_flops = r.layers * attention;
+  r.sums.adapter_flops = r.layers * adapters;
   return r;
 }
 
-double GemmWeightParams(const OpRecords& r) {
-  if (r.model_ops == 0)
-    return 0;
-  // The listed weights plus the unlisted remainder: exactly the model's N (the remainder is
-  // the difference of two close numbers, computed without rounding).
-  return ListedGemmParams(r) + r.model[r.model_ops - 1].weight_params;
+double LayerParamScale(const ModelArch& arch, const Dims& d) {
+  const double shape_layer = arch.layers > 0 ? arch.LayerParams() / arch.layers : 0;
+  return shape_layer > 0 ? d.layer_params / shape_layer : 1;
 }
+
+double GemmWeightParams(const OpRecords& r) { return r.sums.gemm_weight_params; }
 
 double ForwardFlops(const OpRecords& r, OpKind kind) {
-  if (kind == OpKind::kGemm)
-    return 2 * GemmWeightParams(r);
-  double per_layer = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    if (r.layer[i].kind == kind)
-      per_layer += r.layer[i].flops;
+  switch (kind) {
+    case OpKind::kGemm:
+      return 2 * r.sums.gemm_weight_params;
+    case OpKind::kAttention:
+      return r.sums.attention_flops;
+    case OpKind::kAdapter:
+      return r.sums.adapter_flops;
+    default:
+      return 0;
   }
-  return r.layers * per_layer;
 }
 
-double ElementwiseElementsPerLayer(const OpRecords& r) {
-  double elements = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    if (r.layer[i].kind == OpKind::kElementwise)
-      elements += r.layer[i].moved;
-  }
-  return elements;
-}
+double ElementwiseElementsPerLayer(const OpRecords& r) { return r.sums.elementwise_elements; }
 
 // Korthikanti et al. 2022, 4.1: for GELU, f = 4h, kvd = h, e = 2 and dropout the records sum to
 // sbh(34 + 5as/h) (their eq. 1); with tensor parallel t the ops inside the TP region divide by

@@ -38,7 +38,7 @@ struct OpRecord {
   OpKind kind = OpKind::kGemm;
   OpGroup group = OpGroup::kNone;
   double flops = 0;            // forward FLOPs per token
-  double weight_params = 0;    // parameters of its weights (the shape's count; see param_scale)
+  double weight_params = 0;    // parameters of its weights (the shape's count)
   double moved = 0;            // elements per token streamed (elementwise) or sent (collective)
   double saved_bytes = 0;      // activation bytes per token kept for backward
   double selective_bytes = 0;  // of saved_bytes, what selective recomputation drops
@@ -57,17 +57,21 @@ struct OpRecord {
 // The records of one model and workload: those of one (average) transformer layer and those
 // around the layers. MoE layers and dense layers are averaged by their share of the layers.
 struct OpRecords {
-  static constexpr int kLayerOps = 20;
+  static constexpr int kLayerOps = 18;
   static constexpr int kModelOps = 4;
   std::array<OpRecord, kLayerOps> layer;
   std::array<OpRecord, kModelOps> model;  // embedding, final norm, logits, unlisted weights
   int layer_ops = 0;
   int model_ops = 0;
   double layers = 0;
-  // A published parameter total overrides the shape's: each layer op's weights are scaled by
-  // this for memory (Dims does the same); the FLOPs count the published total through the
-  // "unlisted weights" record (biases, position tables, rounding of the published figure).
-  double param_scale = 1;
+  // The sums the estimates read, taken once when the records are built (the layout search
+  // estimates thousands of layouts of one model): see the functions below.
+  struct Sums {
+    double gemm_weight_params = 0;
+    double attention_flops = 0;
+    double adapter_flops = 0;
+    double elementwise_elements = 0;
+  } sums;
   double layer_input_bytes = 0;  // per token: what full recomputation keeps of a layer
 };
 
@@ -87,6 +91,11 @@ struct OpContext {
 };
 
 OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c);
+
+// A published parameter total overrides the shape's: memory scales every layer op's weights by
+// this (Dims does the same); the FLOPs count the published total through the "unlisted
+// weights" record (biases, position tables, rounding of the published figure).
+double LayerParamScale(const ModelArch& arch, const Dims& d);
 
 // --- Sums over the records (per token, whole model unless a name says per layer).
 
