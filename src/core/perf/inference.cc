@@ -55,7 +55,7 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   c.seq_local = s.prompt;
   c.element_bytes = s.e;
   c.flash = w.flash_attention && l.flash_attention;
-  s.ops = BuildOpRecords(arch, d, c);
+  BuildOpRecords(arch, d, c, s.ops);
   // Weights of this GPU's share; quantised layers at their bit width, embeddings and head in
   // 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised). Routed experts are spread over
   // ExpertShards (tp without expert parallelism, ep with it).

@@ -226,10 +226,9 @@ void AddAdapters(Builder& b, const Dims& d, const OpContext& c) {
 // and MoE; see LayerActivationBytes) and the 2-FLOPs-per-weight GEMM count of Kaplan et al.
 // 2020 (2.1), with attention's QK^T and AV over the full s x s square (4 h s per token forward,
 // as Megatron and PaLM count it).
-OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c) {
-  OpRecords r;
+void BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c, OpRecords& r) {
   if (!arch.IsTransformer())
-    return r;
+    return;
   Builder b(r, c.lora);
   r.layers = d.layers;
   r.layer_input_bytes = c.element_bytes * d.h;
@@ -258,7 +257,6 @@ OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& 
   }
   r.sums.attention_flops = r.layers * attention;
   r.sums.adapter_flops = r.layers * adapters;
-  return r;
 }
 
 double LayerParamScale(const ModelArch& arch, const Dims& d) {

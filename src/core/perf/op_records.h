@@ -90,7 +90,14 @@ struct OpContext {
   bool fp32_adapters = false;
 };
 
-OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c);
+// Fills `r` (freshly constructed) in place: the estimates keep the records inside their shape
+// of the step, so building them copies nothing.
+void BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c, OpRecords& r);
+inline OpRecords BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c) {
+  OpRecords r;
+  BuildOpRecords(arch, d, c, r);
+  return r;
+}
 
 // A published parameter total overrides the shape's: memory scales every layer op's weights by
 // this (Dims does the same); the FLOPs count the published total through the "unlisted

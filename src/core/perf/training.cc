@@ -86,7 +86,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
   c.lora_targets = w.lora_targets;
   c.lora_dropout = w.lora_dropout;
   c.fp32_adapters = t.mixed;
-  t.ops = BuildOpRecords(arch, d, c);
+  BuildOpRecords(arch, d, c, t.ops);
   t.layer_activation =
       t.transformer
           ? LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
