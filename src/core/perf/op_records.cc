@@ -10,14 +10,12 @@ class Builder {
   Builder(OpRecords& r, bool frozen) : r_(r), gemm_backward_(frozen ? 1 : 2) {}
   OpRecord& Layer(std::string_view name, OpKind kind) {
     OpRecord& op = r_.layer[r_.layer_ops++];
-    op.name = name;
-    op.kind = kind;
+    op = OpRecord::Make(name, kind);
     return op;
   }
   OpRecord& Model(std::string_view name, OpKind kind) {
     OpRecord& op = r_.model[r_.model_ops++];
-    op.name = name;
-    op.kind = kind;
+    op = OpRecord::Make(name, kind);
     return op;
   }
   // A GEMM of `params` weights: 2 FLOPs per weight per token (multiply and add).

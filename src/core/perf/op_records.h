@@ -33,25 +33,32 @@ enum class OpKind {
 // Which group a collective record runs over.
 enum class OpGroup { kNone, kTensor, kContext, kExpert };
 
+// A plain aggregate: OpRecords leaves its unused slots unwritten (the layout search builds the
+// records for every estimate), and Make gives a record its defaults.
 struct OpRecord {
   std::string_view name;
-  OpKind kind = OpKind::kGemm;
-  OpGroup group = OpGroup::kNone;
-  double flops = 0;            // forward FLOPs per token
-  double weight_params = 0;    // parameters of its weights (the shape's count)
-  double moved = 0;            // elements per token streamed (elementwise) or sent (collective)
-  double saved_bytes = 0;      // activation bytes per token kept for backward
-  double selective_bytes = 0;  // of saved_bytes, what selective recomputation drops
-  bool tensor_sharded = true;  // inside the tensor-parallel region (else only sequence parallel)
+  OpKind kind;
+  OpGroup group;           // kNone but for collectives
+  double flops;            // forward FLOPs per token
+  double weight_params;    // parameters of its weights (the shape's count)
+  double moved;            // elements per token streamed (elementwise) or sent (collective)
+  double saved_bytes;      // activation bytes per token kept for backward
+  double selective_bytes;  // of saved_bytes, what selective recomputation drops
+  bool tensor_sharded;     // inside the tensor-parallel region (else only sequence parallel)
   // Passes over the op per training step, in forward-pass units: backward costs two forwards
   // for a trainable GEMM (input and weight gradients) and one for a frozen one; recomputation
   // repeats the forward (full: every op; selective: the attention core only).
-  double forward = 1;
-  double backward = 2;
-  bool selective = false;  // recomputed by selective recomputation too
+  double forward;
+  double backward;
+  bool selective;  // recomputed by selective recomputation too
   // Kernel launches per micro-batch, forward and backward (the host dispatches each one).
-  double kernels = 0;
-  double backward_kernels = 0;
+  double kernels;
+  double backward_kernels;
+
+  // Nothing computed, nothing moved; inside the tensor-parallel region; forward 1, backward 2.
+  static OpRecord Make(std::string_view name, OpKind kind) {
+    return OpRecord{name, kind, OpGroup::kNone, 0, 0, 0, 0, 0, true, 1, 2, false, 0, 0};
+  }
 };
 
 // The records of one model and workload: those of one (average) transformer layer and those
@@ -59,8 +66,8 @@ struct OpRecord {
 struct OpRecords {
   static constexpr int kLayerOps = 18;
   static constexpr int kModelOps = 4;
-  std::array<OpRecord, kLayerOps> layer;
-  std::array<OpRecord, kModelOps> model;  // embedding, final norm, logits, unlisted weights
+  std::array<OpRecord, kLayerOps> layer;  // [0, layer_ops) written
+  std::array<OpRecord, kModelOps> model;  // [0, model_ops): embedding, final norm, logits, unlisted
   int layer_ops = 0;
   int model_ops = 0;
   double layers = 0;
