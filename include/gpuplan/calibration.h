@@ -83,6 +83,10 @@ struct Calibration {
   // The GEMM inner size (per GPU) assumed for a non-transformer (convolutional) model, whose
   // im2col GEMMs have K = input channels x kernel area; elements.
   double conv_gemm_dim = 4096;
+  // Host time to dispatch one kernel in eager PyTorch training (Python, autograd, dispatcher,
+  // cudaLaunchKernel), microseconds. The host runs ahead of the GPU, so a LoRA step takes the
+  // longer of its GPU time and its launches x this (src/core/perf/op_records.cc counts them).
+  double eager_launch_us = 0;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = 0.75;

@@ -49,6 +49,13 @@ enum class Offload { kNone, kOptimizer, kParams };
 std::string_view OffloadName(Offload o);  // "none", "optimizer", "params"
 std::optional<Offload> ParseOffload(std::string_view name);
 
+// The linear layers LoRA adapts: every linear layer of the transformer blocks (the QLoRA
+// paper's choice, Dettmers et al. 2023, 4), the attention projections q, k, v and o, or only q
+// and v (the default of PEFT for Llama, of LitGPT and of torchtune's Llama-2 LoRA recipes).
+enum class LoraTargets { kAll, kAttention, kQv };
+std::string_view LoraTargetsName(LoraTargets t);  // "all", "attention", "qv"
+std::optional<LoraTargets> ParseLoraTargets(std::string_view name);
+
 // What the planner minimises.
 enum class Objective { kCost, kTime, kCostWithinDeadline, kTimeWithinBudget };
 // "cost", "time", "cost_within_deadline", "time_within_budget"
@@ -157,6 +164,8 @@ struct Workload {
   std::optional<bool> optimizer_in_backward;
   std::optional<bool> activation_offload;
   int lora_rank = 16;                  // LoRA/QLoRA adapter rank
+  LoraTargets lora_targets = LoraTargets::kAll;
+  double lora_dropout = 0;  // dropout on each adapter's input (PEFT LoraConfig default 0)
   // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed
   // when adding tokens.
   bool train_embeddings = false;

@@ -65,6 +65,8 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
                               &w.recompute),
            SetEnum<Offload>("--offload", f.offload, ParseOffload, "none, optimizer or params",
                             &w.offload),
+           SetEnum<LoraTargets>("--lora-targets", f.lora_targets, ParseLoraTargets,
+                                "all, attention or qv", &w.lora_targets),
            SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch",
                            &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
@@ -87,6 +89,7 @@ void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
   if (f.activation_offload) w.activation_offload = true;
   SetIfGiven(f.global_batch, &w.global_batch);
   SetIfGiven(f.lora_rank, &w.lora_rank);
+  SetIfGiven(f.lora_dropout, &w.lora_dropout);
   SetIfGiven(f.weight_bits, &w.weight_bits);
   if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
   if (f.no_flash_attention) w.flash_attention = false;
@@ -242,6 +245,8 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"virtual_stages", "--virtual-stages", f.virtual_stages.has_value()},
       {"method", "--method", !f.method.empty()},
       {"lora_rank", "--lora-rank", f.lora_rank.has_value()},
+      {"lora_targets", "--lora-targets", !f.lora_targets.empty()},
+      {"lora_dropout", "--lora-dropout", f.lora_dropout.has_value()},
       {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
       {"precision", "--precision", !f.precision.empty()},
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
@@ -349,6 +354,10 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--activation-offload", f->activation_offload,
                 "Keep saved activations in host RAM");
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
+  cmd->add_option("--lora-targets", f->lora_targets,
+                  "all | attention | qv: the linear layers LoRA adapts (default all)");
+  cmd->add_option("--lora-dropout", f->lora_dropout,
+                  "Dropout probability on each LoRA adapter's input (default 0)");
   cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,

@@ -35,6 +35,8 @@ struct WorkloadFlags {
   // reported by MergeWorkloadFlags with the expected form.
   std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
   std::string offload;                                 // --offload none|optimizer|params
+  std::string lora_targets;                            // --lora-targets all|attention|qv
+  std::optional<double> lora_dropout;                  // --lora-dropout P
   std::optional<int> cp, virtual_stages;               // --cp, --virtual-stages
   bool optimizer_in_backward = false, activation_offload = false;
   std::optional<int> seq_len, micro_batch, global_batch, lora_rank, weight_bits;

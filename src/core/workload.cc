@@ -41,6 +41,8 @@ constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {{
     {Recompute::kFull, "full"}}};
 constexpr std::array<std::pair<Offload, std::string_view>, 3> kOffloads = {{
     {Offload::kNone, "none"}, {Offload::kOptimizer, "optimizer"}, {Offload::kParams, "params"}}};
+constexpr std::array<std::pair<LoraTargets, std::string_view>, 3> kLoraTargets = {{
+    {LoraTargets::kAll, "all"}, {LoraTargets::kAttention, "attention"}, {LoraTargets::kQv, "qv"}}};
 constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives = {{
     {Objective::kCost, "cost"}, {Objective::kTime, "time"},
     {Objective::kCostWithinDeadline, "cost_within_deadline"},
@@ -93,6 +95,8 @@ std::string_view RecomputeName(Recompute r) { return NameOf(kRecomputes, r); }
 std::optional<Recompute> ParseRecompute(std::string_view n) { return ParseOf(kRecomputes, n); }
 std::string_view OffloadName(Offload o) { return NameOf(kOffloads, o); }
 std::optional<Offload> ParseOffload(std::string_view n) { return ParseOf(kOffloads, n); }
+std::string_view LoraTargetsName(LoraTargets t) { return NameOf(kLoraTargets, t); }
+std::optional<LoraTargets> ParseLoraTargets(std::string_view n) { return ParseOf(kLoraTargets, n); }
 std::string_view ObjectiveName(Objective o) { return NameOf(kObjectives, o); }
 std::optional<Objective> ParseObjective(std::string_view n) { return ParseOf(kObjectives, n); }
 std::string_view DataLocationName(DataLocation l) { return NameOf(kLocations, l); }
@@ -210,6 +214,10 @@ Status ValidateMethod(const Workload& w) {
   }
   if (w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
     return Bad("weight_bits", "0 (not quantised), 4 or 8", std::to_string(w.weight_bits));
+  }
+  if (!(w.lora_dropout >= 0 && w.lora_dropout < 1)) {
+    return Bad("lora_dropout", "a probability from 0 up to (not including) 1",
+               strings::Num(w.lora_dropout));
   }
   if (w.method == Method::kQlora && w.weight_bits == 8) {
     return Bad("weight_bits", "4 for qlora (NF4 base weights)", "8");

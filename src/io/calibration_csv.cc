@@ -24,6 +24,7 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"eager_elementwise_traffic", {&c.eager_elementwise_traffic, {0, 100}}},
       {"unfused_score_passes", {&c.unfused_score_passes, {0, 100}}},
       {"train_layer_overhead_us", {&c.train_layer_overhead_us, {0, 1e5}}},
+      {"eager_launch_us", {&c.eager_launch_us, {0, 1e4}}},
       {"nvlink_efficiency", {&c.nvlink_efficiency, {0.01, 1}}},
       {"pcie_efficiency", {&c.pcie_efficiency, {0.01, 1}}},
       {"rdma_efficiency", {&c.rdma_efficiency, {0.01, 1}}},

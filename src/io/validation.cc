@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -261,6 +262,16 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   w.seq_len = seq ? std::max(1, ToInt(*seq)) : 2048;
   if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = ToInt(*rank);
   w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
+  // Adapted layers and adapter dropout as the notes state them ("on q_proj,k_proj,v_proj,o_proj
+  // only", "lora_dropout=0.05"); unstated: every linear layer, no dropout.
+  if (Contains(notes, "q_proj,k_proj,v_proj,o_proj only")) {
+    w.lora_targets = LoraTargets::kAttention;
+  } else if (Contains(notes, "q_proj,v_proj only")) {
+    w.lora_targets = LoraTargets::kQv;
+  }
+  if (const std::string p = NoteToken(notes, "lora_dropout"); !p.empty()) {
+    w.lora_dropout = std::atof(p.c_str());
+  }
   w.master_weights = NoteToken(notes, "master_weights") != "none";
   const std::string fa = r.Text("flash_attention");
   // Unstated: decoders in current engines use fused attention; encoder (BERT-era) stacks

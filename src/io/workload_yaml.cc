@@ -477,6 +477,8 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "optimizer_in_backward",
                                               "activation_offload",
                                               "lora_rank",
+                                              "lora_targets",
+                                              "lora_dropout",
                                               "train_embeddings",
                                               "master_weights",
                                               "flash_attention",
@@ -557,6 +559,11 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.activation_offload = r.Bool(v, key);
   } else if (key == "lora_rank") {
     w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
+  } else if (key == "lora_targets") {
+    w.lora_targets = r.Enum<LoraTargets>(v, key, ParseLoraTargets, "all, attention or qv")
+                         .value_or(LoraTargets::kAll);
+  } else if (key == "lora_dropout") {
+    w.lora_dropout = r.Number(v, key, 0, 0.99).value_or(0);
   } else if (key == "train_embeddings") {
     w.train_embeddings = r.Bool(v, key).value_or(false);
   } else if (key == "flash_attention") {

@@ -1,5 +1,6 @@
 // Model sizes the formulas share: bytes per element, quantised bits, per-layer dimensions and
 // LoRA adapter sizes.
+#include <array>
 #include <cmath>
 
 #include "perf/internal.h"
@@ -69,12 +70,40 @@ Dims DimsOf(const ModelArch& m) {
   return d;
 }
 
-// LoRA adapter parameters per layer when every linear layer is adapted (QLoRA paper, 4: "LoRA
-// on all linear transformer block layers"): r x (in + out) per matrix.
-double AdapterParamsPerLayer(const Dims& d, double rank) {
-  const double attention = rank * ((d.h + d.h) + 2 * (d.h + d.kvd) + (d.h + d.h));
-  const double mlp = d.mlp_mats * rank * (d.h + d.ffn);
-  return attention + mlp;
+// The linear layers LoRA adapts in one layer, as (inputs, outputs) per token: q and o h x h
+// (the query width as the adapters of today's estimate count it), k and v h x kvd, the MLP's
+// gate and up h x ffn and down ffn x h (GELU: up and down). Returns how many it wrote to `out`.
+int AdaptedLinears(const Dims& d, LoraTargets targets, std::array<AdaptedLinear, 7>& out) {
+  int n = 0;
+  out[n++] = {d.h, d.h};  // q
+  if (targets != LoraTargets::kQv)
+    out[n++] = {d.h, d.kvd};  // k
+  out[n++] = {d.h, d.kvd};    // v
+  if (targets == LoraTargets::kQv)
+    return n;
+  out[n++] = {d.h, d.h};  // o
+  if (targets == LoraTargets::kAttention)
+    return n;
+  for (int i = 0; i < d.mlp_mats - 1; ++i)
+    out[n++] = {d.h, d.ffn};  // gate (SwiGLU) and up
+  out[n++] = {d.ffn, d.h};    // down
+  return n;
+}
+
+// LoRA adapter parameters per layer (Hu et al. 2021): r x (in + out) per adapted matrix; every
+// linear layer by default (QLoRA paper, 4: "LoRA on all linear transformer block layers").
+double AdapterParamsPerLayer(const Dims& d, double rank, LoraTargets targets) {
+  if (targets == LoraTargets::kAll) {
+    const double attention = rank * ((d.h + d.h) + 2 * (d.h + d.kvd) + (d.h + d.h));
+    const double mlp = d.mlp_mats * rank * (d.h + d.ffn);
+    return attention + mlp;
+  }
+  std::array<AdaptedLinear, 7> linears;
+  const int n = AdaptedLinears(d, targets, linears);
+  double params = 0;
+  for (int i = 0; i < n; ++i)
+    params += rank * (linears[i].in + linears[i].out);
+  return params;
 }
 
 }  // namespace gpuplan::perf::internal

@@ -1,59 +1,120 @@
-// The inference estimate: prefill, decode and serving throughput of one batch.
+// The inference estimate over the operation records: memory (weights, KV cache, transients),
+// prefill, decode and serving throughput of one batch.
 #include <algorithm>
 #include <cmath>
 
-#include "perf/internal.h"
+#include "perf/op_records.h"
 
 namespace gpuplan::perf::internal {
+namespace {
 
-Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                                   const Layout& l, const Calibration& cal, double peak) {
-  if (arch.kind == ModelKind::kOther) {
-    return Status::Unsupported("inference of non-transformer models (" + arch.name +
-                               ") is not modelled");
-  }
-  Estimate est;
-  const Gpu& gpu = *hw.gpu;
-  const ArchEfficiency eff_row = cal.For(gpu);
-  const Dims d = DimsOf(arch);
-  // FP8 inference (TensorRT-LLM, vLLM) stores weights and the KV cache in FP8: 1 byte.
-  const double e = w.precision == Precision::kFp8 ? 1 : ElementBytes(w.precision);
-  const double tp = l.tp, pp = l.pp;
+// What the memory and time parts of one serving batch share.
+struct Serving {
+  Dims d;
+  OpRecords ops;
+  ArchEfficiency eff_row;
+  double e = 2;          // bytes per weight and KV element (FP8 engines: 1)
+  double act_bytes = 2;  // bytes per activation element the tensor-parallel reduce moves
+  double tp = 1, pp = 1;
+  double batch = 1, prompt = 0, out = 0;
+  double stage_layers = 0;
+  double layer_bytes = 2;        // bytes per transformer-layer weight (quantised bits / 8)
+  double weight_bytes = 0;       // this GPU's weights
+  double expert_bytes = 0;       // of which routed experts
+  double gemm_weights = 0;       // GEMM weights a token passes through (MoE: top_k experts)
+  double expert_weights = 0;     // of which routed experts
+  double attn_per_sequence = 0;  // attention FLOPs of one prompt's prefill
+  bool fused_attention = true;
+  double elementwise = 0;  // bytes-passes per element of the elementwise records
+  double bw = 0;           // achieved memory bandwidth, bytes/s
+  double peak_flops = 0;
+  double launch_s = 0;  // host launches of one forward (overlap the GPU)
+  double step_s = 0;    // serial per-pass work of the engine
+  double tp_bw = 1, tp_latency = 0;
+};
+
+Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& l,
+                  const Calibration& cal, double peak) {
+  Serving s;
+  s.d = DimsOf(arch);
+  const Dims& d = s.d;
   const InferenceSpec& inf = w.inference;
-  const double batch = inf.batch ? *inf.batch : l.micro_batch;
-  const double prompt = inf.prompt_tokens;
-  const double out = arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens;
-  const double stage_layers = std::ceil(d.layers / pp);
-
-  // --- Memory: weights of this GPU's share; quantised layers at their bit width, embeddings
-  // and head in 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised).
-  const double layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : e;
+  s.eff_row = cal.For(*hw.gpu);
+  // FP8 inference (TensorRT-LLM, vLLM) stores weights and the KV cache in FP8: 1 byte; FP8
+  // engines still reduce the tensor-parallel activations in 16 bits.
+  s.e = w.precision == Precision::kFp8 ? 1 : ElementBytes(w.precision);
+  s.act_bytes = w.precision == Precision::kFp8 ? 2 : s.e;
+  s.tp = l.tp;
+  s.pp = l.pp;
+  s.batch = inf.batch ? *inf.batch : l.micro_batch;
+  s.prompt = inf.prompt_tokens;
+  s.out = arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens;
+  s.stage_layers = std::ceil(d.layers / s.pp);
+  OpContext c;
+  c.seq = s.prompt;
+  c.seq_local = s.prompt;
+  c.element_bytes = s.e;
+  c.flash = w.flash_attention && l.flash_attention;
+  BuildOpRecords(arch, d, c, s.ops);
+  // Weights of this GPU's share; quantised layers at their bit width, embeddings and head in
+  // 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised). Routed experts are spread over
+  // ExpertShards (tp without expert parallelism, ep with it).
+  s.layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : s.e;
   const double stage_embed = l.pp > 1 ? d.vocab * d.h : d.embed_params;
-  // Routed experts are spread over ExpertShards (tp without expert parallelism, ep with it).
-  const double expert_bytes = stage_layers * d.expert_layer_params / ExpertShards(l) * layer_bytes;
-  const double weight_bytes = stage_layers * (d.layer_params - d.expert_layer_params) / tp *
-                                  layer_bytes +
-                              expert_bytes + stage_embed / tp * e;
-  MemoryBreakdown& mem = est.memory.breakdown;
-  mem.weights = weight_bytes / kGiB;
-  // KV cache: K and V of kv_heads x head_dim per layer per token (Pope et al. 2022, 3.1),
-  // split over at most kv_heads tensor-parallel ranks (engines replicate a KV head over the
-  // ranks that share it). MLA caches one latent per token for all heads, replicated on every
-  // tensor-parallel rank (vLLM/SGLang without attention data parallelism); sliding-window
-  // layers keep only their window.
-  const double ctx = prompt + out;
+  s.expert_bytes = s.stage_layers * d.expert_layer_params / ExpertShards(l) * s.layer_bytes;
+  s.weight_bytes =
+      s.stage_layers * (d.layer_params - d.expert_layer_params) / s.tp * s.layer_bytes +
+      s.expert_bytes + stage_embed / s.tp * s.e;
+  s.gemm_weights = GemmWeightParams(s.ops);
+  s.expert_weights = d.layers * d.active_expert_layer_params;
+  // Causal masking halves a decoder's attention square.
+  s.attn_per_sequence = ForwardFlops(s.ops, OpKind::kAttention) * s.prompt *
+                        (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
+  // Fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused multi-head
+  // attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of peak.
+  s.fused_attention = c.flash || (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
+  // Eager PyTorch (TorchScript, HF transformers) launches a kernel per elementwise operation
+  // where the inference engines fuse them, so it moves more bytes per token.
+  const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
+  s.elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
+  s.bw = hw.gpu->memory_bandwidth_gbs * 1e9 * s.eff_row.memory_bw_fraction;
+  s.peak_flops = peak * 1e12;
+  // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
+  s.launch_s =
+      (cal.LayerOverheadUs(inf.engine) +
+       (w.weight_bits > 0 && inf.engine == Engine::kHf ? cal.hf_quant_layer_overhead_us : 0)) *
+      1e-6 * d.layers;
+  s.step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
+  s.tp_bw = l.tp > 1 ? GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node) : 1;
+  s.tp_latency = cal.collective_latency_us * 1e-6;
+  return s;
+}
+
+// Bytes of one sequence's KV cache on this GPU at `tokens` of context.
+double KvSequenceBytes(const Serving& s, const ModelArch& arch, double tokens) {
   const double kv_shards = arch.attention == AttentionKind::kMla
                                ? 1
-                               : std::min<double>(tp, arch.kv_heads > 0 ? arch.kv_heads : tp);
-  auto kv_sequence_bytes = [&](double tokens) {
-    return arch.KvCacheElements(tokens) * stage_layers / d.layers / kv_shards * e;
-  };
-  mem.kv_cache = kv_sequence_bytes(ctx) * batch / kGiB;
+                               : std::min<double>(s.tp, arch.kv_heads > 0 ? arch.kv_heads : s.tp);
+  return arch.KvCacheElements(tokens) * s.stage_layers / s.d.layers / kv_shards * s.e;
+}
+
+// Memory of one replica's GPU: weights, the KV cache of K and V of kv_heads x head_dim per
+// layer per token (Pope et al. 2022, 3.1), split over at most kv_heads tensor-parallel ranks
+// (engines replicate a KV head over the ranks that share it). MLA caches one latent per token
+// for all heads, replicated on every tensor-parallel rank (vLLM/SGLang without attention data
+// parallelism); sliding-window layers keep only their window.
+void ServingMemory(const Serving& s, const Workload& w, const ModelArch& arch, const Hardware& hw,
+                   const Calibration& cal, Estimate& est) {
+  const Dims& d = s.d;
+  const InferenceSpec& inf = w.inference;
+  MemoryBreakdown& mem = est.memory.breakdown;
+  mem.weights = s.weight_bytes / kGiB;
+  mem.kv_cache = KvSequenceBytes(s, arch, s.prompt + s.out) * s.batch / kGiB;
   // Prefill transients: the widest MLP intermediate of one layer and the logits of the last
   // position only (generate() keeps one position: HF num_logits_to_keep, vLLM, TRT-LLM),
   // upcast to fp32 for sampling.
-  const double mlp_tmp = (d.mlp_mats == 3 ? 3 : 2) * prompt * batch * d.ffn / tp * e;
-  const double logits = cal.transient_factor * batch * d.vocab / tp * (e + 4);
+  const double mlp_tmp = (d.mlp_mats == 3 ? 3 : 2) * s.prompt * s.batch * d.ffn / s.tp * s.e;
+  const double logits = cal.transient_factor * s.batch * d.vocab / s.tp * (s.e + 4);
   mem.transient = std::max(mlp_tmp, arch.kind == ModelKind::kDecoder ? logits : 0) / kGiB;
   // Serving engines (vLLM's and TensorRT-LLM's block managers) load the weights once and
   // preallocate the KV cache as one pool; eager PyTorch allocates as it goes.
@@ -63,112 +124,109 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   est.memory.fits =
       est.memory.per_gpu_gib <= cal.EngineMemoryLimitGib(inf.engine, est.memory.capacity_gib,
                                                          est.memory.per_gpu_gib - mem.kv_cache);
+}
 
-  const double bw = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
-  // --- Prefill: compute-bound GEMMs over batch x prompt tokens, plus causal attention
-  // (4 L h s^2 per sequence forward, halved by causal masking for decoders).
-  const double peak_flops = peak * 1e12;
-  // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
-  const double launch_s =
-      (cal.LayerOverheadUs(inf.engine) +
-       (w.weight_bits > 0 && inf.engine == Engine::kHf ? cal.hf_quant_layer_overhead_us : 0)) *
-      1e-6 * d.layers;
-  const double step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
-  // GEMM weights a token passes through (MoE: top_k routed experts; expert_weights of them).
-  const double gemm_weights = d.active_params - d.embed_params + d.head_params;
-  const double expert_weights = d.layers * d.active_expert_layer_params;
-  const double attn_per_sequence = 4 * d.layers * d.attn_dim * prompt * prompt *
-                                   (arch.kind == ModelKind::kDecoder ? 0.5 : 1.0);
-  // Attention core: fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused
-  // multi-head attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of
-  // peak. Unfused attention runs QK^T and AV as batched GEMMs and moves the materialised
-  // heads x s x s scores through memory several times (write, scale, mask, softmax, read).
-  const bool fused_attention = (w.flash_attention && l.flash_attention) ||
-                               (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
-  // Elementwise kernels: eager PyTorch (TorchScript, HF transformers) launches a kernel per
-  // operation where the inference engines fuse them, so it moves more bytes per token.
-  const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
-  const double elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
-  // Pipeline stages run one after another for one batch (no micro-batching in HF
-  // device_map=auto), so latency sums over stages: count all weights once.
-  const double prefill_mem = weight_bytes * pp / bw;
-  // Tensor parallel: two all-reduces of the activations per layer (Megatron), which FP8
-  // engines still reduce in 16 bits.
-  const double act_bytes = w.precision == Precision::kFp8 ? 2 : e;
-  const double tp_bw = l.tp > 1 ? GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node) : 1;
-  const double tp_latency = cal.collective_latency_us * 1e-6;
-  // The prefill of `n` prompts together: GEMMs, attention and elementwise work (or one read of
-  // the weights, or the host's launches, whichever is longest), then the tensor-parallel
-  // all-reduces.
-  auto prefill_seconds = [&](double n) {
-    const double tokens = prompt * n;
-    const double eff =
-        GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, tokens, w.precision, layer_bytes);
-    const double attention =
-        fused_attention
-            ? attn_per_sequence * n / (tp * pp) / (peak_flops * eff_row.attention_fraction)
-            : attn_per_sequence * n / (tp * pp) / (peak_flops * eff) +
-                  cal.unfused_score_passes * d.heads / tp * prompt * prompt * n * e * d.layers /
-                      pp / bw;
-    // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
-    const double eff_expert = arch.IsMoe() ? ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak,
-                                                                  tokens * l.ep, w.precision,
-                                                                  layer_bytes)
-                                           : eff;
-    const double compute =
-        2 * (gemm_weights - expert_weights) * tokens / (tp * pp) / (peak_flops * eff) +
-        2 * expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
-            (peak_flops * eff_expert) +
-        attention +
-        elementwise * (d.h * (1 + d.routed_copies) + d.ffn) / tp * e * tokens * d.layers / pp /
-            bw;
-    const double tp_comm =
-        l.tp > 1 ? d.layers * 2 * RingTime(tokens * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency)
-                 : 0;
-    const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
-                                              2, act_bytes);
-    return std::max({compute * pp, prefill_mem, launch_s}) + step_s + tp_comm + ep_comm;
-  };
-  const double prefill_tokens = prompt * batch;
-  const double attn_prefill = attn_per_sequence * batch;
+// The prefill of `n` prompts together: GEMMs, attention and elementwise records (or one read of
+// the weights, or the host's launches, whichever is longest), then the tensor-parallel
+// all-reduces. Pipeline stages run one after another for one batch (no micro-batching in HF
+// device_map=auto), so latency sums over stages: all weights are read once.
+double PrefillSeconds(const Serving& s, double n, const Workload& w, const ModelArch& arch,
+                      const Hardware& hw, const Layout& l, const Calibration& cal, double peak) {
+  const Dims& d = s.d;
+  const Gpu& gpu = *hw.gpu;
+  const double tp = s.tp, pp = s.pp;
+  const double tokens = s.prompt * n;
+  const double eff =
+      GemmEfficiency(s.eff_row, cal, gpu, peak, d.h / tp, tokens, w.precision, s.layer_bytes);
+  // Unfused attention moves the materialised heads x s x s scores through memory several times
+  // (write, scale, mask, softmax, read).
+  const double attention =
+      s.fused_attention
+          ? s.attn_per_sequence * n / (tp * pp) / (s.peak_flops * s.eff_row.attention_fraction)
+          : s.attn_per_sequence * n / (tp * pp) / (s.peak_flops * eff) +
+                cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
+                    pp / s.bw;
+  // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
+  const double eff_expert = arch.IsMoe()
+                                ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak,
+                                                       tokens * l.ep, w.precision, s.layer_bytes)
+                                : eff;
+  const double compute =
+      2 * (s.gemm_weights - s.expert_weights) * tokens / (tp * pp) / (s.peak_flops * eff) +
+      2 * s.expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
+          (s.peak_flops * eff_expert) +
+      attention +
+      s.elementwise * ElementwiseElementsPerLayer(s.ops) / tp * s.e * tokens * d.layers / pp / s.bw;
+  // Tensor parallel: the two all-reduce records of the activations per layer (Megatron).
+  const double tp_comm =
+      l.tp > 1 ? d.layers * CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
+                     RingTime(tokens * d.h * s.act_bytes, l.tp, 2, s.tp_bw, s.tp_latency)
+               : 0;
+  const double ep_comm =
+      MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
+                         CollectiveForwardPasses(s.ops, OpGroup::kExpert), s.act_bytes);
+  const double prefill_mem = s.weight_bytes * pp / s.bw;
+  return std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm;
+}
+
+// One decode step of the batch: the GEMMs over `batch` rows (bandwidth-bound GEMVs at small
+// batch, compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022), then the
+// attention kernels, which read the KV cache so far: separate kernels, so their times add.
+double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& arch,
+                         const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
+                         bool& memory_bound) {
+  const Dims& d = s.d;
+  const double tp = s.tp, pp = s.pp, batch = s.batch;
+  const double mid_ctx = s.prompt + s.out / 2;  // cache grows linearly: average length
+  double kv_bytes = KvSequenceBytes(s, arch, mid_ctx) * pp * batch;
+  // Eager HF attention with grouped-query attention expands K and V to every query head
+  // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
+  // copy of the cache.
+  if (w.inference.engine == Engine::kHf) {
+    kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * s.e * mid_ctx * batch;
+  }
+  // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
+  // weights (the embedding table too).
+  const double eff_dec =
+      GemmEfficiency(s.eff_row, cal, *hw.gpu, peak, d.h / tp, kSaturatedGemmRows, w.precision, s.layer_bytes);
+  const double t_arithmetic = 2 * s.gemm_weights * batch / tp / (s.peak_flops * eff_dec) * pp;
+  // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
+  const double touched =
+      arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, batch * l.ep) /
+                         arch.moe.experts
+                   : 1;
+  const double t_weights = (s.weight_bytes - s.expert_bytes * (1 - touched)) * pp / s.bw;
+  const double t_ep =
+      MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share,
+                         CollectiveForwardPasses(s.ops, OpGroup::kExpert), s.act_bytes);
+  const double t_kv = kv_bytes / s.bw;
+  memory_bound = t_weights + t_kv >= t_arithmetic;
   const double tp_comm_layer =
-      l.tp > 1 ? 2 * RingTime(batch * d.h * act_bytes, l.tp, 2, tp_bw, tp_latency) : 0;
+      l.tp > 1 ? CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
+                     RingTime(batch * d.h * s.act_bytes, l.tp, 2, s.tp_bw, s.tp_latency)
+               : 0;
+  return std::max(std::max(t_arithmetic, t_weights) + t_kv, s.launch_s) + s.step_s +
+         d.layers * tp_comm_layer + t_ep;
+}
+
+}  // namespace
+
+Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                   const Layout& l, const Calibration& cal, double peak) {
+  if (arch.kind == ModelKind::kOther) {
+    return Status::Unsupported("inference of non-transformer models (" + arch.name +
+                               ") is not modelled");
+  }
+  Estimate est;
+  const Serving s = ServingOf(w, arch, hw, l, cal, peak);
+  ServingMemory(s, w, arch, hw, cal, est);
+  const double tp = s.tp, pp = s.pp, batch = s.batch, out = s.out;
   InferenceTimes it;
   it.batch = static_cast<int>(batch);
-  it.prefill_s = prefill_seconds(batch);
+  it.prefill_s = PrefillSeconds(s, batch, w, arch, hw, l, cal, peak);
   it.ttft_ms = it.prefill_s * 1e3;
-
-  // --- Decode: each token reads all weights and the KV cache so far (memory-bound at small
-  // batch; compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022).
   if (out > 0) {
-    const double mid_ctx = prompt + out / 2;  // cache grows linearly: average length
-    // Each step runs the GEMMs over `batch` rows (bandwidth-bound GEMVs at small batch,
-    // compute-bound at large: Pope et al. 2022) and then the attention kernels, which read the
-    // KV cache so far: separate kernels, so their times add.
-    double kv_bytes = kv_sequence_bytes(mid_ctx) * pp * batch;
-    // Eager HF attention with grouped-query attention expands K and V to every query head
-    // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
-    // copy of the cache.
-    if (inf.engine == Engine::kHf) {
-      kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * e * mid_ctx * batch;
-    }
-    // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
-    // weights (the embedding table too).
-    const double eff_dec = GemmEfficiency(eff_row, cal, gpu, peak, d.h / tp, kSaturatedGemmRows,
-                                          w.precision, layer_bytes);
-    const double t_arithmetic = 2 * gemm_weights * batch / tp / (peak_flops * eff_dec) * pp;
-    // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
-    const double touched =
-        arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, batch * l.ep) /
-                           arch.moe.experts
-                     : 1;
-    const double t_weights = (weight_bytes - expert_bytes * (1 - touched)) * pp / bw;
-    const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share, 2,
-                                           act_bytes);
-    const double t_kv = kv_bytes / bw;
-    it.decode_memory_bound = t_weights + t_kv >= t_arithmetic;
-    const double t_token = std::max(std::max(t_arithmetic, t_weights) + t_kv, launch_s) + step_s +
-                           d.layers * tp_comm_layer + t_ep;
+    const double t_token = DecodeStepSeconds(s, w, arch, hw, l, cal, peak, it.decode_memory_bound);
     it.tpot_ms = t_token * 1e3;
     it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
     // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
@@ -176,13 +234,14 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
     // that prefill and the running step, not for the whole batch's prefill; the batch's
     // prefill work is interleaved with the decode steps, so each token also carries its share.
     // The GPU time per batch of requests (request_s), hence throughput, is the same.
-    if (inf.ContinuousBatching() && batch > 1) {
-      it.ttft_ms = (prefill_seconds(1) + t_token) * 1e3;
+    if (w.inference.ContinuousBatching() && batch > 1) {
+      it.ttft_ms = (PrefillSeconds(s, 1, w, arch, hw, l, cal, peak) + t_token) * 1e3;
       it.tpot_ms = (t_token + it.prefill_s / out) * 1e3;
     }
   }
   it.request_s = it.prefill_s + it.decode_s;
   // Data-parallel replicas (dp) serve independent batches.
+  const double prefill_tokens = s.prompt * batch;
   it.tokens_per_s_per_gpu = out > 0 ? batch * out / it.request_s / (tp * pp) : 0;
   it.prefill_tokens_per_s_per_gpu = prefill_tokens / it.prefill_s / (tp * pp);
   it.requests_per_s = batch / it.request_s * l.dp;
@@ -190,11 +249,12 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   est.time.breakdown.compute = it.request_s;
   est.throughput.tokens_per_s_per_gpu = it.tokens_per_s_per_gpu;
   est.throughput.samples_per_s_per_gpu = batch / it.request_s / (tp * pp);
-  const double flops_req = 2 * gemm_weights * (prefill_tokens + batch * out) + attn_prefill;
+  const double flops_req =
+      2 * s.gemm_weights * (prefill_tokens + batch * out) + s.attn_per_sequence * batch;
   est.throughput.tflops_per_gpu = flops_req / it.request_s / (tp * pp) / 1e12;
   est.throughput.hardware_tflops_per_gpu = est.throughput.tflops_per_gpu;
   est.throughput.mfu = est.throughput.tflops_per_gpu / peak;
-  est.flops_per_token = 2 * gemm_weights;
+  est.flops_per_token = 2 * s.gemm_weights;
   est.inference = it;
   return est;
 }

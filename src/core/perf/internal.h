@@ -3,6 +3,7 @@
 #ifndef GPUPLAN_SRC_CORE_PERF_INTERNAL_H_
 #define GPUPLAN_SRC_CORE_PERF_INTERNAL_H_
 
+#include <array>
 #include <optional>
 
 #include "gpuplan/estimate.h"
@@ -38,11 +39,14 @@ struct Dims {
 };
 
 Dims DimsOf(const ModelArch& m);
-// LoRA adapter parameters per layer when every linear layer is adapted.
-double AdapterParamsPerLayer(const Dims& d, double rank);
-// Saved activations of one transformer layer for one micro-batch, bytes.
-double LayerActivationBytes(const Dims& d, double s, double b, double e, int tp, bool sp,
-                            bool flash, Recompute rc, bool dropout);
+// One linear layer LoRA adapts: its input and output widths.
+struct AdaptedLinear {
+  double in = 0, out = 0;
+};
+// The linear layers `targets` adapts in one layer; returns how many it wrote to `out`.
+int AdaptedLinears(const Dims& d, LoraTargets targets, std::array<AdaptedLinear, 7>& out);
+// LoRA adapter parameters per layer of the adapted linear layers.
+double AdapterParamsPerLayer(const Dims& d, double rank, LoraTargets targets);
 
 // Ring collective time of `bytes` over `n` ranks (factor 2 all-reduce, 1 gather/scatter).
 double RingTime(double bytes, int n, double factor, double bw_bytes_s, double latency_s);

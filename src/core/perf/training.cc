@@ -71,15 +71,26 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
       break;
   }
   if (t.lora) {
-    t.adapter_local = t.stage_layers * AdapterParamsPerLayer(d, w.lora_rank) / t.tp;
+    t.adapter_local = t.stage_layers * AdapterParamsPerLayer(d, w.lora_rank, w.lora_targets) / t.tp;
     t.trainable_local = t.adapter_local + (w.train_embeddings ? t.stage_embed / t.tp : 0);
   } else {
     t.trainable_local = t.stage_params;
   }
-  t.layer_activation = t.transformer
-                           ? LayerActivationBytes(d, t.s_local, t.b, t.e, l.tp, l.sequence_parallel,
-                                                  t.flash, t.rc, arch.dropout)
-                           : 0;
+  OpContext c;
+  c.seq = t.s;
+  c.seq_local = t.s_local;
+  c.element_bytes = t.e;
+  c.flash = t.flash;
+  c.lora = t.lora;
+  c.lora_rank = w.lora_rank;
+  c.lora_targets = w.lora_targets;
+  c.lora_dropout = w.lora_dropout;
+  c.fp32_adapters = t.mixed;
+  BuildOpRecords(arch, d, c, t.ops);
+  t.layer_activation =
+      t.transformer
+          ? LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
+          : 0;
   return t;
 }
 
@@ -113,8 +124,8 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   }
   Estimate est;
   est.grad_accum = t.m;
-  TrainingMemory(t, w, arch, hw, l, cal, est);
-  const TrainingFlops f = FlopsOf(t, w, arch);
+  TrainingMemory(t, w, hw, l, cal, est);
+  const TrainingFlops f = FlopsOf(t, arch);
   est.flops_per_token = f.model_per_token;
   est.mfu_basis = f.basis;
   TrainingTime(t, f, w, arch, hw, l, cal, peak, est);

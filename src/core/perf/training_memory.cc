@@ -8,15 +8,18 @@
 
 namespace gpuplan::perf::internal {
 
-void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& arch,
-                    const Hardware& hw, const Layout& l, const Calibration& cal, Estimate& est) {
+namespace {
+
+// Weights, gradients, optimizer states and adapters on the GPU (bytes, into `mem`), and what
+// offloading moves to host RAM (bytes per GPU, returned).
+double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
+                   MemoryBreakdown& mem) {
   const Dims& d = t.d;
   const double e = t.e;
-  MemoryBreakdown& mem = est.memory.breakdown;
   const double zero_opt = l.zero >= 1 ? t.zero_shard : 1;
   const double zero_grad = l.zero >= 2 ? t.zero_shard : 1;
   const double zero_w = l.zero >= 3 ? t.zero_shard : 1;
-  double host = 0;  // bytes per GPU held in host RAM
+  double host = 0;
   if (!t.lora) {
     mem.weights = t.stage_params * e / zero_w;
     mem.gradients = t.stage_params * e / zero_grad;
@@ -62,10 +65,15 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& 
       mem.weights = std::min(mem.weights, 2 * d.layer_params / t.tp * e);
     }
   }
+  return host;
+}
 
-  // Activations. With 1F1B pipelining the first stage holds min(pp, m) micro-batches of its
-  // layers (Narayanan et al. 2021, 2.2.1; Korthikanti et al. 2022, 4.2); the interleaved
-  // schedule holds (1 + (pp - 1) / (pp vp)) times that (Korthikanti et al. 2022, 4.2.2).
+// Saved activations of the in-flight micro-batches (bytes, into `mem`) and what activation
+// offloading keeps in host RAM (returned). With 1F1B pipelining the first stage holds
+// min(pp, m) micro-batches of its layers (Narayanan et al. 2021, 2.2.1; Korthikanti et al.
+// 2022, 4.2); the interleaved schedule holds (1 + (pp - 1) / (pp vp)) times that (Korthikanti
+// et al. 2022, 4.2.2).
+double Activations(const TrainingShape& t, const Layout& l, MemoryBreakdown& mem) {
   double in_flight = l.pp > 1 ? std::min<double>(t.pp, t.m) : 1;
   if (l.vp > 1)
     in_flight *= 1 + (t.pp - 1) / (t.pp * t.vp);
@@ -73,27 +81,40 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& 
   if (l.activation_offload && t.transformer) {
     // Offloaded activations: copied to host as each layer finishes forward and back before its
     // backward; the GPU keeps the layer in flight and the one being copied.
-    host += activations;
     mem.activations = std::min(activations, 2 * t.layer_activation);
-  } else {
-    mem.activations = activations;
+    return activations;
   }
-  // Transients at the peak: the logits of the last stage in 16-bit plus their fp32 copy for
-  // the loss (Megatron/HF upcast), one layer's full activations when it is recomputed in
-  // backward, and with ZeRO-3 the gathered parameters of the layer in use and the prefetched
-  // next (PyTorch FSDP forward/backward prefetch).
-  double transient = 0;
-  if (t.transformer) {
-    transient += cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (e + 4);
-    if (t.rc != Recompute::kNone) {
-      transient += LayerActivationBytes(d, t.s_local, t.b, e, l.tp, l.sequence_parallel, t.flash,
-                                        Recompute::kNone, arch.dropout);
-    }
-    if (l.zero >= 3 && t.shard > 1)
-      transient += 2 * d.layer_params / t.tp * e;
+  mem.activations = activations;
+  return 0;
+}
+
+// Transients at the peak, bytes: the logits of the last stage in 16-bit plus their fp32 copy
+// for the loss (Megatron/HF upcast), one layer's full activations when it is recomputed in
+// backward, and with ZeRO-3 the gathered parameters of the layer in use and the prefetched
+// next (PyTorch FSDP forward/backward prefetch).
+double Transients(const TrainingShape& t, const Layout& l, const Calibration& cal) {
+  if (!t.transformer)
+    return 0;
+  const Dims& d = t.d;
+  double transient = cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (t.e + 4);
+  if (t.rc != Recompute::kNone) {
+    transient +=
+        LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, Recompute::kNone);
   }
+  if (l.zero >= 3 && t.shard > 1)
+    transient += 2 * d.layer_params / t.tp * t.e;
+  return transient;
+}
+
+}  // namespace
+
+void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& hw, const Layout& l,
+                    const Calibration& cal, Estimate& est) {
+  MemoryBreakdown& mem = est.memory.breakdown;
+  double host = ModelStates(t, w, l, mem);  // bytes per GPU held in host RAM
+  host += Activations(t, l, mem);
   mem.activations /= kGiB;
-  mem.transient = transient / kGiB;
+  mem.transient = Transients(t, l, cal) / kGiB;
   mem.weights /= kGiB;
   mem.gradients /= kGiB;
   mem.optimizer /= kGiB;

@@ -4,6 +4,7 @@
 #define GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
 
 #include "perf/internal.h"
+#include "perf/op_records.h"
 
 namespace gpuplan::perf::internal {
 
@@ -34,13 +35,14 @@ struct TrainingShape {
   double trainable_local = 0;     // trainable parameters on one GPU before ZeRO
   double adapter_local = 0;       // LoRA adapter parameters on one GPU
   double layer_activation = 0;    // saved activations of one layer, one micro-batch, bytes
+  OpRecords ops;                  // the layer's and the model's operation records
 };
 
 TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l);
 
 // Memory of the step on the busiest GPU (and the host RAM offload needs), into `est.memory`.
-void TrainingMemory(const TrainingShape& t, const Workload& w, const ModelArch& arch,
-                    const Hardware& hw, const Layout& l, const Calibration& cal, Estimate& est);
+void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& hw,
+                    const Layout& l, const Calibration& cal, Estimate& est);
 
 // Model and hardware FLOPs per token, and the basis the MFU is stated on.
 struct TrainingFlops {
@@ -48,9 +50,31 @@ struct TrainingFlops {
   double hardware_per_token = 0;      // what the GPUs execute (with recomputation)
   double attention_per_token = 0;     // attention core part of model_per_token
   double attention_hw_per_token = 0;  // attention core part of hardware_per_token
+  double adapter_hw_per_token = 0;    // LoRA adapter GEMM part of hardware_per_token
   const char* basis = "";
 };
-TrainingFlops FlopsOf(const TrainingShape& t, const Workload& w, const ModelArch& arch);
+TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch);
+
+// LoRA's adapter GEMMs (at their roofline) and casts, dropout, scaling and adds on one stage
+// for one micro-batch of `tokens`, seconds (training_compute.cc).
+double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
+                      double gemm_fraction, double bw_bytes);
+
+// Compute of one micro-batch on the busiest stage, seconds (training_compute.cc).
+struct MicroBatchCompute {
+  double seconds = 0;
+  double attention_rate = 0;  // achieved fraction of peak of the attention core
+  double elementwise_passes = 0;  // forward, backward (two) and a full-recompute forward
+};
+MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
+                                    const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                    const Layout& l, const Calibration& cal, double peak);
+
+// Communication of the step (training_comm.cc): tensor, context, pipeline and expert parallel
+// traffic and the data-parallel gradient synchronisation, into `tb`.
+void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBatchCompute& mb,
+                  const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
+                  TimeBreakdown& tb);
 
 // Step time: compute and every communication part, into `est.time.breakdown`.
 void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload& w,

@@ -1,0 +1,168 @@
+// Training compute over the operation records: FLOPs per token (what MFU counts and what the
+// GPUs execute) and the time of one micro-batch on one pipeline stage.
+#include <algorithm>
+#include <cmath>
+
+#include "perf/training_shape.h"
+
+namespace gpuplan::perf::internal {
+namespace {
+
+constexpr const char* kFullBasis = "6N + 12Lhs attention";
+constexpr const char* kLoraBasis =
+    "4N + 12Lhs attention + 6 x adapter params (frozen base: no weight gradients)";
+
+// The base GEMMs' passes per step (every weight GEMM record shares them; the last model
+// record, the unlisted weights, stands for them all).
+double GemmPasses(const OpRecords& r, Recompute rc) { return Passes(r.model[r.model_ops - 1], rc); }
+
+// Passes of the records of `kind` (records of one kind share them).
+double KindPasses(const OpRecords& r, OpKind kind, Recompute rc) {
+  for (int i = 0; i < r.layer_ops; ++i) {
+    if (r.layer[i].kind == kind)
+      return Passes(r.layer[i], rc);
+  }
+  return 0;
+}
+
+}  // namespace
+
+// LoRA's adapter records on one stage for one micro-batch of `tokens`, seconds: the adapter
+// GEMMs at their roofline (the longer of their arithmetic at the GEMM fraction of peak and
+// their bytes at the memory bandwidth: memory-bound at ranks far below the ridge point), the
+// casts, dropout, scaling and adds at the memory bandwidth.
+double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
+                      double gemm_fraction, double bw_bytes) {
+  const OpRecords& r = t.ops;
+  double per_layer = 0;
+  for (int i = 0; i < r.layer_ops; ++i) {
+    const OpRecord& op = r.layer[i];
+    const double bytes = op.moved * t.e * tokens / t.tp / bw_bytes;
+    if (op.kind == OpKind::kAdapter) {
+      const double arithmetic = op.flops * tokens / t.tp / (peak_flops * gemm_fraction);
+      per_layer += Passes(op, t.rc) * std::max(arithmetic, bytes);
+    } else if (op.kind == OpKind::kAdapterElementwise) {
+      per_layer += Passes(op, t.rc) * bytes;
+    }
+  }
+  return per_layer * t.stage_layers;
+}
+
+// Model FLOPs per token: each record's forward FLOPs times its forward and backward passes.
+// Full training: 6 per weight (forward 2, backward 4: input and weight gradients) plus attention
+// 12 L h s (QK^T and AV over the full square, as Megatron, PaLM (Chowdhery et al. 2022, App. B)
+// and llm-foundry count it); embedding lookups are free, the output head counts. MoE: the
+// parameters a token uses (top_k routed experts). LoRA: the frozen weights need no weight
+// gradient, so backward costs one forward: 2N + 2N (Hu et al. 2021 train only the adapters),
+// plus 6 per adapter parameter; attention's backward still computes dQ, dK and dV.
+// Recomputation adds forwards (hardware FLOPs only): full recomputation of every record
+// (Korthikanti et al. 2022, 5), selective of the attention core.
+TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
+  TrainingFlops f;
+  if (t.transformer) {
+    const OpRecords& r = t.ops;
+    const double gemm = ForwardFlops(r, OpKind::kGemm);
+    const double attention = ForwardFlops(r, OpKind::kAttention);
+    const double adapters = ForwardFlops(r, OpKind::kAdapter);
+    const double attn_passes = KindPasses(r, OpKind::kAttention, Recompute::kNone);
+    f.attention_per_token = attn_passes * attention;
+    f.model_per_token = GemmPasses(r, Recompute::kNone) * gemm + f.attention_per_token +
+                        KindPasses(r, OpKind::kAdapter, Recompute::kNone) * adapters;
+    f.attention_hw_per_token = KindPasses(r, OpKind::kAttention, t.rc) * attention;
+    f.adapter_hw_per_token = KindPasses(r, OpKind::kAdapter, t.rc) * adapters;
+    f.hardware_per_token = f.model_per_token;
+    if (t.rc == Recompute::kFull)
+      f.hardware_per_token += gemm + attention + adapters;
+    if (t.rc == Recompute::kSelective)
+      f.hardware_per_token += attention;
+    f.basis = t.lora ? kLoraBasis : kFullBasis;
+    return f;
+  }
+  // Non-transformer models (CNNs): their published forward FLOPs per sample, x3 for training.
+  if (arch.forward_flops_per_sample > 0) {
+    const double seq = arch.default_seq_len > 0 ? arch.default_seq_len : t.s;
+    f.model_per_token = 3 * arch.forward_flops_per_sample / seq;
+    f.basis = "3 x forward FLOPs per sample";
+  } else {
+    f.model_per_token = (t.lora ? 4.0 : 6.0) * t.d.active_params;
+    f.basis = t.lora ? kLoraBasis : kFullBasis;
+  }
+  f.hardware_per_token =
+      f.model_per_token * (t.lora ? 4.0 / 6 : 1) * (t.rc == Recompute::kFull ? 4.0 / 3 : 1);
+  return f;
+}
+
+MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
+                                    const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                    const Layout& l, const Calibration& cal, double peak) {
+  const Dims& d = t.d;
+  const Gpu& gpu = *hw.gpu;
+  const ArchEfficiency eff_row = cal.For(gpu);
+  const double e = t.e;
+  MicroBatchCompute mb;
+  const double tokens_mb = t.s_local * t.b;
+  const double dim = t.transformer ? d.h / t.tp : cal.conv_gemm_dim;
+  // A convolution's GEMM has batch x height x width rows: saturated for any real batch.
+  const double gemm_rows = t.transformer ? tokens_mb : kSaturatedGemmRows;
+  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, e);
+  // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
+  // the architecture's attention fraction of peak; unfused attention materialises the scores
+  // and is memory-bound.
+  mb.attention_rate =
+      t.flash ? 2 * eff_row.attention_fraction : gemm_eff * cal.unfused_attention_factor;
+  const double stage_share = t.transformer ? t.stage_layers / d.layers : 1;
+  const double gemm_flops_mb =
+      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb *
+      stage_share / t.tp;
+  const double attn_flops_mb = f.attention_hw_per_token * tokens_mb * stage_share / t.tp;
+  const double peak_flops = peak * 1e12;
+  double t_mb =
+      gemm_flops_mb / (peak_flops * gemm_eff) + attn_flops_mb / (peak_flops * mb.attention_rate);
+  // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
+  // together), and every rank waits for the busiest expert (load imbalance).
+  if (arch.IsMoe() && t.transformer) {
+    const double active = d.active_params - d.embed_params + d.head_params;
+    const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
+    const double eff_expert =
+        ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision, e);
+    t_mb += gemm_flops_mb * expert_share *
+            (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
+  }
+  // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
+  // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
+  // twice the forward's.
+  const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
+  mb.elementwise_passes = 3 + (t.rc == Recompute::kFull ? 1 : 0);
+  const double passes = mb.elementwise_passes;
+  if (t.transformer) {
+    t_mb += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops) / t.tp * e * tokens_mb *
+            t.stage_layers * passes / bw_bytes;
+    // Fixed per-layer cost of each forward/backward pass (launches, framework hooks); MoE
+    // layers run more kernels and wait for the dispatch's token counts (a host sync).
+    t_mb += (cal.train_layer_overhead_us + cal.moe_layer_overhead_us * d.moe_layer_share) * 1e-6 *
+            t.stage_layers * (passes - 1);
+  }
+  // Non-transformer models (CNNs): the same memory-bound layers over every layer's output
+  // elements per sample; with tensor cores they outweigh the convolutions (ResNet-50).
+  if (!t.transformer && arch.activation_elements_per_sample > 0) {
+    t_mb +=
+        cal.elementwise_traffic * arch.activation_elements_per_sample * e * t.b * passes / bw_bytes;
+  }
+  // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
+  // 2 bytes per weight per pass (forward, backward, and the recompute forward).
+  if (w.method == Method::kQlora)
+    t_mb += (passes - 1) * t.stage_layer_params * 4.5 / bw_bytes;
+  if (t.lora && t.transformer) {
+    t_mb += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes);
+    // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
+    // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
+    // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
+    const double host = (LayerKernels(t.ops, t.rc) * t.stage_layers + ModelKernels(t.ops)) *
+                        cal.eager_launch_us * 1e-6;
+    t_mb = std::max(t_mb, host);
+  }
+  mb.seconds = t_mb;
+  return mb;
+}
+
+}  // namespace gpuplan::perf::internal
