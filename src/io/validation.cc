@@ -321,8 +321,18 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
+  // "cpu" is ZeRO-Offload of the optimizer (the original schema value); "optimizer" and
+  // "params" are the layout's own names (params: FSDP/ZeRO-3 CPU offload of everything).
   const std::string offload = r.Text("offload");
-  if (offload == "cpu") l.offload = perf::Offload::kOptimizer;
+  if (offload == "cpu") {
+    l.offload = perf::Offload::kOptimizer;
+  } else if (std::optional<Offload> o = ParseOffload(offload)) {
+    l.offload = *o;
+  } else if (!offload.empty()) {
+    return "unknown offload \"" + offload + "\" (expected none, cpu, optimizer or params)";
+  }
+  l.optimizer_in_backward = Contains(notes, "optimizer in backward");
+  l.activation_offload = Contains(notes, "activation offload");
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
   l.sequence_parallel = Contains(notes, "sequence parallel");

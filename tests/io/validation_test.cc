@@ -124,6 +124,53 @@ TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
   EXPECT_LT(r->rows[2].predicted, r->rows[1].predicted);  // eager HF at batch 1
 }
 
+// The memory savers a row names reach the prediction: offload (cpu = optimizer, or params),
+// "optimizer in backward" in the notes; an offload the layout does not know is unsupported.
+TEST(ValidationTest, OffloadAndOptimizerInBackwardReachThePrediction) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,optimizer,gpu,gpus,tp,pp,dp,zero,offload,micro_batch,"
+      "global_batch,recompute,metric,value,memory_kind,notes\n";
+  const std::string full8b = ",llama-3.1-8b,2048,finetune_full,bf16,adamw,A100-80G-SXM,1,1,1,1,0,";
+  const std::string fsdp70b =
+      ",llama-3.1-70b,2048,finetune_full,bf16,adamw,A100-80G-SXM,8,1,1,8,3,";
+  const std::string one = ",2,2,full,peak_mem_gib,20,allocated,";     // micro 2, global 2
+  const std::string eight = ",2,16,full,peak_mem_gib,20,allocated,";  // micro 2 on dp 8
+  const std::string csv = header + "8b-plain" + full8b + "none" + one + "\n" + "8b-in-bwd" +
+                          full8b + "none" + one + "optimizer in backward\n" + "8b-cpu" + full8b +
+                          "cpu" + one + "\n" + "70b-plain" + fsdp70b + "none" + eight + "\n" +
+                          "70b-params" + fsdp70b + "params" + eight + "\n" + "70b-disk" + fsdp70b +
+                          "nvme" + eight + "\n";
+  Result<ValidationReport> r = Validate(csv, "o.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 6u);
+  for (size_t i = 0; i < 5; ++i) {
+    SCOPED_TRACE(r->rows[i].id);
+    ASSERT_EQ(r->rows[i].status, RowStatus::kOk) << r->rows[i].reason;
+  }
+  struct Saving {
+    const char* name;
+    size_t with, without;
+    double at_least_gib;  // what the saver must take off the predicted peak
+  };
+  const Saving kSavings[] = {
+      // 8B weights' bf16 gradients (16 GB) are never held at once.
+      {"optimizer_in_backward", 1, 0, 8},
+      // Adam's fp32 moments (and master weights) of 8B live in host memory.
+      {"optimizer_offload", 2, 0, 40},
+      // FSDP's shard of 70B parameters, gradients and optimizer state moves to the host.
+      {"params_offload", 4, 3, 10},
+  };
+  for (const Saving& s : kSavings) {
+    SCOPED_TRACE(s.name);
+    EXPECT_LT(r->rows[s.with].predicted + s.at_least_gib, r->rows[s.without].predicted);
+  }
+  EXPECT_EQ(r->rows[5].status, RowStatus::kUnsupported);
+  EXPECT_EQ(r->rows[5].reason,
+            "unknown offload \"nvme\" (expected none, cpu, optimizer or params)");
+}
+
 }  // namespace
 }  // namespace gpuplan::io
 
