@@ -97,7 +97,8 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
     return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?",
                                                  f.instance, fmt::join(c->SuggestInstances(f.instance), ", "))), true);
   }
-  if (!f.billing.empty() && !ParseBilling(f.billing)) {
+  const std::optional<Billing> billing = ParseBilling(f.billing, BillingUse::kPriceRow);
+  if (!f.billing.empty() && !billing) {
     return ctx.Fail(Status::InvalidArgument("--billing: expected payg, spot, subscription_month, subscription_year, reserved_no_upfront or reserved_partial_upfront"), true);
   }
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
@@ -106,7 +107,7 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
   for (const Price& p : c->prices) {
     if (type && p.instance != type->name) continue;
     if (!f.region.empty() && p.region != f.region) continue;
-    if (!f.billing.empty() && BillingName(p.billing) != f.billing) continue;
+    if (billing && p.billing != *billing) continue;
     table.rows.push_back({p.instance, p.region, p.zone.empty() ? "-" : p.zone,
                           std::string(BillingName(p.billing)), Num(p.amount), p.currency, p.unit,
                           p.as_of, p.provenance.source, p.trust});

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/strings.h"
+#include "gpuplan/enum_names.h"
 
 namespace gpuplan::rules {
 namespace {
@@ -218,14 +219,9 @@ constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus, MultiNodeN
 
 }  // namespace
 
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kCritical: return "critical";
-  }
-  return "info";
-}
+constexpr EnumNames<Severity, 3> kSeverityNames = {
+    {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kCritical, "critical"}}};
+std::string_view SeverityName(Severity s) { return NameOf(kSeverityNames, s); }
 
 double RequiredReadMbs(const Context& c) {
   const Dataset& d = c.workload->dataset;

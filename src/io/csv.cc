@@ -59,7 +59,8 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
   bool quoted = false;     // inside quotes
   bool was_quoted = false; // the current field was quoted (closing quote seen)
   auto error = [&](const std::string& what) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", table.file_, line, col, what));
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", table.file_, line, col, what))
+        .At(table.file_, line, col);
   };
   auto end_field = [&] {
     current.fields.push_back(std::move(field));
@@ -128,7 +129,9 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
   if (quoted) return error("unterminated quoted field (a '\"' is missing)");
   if (!at_record_start) end_record();
   if (records.empty()) {
-    return Status::InvalidArgument(fmt::format("{}:1: empty file; expected a header row", table.file_));
+    return Status::InvalidArgument(
+               fmt::format("{}:1: empty file; expected a header row", table.file_))
+        .At(table.file_, 1, 0);
   }
   table.header_line_ = records.front().line;
   for (size_t h = 0; h < records.front().fields.size(); ++h) {
@@ -136,19 +139,24 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
     if (name.empty()) {
       return Status::InvalidArgument(fmt::format("{}:{}:{}: empty column name in header",
                                                  table.file_, table.header_line_,
-                                                 records.front().columns[h]));
+                                                 records.front().columns[h]))
+          .At(table.file_, table.header_line_, records.front().columns[h]);
     }
     if (std::find(table.header_.begin(), table.header_.end(), name) != table.header_.end()) {
       return Status::InvalidArgument(fmt::format("{}:{}: duplicate column \"{}\" in header",
-                                                 table.file_, table.header_line_, name));
+                                                 table.file_, table.header_line_, name))
+          .At(table.file_, table.header_line_, records.front().columns[h], name);
     }
     table.header_.push_back(std::move(name));
   }
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].fields.size() != table.header_.size()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: expected {} fields as in the header, got {} (quote fields that contain commas)",
-          table.file_, records[r].line, table.header_.size(), records[r].fields.size()));
+      return Status::InvalidArgument(
+                 fmt::format("{}:{}: expected {} fields as in the header, got {} (quote fields "
+                             "that contain commas)",
+                             table.file_, records[r].line, table.header_.size(),
+                             records[r].fields.size()))
+          .At(table.file_, records[r].line, 0);
     }
     table.rows_.push_back(std::move(records[r]));
   }
@@ -166,8 +174,9 @@ Status CsvTable::RequireColumns(const std::vector<std::string_view>& required) c
   for (std::string_view name : required) {
     if (ColumnIndex(name) < 0) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}", file_,
-                      header_line_, name, fmt::join(required, ",")));
+                 fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}",
+                             file_, header_line_, name, fmt::join(required, ",")))
+          .At(file_, header_line_, 0, std::string(name));
     }
   }
   return Status::Ok();
@@ -188,7 +197,8 @@ void CsvRowReader::Fail(std::string_view column, const std::string& what) {
   const std::string* field = Field(column, &col);
   const std::string where = field ? fmt::format("{}:{}:{}", table_.file(), row_.line, col)
                                   : Origin();
-  status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", where, column, what));
+  status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", where, column, what))
+                .At(table_.file(), row_.line, field ? col : 0, std::string(column));
 }
 
 std::string CsvRowReader::Text(std::string_view column, bool required) {

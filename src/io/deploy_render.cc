@@ -129,7 +129,8 @@ struct Spec {
   const InstanceType* type = nullptr;
   const DeployOptions* o = nullptr;
   std::string instance_name;  // InstanceName: "gpuplan-<family>"
-  bool prepaid = false;       // subscription: InstanceChargeType=PrePaid
+  std::string_view charge_type;  // InstanceChargeType, from the billing table
+  bool prepaid = false;          // a PrePaid term (subscription): Period and PeriodUnit go with it
   int period_months = 0;
   std::string period_note;    // why the period differs from the plan's term, or ""
   std::string spot_strategy;  // "" (not spot), "SpotAsPriceGo" or "SpotWithPriceLimit"
@@ -252,11 +253,13 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
         c.cost.price.as_of.empty() ? "" : ", as of " + c.cost.price.as_of,
         Money3(c.cost.price.price.amount())));
   }
+  s.charge_type = BillingModeOf(c.billing).charge_type;
+  s.prepaid = s.charge_type == "PrePaid";
   switch (c.billing) {
-    case cost::Mode::kPayg:
+    case Billing::kPayg:
       s.billing_text = "pay-as-you-go (billed per second)";
       break;
-    case cost::Mode::kSpot:
+    case Billing::kSpot:
       s.spot_strategy = o.spot_price_limit ? "SpotWithPriceLimit" : "SpotAsPriceGo";
       s.billing_text =
           o.spot_price_limit
@@ -264,10 +267,9 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
                     Money3(*o.spot_price_limit) + " per instance-hour)"
               : "spot (SpotAsPriceGo: the market price, at most the pay-as-you-go price)";
       break;
-    case cost::Mode::kSubscriptionMonth:
-    case cost::Mode::kSubscriptionYear: {
-      s.prepaid = true;
-      const int months = PlanTerms(c) * (c.billing == cost::Mode::kSubscriptionYear ? 12 : 1);
+    case Billing::kSubscriptionMonth:
+    case Billing::kSubscriptionYear: {
+      const int months = PlanTerms(c) * BillingModeOf(c.billing).term_months;
       s.period_months = kMonthPeriods[std::size(kMonthPeriods) - 1];
       for (int p : kMonthPeriods) {
         if (p >= months) {
@@ -284,12 +286,17 @@ Result<Spec> MakeSpec(const Workload& w, const planner::Candidate& c, const Inst
       s.billing_text = fmt::format("subscription, {} month(s) paid up front", s.period_months);
       break;
     }
-    case cost::Mode::kReservedNoUpfront:
+    case Billing::kReservedNoUpfront:
       s.billing_text =
           "pay-as-you-go instances covered by a reserved instance (no upfront, 1 year) that you "
           "buy separately for this type and region";
       break;
-    case cost::Mode::kSavingsPlan:
+    case Billing::kReservedPartialUpfront:
+      s.billing_text =
+          "pay-as-you-go instances covered by a reserved instance (partial upfront, 1 year) that "
+          "you buy separately for this type and region";
+      break;
+    case Billing::kSavingsPlan:
       s.billing_text = "pay-as-you-go instances covered by a savings plan that you buy separately";
       break;
   }
@@ -491,11 +498,10 @@ args=(
   t += "  --InstanceName '" + s.instance_name + "'\n";
   if (c.nodes > 1)
     t += "  # Distinct names: gpuplan-<family>001, 002, ...\n  --UniqueSuffix true\n";
+  t += "  --InstanceChargeType " + std::string(s.charge_type) + "\n";
   if (s.prepaid) {
-    t += "  --InstanceChargeType PrePaid\n  --Period " + std::to_string(s.period_months) +
+    t += "  --Period " + std::to_string(s.period_months) +
          "\n  --PeriodUnit Month\n  --AutoRenew false\n";
-  } else {
-    t += "  --InstanceChargeType PostPaid\n";
   }
   if (!s.spot_strategy.empty()) {
     t += "  --SpotStrategy " + s.spot_strategy + "\n";
@@ -721,13 +727,13 @@ provider "alicloud" {
   Attrs billing;
   if (s.prepaid) {
     // force_delete: without it `terraform destroy` refuses PrePaid instances (provider delete).
-    billing = {{"instance_charge_type", "\"PrePaid\""},
+    billing = {{"instance_charge_type", HclString(s.charge_type)},
                {"period", std::to_string(s.period_months)},
                {"period_unit", "\"Month\""},
                {"renewal_status", "\"Normal\""},
                {"force_delete", "true"}};
   } else {
-    billing = {{"instance_charge_type", "\"PostPaid\""}};
+    billing = {{"instance_charge_type", HclString(s.charge_type)}};
     if (!s.spot_strategy.empty()) {
       billing.push_back({"spot_strategy", HclString(s.spot_strategy)});
       if (s.o->spot_price_limit)

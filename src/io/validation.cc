@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/strings.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/workload.h"
 #include "io/csv.h"
@@ -540,14 +541,9 @@ void Summarise(ValidationReport& report) {
 
 }  // namespace
 
-std::string_view RowStatusName(RowStatus s) {
-  switch (s) {
-    case RowStatus::kOk: return "ok";
-    case RowStatus::kUnsupported: return "unsupported";
-    case RowStatus::kError: return "error";
-  }
-  return "error";
-}
+constexpr EnumNames<RowStatus, 3> kRowStatusNames = {
+    {{RowStatus::kOk, "ok"}, {RowStatus::kUnsupported, "unsupported"}, {RowStatus::kError, "error"}}};
+std::string_view RowStatusName(RowStatus s) { return NameOf(kRowStatusNames, s); }
 
 ErrorStats Stats(std::vector<double> values) {
   ErrorStats s;

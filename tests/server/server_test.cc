@@ -220,6 +220,8 @@ TEST_F(ServerTest, BadRequestsName400LineAndField) {
       {"empty body", "/v1/plan", "", "", 1, "empty body"},
       {"unknown model", "/v1/plan", "task: finetune\nmodel: llama-9-7b\n", "model", 0, "unknown model"},
       {"missing task", "/v1/plan", "model: llama-2-7b\n", "task", 1, "field \"task\""},
+      {"validated field at its key", "/v1/plan", "task: pretrain\nmodel: llama-2-7b\nmethod: lora\n",
+       "method", 3, "body:3:9: field \"method\""},
       {"top out of range", "/v1/plan?top=0", "task: finetune\nmodel: llama-2-7b\n", "top", 0,
        "top: expected a whole number from 1 to 1000"},
       {"unknown objective", "/v1/plan?objective=cheapest", "task: finetune\nmodel: llama-2-7b\n", "objective", 0,
