@@ -99,7 +99,10 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
   }
   const std::optional<Billing> billing = ParseBilling(f.billing, BillingUse::kPriceRow);
   if (!f.billing.empty() && !billing) {
-    return ctx.Fail(Status::InvalidArgument("--billing: expected payg, spot, subscription_month, subscription_year, reserved_no_upfront or reserved_partial_upfront"), true);
+    return ctx.Fail(Status::InvalidArgument("--billing: expected " +
+                                            BillingChoices(BillingUse::kPriceRow) + ", got \"" +
+                                            f.billing + "\""),
+                    true);
   }
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
                    "source", "trust"}, {}};
@@ -299,7 +302,8 @@ void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* prices = catalog->add_subcommand("prices", "List the embedded indicative price book");
   prices->add_option("--instance", price_filters->instance, "Only this instance type");
   prices->add_option("--region", price_filters->region, "Only this region");
-  prices->add_option("--billing", price_filters->billing, "Only this billing mode (payg, spot ...)");
+  prices->add_option("--billing", price_filters->billing,
+                     "Only this billing mode: " + BillingChoices(BillingUse::kPriceRow));
   AddFormatFlags(prices, &price_filters->format);
   prices->callback([&ctx, price_filters] { RunPrices(ctx, *price_filters); });
 

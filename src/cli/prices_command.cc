@@ -91,11 +91,9 @@ void RunList(CliContext& ctx, const ListOptions& o) {
   if (!o.billing.empty()) {
     billing = ParseBilling(o.billing, BillingUse::kPriceRow);
     if (!billing) {
-      const std::vector<std::string_view> names = BillingNames(BillingUse::kPriceRow);
-      return ctx.Fail(Status::InvalidArgument(
-                          "--billing: expected " +
-                          JoinChoices(std::vector<std::string>(names.begin(), names.end())) +
-                          ", got \"" + o.billing + "\""),
+      return ctx.Fail(Status::InvalidArgument("--billing: expected " +
+                                              BillingChoices(BillingUse::kPriceRow) + ", got \"" +
+                                              o.billing + "\""),
                       true);
     }
   }
@@ -726,8 +724,9 @@ void AddImportCommand(CLI::App* cmd, CliContext& ctx) {
 void AddCompareCommand(CLI::App* cmd, CliContext& ctx) {
   auto [c, cmp] = AddRunner<CompareOptions>(
       cmd, ctx, "compare",
-      "Compare billing modes (payg, spot, subscription, reserved, savings plan) for a job of "
-      "--hours H or a service running --monthly-hours H, with the subscription break-even",
+      "Compare the billing modes (" + BillingChoices(BillingUse::kCosted) +
+          ") for a job of --hours H or a service running --monthly-hours H, with the "
+          "subscription break-even",
       RunCompare);
   c->add_option("--instance", cmp->instance, "Instance type")->required();
   c->add_option("--region", cmp->region, "Region")->required();
@@ -776,7 +775,7 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--instance", list->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge");
   cmd->add_option("--region", list->region, "Region, e.g. cn-hangzhou");
   cmd->add_option("--billing", list->billing,
-                  "payg, spot, subscription_month, subscription_year, reserved_no_upfront");
+                  "Only this billing mode: " + BillingChoices(BillingUse::kPriceRow));
   AddFormatFlags(cmd, &list->format);
   cmd->callback([&ctx, cmd, list] {
     if (!cmd->get_subcommands().empty())

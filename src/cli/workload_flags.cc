@@ -161,7 +161,7 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
     for (const std::string& mode : f.billing) {
       Billing b = Billing::kPayg;
       if (Status s = SetEnum<Billing>("--billing", mode, ParseAnyBilling,
-                                      "payg, spot or subscription", &b);
+                                      BillingChoices(BillingUse::kAny), &b);
           !s.ok()) {
         return s;
       }
@@ -325,7 +325,8 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   // Ranges are checked by ValidateWorkload (the YAML file's too), whose messages name the flag.
   cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
   cmd->add_option("--billing", f->billing,
-                  "Allowed billing modes: payg spot subscription (overrides constraints.billing)");
+                  "Allowed billing modes (overrides constraints.billing): " +
+                      BillingChoices(BillingUse::kAny));
   cmd->add_option("--exclude-vendor", f->exclude_vendors,
                   "Do not use GPUs of this maker (repeatable; nvidia, amd, intel, t-head, huawei, "
                   "cambricon); added to constraints.exclude_vendors")

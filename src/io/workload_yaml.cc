@@ -402,8 +402,8 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
       c.billing.clear();
       const YAML::Node list = v;
       auto add = [&](const YAML::Node& item) {
-        if (std::optional<Billing> b = r.Enum<Billing>(item, f, ParseAnyBilling,
-                                                       "payg, spot or subscription")) {
+        if (std::optional<Billing> b =
+                r.Enum<Billing>(item, f, ParseAnyBilling, BillingChoices(BillingUse::kAny))) {
           c.billing.push_back(*b);
         }
       };
