@@ -1,13 +1,13 @@
 #include "agent/metadata_client.h"
 
+#include <fmt/format.h>
+#include <httplib.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
 #include <utility>
-
-#include <fmt/format.h>
-#include <httplib.h>
 
 #include "agent/clock.h"
 #include "gpuplan/enum_names.h"

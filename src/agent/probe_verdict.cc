@@ -1,8 +1,8 @@
 #include "agent/probe_verdict.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/strings.h"
 #include "gpuplan/catalog.h"

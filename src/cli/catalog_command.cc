@@ -99,10 +99,10 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
   }
   const std::optional<Billing> billing = ParseBilling(f.billing, BillingUse::kPriceRow);
   if (!f.billing.empty() && !billing) {
-    return ctx.Fail(Status::InvalidArgument("--billing: expected " +
-                                            BillingChoices(BillingUse::kPriceRow) + ", got \"" +
-                                            f.billing + "\""),
-                    true);
+    return ctx.Fail(
+        Status::InvalidArgument("--billing: expected " + BillingChoices(BillingUse::kPriceRow) +
+                                ", got \"" + f.billing + "\""),
+        true);
   }
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
                    "source", "trust"}, {}};
@@ -110,7 +110,8 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
   for (const Price& p : c->prices) {
     if (type && p.instance != type->name) continue;
     if (!f.region.empty() && p.region != f.region) continue;
-    if (billing && p.billing != *billing) continue;
+    if (billing && p.billing != *billing)
+      continue;
     table.rows.push_back({p.instance, p.region, p.zone.empty() ? "-" : p.zone,
                           std::string(BillingName(p.billing)), Num(p.amount), p.currency, p.unit,
                           p.as_of, p.provenance.source, p.trust});

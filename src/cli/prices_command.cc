@@ -91,10 +91,10 @@ void RunList(CliContext& ctx, const ListOptions& o) {
   if (!o.billing.empty()) {
     billing = ParseBilling(o.billing, BillingUse::kPriceRow);
     if (!billing) {
-      return ctx.Fail(Status::InvalidArgument("--billing: expected " +
-                                              BillingChoices(BillingUse::kPriceRow) + ", got \"" +
-                                              o.billing + "\""),
-                      true);
+      return ctx.Fail(
+          Status::InvalidArgument("--billing: expected " + BillingChoices(BillingUse::kPriceRow) +
+                                  ", got \"" + o.billing + "\""),
+          true);
     }
   }
   const std::string today = CliToday();
@@ -365,8 +365,8 @@ bool LoadCompareInputs(CliContext& ctx, const CompareOptions& o, CompareInputs& 
   Result<cost::BillingRates> rates = cost::ResolveRates(
       in.catalog, {name, o.region, o.zone, Billing::kPayg}, in.ratios, CliToday());
   if (!rates.ok()) {
-    ctx.Fail(rates.status().WithContext("cannot compare billing modes (" +
-                                        in.availability.reason + ")"));
+    ctx.Fail(rates.status().WithContext("cannot compare billing modes (" + in.availability.reason +
+                                        ")"));
     return false;
   }
   in.rates = std::move(*rates);
@@ -381,7 +381,7 @@ bool LoadCompareInputs(CliContext& ctx, const CompareOptions& o, CompareInputs& 
   spot.spot_ratio = o.spot_ratio;
   in.base.savings_plan_rate = o.savings_plan_rate;
   in.base.savings_plan_years = o.savings_plan_years;
-  in.reclaim_source = o.reclaim_rate ? "--reclaim-rate"
+  in.reclaim_source = o.reclaim_rate               ? "--reclaim-rate"
                       : spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)"
                                                    : "unknown";
   return true;
@@ -411,10 +411,10 @@ void AddJobRow(const CompareInputs& in, const CompareOptions& o, Billing mode, C
   opt.mode = mode;
   const std::string name(BillingName(mode));
   nlohmann::json j = {{"mode", name}};
-  Result<cost::JobCostEstimate> e =
-      cost::JobCost(in.rates, {o.hours, o.instances}, opt, in.ratios);
+  Result<cost::JobCostEstimate> e = cost::JobCost(in.rates, {o.hours, o.instances}, opt, in.ratios);
   if (!e.ok()) {
-    rows.table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", "-", e.status().message()});
+    rows.table.rows.push_back(
+        {name, "unknown", "-", "-", "-", "-", "-", "-", e.status().message()});
     j["error"] = e.status().message();
     rows.modes.push_back(std::move(j));
     return;
@@ -425,8 +425,10 @@ void AddJobRow(const CompareInputs& in, const CompareOptions& o, Billing mode, C
   }
   // A term paid up front is the job's total; one billed by the hour is a commitment beyond it.
   const bool term = e->commitment && !BillingModeOf(mode).prepaid;
-  if (term) note = "the whole term's commitment; the job's hours are its share";
-  if (e->price.derived && note.empty()) note = "derived price";
+  if (term)
+    note = "the whole term's commitment; the job's hours are its share";
+  if (e->price.derived && note.empty())
+    note = "derived price";
   if (planner::PriceStale(e->price)) {
     note += std::string(note.empty() ? "" : "; ") + "stale price (" +
             std::to_string(*e->price.age_days) + " days)";
@@ -451,10 +453,14 @@ void AddJobRow(const CompareInputs& in, const CompareOptions& o, Billing mode, C
             {"commitment", nullptr},
             {"price", QuoteJson(e->price)},
             {"notes", e->notes}});
-  if (e->checkpoint_interval_hours) j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
-  if (e->mtbf_hours) j["mtbf_hours"] = *e->mtbf_hours;
-  if (e->commitment) j["commitment"] = e->commitment->amount();
-  for (const std::string& n : e->notes) rows.notes.push_back(name + ": " + n);
+  if (e->checkpoint_interval_hours)
+    j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
+  if (e->mtbf_hours)
+    j["mtbf_hours"] = *e->mtbf_hours;
+  if (e->commitment)
+    j["commitment"] = e->commitment->amount();
+  for (const std::string& n : e->notes)
+    rows.notes.push_back(name + ": " + n);
   rows.modes.push_back(std::move(j));
 }
 
@@ -489,9 +495,16 @@ void AddServiceRow(const CompareInputs& in, const CompareOptions& o, Billing mod
 CompareRows CompareModes(const CompareInputs& in, const CompareOptions& o) {
   const bool job = o.hours > 0;
   CompareRows rows;
-  rows.table.header = {"mode",         job ? "total" : "per_month", "currency", "per_hour",
-                       job ? "wall_h" : "utilisation", "price_source", "as_of", "note"};
-  if (job) rows.table.header.insert(rows.table.header.begin() + 2, "job_share");
+  rows.table.header = {"mode",
+                       job ? "total" : "per_month",
+                       "currency",
+                       "per_hour",
+                       job ? "wall_h" : "utilisation",
+                       "price_source",
+                       "as_of",
+                       "note"};
+  if (job)
+    rows.table.header.insert(rows.table.header.begin() + 2, "job_share");
   for (Billing mode : BillingModes(BillingUse::kCosted)) {
     if (job) {
       AddJobRow(in, o, mode, rows);
@@ -536,13 +549,14 @@ nlohmann::json CompareJson(const CompareInputs& in, const CompareOptions& o,
 // then any availability warning and the international-site note.
 void PrintCompareHeading(std::ostream& out, const CompareInputs& in, const CompareOptions& o) {
   const cost::PriceQuote& payg = in.rates.payg();
-  out << fmt::format(
-      "{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", in.type->name, o.region,
-      o.zone.empty() ? "" : " zone " + o.zone, o.instances,
-      o.hours > 0 ? "job of " + Num(o.hours) + " h" : "service " + Num(o.monthly_hours) + " h/month",
-      payg.price.ToString(), PriceSourceName(payg.source), payg.as_of,
-      payg.age_days ? Num(*payg.age_days) + " days old" : "age unknown");
-  if (!in.availability.available) out << "warning: " << in.availability.reason << "\n";
+  out << fmt::format("{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", in.type->name,
+                     o.region, o.zone.empty() ? "" : " zone " + o.zone, o.instances,
+                     o.hours > 0 ? "job of " + Num(o.hours) + " h"
+                                 : "service " + Num(o.monthly_hours) + " h/month",
+                     payg.price.ToString(), PriceSourceName(payg.source), payg.as_of,
+                     payg.age_days ? Num(*payg.age_days) + " days old" : "age unknown");
+  if (!in.availability.available)
+    out << "warning: " << in.availability.reason << "\n";
   if (Overseas(o.region) && in.rates.currency() == Currency::kCny) {
     out << fmt::format(
         "note: China-site CNY prices; an international-site account in {} pays about USD {}/h "
@@ -566,12 +580,14 @@ void PrintCompareNotes(std::ostream& out, const CompareInputs& in, const Compare
       << (rate ? Num(*rate) + "/instance-hour (" + in.reclaim_source + ")"
                : "unknown (give --reclaim-rate or refresh DescribeSpotAdvice)")
       << "\n";
-  for (const std::string& n : rows.notes) out << "  " << n << "\n";
+  for (const std::string& n : rows.notes)
+    out << "  " << n << "\n";
 }
 
 void RunCompare(CliContext& ctx, const CompareOptions& o) {
   CompareInputs in;
-  if (!LoadCompareInputs(ctx, o, in)) return;
+  if (!LoadCompareInputs(ctx, o, in))
+    return;
   const CompareRows rows = CompareModes(in, o);
   const Result<cost::BreakEven> be = cost::SubscriptionBreakEven(in.rates, in.ratios);
   const nlohmann::json out = CompareJson(in, o, rows, be);
@@ -581,7 +597,8 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
   }
   PrintCompareHeading(*ctx.out, in, o);
   Emit(*ctx.out, o.format, rows.table, out);
-  if (o.format != OutputFormat::kTable) return;
+  if (o.format != OutputFormat::kTable)
+    return;
   PrintCompareNotes(*ctx.out, in, rows, be);
 }
 

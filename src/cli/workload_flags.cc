@@ -30,7 +30,8 @@ Status SetEnum(const char* flag, const std::string& text,
 // As above for an enum with a name table: any case, and the error lists the table's names.
 template <typename E, size_t N, typename Out>
 Status SetEnum(const char* flag, const std::string& text, const EnumNames<E, N>& names, Out* out) {
-  if (text.empty()) return Status::Ok();
+  if (text.empty())
+    return Status::Ok();
   std::optional<E> v = ParseName(names, text, NameCase::kIgnore);
   if (!v) {
     return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, NameChoices(names), text));
@@ -58,8 +59,7 @@ void SetIfGiven(const std::optional<T>& flag, Out* out) {
 
 // The job: task, method, model, precision, batch, amount of work, inference shape.
 Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
-  if (Status s = SetEnum("--task", f.task, kTaskNames, &w.task);
-      !s.ok()) {
+  if (Status s = SetEnum("--task", f.task, kTaskNames, &w.task); !s.ok()) {
     return s;
   }
   // A task other than finetune drops the file's fine-tuning method unless --method names one.
@@ -324,9 +324,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   // Ranges are checked by ValidateWorkload (the YAML file's too), whose messages name the flag.
   cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
-  cmd->add_option("--billing", f->billing,
-                  "Allowed billing modes (overrides constraints.billing): " +
-                      BillingChoices(BillingUse::kAny));
+  cmd->add_option(
+      "--billing", f->billing,
+      "Allowed billing modes (overrides constraints.billing): " + BillingChoices(BillingUse::kAny));
   cmd->add_option("--exclude-vendor", f->exclude_vendors,
                   "Do not use GPUs of this maker (repeatable; nvidia, amd, intel, t-head, huawei, "
                   "cambricon); added to constraints.exclude_vendors")

@@ -59,7 +59,8 @@ std::string Where(const Provenance& p) { return p.origin.empty() ? "catalog" : p
 
 std::string GpuVendorChoices() {
   std::vector<std::string> lower;
-  for (const std::string& name : NameItems(kGpuVendorNames)) lower.push_back(strings::Lower(name));
+  for (const std::string& name : NameItems(kGpuVendorNames))
+    lower.push_back(strings::Lower(name));
   return JoinChoices(lower);
 }
 

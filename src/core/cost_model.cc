@@ -62,8 +62,8 @@ namespace {
 
 // The error for a mode the cost model does not price (BillingMode::costed is false).
 Status NotCosted(Billing mode) {
-  return Status::Unsupported(std::string(BillingName(mode)) + " is not costed: " +
-                             std::string(BillingModeOf(mode).summary));
+  return Status::Unsupported(std::string(BillingName(mode)) +
+                             " is not costed: " + std::string(BillingModeOf(mode).summary));
 }
 
 void PaygJob(const BillingRates& rates, double w, double n, JobCostEstimate& e) {
@@ -101,7 +101,8 @@ Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf,
   }
   double tau = risk.checkpoint_interval_hours ? *risk.checkpoint_interval_hours
                                               : (c > 0 ? YoungDalyInterval(c, mtbf) : w);
-  if (!(tau > 0)) return Status::InvalidArgument("checkpoint interval must be > 0");
+  if (!(tau > 0))
+    return Status::InvalidArgument("checkpoint interval must be > 0");
   tau = std::min(tau, w);
   e.checkpoint_interval_hours = tau;
   // First order (Young 1974, Daly 2006): a failure loses the restart plus on average half an
@@ -126,7 +127,8 @@ Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double
   const double mtbf = 1.0 / (rate * n) + (risk.protection_hour ? kProtectionHours : 0.0);
   e.mtbf_hours = mtbf;
   Result<SpotLoss> loss = SpotLossPerReclaim(risk, w, mtbf, e);
-  if (!loss.ok()) return loss.status();
+  if (!loss.ok())
+    return loss.status();
   const double lost_share = loss->lost_per_failure / mtbf;
   if (lost_share >= kMaxLostShare) {
     return Status::Unsupported(
@@ -144,8 +146,8 @@ Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double
   return wall;
 }
 
-Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios,
-               double w, double n, JobCostEstimate& e) {
+Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios, double w,
+               double n, JobCostEstimate& e) {
   e.price = SpotPrice(rates, risk, ratios, &e.notes);
   e.rate_per_hour = e.price.price;
   e.notes.push_back("spot at " + e.rate_per_hour.ToString() + "/h (" + e.price.basis +
@@ -161,7 +163,8 @@ Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatio
     return Status::InvalidArgument("reclaim rate, restart and checkpoint hours must be >= 0");
   } else if (*risk.reclaim_rate_per_hour > 0) {
     Result<double> hours = SpotWallHours(risk, *risk.reclaim_rate_per_hour, w, n, e);
-    if (!hours.ok()) return hours.status();
+    if (!hours.ok())
+      return hours.status();
     wall = *hours;
   } else {
     e.notes.push_back("reclaim rate 0: no interruption overhead");
@@ -199,8 +202,8 @@ void ReservedJob(const BillingRates& rates, const PriceRatios& ratios, double w,
   e.total = e.rate_per_hour * (w * n);
   e.commitment = e.rate_per_hour * (ri.term_months * ratios.hours_per_month * n);
   e.notes.push_back("reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() +
-                    "/h (" + e.price.basis + ") for every hour of the term, used or not: " +
-                    e.commitment->ToString());
+                    "/h (" + e.price.basis +
+                    ") for every hour of the term, used or not: " + e.commitment->ToString());
 }
 
 Status SavingsPlanJob(const BillingRates& rates, const CostOptions& options,
@@ -233,7 +236,8 @@ Status SavingsPlanJob(const BillingRates& rates, const CostOptions& options,
 
 Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
                                 const CostOptions& options, const PriceRatios& ratios) {
-  if (Status s = CheckJob(job); !s.ok()) return s;
+  if (Status s = CheckJob(job); !s.ok())
+    return s;
   const double w = job.work_hours;
   const double n = job.instances;
   JobCostEstimate e;
@@ -242,15 +246,28 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
   e.interruption_overhead = rates.payg().price * 0.0;
   Status s;
   switch (options.mode) {
-    case Billing::kPayg: PaygJob(rates, w, n, e); break;
-    case Billing::kSpot: s = SpotJob(rates, options.spot, ratios, w, n, e); break;
+    case Billing::kPayg:
+      PaygJob(rates, w, n, e);
+      break;
+    case Billing::kSpot:
+      s = SpotJob(rates, options.spot, ratios, w, n, e);
+      break;
     case Billing::kSubscriptionMonth:
-    case Billing::kSubscriptionYear: SubscriptionJob(rates, options.mode, ratios, w, n, e); break;
-    case Billing::kReservedNoUpfront: ReservedJob(rates, ratios, w, n, e); break;
-    case Billing::kSavingsPlan: s = SavingsPlanJob(rates, options, ratios, w, n, e); break;
-    case Billing::kReservedPartialUpfront: s = NotCosted(options.mode); break;
+    case Billing::kSubscriptionYear:
+      SubscriptionJob(rates, options.mode, ratios, w, n, e);
+      break;
+    case Billing::kReservedNoUpfront:
+      ReservedJob(rates, ratios, w, n, e);
+      break;
+    case Billing::kSavingsPlan:
+      s = SavingsPlanJob(rates, options, ratios, w, n, e);
+      break;
+    case Billing::kReservedPartialUpfront:
+      s = NotCosted(options.mode);
+      break;
   }
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   return e;
 }
 
@@ -340,9 +357,10 @@ Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRa
   BreakEven b;
   b.hours_per_month = *per_hour;
   b.utilisation = b.hours_per_month / ratios.hours_per_month;
-  b.basis = "monthly subscription " + rates.Of(Billing::kSubscriptionMonth).price.ToString() + " / PAYG " +
-            rates.payg().price.ToString() + "/h = " + Num(b.hours_per_month) + " h of " +
-            Num(ratios.hours_per_month) + " h (" + rates.Of(Billing::kSubscriptionMonth).basis + ")";
+  b.basis = "monthly subscription " + rates.Of(Billing::kSubscriptionMonth).price.ToString() +
+            " / PAYG " + rates.payg().price.ToString() + "/h = " + Num(b.hours_per_month) +
+            " h of " + Num(ratios.hours_per_month) + " h (" +
+            rates.Of(Billing::kSubscriptionMonth).basis + ")";
   return b;
 }
 

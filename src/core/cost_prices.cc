@@ -213,11 +213,10 @@ PriceQuote DerivedQuote(Billing mode, const BillingRates& rates, const PriceRati
                          "2024-10-09; no spot price listed)");
     }
     case Billing::kSubscriptionMonth:
-      return derived(hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month),
-                     "medium",
-                     RatioText(ratios.subscription_month_vs_payg) + " x " +
-                         RatioText(ratios.hours_per_month) +
-                         " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
+      return derived(
+          hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "medium",
+          RatioText(ratios.subscription_month_vs_payg) + " x " + RatioText(ratios.hours_per_month) +
+              " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
     case Billing::kSubscriptionYear:
       return derived(rates.Of(Billing::kSubscriptionMonth).price * 12.0, "low",
                      "upper bound 12 x monthly subscription: no yearly discount is documented");
@@ -240,12 +239,14 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   PriceQuery q = query;
   q.billing = Billing::kPayg;
   Result<PriceQuote> payg = FindBest(catalog, q, today, std::nullopt, "hour");
-  if (!payg.ok()) return payg.status();
+  if (!payg.ok())
+    return payg.status();
   BillingRates rates;
   rates.quotes[static_cast<size_t>(Billing::kPayg)] = *payg;
   const Currency cur = payg->price.currency();
   for (const BillingMode& m : kBillingModes) {
-    if (!m.costed || m.billing == Billing::kPayg) continue;
+    if (!m.costed || m.billing == Billing::kPayg)
+      continue;
     std::optional<PriceQuote>& quote = rates.quotes[static_cast<size_t>(m.billing)];
     // A listed price of another mode is used only in the PAYG currency and its own unit.
     PriceQuery lq = query;

@@ -24,8 +24,9 @@ std::string NormalizeName(std::string_view name) {
 
 }  // namespace
 
-constexpr EnumNames<ModelKind, 3> kModelKindNames = {
-    {{ModelKind::kDecoder, "decoder"}, {ModelKind::kEncoder, "encoder"}, {ModelKind::kOther, "other"}}};
+constexpr EnumNames<ModelKind, 3> kModelKindNames = {{{ModelKind::kDecoder, "decoder"},
+                                                      {ModelKind::kEncoder, "encoder"},
+                                                      {ModelKind::kOther, "other"}}};
 std::string_view ModelKindName(ModelKind k) { return NameOf(kModelKindNames, k); }
 
 std::string_view AttentionKindName(AttentionKind k, int heads, int kv_heads) {

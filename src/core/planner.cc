@@ -68,11 +68,13 @@ std::vector<Billing> AllowedModes(const Workload& w) {
   const auto& listed = w.constraints.billing;
   const bool service = IsService(w);
   for (const BillingMode& m : kBillingModes) {
-    const bool allowed =
-        listed.empty() ? (service ? m.service_default : m.job_default)
-                       : std::find(listed.begin(), listed.end(), m.billing) != listed.end();
-    if (!allowed || !m.costed) continue;
-    if (m.billing == Billing::kSpot && w.constraints.no_spot) continue;
+    const bool allowed = listed.empty()
+                             ? (service ? m.service_default : m.job_default)
+                             : std::find(listed.begin(), listed.end(), m.billing) != listed.end();
+    if (!allowed || !m.costed)
+      continue;
+    if (m.billing == Billing::kSpot && w.constraints.no_spot)
+      continue;
     modes.push_back(m.billing);
   }
   return modes;

@@ -219,8 +219,9 @@ constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus, MultiNodeN
 
 }  // namespace
 
-constexpr EnumNames<Severity, 3> kSeverityNames = {
-    {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kCritical, "critical"}}};
+constexpr EnumNames<Severity, 3> kSeverityNames = {{{Severity::kInfo, "info"},
+                                                    {Severity::kWarning, "warning"},
+                                                    {Severity::kCritical, "critical"}}};
 std::string_view SeverityName(Severity s) { return NameOf(kSeverityNames, s); }
 
 double RequiredReadMbs(const Context& c) {

@@ -217,8 +217,10 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
   }
   if (w.model_name.empty()) {
     return Status::InvalidArgument(
-        "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or {layers, hidden, heads, "
-        "kv_heads, ffn, vocab}, got nothing").AtField("model");
+               "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or "
+               "{layers, hidden, heads, "
+               "kv_heads, ffn, vocab}, got nothing")
+        .AtField("model");
   }
   if (const ModelArch* m = zoo.Find(w.model_name)) return *m;
   std::string msg = "field \"model\": unknown model \"" + w.model_name + "\"";

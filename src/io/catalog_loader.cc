@@ -92,8 +92,8 @@ Family ParseFamily(CsvRowReader& r) {
   f.name = r.Text("family", true);
   f.gpu = r.Text("gpu", true);
   f.kind = r.OneOf("kind", {"gpu", "vgpu", "bare-metal"});
-  f.status = ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames)))
-                 .value_or(Lifecycle::kCurrent);
+  f.status =
+      ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames))).value_or(Lifecycle::kCurrent);
   f.good_for = r.Text("good_for");
   f.avoid_for = r.Text("avoid_for");
   f.confusion = r.Text("confusion");
@@ -115,8 +115,9 @@ InstanceType ParseInstance(CsvRowReader& r) {
   t.pps = r.OptionalNumber("pps", 1000, 1e9);
   t.rdma = r.Bool("rdma", false);
   t.rdma_gbps = r.OptionalNumber("rdma_gbps", 1, 10000);
-  t.interconnect = ParseName(kInterconnectNames, r.OneOf("interconnect", NameList(kInterconnectNames)))
-                       .value_or(Interconnect::kPcie);
+  t.interconnect =
+      ParseName(kInterconnectNames, r.OneOf("interconnect", NameList(kInterconnectNames)))
+          .value_or(Interconnect::kPcie);
   t.local_nvme_gib = r.OptionalNumber("local_nvme_gib", 0, 1e6).value_or(0);
   t.cpu = r.Text("cpu");
   const std::string arch = r.Text("arch");
@@ -124,8 +125,8 @@ InstanceType ParseInstance(CsvRowReader& r) {
     r.Fail("arch", fmt::format("expected x86_64 or arm64, got \"{}\"", arch));
   }
   t.arm = arch == "arm64";
-  t.status = ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames)))
-                 .value_or(Lifecycle::kCurrent);
+  t.status =
+      ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames))).value_or(Lifecycle::kCurrent);
   t.notes = r.Text("notes");
   t.provenance = ReadProvenance(r);
   return t;

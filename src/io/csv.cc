@@ -174,8 +174,8 @@ Status CsvTable::RequireColumns(const std::vector<std::string_view>& required) c
   for (std::string_view name : required) {
     if (ColumnIndex(name) < 0) {
       return Status::InvalidArgument(
-                 fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}",
-                             file_, header_line_, name, fmt::join(required, ",")))
+                 fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}", file_,
+                             header_line_, name, fmt::join(required, ",")))
           .At(file_, header_line_, 0, std::string(name));
     }
   }

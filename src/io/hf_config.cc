@@ -213,9 +213,10 @@ Status ReadQuantization(const json& root, const json& text, const std::string& f
     return Status::Ok();
   auto bad = [&](const std::string& what) {
     return Status::InvalidArgument(
-        fmt::format("{}: field \"quantization_config\": {}; give --weight-bits or --precision "
-                    "instead",
-                    file, what))
+               fmt::format(
+                   "{}: field \"quantization_config\": {}; give --weight-bits or --precision "
+                   "instead",
+                   file, what))
         .At(file, 0, 0, "quantization_config");
   };
   const std::string method = q->contains("quant_method") && (*q)["quant_method"].is_string()

@@ -1,15 +1,15 @@
 #include "io/validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/strings.h"
 #include "gpuplan/enum_names.h"
@@ -541,8 +541,9 @@ void Summarise(ValidationReport& report) {
 
 }  // namespace
 
-constexpr EnumNames<RowStatus, 3> kRowStatusNames = {
-    {{RowStatus::kOk, "ok"}, {RowStatus::kUnsupported, "unsupported"}, {RowStatus::kError, "error"}}};
+constexpr EnumNames<RowStatus, 3> kRowStatusNames = {{{RowStatus::kOk, "ok"},
+                                                      {RowStatus::kUnsupported, "unsupported"},
+                                                      {RowStatus::kError, "error"}}};
 std::string_view RowStatusName(RowStatus s) { return NameOf(kRowStatusNames, s); }
 
 ErrorStats Stats(std::vector<double> values) {

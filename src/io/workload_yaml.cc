@@ -150,9 +150,11 @@ class Reader {
   std::optional<E> Enum(const YAML::Node& node, const std::string& field,
                         const EnumNames<E, N>& names) {
     std::optional<std::string> s = String(node, field);
-    if (!s) return std::nullopt;
+    if (!s)
+      return std::nullopt;
     std::optional<E> v = ParseName(names, *s, NameCase::kIgnore);
-    if (!v) Fail(node, field, fmt::format("expected {}, got {}", NameChoices(names), Got(node)));
+    if (!v)
+      Fail(node, field, fmt::format("expected {}, got {}", NameChoices(names), Got(node)));
     return v;
   }
 
@@ -181,14 +183,34 @@ class Reader {
 std::optional<Billing> ParseAnyBilling(std::string_view name) { return ParseBilling(name); }
 
 // The top-level keys of a workload file.
-constexpr std::string_view kWorkloadKeys[] = {
-    "name",       "task",           "method",       "model",
-    "precision",  "weight_bits",    "seq_len",      "micro_batch",
-    "global_batch", "tokens",       "samples",      "epochs",
-    "optimizer",  "recompute",      "cp",           "virtual_stages",
-    "offload",    "optimizer_in_backward", "activation_offload", "lora_rank",
-    "train_embeddings", "master_weights", "flash_attention", "dataset",
-    "constraints", "objective",     "inference",    "confidence"};
+constexpr std::string_view kWorkloadKeys[] = {"name",
+                                              "task",
+                                              "method",
+                                              "model",
+                                              "precision",
+                                              "weight_bits",
+                                              "seq_len",
+                                              "micro_batch",
+                                              "global_batch",
+                                              "tokens",
+                                              "samples",
+                                              "epochs",
+                                              "optimizer",
+                                              "recompute",
+                                              "cp",
+                                              "virtual_stages",
+                                              "offload",
+                                              "optimizer_in_backward",
+                                              "activation_offload",
+                                              "lora_rank",
+                                              "train_embeddings",
+                                              "master_weights",
+                                              "flash_attention",
+                                              "dataset",
+                                              "constraints",
+                                              "objective",
+                                              "inference",
+                                              "confidence"};
 
 }  // namespace
 
@@ -455,8 +477,9 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
   Workload w;
   if (!root || root.IsNull()) {
-    return Status::InvalidArgument(file + ":1:1: empty workload: expected a mapping with at "
-                                          "least task and model")
+    return Status::InvalidArgument(file +
+                                   ":1:1: empty workload: expected a mapping with at "
+                                   "least task and model")
         .At(file, 1, 1);
   }
   if (!r.CheckMap(root, "", {std::begin(kWorkloadKeys), std::end(kWorkloadKeys)})) {
@@ -537,8 +560,8 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     const std::string key = field.substr(0, field.find('.'));
     const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
     const YAML::Mark mark = at.Mark();
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file, mark.line + 1,
-                                               mark.column + 1, s.message()))
+    return Status::InvalidArgument(
+               fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()))
         .At(file, mark.line + 1, mark.column + 1, field);
   }
   return w;

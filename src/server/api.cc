@@ -208,9 +208,9 @@ Result<Workload> ParseBody(const Request& req, const std::vector<std::string_vie
   const Status error = w.status();
   for (std::string_view p : params) {
     if (error.location().field == p && !io::IsWorkloadKey(p)) {
-      return Status::InvalidArgument(fmt::format(
-                 "{}; {} is a query parameter, not a workload field: {}?{}=...", error.message(),
-                 p, req.path, p))
+      return Status::InvalidArgument(
+                 fmt::format("{}; {} is a query parameter, not a workload field: {}?{}=...",
+                             error.message(), p, req.path, p))
           .At(error.location());
     }
   }
@@ -248,7 +248,8 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
   // The parameters replace the body's fields, as `plan --region/--objective` replace the file's.
   if (!regions.empty()) w->constraints.regions = regions;
   if (objective) w->objective = *objective;
-  if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s));
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
   if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   in->workload = std::move(*w);
@@ -354,16 +355,19 @@ Response Estimate(const ServerData& data, const Request& req) {
   Result<Workload> w = ParseBody(req, params.names());
   if (!w.ok()) return FromError(FromStatus(w.status()));
   if (micro_batch) w->micro_batch = *micro_batch;
-  if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s));
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
 
   // From here on the same calls as `gpuplan estimate --json` (cli/estimate_command.cc).
   Result<ModelArch> arch = ResolveModel(*w, data.zoo);
   if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   Result<perf::Hardware> hw = io::BuildHardware(hw_choice, data.catalog, io::FieldSpelling::kParam);
-  if (!hw.ok()) return FromError(FromStatus(hw.status()));
+  if (!hw.ok())
+    return FromError(FromStatus(hw.status()));
   Result<perf::Layout> layout = io::BuildLayout(layout_choice, *w, *arch, *hw, data.calibration,
                                                 io::FieldSpelling::kParam);
-  if (!layout.ok()) return FromError(FromStatus(layout.status()));
+  if (!layout.ok())
+    return FromError(FromStatus(layout.status()));
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, data.calibration);
   if (!e.ok()) return FromError(FromStatus(e.status()));
   nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);

@@ -92,7 +92,8 @@ TEST_F(PricesAddTest, SubscriptionIsPerMonthAndUsdWorks) {
 // Every mode with a price of its own can be added, in the unit of its billing-table row.
 TEST_F(PricesAddTest, EveryPriceRowModeTakesItsUnit) {
   for (const BillingMode& m : kBillingModes) {
-    if (!BillingAllowed(m, BillingUse::kPriceRow)) continue;
+    if (!BillingAllowed(m, BillingUse::kPriceRow))
+      continue;
     SCOPED_TRACE(std::string(m.name));
     testing::CliRun add = RunGpuplan({"prices", "add", "ecs.gn8is.4xlarge", "10", "--region",
                                       "cn-beijing", "--billing", std::string(m.name)});
@@ -124,8 +125,7 @@ TEST_F(PricesAddTest, BadArgumentsAreUsageErrors) {
       {"savings_plan_has_no_price_of_its_own",
        {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
         "savings_plan"},
-       "--billing: expected " + BillingChoices(BillingUse::kPriceRow) +
-           ", got \"savings_plan\""},
+       "--billing: expected " + BillingChoices(BillingUse::kPriceRow) + ", got \"savings_plan\""},
       {"yearly_subscription_per_month",
        {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
         "subscription_year", "--unit", "month"},

@@ -257,17 +257,18 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
 TEST(WorkloadFlagsTest, BillingTakesEveryModeOfTheTable) {
   for (const BillingMode& m : kBillingModes) {
     for (std::string_view spelling : {m.name, m.alias}) {
-      if (spelling.empty()) continue;
+      if (spelling.empty())
+        continue;
       SCOPED_TRACE(std::string(spelling));
       WorkloadFlags flags;
       flags.billing = {std::string(spelling)};
       Result<Workload> w = MergeWorkloadFlags(flags, Base(kLoraYaml), kPlan);
       ASSERT_TRUE(w.ok()) << w.status().message();
       EXPECT_EQ(w->constraints.billing, std::vector<Billing>{m.billing});
-      Result<Workload> file = io::ParseWorkloadYaml(
-          "task: finetune\nmodel: llama-2-7b\nconstraints:\n  billing: [" +
-              std::string(spelling) + "]\n",
-          "job.yaml");
+      Result<Workload> file =
+          io::ParseWorkloadYaml("task: finetune\nmodel: llama-2-7b\nconstraints:\n  billing: [" +
+                                    std::string(spelling) + "]\n",
+                                "job.yaml");
       ASSERT_TRUE(file.ok()) << file.status().message();
       EXPECT_EQ(file->constraints.billing, std::vector<Billing>{m.billing});
     }

@@ -18,9 +18,11 @@ TEST(BillingTableTest, EveryRowRoundTripsNameAndAliasInAnyCase) {
     EXPECT_EQ(BillingName(m.billing), m.name);
     EXPECT_EQ(ParseBilling(m.name), m.billing);
     std::string upper(m.name);
-    for (char& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    for (char& c : upper)
+      c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     EXPECT_EQ(ParseBilling(upper), m.billing);
-    if (!m.alias.empty()) EXPECT_EQ(ParseBilling(m.alias), m.billing);
+    if (!m.alias.empty())
+      EXPECT_EQ(ParseBilling(m.alias), m.billing);
     EXPECT_TRUE(m.charge_type == "PostPaid" || m.charge_type == "PrePaid");
     EXPECT_FALSE(m.summary.empty());
   }
@@ -114,10 +116,11 @@ TEST(BillingTableTest, PrepaidModesArePrePaidTermsAndCostedModesPrice) {
     }
     cost::CostOptions options = cost::CostOptions::Of(m.billing);
     options.savings_plan_rate = 0.6;
-    Result<cost::JobCostEstimate> e = cost::JobCost(*rates, {.work_hours = 10, .instances = 1},
-                                                    options);
+    Result<cost::JobCostEstimate> e =
+        cost::JobCost(*rates, {.work_hours = 10, .instances = 1}, options);
     EXPECT_EQ(e.ok(), m.costed) << (e.ok() ? "" : e.status().message());
-    if (!e.ok()) continue;
+    if (!e.ok())
+      continue;
     EXPECT_EQ(e->mode, m.billing);
     EXPECT_EQ(e->commitment.has_value(), m.term_months > 0);
     if (!m.unit.empty() && m.billing != Billing::kSavingsPlan) {

@@ -21,15 +21,18 @@ void ExpectRoundTrip(const EnumNames<E, N>& names, NameCase mode) {
   for (const EnumName<E>& n : names) {
     SCOPED_TRACE(std::string(n.name));
     EXPECT_EQ(ParseName(names, n.name, mode), n.value);
-    if (n.kind != NameKind::kAlias) EXPECT_EQ(NameOf(names, n.value), n.name);
+    if (n.kind != NameKind::kAlias)
+      EXPECT_EQ(NameOf(names, n.value), n.name);
     EXPECT_FALSE(NameOf(names, n.value).empty()) << "an alias of a value without a name";
     if (mode == NameCase::kIgnore) {
       std::string upper(n.name);
-      for (char& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+      for (char& c : upper)
+        c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
       EXPECT_EQ(ParseName(names, upper, mode), n.value);
     }
     for (const EnumName<E>& other : names) {
-      if (&other != &n) EXPECT_NE(other.name, n.name);
+      if (&other != &n)
+        EXPECT_NE(other.name, n.name);
     }
   }
   EXPECT_EQ(ParseName(names, "no-such-name", mode), std::nullopt);
@@ -104,8 +107,10 @@ TEST(EnumNamesTest, EveryTableRoundTrips) {
 
 // The enumerations that have an "all values" list name each of them.
 TEST(EnumNamesTest, TablesCoverEveryValue) {
-  for (Precision p : kAllPrecisions) EXPECT_FALSE(PrecisionName(p).empty());
-  for (GpuVendor v : kAllGpuVendors) EXPECT_FALSE(GpuVendorName(v).empty());
+  for (Precision p : kAllPrecisions)
+    EXPECT_FALSE(PrecisionName(p).empty());
+  for (GpuVendor v : kAllGpuVendors)
+    EXPECT_FALSE(GpuVendorName(v).empty());
   EXPECT_EQ(kPrecisionNames.size(), kAllPrecisions.size());
   EXPECT_EQ(kGpuVendorNames.size(), kAllGpuVendors.size());
 }
@@ -125,7 +130,8 @@ TEST(EnumNamesTest, ChoicesListTheTableNames) {
       {"offload", NameChoices(kOffloadNames), "none, optimizer or params"},
       {"objective", NameChoices(kObjectiveNames),
        "cost, time, cost_within_deadline or time_within_budget"},
-      {"engine_aliases", NameChoices(kEngineNames), "hf, vllm (or sglang, lmdeploy), trtllm or torch"},
+      {"engine_aliases", NameChoices(kEngineNames),
+       "hf, vllm (or sglang, lmdeploy), trtllm or torch"},
       {"location_without_default", NameChoices(kDataLocationNames),
        "oss, nas, cpfs, essd, local_nvme or memory"},
       {"workload_precision", NameChoices(io::kWorkloadPrecisionNames),

@@ -19,11 +19,13 @@ TEST(BillingRatiosTest, EveryNamedRatioIsARowWithASource) {
   ASSERT_GE(name, 0);
   ASSERT_GE(source, 0);
   for (const BillingMode& m : kBillingModes) {
-    if (m.ratio.empty()) continue;
+    if (m.ratio.empty())
+      continue;
     SCOPED_TRACE(std::string(m.ratio));
     bool found = false;
     for (const CsvRow& row : table->rows()) {
-      if (row.fields[static_cast<size_t>(name)] != m.ratio) continue;
+      if (row.fields[static_cast<size_t>(name)] != m.ratio)
+        continue;
       found = true;
       EXPECT_FALSE(row.fields[static_cast<size_t>(source)].empty());
     }

@@ -39,8 +39,11 @@ Status CsvError(const char* text) { return CsvTable::Parse(text, "x.csv").status
 constexpr char kPriceHeader[] = "instance,region,billing,currency,price,unit,as_of,trust\n";
 
 Status PriceError(const std::string& row) {
-  return ParseCatalog({.gpus = "", .families = "", .instances = "",
-                       .prices = std::string(kPriceHeader) + row, .dir = "u/"})
+  return ParseCatalog({.gpus = "",
+                       .families = "",
+                       .instances = "",
+                       .prices = std::string(kPriceHeader) + row,
+                       .dir = "u/"})
       .status();
 }
 
@@ -51,14 +54,16 @@ TEST(ErrorLocationTest, CsvLoadersRecordFileLineColumnAndField) {
       {"wrong_field_count", CsvError("a,b\n1,2\n3\n"), "x.csv:3:", "x.csv", 3, 0, ""},
       {"duplicate_header", CsvError("a,a\n1,2\n"), "x.csv:1:", "x.csv", 1, 3, "a"},
       {"empty_file", CsvError(""), "x.csv:1:", "x.csv", 1, 0, ""},
-      {"bad_billing_field",
-       PriceError("ecs.x,cn-hangzhou,weekly,CNY,1,hour,2025-01-01,high\n"),
+      {"bad_billing_field", PriceError("ecs.x,cn-hangzhou,weekly,CNY,1,hour,2025-01-01,high\n"),
        "u/prices.csv:2:19: field \"billing\"", "u/prices.csv", 2, 19, "billing"},
       {"bad_currency_field", PriceError("ecs.x,cn-hangzhou,payg,EUR,1,hour,2025-01-01,high\n"),
        "u/prices.csv:2:24: field \"currency\"", "u/prices.csv", 2, 24, "currency"},
       {"missing_column",
-       ParseCatalog({.gpus = "", .families = "", .instances = "",
-                     .prices = "instance,region\necs.x,r\n", .dir = "u/"})
+       ParseCatalog({.gpus = "",
+                     .families = "",
+                     .instances = "",
+                     .prices = "instance,region\necs.x,r\n",
+                     .dir = "u/"})
            .status(),
        "u/prices.csv:1: missing column \"billing\"", "u/prices.csv", 1, 0, "billing"},
   };
