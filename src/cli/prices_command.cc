@@ -36,6 +36,22 @@ const char* Env(const char* name) {
 
 Result<std::string> CacheDir() { return CliPriceCacheDir(); }
 
+// The price cache's folder and what it holds now. A corrupt cache is an error, so that a
+// command that writes it never overwrites it silently.
+struct CliCache {
+  std::string dir;
+  io::PriceCache cache;
+};
+Result<CliCache> ReadCliCache() {
+  Result<std::string> dir = CacheDir();
+  if (!dir.ok())
+    return dir.status();
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok())
+    return cache.status();
+  return CliCache{*dir, std::move(*cache)};
+}
+
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -181,13 +197,11 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
       Env("ALIBABA_CLOUD_SECURITY_TOKEN"), config, config_path);
   if (!creds.ok())
     return ctx.Fail(creds.status());
-  Result<std::string> dir = CacheDir();
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
+  Result<CliCache> cached = ReadCliCache();
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  const std::string& dir = cached->dir;
+  io::PriceCache& cache = cached->cache;
 
   io::ClientOptions options;
   options.endpoint = o.endpoint;
@@ -200,25 +214,25 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   Result<io::PriceCache> fetched = io::FetchRegion(client, req, *c, &report);
   if (!fetched.ok()) {
     return ctx.Fail(fetched.status().WithContext(
-        "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(*dir) + ")"));
+        "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(dir) + ")"));
   }
   // Fresh API rows for these types replace every older API row of the region (zones that no
   // longer quote a spot price must not linger).
   std::set<std::string> fetched_types;
   for (const Price& p : fetched->prices)
     fetched_types.insert(p.instance);
-  std::erase_if(cache->prices, [&](const Price& p) {
+  std::erase_if(cache.prices, [&](const Price& p) {
     return p.origin == PriceSource::kApi && p.region == o.region && fetched_types.count(p.instance);
   });
-  io::MergePriceCache(*fetched, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+  io::MergePriceCache(*fetched, &cache);
+  if (Status s = io::WritePriceCache(dir, cache); !s.ok())
     return ctx.Fail(s);
   *ctx.out << fmt::format(
       "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
       "spot-advice records ({} API requests)\nwrote {}\n",
       o.region, req.today, creds->Redacted(), report.types_priced, report.spot_prices,
       report.stock_records, report.advice_records, client.requests_sent(),
-      io::PriceCachePath(*dir));
+      io::PriceCachePath(dir));
   for (const std::string& w : report.warnings)
     *ctx.err << "gpuplan: warning: " << w << "\n";
 }
@@ -274,20 +288,16 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
-  Result<std::string> dir = CacheDir();
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
-  io::MergePriceCache(imported, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+  Result<CliCache> cached = ReadCliCache();
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  io::MergePriceCache(imported, &cached->cache);
+  if (Status s = io::WritePriceCache(cached->dir, cached->cache); !s.ok())
     return ctx.Fail(s);
   *ctx.out << fmt::format(
       "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
       "wrote {}\n",
       imported.prices.size(), imported.market.stock.size(), imported.market.spot_advice.size(),
-      o.files.size(), ictx.as_of, io::PriceCachePath(*dir));
+      o.files.size(), ictx.as_of, io::PriceCachePath(cached->dir));
   if (unknown > 0) {
     *ctx.err << fmt::format(
         "gpuplan: warning: skipped prices of {} instance type(s) not in the "
@@ -606,27 +616,25 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
 // gpuplan prices cache
 
 void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
-  Result<std::string> dir = CacheDir();
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
+  Result<CliCache> cached = ReadCliCache();
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  const std::string path = io::PriceCachePath(cached->dir);
+  const io::PriceCache& cache = cached->cache;
   std::set<std::string> regions;
-  for (const Price& p : cache->prices)
+  for (const Price& p : cache.prices)
     regions.insert(p.region);
-  nlohmann::json j = {{"path", io::PriceCachePath(*dir)},
-                      {"prices", cache->prices.size()},
-                      {"stock", cache->market.stock.size()},
-                      {"spot_advice", cache->market.spot_advice.size()},
+  nlohmann::json j = {{"path", path},
+                      {"prices", cache.prices.size()},
+                      {"stock", cache.market.stock.size()},
+                      {"spot_advice", cache.market.spot_advice.size()},
                       {"regions", regions}};
   if (format == OutputFormat::kJson) {
     *ctx.out << j.dump(2) << "\n";
     return;
   }
   *ctx.out << fmt::format("{}: {} prices, {} stock records, {} spot-advice records; regions: {}\n",
-                          io::PriceCachePath(*dir), cache->prices.size(),
-                          cache->market.stock.size(), cache->market.spot_advice.size(),
+                          path, cache.prices.size(),
+                          cache.market.stock.size(), cache.market.spot_advice.size(),
                           regions.empty() ? "none" : fmt::format("{}", fmt::join(regions, ", ")));
 }
 

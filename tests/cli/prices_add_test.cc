@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/billing.h"
 #include "io/file_util.h"
 #include "testing/cli_runner.h"
 

@@ -21,8 +21,9 @@ TEST(BillingTableTest, EveryRowRoundTripsNameAndAliasInAnyCase) {
     for (char& c : upper)
       c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     EXPECT_EQ(ParseBilling(upper), m.billing);
-    if (!m.alias.empty())
+    if (!m.alias.empty()) {
       EXPECT_EQ(ParseBilling(m.alias), m.billing);
+    }
     EXPECT_TRUE(m.charge_type == "PostPaid" || m.charge_type == "PrePaid");
     EXPECT_FALSE(m.summary.empty());
   }

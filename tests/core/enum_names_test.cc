@@ -21,8 +21,9 @@ void ExpectRoundTrip(const EnumNames<E, N>& names, NameCase mode) {
   for (const EnumName<E>& n : names) {
     SCOPED_TRACE(std::string(n.name));
     EXPECT_EQ(ParseName(names, n.name, mode), n.value);
-    if (n.kind != NameKind::kAlias)
+    if (n.kind != NameKind::kAlias) {
       EXPECT_EQ(NameOf(names, n.value), n.name);
+    }
     EXPECT_FALSE(NameOf(names, n.value).empty()) << "an alias of a value without a name";
     if (mode == NameCase::kIgnore) {
       std::string upper(n.name);
@@ -31,8 +32,9 @@ void ExpectRoundTrip(const EnumNames<E, N>& names, NameCase mode) {
       EXPECT_EQ(ParseName(names, upper, mode), n.value);
     }
     for (const EnumName<E>& other : names) {
-      if (&other != &n)
+      if (&other != &n) {
         EXPECT_NE(other.name, n.name);
+      }
     }
   }
   EXPECT_EQ(ParseName(names, "no-such-name", mode), std::nullopt);
@@ -69,7 +71,7 @@ TEST(EnumNamesTest, EveryTableRoundTrips) {
   }
   {
     SCOPED_TRACE("storage kind");
-    ExpectRoundTrip(kStorageKindNames, NameCase::kIgnore);
+    ExpectRoundTrip(cost::kStorageKindNames, NameCase::kIgnore);
   }
   {
     SCOPED_TRACE("task");
@@ -156,7 +158,7 @@ TEST(EnumNamesTest, AliasesParseButNeverPrint) {
   EXPECT_EQ(DataLocationName(DataLocation::kUnknown), "unknown");
   // Exact tables stay exact: the catalog's columns are lowercase words.
   EXPECT_EQ(ParseLifecycle("Current"), std::nullopt);
-  EXPECT_EQ(ParseWorkloadPrecision("INT8"), std::nullopt);
+  EXPECT_EQ(io::ParseWorkloadPrecision("INT8"), std::nullopt);
 }
 
 }  // namespace
