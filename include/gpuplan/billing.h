@@ -8,8 +8,8 @@
 //   const BillingMode& m = BillingModeOf(Billing::kSubscriptionMonth);
 //   m.name;         // "subscription_month" (also parses as "subscription")
 //   m.charge_type;  // "PrePaid"
-//   ParseBilling("SPOT");                           // Billing::kSpot
-//   BillingChoices(BillingUse::kPriceRow);          // "payg, spot, ... or reserved_partial_upfront"
+//   ParseBilling("SPOT");                   // Billing::kSpot
+//   BillingChoices(BillingUse::kPriceRow);  // "payg, spot, ... or reserved_partial_upfront"
 //
 // Sources: reference alibaba_prices.md sections 3.2 (spot) and 3.3 (subscription, reserved
 // instances, savings plans); the ratios named are rows of data/price_ratios.csv.
@@ -157,7 +157,8 @@ constexpr const BillingMode& BillingModeOf(Billing b) {
 static_assert(
     [] {
       for (std::size_t i = 0; i < kBillingModes.size(); ++i) {
-        if (static_cast<std::size_t>(kBillingModes[i].billing) != i) return false;
+        if (static_cast<std::size_t>(kBillingModes[i].billing) != i)
+          return false;
       }
       return true;
     }(),
@@ -174,9 +175,12 @@ enum class BillingUse {
 };
 constexpr bool BillingAllowed(const BillingMode& m, BillingUse use) {
   switch (use) {
-    case BillingUse::kAny: return true;
-    case BillingUse::kPriceRow: return !m.unit.empty();
-    case BillingUse::kCosted: return m.costed;
+    case BillingUse::kAny:
+      return true;
+    case BillingUse::kPriceRow:
+      return !m.unit.empty();
+    case BillingUse::kCosted:
+      return m.costed;
   }
   return false;
 }

@@ -30,14 +30,14 @@ inline constexpr int kPrecisionCount = 7;
 inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions = {
     Precision::kFp64, Precision::kFp32, Precision::kTf32, Precision::kBf16,
     Precision::kFp16, Precision::kFp8,  Precision::kInt8};
-inline constexpr EnumNames<Precision, kPrecisionCount> kPrecisionNames = {{
-    {Precision::kFp64, "fp64"},
-    {Precision::kFp32, "fp32"},
-    {Precision::kTf32, "tf32"},
-    {Precision::kBf16, "bf16"},
-    {Precision::kFp16, "fp16"},
-    {Precision::kFp8, "fp8"},
-    {Precision::kInt8, "int8"}}};
+inline constexpr EnumNames<Precision, kPrecisionCount> kPrecisionNames = {
+    {{Precision::kFp64, "fp64"},
+     {Precision::kFp32, "fp32"},
+     {Precision::kTf32, "tf32"},
+     {Precision::kBf16, "bf16"},
+     {Precision::kFp16, "fp16"},
+     {Precision::kFp8, "fp8"},
+     {Precision::kInt8, "int8"}}};
 // "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
 constexpr std::string_view PrecisionName(Precision p) { return NameOf(kPrecisionNames, p); }
 // Parses a lowercase name as above; nullopt when unknown.
@@ -107,9 +107,13 @@ struct Gpu {
 
 enum class Interconnect { kPcie, kNvlink, kNvswitch };
 inline constexpr EnumNames<Interconnect, 3> kInterconnectNames = {
-    {{Interconnect::kPcie, "pcie"}, {Interconnect::kNvlink, "nvlink"}, {Interconnect::kNvswitch, "nvswitch"}}};
+    {{Interconnect::kPcie, "pcie"},
+     {Interconnect::kNvlink, "nvlink"},
+     {Interconnect::kNvswitch, "nvswitch"}}};
 // "pcie", "nvlink", "nvswitch"
-constexpr std::string_view InterconnectName(Interconnect i) { return NameOf(kInterconnectNames, i); }
+constexpr std::string_view InterconnectName(Interconnect i) {
+  return NameOf(kInterconnectNames, i);
+}
 
 enum class Lifecycle { kCurrent, kLegacy, kRetired, kPreview };
 inline constexpr EnumNames<Lifecycle, 4> kLifecycleNames = {{{Lifecycle::kCurrent, "current"},

@@ -349,14 +349,15 @@ double YoungDalyInterval(double checkpoint_cost, double mtbf);
 // Storage. Only prices that the reference data source are known; the rest say so.
 
 enum class StorageKind { kEssdPl0, kEssdPl1, kEssdPl2, kEssdPl3, kLocalNvme, kCpfs, kNas, kOss };
-inline constexpr EnumNames<StorageKind, 8> kStorageKindNames = {{{StorageKind::kEssdPl0, "essd_pl0"},
-                                                                {StorageKind::kEssdPl1, "essd_pl1"},
-                                                                {StorageKind::kEssdPl2, "essd_pl2"},
-                                                                {StorageKind::kEssdPl3, "essd_pl3"},
-                                                                {StorageKind::kLocalNvme, "local_nvme"},
-                                                                {StorageKind::kCpfs, "cpfs"},
-                                                                {StorageKind::kNas, "nas"},
-                                                                {StorageKind::kOss, "oss"}}};
+inline constexpr EnumNames<StorageKind, 8> kStorageKindNames = {
+    {{StorageKind::kEssdPl0, "essd_pl0"},
+     {StorageKind::kEssdPl1, "essd_pl1"},
+     {StorageKind::kEssdPl2, "essd_pl2"},
+     {StorageKind::kEssdPl3, "essd_pl3"},
+     {StorageKind::kLocalNvme, "local_nvme"},
+     {StorageKind::kCpfs, "cpfs"},
+     {StorageKind::kNas, "nas"},
+     {StorageKind::kOss, "oss"}}};
 // "essd_pl0", ..., "local_nvme", "cpfs", ...
 constexpr std::string_view StorageKindName(StorageKind k) { return NameOf(kStorageKindNames, k); }
 // Case-insensitive.

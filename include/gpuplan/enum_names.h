@@ -3,10 +3,12 @@
 //
 //   enum class Recompute { kNone, kSelective, kFull };
 //   inline constexpr EnumNames<Recompute, 3> kRecomputeNames = {{
-//       {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}};
-//   NameOf(kRecomputeNames, Recompute::kFull);                   // "full"
-//   ParseName(kRecomputeNames, "FULL", NameCase::kIgnore);       // Recompute::kFull
-//   NameChoices(kRecomputeNames);                                // "none, selective or full"
+//       {Recompute::kNone, "none"},
+//       {Recompute::kSelective, "selective"},
+//       {Recompute::kFull, "full"}}};
+//   NameOf(kRecomputeNames, Recompute::kFull);              // "full"
+//   ParseName(kRecomputeNames, "FULL", NameCase::kIgnore);  // Recompute::kFull
+//   NameChoices(kRecomputeNames);                           // "none, selective or full"
 //
 // A row of kind kAlias is another accepted spelling of a value named by an earlier row: it
 // parses, is never printed as the name, and is listed in choices as "vllm (or sglang)". A row of
@@ -42,12 +44,17 @@ using EnumNames = std::array<EnumName<E>, N>;
 enum class NameCase { kExact, kIgnore };
 
 namespace internal {
-constexpr char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+constexpr char AsciiLower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 constexpr bool SameName(std::string_view a, std::string_view b, NameCase mode) {
-  if (mode == NameCase::kExact) return a == b;
-  if (a.size() != b.size()) return false;
+  if (mode == NameCase::kExact)
+    return a == b;
+  if (a.size() != b.size())
+    return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+    if (AsciiLower(a[i]) != AsciiLower(b[i]))
+      return false;
   }
   return true;
 }
@@ -58,7 +65,8 @@ constexpr bool SameName(std::string_view a, std::string_view b, NameCase mode) {
 template <typename E, std::size_t N>
 constexpr std::string_view NameOf(const EnumNames<E, N>& names, E value) {
   for (const EnumName<E>& n : names) {
-    if (n.value == value && n.kind != NameKind::kAlias) return n.name;
+    if (n.value == value && n.kind != NameKind::kAlias)
+      return n.name;
   }
   return {};
 }
@@ -68,7 +76,8 @@ template <typename E, std::size_t N>
 constexpr std::optional<E> ParseName(const EnumNames<E, N>& names, std::string_view text,
                                      NameCase mode = NameCase::kExact) {
   for (const EnumName<E>& n : names) {
-    if (internal::SameName(n.name, text, mode)) return n.value;
+    if (internal::SameName(n.name, text, mode))
+      return n.value;
   }
   return std::nullopt;
 }
@@ -78,7 +87,8 @@ template <typename E, std::size_t N>
 std::vector<std::string_view> NameList(const EnumNames<E, N>& names) {
   std::vector<std::string_view> out;
   for (const EnumName<E>& n : names) {
-    if (n.kind == NameKind::kName) out.push_back(n.name);
+    if (n.kind == NameKind::kName)
+      out.push_back(n.name);
   }
   return out;
 }
@@ -88,7 +98,8 @@ inline std::string JoinChoices(const std::vector<std::string>& items, std::strin
                                std::string_view last = " or ") {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += i + 1 == items.size() ? last : sep;
+    if (i > 0)
+      out += i + 1 == items.size() ? last : sep;
     out += items[i];
   }
   return out;
@@ -99,14 +110,17 @@ template <typename E, std::size_t N>
 std::vector<std::string> NameItems(const EnumNames<E, N>& names) {
   std::vector<std::string> items;
   for (const EnumName<E>& n : names) {
-    if (n.kind != NameKind::kName) continue;
+    if (n.kind != NameKind::kName)
+      continue;
     std::string item(n.name);
     std::string aliases;
     for (const EnumName<E>& a : names) {
-      if (a.kind != NameKind::kAlias || a.value != n.value) continue;
+      if (a.kind != NameKind::kAlias || a.value != n.value)
+        continue;
       aliases += (aliases.empty() ? "" : ", ") + std::string(a.name);
     }
-    if (!aliases.empty()) item += " (or " + aliases + ")";
+    if (!aliases.empty())
+      item += " (or " + aliases + ")";
     items.push_back(std::move(item));
   }
   return items;

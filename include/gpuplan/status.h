@@ -69,14 +69,16 @@ class [[nodiscard]] Status {
   // Returns a copy whose message is `prefix: message`, to add where an error happened. The
   // location is kept.
   Status WithContext(const std::string& prefix) const {
-    if (ok()) return *this;
+    if (ok())
+      return *this;
     Status s(code_, prefix + ": " + message_);
     s.location_ = location_;
     return s;
   }
   // Returns a copy that records `where` (the message is unchanged). An OK status stays OK.
   Status At(ErrorLocation where) const {
-    if (ok()) return *this;
+    if (ok())
+      return *this;
     Status s = *this;
     s.location_ = std::move(where);
     return s;

@@ -80,18 +80,19 @@ inline constexpr EnumNames<DataLocation, 7> kDataLocationNames = {
 // "sglang" and "lmdeploy" (TurboMind) parse as vllm: the same class of serving engine (continuous
 // batching, paged KV cache, CUDA graphs), sharing its overhead model.
 enum class Engine { kHf, kVllm, kTrtllm, kTorch };
-inline constexpr EnumNames<Engine, 6> kEngineNames = {{{Engine::kHf, "hf"},
-                                                       {Engine::kVllm, "vllm"},
-                                                       {Engine::kVllm, "sglang", NameKind::kAlias},
-                                                       {Engine::kVllm, "lmdeploy", NameKind::kAlias},
-                                                       {Engine::kTrtllm, "trtllm"},
-                                                       {Engine::kTorch, "torch"}}};
+inline constexpr EnumNames<Engine, 6> kEngineNames = {
+    {{Engine::kHf, "hf"},
+     {Engine::kVllm, "vllm"},
+     {Engine::kVllm, "sglang", NameKind::kAlias},
+     {Engine::kVllm, "lmdeploy", NameKind::kAlias},
+     {Engine::kTrtllm, "trtllm"},
+     {Engine::kTorch, "torch"}}};
 
 // Names and parsers from the tables above; parsing ignores ASCII case.
-#define GPUPLAN_WORKLOAD_ENUM(Type, table)                                      \
+#define GPUPLAN_WORKLOAD_ENUM(Type, table)                                   \
   constexpr std::string_view Type##Name(Type v) { return NameOf(table, v); } \
   constexpr std::optional<Type> Parse##Type(std::string_view name) {         \
-    return ParseName(table, name, NameCase::kIgnore);                         \
+    return ParseName(table, name, NameCase::kIgnore);                        \
   }
 GPUPLAN_WORKLOAD_ENUM(Task, kTaskNames)
 GPUPLAN_WORKLOAD_ENUM(Method, kMethodNames)

@@ -25,10 +25,10 @@ Result<Workload> LoadWorkloadYaml(const std::string& path);
 // The compute precisions a workload may name, shared with the CLI flags (int8 and tf32 are
 // peak-table columns, not workload precisions); the most used first, as messages list them.
 inline constexpr EnumNames<Precision, 5> kWorkloadPrecisionNames = {{{Precision::kBf16, "bf16"},
-                                                                    {Precision::kFp16, "fp16"},
-                                                                    {Precision::kFp32, "fp32"},
-                                                                    {Precision::kFp8, "fp8"},
-                                                                    {Precision::kFp64, "fp64"}}};
+                                                                     {Precision::kFp16, "fp16"},
+                                                                     {Precision::kFp32, "fp32"},
+                                                                     {Precision::kFp8, "fp8"},
+                                                                     {Precision::kFp64, "fp64"}}};
 // Case-insensitive; nullopt for any other name.
 constexpr std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
   return ParseName(kWorkloadPrecisionNames, name, NameCase::kIgnore);
