@@ -40,8 +40,8 @@ struct CliCache {
   std::string dir;
   io::PriceCache cache;
 };
-Result<CliCache> ReadCliCache() {
-  Result<std::string> dir = CacheDir();
+Result<CliCache> ReadCliCache(const CliContext& ctx) {
+  Result<std::string> dir = CacheDir(ctx);
   if (!dir.ok())
     return dir.status();
   Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
@@ -195,14 +195,8 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
                            OrNull(ctx.env.security_token), config, config_path);
   if (!creds.ok())
     return ctx.Fail(creds.status());
-<<<<<<< HEAD
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-=======
->>>>>>> billing
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
-  Result<CliCache> cached = ReadCliCache();
+  Result<CliCache> cached = ReadCliCache(ctx);
   if (!cached.ok()) return ctx.Fail(cached.status());
   const std::string& dir = cached->dir;
   io::PriceCache& cache = cached->cache;
@@ -292,21 +286,10 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
-<<<<<<< HEAD
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
-  io::MergePriceCache(imported, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
-=======
-  Result<CliCache> cached = ReadCliCache();
+  Result<CliCache> cached = ReadCliCache(ctx);
   if (!cached.ok()) return ctx.Fail(cached.status());
   io::MergePriceCache(imported, &cached->cache);
   if (Status s = io::WritePriceCache(cached->dir, cached->cache); !s.ok())
->>>>>>> billing
     return ctx.Fail(s);
   *ctx.out << fmt::format(
       "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
@@ -373,26 +356,9 @@ bool LoadCompareInputs(CliContext& ctx, const CompareOptions& o, CompareInputs& 
     return false;
   }
   Result<Catalog> c = LoadCliCatalog(ctx);
-<<<<<<< HEAD
-  if (!c.ok())
-    return ctx.Fail(c.status());
-  const InstanceType* t = c->FindInstance(o.instance);
-  if (!t)
-    return ctx.Fail(UnknownInstance(*c, o.instance), true);
-  const cost::PriceRatios ratios = CliPriceRatios();
-  const cost::MarketData market = LoadCliMarketData(ctx);
-  const std::string today = CliToday(ctx.env);
-  cost::Availability avail = cost::CheckAvailability(*c, market, t->name, o.region, o.zone);
-  Result<cost::BillingRates> rates =
-      cost::ResolveRates(*c, {t->name, o.region, o.zone, Billing::kPayg}, ratios, today);
-  if (!rates.ok()) {
-    return ctx.Fail(
-        rates.status().WithContext("cannot compare billing modes (" + avail.reason + ")"));
-=======
   if (!c.ok()) {
     ctx.Fail(c.status());
     return false;
->>>>>>> billing
   }
   in.catalog = std::move(*c);
   in.type = in.catalog.FindInstance(o.instance);
@@ -405,7 +371,7 @@ bool LoadCompareInputs(CliContext& ctx, const CompareOptions& o, CompareInputs& 
   const cost::MarketData market = LoadCliMarketData(ctx);
   in.availability = cost::CheckAvailability(in.catalog, market, name, o.region, o.zone);
   Result<cost::BillingRates> rates = cost::ResolveRates(
-      in.catalog, {name, o.region, o.zone, Billing::kPayg}, in.ratios, CliToday());
+      in.catalog, {name, o.region, o.zone, Billing::kPayg}, in.ratios, CliToday(ctx.env));
   if (!rates.ok()) {
     ctx.Fail(rates.status().WithContext("cannot compare billing modes (" + in.availability.reason +
                                         ")"));
@@ -647,21 +613,11 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
 // ------------------------------------------------------------------------------------------
 // gpuplan prices cache
 
-<<<<<<< HEAD
-void RunCacheInfo(CliContext& ctx, OutputFormat format) {
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
-=======
 void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
-  Result<CliCache> cached = ReadCliCache();
+  Result<CliCache> cached = ReadCliCache(ctx);
   if (!cached.ok()) return ctx.Fail(cached.status());
   const std::string path = io::PriceCachePath(cached->dir);
   const io::PriceCache& cache = cached->cache;
->>>>>>> billing
   std::set<std::string> regions;
   for (const Price& p : cache.prices)
     regions.insert(p.region);

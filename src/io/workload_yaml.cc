@@ -203,6 +203,8 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "optimizer_in_backward",
                                               "activation_offload",
                                               "lora_rank",
+                                              "lora_targets",
+                                              "lora_dropout",
                                               "train_embeddings",
                                               "master_weights",
                                               "flash_attention",
@@ -494,37 +496,6 @@ void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
   }
 }
 
-// The top-level keys of a workload file.
-constexpr std::string_view kWorkloadKeys[] = {"name",
-                                              "task",
-                                              "method",
-                                              "model",
-                                              "precision",
-                                              "weight_bits",
-                                              "seq_len",
-                                              "micro_batch",
-                                              "global_batch",
-                                              "tokens",
-                                              "samples",
-                                              "epochs",
-                                              "optimizer",
-                                              "recompute",
-                                              "cp",
-                                              "virtual_stages",
-                                              "offload",
-                                              "optimizer_in_backward",
-                                              "activation_offload",
-                                              "lora_rank",
-                                              "lora_targets",
-                                              "lora_dropout",
-                                              "train_embeddings",
-                                              "master_weights",
-                                              "flash_attention",
-                                              "dataset",
-                                              "constraints",
-                                              "objective",
-                                              "inference",
-                                              "confidence"};
 
 // What runs: name, task, method, model, precision, weight_bits. False for any other key.
 bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w,
@@ -630,18 +601,6 @@ void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
 }
 
-// A ValidateWorkload error at the line of the top-level key its message names ("seq_len"), else
-// at the document.
-Status AtNamedKey(const Status& s, const YAML::Node& root, const std::string& file) {
-  const size_t q1 = s.message().find('"');
-  const size_t q2 = q1 == std::string::npos ? q1 : s.message().find('"', q1 + 1);
-  std::string key = q1 == std::string::npos ? "" : s.message().substr(q1 + 1, q2 - q1 - 1);
-  key = key.substr(0, key.find('.'));
-  const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
-  const YAML::Mark mark = at.Mark();
-  return Status::InvalidArgument(
-      fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()));
-}
 
 Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
