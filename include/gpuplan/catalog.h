@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/billing.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/status.h"
 
 namespace gpuplan {
@@ -28,10 +30,20 @@ inline constexpr int kPrecisionCount = 7;
 inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions = {
     Precision::kFp64, Precision::kFp32, Precision::kTf32, Precision::kBf16,
     Precision::kFp16, Precision::kFp8,  Precision::kInt8};
+inline constexpr EnumNames<Precision, kPrecisionCount> kPrecisionNames = {
+    {{Precision::kFp64, "fp64"},
+     {Precision::kFp32, "fp32"},
+     {Precision::kTf32, "tf32"},
+     {Precision::kBf16, "bf16"},
+     {Precision::kFp16, "fp16"},
+     {Precision::kFp8, "fp8"},
+     {Precision::kInt8, "int8"}}};
 // "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
-std::string_view PrecisionName(Precision p);
+constexpr std::string_view PrecisionName(Precision p) { return NameOf(kPrecisionNames, p); }
 // Parses a lowercase name as above; nullopt when unknown.
-std::optional<Precision> ParsePrecision(std::string_view name);
+constexpr std::optional<Precision> ParsePrecision(std::string_view name) {
+  return ParseName(kPrecisionNames, name);
+}
 
 // Where a fact comes from. `basis` follows the reference notes: doc, repo, pages, inferred.
 struct Provenance {
@@ -50,10 +62,18 @@ enum class GpuVendor { kNvidia, kAmd, kIntel, kThead, kHuawei, kCambricon };
 inline constexpr std::array<GpuVendor, 6> kAllGpuVendors = {
     GpuVendor::kNvidia, GpuVendor::kAmd,    GpuVendor::kIntel,
     GpuVendor::kThead,  GpuVendor::kHuawei, GpuVendor::kCambricon};
+inline constexpr EnumNames<GpuVendor, 6> kGpuVendorNames = {{{GpuVendor::kNvidia, "NVIDIA"},
+                                                             {GpuVendor::kAmd, "AMD"},
+                                                             {GpuVendor::kIntel, "Intel"},
+                                                             {GpuVendor::kThead, "T-Head"},
+                                                             {GpuVendor::kHuawei, "Huawei"},
+                                                             {GpuVendor::kCambricon, "Cambricon"}}};
 // "NVIDIA", "AMD", "Intel", "T-Head", "Huawei", "Cambricon".
-std::string_view GpuVendorName(GpuVendor v);
+constexpr std::string_view GpuVendorName(GpuVendor v) { return NameOf(kGpuVendorNames, v); }
 // Any case ("nvidia", "NVIDIA", "t-head"); nullopt when unknown.
-std::optional<GpuVendor> ParseGpuVendor(std::string_view name);
+constexpr std::optional<GpuVendor> ParseGpuVendor(std::string_view name) {
+  return ParseName(kGpuVendorNames, name, NameCase::kIgnore);
+}
 // "nvidia, amd, intel, t-head, huawei or cambricon": the allowed values, for error messages.
 std::string GpuVendorChoices();
 
@@ -114,11 +134,25 @@ struct Architecture {
 };
 
 enum class Interconnect { kPcie, kNvlink, kNvswitch };
-std::string_view InterconnectName(Interconnect i);  // "pcie", "nvlink", "nvswitch"
+inline constexpr EnumNames<Interconnect, 3> kInterconnectNames = {
+    {{Interconnect::kPcie, "pcie"},
+     {Interconnect::kNvlink, "nvlink"},
+     {Interconnect::kNvswitch, "nvswitch"}}};
+// "pcie", "nvlink", "nvswitch"
+constexpr std::string_view InterconnectName(Interconnect i) {
+  return NameOf(kInterconnectNames, i);
+}
 
 enum class Lifecycle { kCurrent, kLegacy, kRetired, kPreview };
-std::string_view LifecycleName(Lifecycle s);  // "current", "legacy", "retired", "preview"
-std::optional<Lifecycle> ParseLifecycle(std::string_view name);
+inline constexpr EnumNames<Lifecycle, 4> kLifecycleNames = {{{Lifecycle::kCurrent, "current"},
+                                                             {Lifecycle::kLegacy, "legacy"},
+                                                             {Lifecycle::kRetired, "retired"},
+                                                             {Lifecycle::kPreview, "preview"}}};
+// "current", "legacy", "retired", "preview"
+constexpr std::string_view LifecycleName(Lifecycle s) { return NameOf(kLifecycleNames, s); }
+constexpr std::optional<Lifecycle> ParseLifecycle(std::string_view name) {
+  return ParseName(kLifecycleNames, name);
+}
 
 // How elastic RDMA interfaces (ERIs) are attached at creation for the documented eRDMA bandwidth
 // (data/eri.csv). A type with rdma = yes and no such row gets one ERI on its primary interface.
@@ -171,22 +205,21 @@ struct Family {
   Provenance provenance;
 };
 
-// Billing modes a price can have.
-enum class Billing { kPayg, kSpot, kSubscriptionMonth, kSubscriptionYear, kReservedNoUpfront,
-                     kReservedPartialUpfront };
-std::string_view BillingName(Billing b);  // "payg", "spot", "subscription_month", ...
-std::optional<Billing> ParseBilling(std::string_view name);
-
 // kUser: a price the user entered ('gpuplan prices add'): their own quote or bill, ranked above
 // every other source for that key.
 enum class PriceSource { kBuiltin, kImport, kApi, kUser };
-std::string_view PriceSourceName(PriceSource s);  // "builtin", "import", "api", "user"
+inline constexpr EnumNames<PriceSource, 4> kPriceSourceNames = {{{PriceSource::kBuiltin, "builtin"},
+                                                                 {PriceSource::kImport, "import"},
+                                                                 {PriceSource::kApi, "api"},
+                                                                 {PriceSource::kUser, "user"}}};
+// "builtin", "import", "api", "user"
+constexpr std::string_view PriceSourceName(PriceSource s) { return NameOf(kPriceSourceNames, s); }
 
 struct Price {
   std::string instance;  // instance type name
   std::string region;    // "cn-hangzhou"
   std::string zone;      // "cn-hangzhou-h" or "" for region-wide
-  Billing billing = Billing::kPayg;
+  Billing billing = Billing::kPayg;  // a mode with a price of its own (BillingUse::kPriceRow)
   std::string currency;  // "CNY" | "USD"; never mixed in one sum
   double amount = 0;     // in currency per unit
   std::string unit;      // "hour" | "month" | "year"

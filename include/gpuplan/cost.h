@@ -11,7 +11,7 @@
 //                          cost::PriceRatios{}, "2026-11-30");
 //   if (!rates.ok()) return rates.status();          // "price unknown for ..."
 //   cost::JobSpec job{.work_hours = 100, .instances = 2};
-//   cost::CostOptions spot_options = cost::CostOptions::Of(cost::Mode::kSpot);
+//   cost::CostOptions spot_options = cost::CostOptions::Of(Billing::kSpot);
 //   spot_options.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(market, type, region);
 //   Result<cost::JobCostEstimate> spot = cost::JobCost(*rates, job, spot_options);
 //   // spot->total: Money; spot->checkpoint_interval_hours: the Young/Daly interval.
@@ -23,20 +23,29 @@
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_COST_H_
 #define GPUPLAN_INCLUDE_GPUPLAN_COST_H_
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/billing.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/status.h"
 
 namespace gpuplan {
 
 enum class Currency { kCny, kUsd };
-std::string_view CurrencyName(Currency c);  // "CNY", "USD"
-// Parses "CNY" / "USD" (case-insensitive); nullopt otherwise.
-std::optional<Currency> ParseCurrency(std::string_view code);
+// "RMB" is a common spelling of CNY in quotes.
+inline constexpr EnumNames<Currency, 3> kCurrencyNames = {
+    {{Currency::kCny, "CNY"}, {Currency::kUsd, "USD"}, {Currency::kCny, "RMB", NameKind::kAlias}}};
+// "CNY", "USD"
+constexpr std::string_view CurrencyName(Currency c) { return NameOf(kCurrencyNames, c); }
+// Parses "CNY" / "USD" / "RMB" (case-insensitive); nullopt otherwise.
+constexpr std::optional<Currency> ParseCurrency(std::string_view code) {
+  return ParseName(kCurrencyNames, code, NameCase::kIgnore);
+}
 
 // An amount of money in one currency. Scaling is always allowed; adding, subtracting and
 // comparing two amounts check that the currencies match and return an error value otherwise.
@@ -148,18 +157,24 @@ std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view
                                         std::optional<Billing> billing = std::nullopt,
                                         std::string_view today = "");
 
-// Every billing mode's price for one type in one region, in the currency of the PAYG price.
-// PAYG must be listed; the others are listed ones when present (same currency), else derived
-// from PAYG with `ratios` (marked derived, with the basis).
+// Every costed billing mode's price for one type in one region, in the currency of the PAYG
+// price, per the mode's unit (BillingMode::unit). PAYG must be listed; the others are listed ones
+// when present (same currency), else derived from PAYG with `ratios` (marked derived, with the
+// basis):
+//  spot: listed (capped at PAYG) or spot_default x PAYG (at least spot_floor);
+//  subscription_month: subscription_month_vs_payg x hours_per_month x PAYG;
+//  subscription_year: the upper bound 12 x monthly, trust "low" (no yearly discount is
+//    documented, reference 3.3);
+//  reserved_no_upfront: reserved_no_upfront_vs_payg x PAYG per hour of the term;
+//  savings_plan: the PAYG quote (the plan's rate, CostOptions::savings_plan_rate, discounts it).
+// Reserved Partial Upfront is never costed, so it has no quote here.
 struct BillingRates {
-  PriceQuote payg;
-  PriceQuote spot;                // listed (capped at PAYG, floored at spot_floor) or derived
-  PriceQuote subscription_month;  // per month
-  // Per year. No yearly discount is documented (reference 3.3), so when not listed this is the
-  // upper bound 12 x monthly, marked derived with trust "low".
-  PriceQuote subscription_year;
-  PriceQuote reserved_no_upfront;  // per hour, charged every hour of the term
-  Currency currency() const { return payg.price.currency(); }
+  std::array<std::optional<PriceQuote>, kBillingCount> quotes;
+
+  // REQUIRES: BillingModeOf(b).costed (ResolveRates fills those).
+  const PriceQuote& Of(Billing b) const { return *quotes[static_cast<std::size_t>(b)]; }
+  const PriceQuote& payg() const { return Of(Billing::kPayg); }
+  Currency currency() const { return payg().price.currency(); }
 };
 Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& query,
                                   const PriceRatios& ratios, std::string_view today = "");
@@ -225,22 +240,10 @@ std::optional<double> ReclaimRatePerHour(const MarketData& market, std::string_v
 // ---------------------------------------------------------------------------------------------
 // Job and service cost.
 
-enum class Mode {
-  kPayg,               // per-second billing at the PAYG hourly price
-  kSpot,               // market price (<= PAYG) plus expected interruption overhead
-  kSubscriptionMonth,  // whole months, paid up front
-  kSubscriptionYear,   // whole years, paid up front
-  kReservedNoUpfront,  // hourly fee for every hour of a 1-year term
-  kSavingsPlan,        // committed spend per hour at a discount, 1 or 3 years
-};
-inline constexpr Mode kAllModes[] = {Mode::kPayg,
-                                     Mode::kSpot,
-                                     Mode::kSubscriptionMonth,
-                                     Mode::kSubscriptionYear,
-                                     Mode::kReservedNoUpfront,
-                                     Mode::kSavingsPlan};
-std::string_view ModeName(Mode m);  // "payg", "spot", "subscription_month", ..., "savings_plan"
-std::optional<Mode> ParseMode(std::string_view name);
+// The mode a cost is computed in is a Billing (gpuplan/billing.h) with `costed` set. `Mode` and
+// ModeName are the same enum and name under their older spelling, kept while callers move.
+using Mode = Billing;
+constexpr std::string_view ModeName(Billing m) { return BillingName(m); }
 
 // Spot interruption inputs. Alibaba facts (reference 3.2): 1-hour protection by default
 // (SpotDuration=1), a 5-minute notice before release, per-second billing.
@@ -269,7 +272,7 @@ struct JobSpec {
 };
 
 struct CostOptions {
-  Mode mode = Mode::kPayg;
+  Billing mode = Billing::kPayg;  // a costed mode
   SpotRisk spot;
   // Savings plan: price paid per PAYG unit (0.6 = 40% off). No GPU figure is documented
   // (reference 3.3: "up to 76%" off; ecs.c5 example 0.422), so nullopt = unknown -> error.
@@ -278,7 +281,7 @@ struct CostOptions {
 
   // Options for `mode` with every other field at its default (designated initializers that
   // skip fields trip -Wmissing-field-initializers).
-  static CostOptions Of(Mode mode) {
+  static CostOptions Of(Billing mode) {
     CostOptions o;
     o.mode = mode;
     return o;
@@ -286,7 +289,7 @@ struct CostOptions {
 };
 
 struct JobCostEstimate {
-  Mode mode = Mode::kPayg;
+  Billing mode = Billing::kPayg;
   Money total;            // what the job costs in this mode
   Money rate_per_hour;    // price per instance-hour actually used (spot: market; sub: /730 h)
   double wall_hours = 0;  // including interruption overhead (spot)
@@ -310,14 +313,15 @@ struct JobCostEstimate {
 //  subscription_month/_year: whole months/years per instance (the whole term is `total`).
 //  reserved_no_upfront / savings_plan: the hours used at the discounted rate; `commitment` is
 //    the whole term's charge, due whether used or not (reference 3.3).
-// Errors: invalid job (hours <= 0, instances < 1), savings plan without a rate, spot whose
-// expected loss per interruption reaches the MTBF (kUnsupported "spot cannot finish: ...").
+// Errors: invalid job (hours <= 0, instances < 1), a mode that is not costed (kUnsupported),
+// savings plan without a rate, spot whose expected loss per interruption reaches the MTBF
+// (kUnsupported "spot cannot finish: ...").
 Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
                                 const CostOptions& options, const PriceRatios& ratios = {});
 
 // A service running `hours_per_month` on `instances` instances, per month.
 struct MonthlyCostEstimate {
-  Mode mode = Mode::kPayg;
+  Billing mode = Billing::kPayg;
   Money per_month;
   double utilisation = 0;  // hours_per_month / PriceRatios::hours_per_month
   bool lower_bound = false;
@@ -345,8 +349,21 @@ double YoungDalyInterval(double checkpoint_cost, double mtbf);
 // Storage. Only prices that the reference data source are known; the rest say so.
 
 enum class StorageKind { kEssdPl0, kEssdPl1, kEssdPl2, kEssdPl3, kLocalNvme, kCpfs, kNas, kOss };
-std::string_view StorageKindName(StorageKind k);  // "essd_pl0", ..., "local_nvme", "cpfs", ...
-std::optional<StorageKind> ParseStorageKind(std::string_view name);
+inline constexpr EnumNames<StorageKind, 8> kStorageKindNames = {
+    {{StorageKind::kEssdPl0, "essd_pl0"},
+     {StorageKind::kEssdPl1, "essd_pl1"},
+     {StorageKind::kEssdPl2, "essd_pl2"},
+     {StorageKind::kEssdPl3, "essd_pl3"},
+     {StorageKind::kLocalNvme, "local_nvme"},
+     {StorageKind::kCpfs, "cpfs"},
+     {StorageKind::kNas, "nas"},
+     {StorageKind::kOss, "oss"}}};
+// "essd_pl0", ..., "local_nvme", "cpfs", ...
+constexpr std::string_view StorageKindName(StorageKind k) { return NameOf(kStorageKindNames, k); }
+// Case-insensitive.
+constexpr std::optional<StorageKind> ParseStorageKind(std::string_view name) {
+  return ParseName(kStorageKindNames, name, NameCase::kIgnore);
+}
 
 struct StorageCostEstimate {
   StorageKind kind = StorageKind::kEssdPl1;

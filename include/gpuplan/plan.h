@@ -106,7 +106,7 @@ struct Candidate {
   std::string price_hint;
   perf::Layout layout;
   perf::Estimate estimate;
-  cost::Mode billing = cost::Mode::kPayg;
+  Billing billing = Billing::kPayg;
   cost::JobCostEstimate cost;  // for the job (training, batch inference)
   // Spot without a known reclaim rate: `cost` (and `monthly`) include the default interruption
   // allowance (PlanOptions::default_spot_release_rate_30d); this is the lower bound without it.

@@ -43,7 +43,7 @@ struct Context {
   int tp = 1;
   int pp = 1;
   int dp = 1;
-  cost::Mode billing = cost::Mode::kPayg;
+  Billing billing = Billing::kPayg;
   double job_hours = 0;              // 0 = unknown
   double step_s = 0;                 // 0 = not a training step
   double dp_comm_s = 0;              // exposed data-parallel communication per step

@@ -2,7 +2,9 @@
 //
 // gpuplan never lets an exception reach a user. A function that can fail returns a Status (no
 // value) or a Result<T> (a T or a Status). The message names the input, the place and what was
-// expected, e.g. `data/instances.csv:42:5: field "gpu": unknown GPU "H2OO"`.
+// expected, e.g. `data/instances.csv:42:5: field "gpu": unknown GPU "H2OO"`. Loaders also record
+// that place as values (Status::location(): file, line, column, field), so a caller that needs
+// them (the HTTP API's error JSON) reads them instead of parsing the text.
 //
 //   Result<Catalog> catalog = LoadCatalog(files);
 //   if (!catalog.ok()) return Fail(catalog.status());
@@ -29,6 +31,17 @@ enum class ErrorCode {
   kInternal,         // A bug in gpuplan.
 };
 
+// Where in the input an error is. Every part is optional: "" and 0 mean not known. `field` is the
+// input's own name for the value: a YAML key path ("inference.batch"), a CSV column ("vcpu"),
+// or an option in snake_case ("gpus_per_node") whichever way the front end spells it.
+struct ErrorLocation {
+  std::string file;  // as named in the message: "data/instances.csv", "body"
+  int line = 0;      // 1-based
+  int column = 0;    // 1-based byte column
+  std::string field;
+  bool empty() const { return file.empty() && line == 0 && column == 0 && field.empty(); }
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK.
@@ -50,10 +63,39 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == ErrorCode::kOk; }
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Where the error is, as far as the code that found it knew; the message says the same.
+  const ErrorLocation& location() const { return location_; }
 
-  // Returns a copy whose message is `prefix: message`, to add where an error happened.
+  // Returns a copy whose message is `prefix: message`, to add where an error happened. The
+  // location is kept.
   Status WithContext(const std::string& prefix) const {
-    return ok() ? *this : Status(code_, prefix + ": " + message_);
+    if (ok())
+      return *this;
+    Status s(code_, prefix + ": " + message_);
+    s.location_ = location_;
+    return s;
+  }
+  // Returns a copy that records `where` (the message is unchanged). An OK status stays OK.
+  Status At(ErrorLocation where) const {
+    if (ok())
+      return *this;
+    Status s = *this;
+    s.location_ = std::move(where);
+    return s;
+  }
+  Status At(std::string file, int line, int column, std::string field = "") const {
+    ErrorLocation where;
+    where.file = std::move(file);
+    where.line = line;
+    where.column = column;
+    where.field = std::move(field);
+    return At(std::move(where));
+  }
+  // Records only the field (an input with no file, e.g. a validated Workload).
+  Status AtField(std::string field) const {
+    ErrorLocation where;
+    where.field = std::move(field);
+    return At(std::move(where));
   }
 
  private:
@@ -61,6 +103,7 @@ class [[nodiscard]] Status {
 
   ErrorCode code_ = ErrorCode::kOk;
   std::string message_;
+  ErrorLocation location_;
 };
 
 // A T or the Status that says why there is none. Follows std::expected's API so C++23 can

@@ -18,63 +18,99 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/model.h"
 #include "gpuplan/status.h"
 
 namespace gpuplan {
 
 enum class Task { kPretrain, kFinetune, kInference, kRendering, kHpc };
-std::string_view TaskName(Task t);  // "pretrain", "finetune", "inference", "rendering", "hpc"
-std::optional<Task> ParseTask(std::string_view name);
+inline constexpr EnumNames<Task, 5> kTaskNames = {{{Task::kPretrain, "pretrain"},
+                                                   {Task::kFinetune, "finetune"},
+                                                   {Task::kInference, "inference"},
+                                                   {Task::kRendering, "rendering"},
+                                                   {Task::kHpc, "hpc"}}};
 
 // Fine-tuning method; kFull for pretraining.
 enum class Method { kFull, kLora, kQlora };
-std::string_view MethodName(Method m);  // "full", "lora", "qlora"
-std::optional<Method> ParseMethod(std::string_view name);
+inline constexpr EnumNames<Method, 3> kMethodNames = {
+    {{Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}}};
 
 enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor };
-std::string_view OptimizerName(Optimizer o);  // "adamw", "adamw_8bit", "sgd", "adafactor"
-std::optional<Optimizer> ParseOptimizer(std::string_view name);
+inline constexpr EnumNames<Optimizer, 4> kOptimizerNames = {{{Optimizer::kAdamw, "adamw"},
+                                                             {Optimizer::kAdamw8bit, "adamw_8bit"},
+                                                             {Optimizer::kSgd, "sgd"},
+                                                             {Optimizer::kAdafactor, "adafactor"}}};
 
 // Activation recomputation (Korthikanti et al. 2022): none keeps all activations, selective
 // recomputes attention's softmax/dropout, full keeps only each layer's input.
 enum class Recompute { kNone, kSelective, kFull };
-std::string_view RecomputeName(Recompute r);  // "none", "selective", "full"
-std::optional<Recompute> ParseRecompute(std::string_view name);
+inline constexpr EnumNames<Recompute, 3> kRecomputeNames = {
+    {{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}};
 
 // What lives in host RAM instead of GPU memory (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity /
 // FSDP CPU offload, Rajbhandari et al. 2021): the optimizer states (and their update, run by the
 // host's Adam), or the parameters too (streamed in per layer).
 enum class Offload { kNone, kOptimizer, kParams };
-std::string_view OffloadName(Offload o);  // "none", "optimizer", "params"
-std::optional<Offload> ParseOffload(std::string_view name);
+inline constexpr EnumNames<Offload, 3> kOffloadNames = {
+    {{Offload::kNone, "none"}, {Offload::kOptimizer, "optimizer"}, {Offload::kParams, "params"}}};
 
 // The linear layers LoRA adapts: every linear layer of the transformer blocks (the QLoRA
 // paper's choice, Dettmers et al. 2023, 4), the attention projections q, k, v and o, or only q
 // and v (the default of PEFT for Llama, of LitGPT and of torchtune's Llama-2 LoRA recipes).
 enum class LoraTargets { kAll, kAttention, kQv };
-std::string_view LoraTargetsName(LoraTargets t);  // "all", "attention", "qv"
-std::optional<LoraTargets> ParseLoraTargets(std::string_view name);
+inline constexpr EnumNames<LoraTargets, 3> kLoraTargetsNames = {
+    {{LoraTargets::kAll, "all"}, {LoraTargets::kAttention, "attention"}, {LoraTargets::kQv, "qv"}}};
 
 // What the planner minimises.
 enum class Objective { kCost, kTime, kCostWithinDeadline, kTimeWithinBudget };
-// "cost", "time", "cost_within_deadline", "time_within_budget"
-std::string_view ObjectiveName(Objective o);
-std::optional<Objective> ParseObjective(std::string_view name);
+inline constexpr EnumNames<Objective, 4> kObjectiveNames = {
+    {{Objective::kCost, "cost"},
+     {Objective::kTime, "time"},
+     {Objective::kCostWithinDeadline, "cost_within_deadline"},
+     {Objective::kTimeWithinBudget, "time_within_budget"}}};
 
 // Where the training data lives (decides read throughput advice).
 enum class DataLocation { kUnknown, kOss, kNas, kCpfs, kEssd, kLocalNvme, kMemory };
-// "unknown", "oss", "nas", "cpfs", "essd", "local_nvme", "memory"
-std::string_view DataLocationName(DataLocation l);
-std::optional<DataLocation> ParseDataLocation(std::string_view name);
+inline constexpr EnumNames<DataLocation, 7> kDataLocationNames = {
+    {{DataLocation::kUnknown, "unknown", NameKind::kUnlisted},
+     {DataLocation::kOss, "oss"},
+     {DataLocation::kNas, "nas"},
+     {DataLocation::kCpfs, "cpfs"},
+     {DataLocation::kEssd, "essd"},
+     {DataLocation::kLocalNvme, "local_nvme"},
+     {DataLocation::kMemory, "memory"}}};
 
 // Inference engine: decides per-pass framework overhead (see data/calibration.csv). kHf is
 // Hugging Face generate() in eager PyTorch; kTorch a plain eager/TorchScript forward (an
 // encoder, a custom serving loop); kVllm and kTrtllm the serving engines.
+// "sglang" and "lmdeploy" (TurboMind) parse as vllm: the same class of serving engine (continuous
+// batching, paged KV cache, CUDA graphs), sharing its overhead model.
 enum class Engine { kHf, kVllm, kTrtllm, kTorch };
-std::string_view EngineName(Engine e);  // "hf", "vllm", "trtllm", "torch"
-// Also accepts "sglang" and "lmdeploy" (TurboMind) as vllm: the same class of serving engine.
-std::optional<Engine> ParseEngine(std::string_view name);
+inline constexpr EnumNames<Engine, 6> kEngineNames = {
+    {{Engine::kHf, "hf"},
+     {Engine::kVllm, "vllm"},
+     {Engine::kVllm, "sglang", NameKind::kAlias},
+     {Engine::kVllm, "lmdeploy", NameKind::kAlias},
+     {Engine::kTrtllm, "trtllm"},
+     {Engine::kTorch, "torch"}}};
+
+// Names and parsers from the tables above; parsing ignores ASCII case.
+#define GPUPLAN_WORKLOAD_ENUM(Type, table)                                   \
+  constexpr std::string_view Type##Name(Type v) { return NameOf(table, v); } \
+  constexpr std::optional<Type> Parse##Type(std::string_view name) {         \
+    return ParseName(table, name, NameCase::kIgnore);                        \
+  }
+GPUPLAN_WORKLOAD_ENUM(Task, kTaskNames)
+GPUPLAN_WORKLOAD_ENUM(Method, kMethodNames)
+GPUPLAN_WORKLOAD_ENUM(Optimizer, kOptimizerNames)
+GPUPLAN_WORKLOAD_ENUM(Recompute, kRecomputeNames)
+GPUPLAN_WORKLOAD_ENUM(Offload, kOffloadNames)
+GPUPLAN_WORKLOAD_ENUM(LoraTargets, kLoraTargetsNames)
+GPUPLAN_WORKLOAD_ENUM(Objective, kObjectiveNames)
+GPUPLAN_WORKLOAD_ENUM(DataLocation, kDataLocationNames)
+GPUPLAN_WORKLOAD_ENUM(Engine, kEngineNames)
+#undef GPUPLAN_WORKLOAD_ENUM
 
 struct Budget {
   double amount = 0;          // in `currency`; 0 = no budget

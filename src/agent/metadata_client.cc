@@ -1,15 +1,16 @@
 #include "agent/metadata_client.h"
 
+#include <fmt/format.h>
+#include <httplib.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
 #include <utility>
 
-#include <fmt/format.h>
-#include <httplib.h>
-
 #include "agent/clock.h"
+#include "gpuplan/enum_names.h"
 
 namespace gpuplan::agent {
 namespace {
@@ -76,14 +77,13 @@ time_t Micros(double s) {
 
 }  // namespace
 
+constexpr EnumNames<MetadataReply::Kind, 4> kMetadataReplyKindNames = {
+    {{MetadataReply::Kind::kOk, "ok"},
+     {MetadataReply::Kind::kNotFound, "not-found"},
+     {MetadataReply::Kind::kHttpError, "http-error"},
+     {MetadataReply::Kind::kUnreachable, "unreachable"}}};
 std::string_view MetadataReplyKindName(MetadataReply::Kind kind) {
-  switch (kind) {
-    case MetadataReply::Kind::kOk: return "ok";
-    case MetadataReply::Kind::kNotFound: return "not-found";
-    case MetadataReply::Kind::kHttpError: return "http-error";
-    case MetadataReply::Kind::kUnreachable: return "unreachable";
-  }
-  return "unknown";
+  return NameOf(kMetadataReplyKindNames, kind);
 }
 
 struct MetadataClient::Impl {

@@ -1,10 +1,11 @@
 #include "agent/probe_verdict.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpuplan/catalog.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan::agent {
@@ -137,17 +138,13 @@ void Expect(const Gpu* g, const InstanceType* t, ProbeMetric& m) {
 
 }  // namespace
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kOk: return "ok";
-    case Verdict::kLow: return "low";
-    case Verdict::kBad: return "bad";
-    case Verdict::kHigh: return "high";
-    case Verdict::kNoExpectation: return "n/a";
-    case Verdict::kNotMeasured: return "not-measured";
-  }
-  return "n/a";
-}
+constexpr EnumNames<Verdict, 6> kVerdictNames = {{{Verdict::kOk, "ok"},
+                                                  {Verdict::kLow, "low"},
+                                                  {Verdict::kBad, "bad"},
+                                                  {Verdict::kHigh, "high"},
+                                                  {Verdict::kNoExpectation, "n/a"},
+                                                  {Verdict::kNotMeasured, "not-measured"}}};
+std::string_view VerdictName(Verdict v) { return NameOf(kVerdictNames, v); }
 
 std::optional<double> HealthyFraction(std::string_view metric_id) {
   for (const Fraction& f : kFractions) {

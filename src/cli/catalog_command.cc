@@ -97,8 +97,12 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
     return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?",
                                                  f.instance, fmt::join(c->SuggestInstances(f.instance), ", "))), true);
   }
-  if (!f.billing.empty() && !ParseBilling(f.billing)) {
-    return ctx.Fail(Status::InvalidArgument("--billing: expected payg, spot, subscription_month, subscription_year, reserved_no_upfront or reserved_partial_upfront"), true);
+  const std::optional<Billing> billing = ParseBilling(f.billing, BillingUse::kPriceRow);
+  if (!f.billing.empty() && !billing) {
+    return ctx.Fail(
+        Status::InvalidArgument("--billing: expected " + BillingChoices(BillingUse::kPriceRow) +
+                                ", got \"" + f.billing + "\""),
+        true);
   }
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
                    "source", "trust"}, {}};
@@ -106,7 +110,8 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
   for (const Price& p : c->prices) {
     if (type && p.instance != type->name) continue;
     if (!f.region.empty() && p.region != f.region) continue;
-    if (!f.billing.empty() && BillingName(p.billing) != f.billing) continue;
+    if (billing && p.billing != *billing)
+      continue;
     table.rows.push_back({p.instance, p.region, p.zone.empty() ? "-" : p.zone,
                           std::string(BillingName(p.billing)), Num(p.amount), p.currency, p.unit,
                           p.as_of, p.provenance.source, p.trust});
@@ -298,7 +303,8 @@ void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* prices = catalog->add_subcommand("prices", "List the embedded indicative price book");
   prices->add_option("--instance", price_filters->instance, "Only this instance type");
   prices->add_option("--region", price_filters->region, "Only this region");
-  prices->add_option("--billing", price_filters->billing, "Only this billing mode (payg, spot ...)");
+  prices->add_option("--billing", price_filters->billing,
+                     "Only this billing mode: " + BillingChoices(BillingUse::kPriceRow));
   AddFormatFlags(prices, &price_filters->format);
   prices->callback([&ctx, price_filters] { RunPrices(ctx, *price_filters); });
 

@@ -1,4 +1,4 @@
-// `gpuplan prices add TYPE AMOUNT --region R --billing payg|spot|subscription [--currency]
+// `gpuplan prices add TYPE AMOUNT --region R --billing MODE [--currency]
 // [--unit] [--zone] [--note]`: a price the user knows (their quote, their bill) stored in the
 // price cache with source "user" and today's date, so plans can rank a type gpuplan has no
 // price for.
@@ -51,23 +51,18 @@ Result<Price> PriceFromOptions(const AddOptions& o, const Catalog& catalog,
   p.instance = t->name;
   p.region = o.region;
   p.zone = o.zone;
-  if (o.billing == "payg" || o.billing == "spot") {
-    p.billing = o.billing == "payg" ? Billing::kPayg : Billing::kSpot;
-    p.unit = o.unit.empty() ? "hour" : o.unit;
-    if (p.unit != "hour") {
-      return Usage(fmt::format("--unit: {} prices are per instance-hour (--unit hour), got \"{}\"",
-                               o.billing, o.unit));
-    }
-  } else if (o.billing == "subscription") {
-    p.billing = Billing::kSubscriptionMonth;
-    p.unit = o.unit.empty() ? "month" : o.unit;
-    if (p.unit != "month") {
-      return Usage(fmt::format(
-          "--unit: subscription prices are per instance-month (--unit month), got \"{}\"", o.unit));
-    }
-  } else {
-    return Usage(
-        fmt::format("--billing: expected payg, spot or subscription, got \"{}\"", o.billing));
+  // Any mode with a price of its own, per the unit of its row in the billing table.
+  const std::optional<Billing> billing = ParseBilling(o.billing, BillingUse::kPriceRow);
+  if (!billing) {
+    return Usage(fmt::format("--billing: expected {}, got \"{}\"",
+                             BillingChoices(BillingUse::kPriceRow), o.billing));
+  }
+  p.billing = *billing;
+  const std::string_view unit = BillingModeOf(*billing).unit;
+  p.unit = o.unit.empty() ? std::string(unit) : o.unit;
+  if (p.unit != unit) {
+    return Usage(fmt::format("--unit: {} prices are per instance-{} (--unit {}), got \"{}\"",
+                             o.billing, unit, unit, o.unit));
   }
   if (!ParseCurrency(o.currency))
     return Usage(fmt::format("--currency: expected CNY or USD, got \"{}\"", o.currency));
@@ -120,9 +115,11 @@ void AddPricesAddCommand(CLI::App* prices, CliContext& ctx) {
   a->add_option("type", o->instance, "Instance type, e.g. ecs.gn8is.2xlarge")->required();
   a->add_option("amount", o->amount, "Price per --unit, in --currency")->required();
   a->add_option("--region", o->region, "Region, e.g. cn-hangzhou")->required();
-  a->add_option("--billing", o->billing, "payg, spot or subscription")->required();
+  a->add_option("--billing", o->billing, BillingChoices(BillingUse::kPriceRow))->required();
   a->add_option("--currency", o->currency, "CNY (default) or USD");
-  a->add_option("--unit", o->unit, "hour (payg, spot; default) or month (subscription; default)");
+  a->add_option("--unit", o->unit,
+                "The mode's unit, its default: hour (payg, spot, reserved), month "
+                "(subscription_month) or year (subscription_year)");
   a->add_option("--zone", o->zone, "Zone, when the price is for one zone (spot)");
   a->add_option("--note", o->note, "Where the price comes from (kept with it)");
   a->callback([&ctx, o] { RunAdd(ctx, *o); });

@@ -34,6 +34,22 @@ const char* OrNull(const std::string& value) { return value.empty() ? nullptr : 
 
 Result<std::string> CacheDir(const CliContext& ctx) { return CliPriceCacheDir(ctx.env); }
 
+// The price cache's folder and what it holds now. A corrupt cache is an error, so that a
+// command that writes it never overwrites it silently.
+struct CliCache {
+  std::string dir;
+  io::PriceCache cache;
+};
+Result<CliCache> ReadCliCache(const CliContext& ctx) {
+  Result<std::string> dir = CacheDir(ctx);
+  if (!dir.ok())
+    return dir.status();
+  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
+  if (!cache.ok())
+    return cache.status();
+  return CliCache{*dir, std::move(*cache)};
+}
+
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -87,13 +103,12 @@ void RunList(CliContext& ctx, const ListOptions& o) {
   }
   std::optional<Billing> billing;
   if (!o.billing.empty()) {
-    billing = ParseBilling(o.billing);
+    billing = ParseBilling(o.billing, BillingUse::kPriceRow);
     if (!billing) {
-      return ctx.Fail(Status::InvalidArgument(
-                          "--billing: expected payg, spot, subscription_month, subscription_year, "
-                          "reserved_no_upfront or reserved_partial_upfront, got \"" +
-                          o.billing + "\""),
-                      true);
+      return ctx.Fail(
+          Status::InvalidArgument("--billing: expected " + BillingChoices(BillingUse::kPriceRow) +
+                                  ", got \"" + o.billing + "\""),
+          true);
     }
   }
   const std::string today = CliToday(ctx.env);
@@ -180,13 +195,11 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
                            OrNull(ctx.env.security_token), config, config_path);
   if (!creds.ok())
     return ctx.Fail(creds.status());
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
+  Result<CliCache> cached = ReadCliCache(ctx);
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  const std::string& dir = cached->dir;
+  io::PriceCache& cache = cached->cache;
 
   net::ClientOptions options;
   options.endpoint = o.endpoint;
@@ -199,25 +212,25 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   Result<io::PriceCache> fetched = net::FetchRegion(client, req, *c, &report);
   if (!fetched.ok()) {
     return ctx.Fail(fetched.status().WithContext(
-        "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(*dir) + ")"));
+        "refresh of " + o.region + " failed, cache unchanged (" + io::PriceCachePath(dir) + ")"));
   }
   // Fresh API rows for these types replace every older API row of the region (zones that no
   // longer quote a spot price must not linger).
   std::set<std::string> fetched_types;
   for (const Price& p : fetched->prices)
     fetched_types.insert(p.instance);
-  std::erase_if(cache->prices, [&](const Price& p) {
+  std::erase_if(cache.prices, [&](const Price& p) {
     return p.origin == PriceSource::kApi && p.region == o.region && fetched_types.count(p.instance);
   });
-  io::MergePriceCache(*fetched, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+  io::MergePriceCache(*fetched, &cache);
+  if (Status s = io::WritePriceCache(dir, cache); !s.ok())
     return ctx.Fail(s);
   *ctx.out << fmt::format(
       "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
       "spot-advice records ({} API requests)\nwrote {}\n",
       o.region, req.today, creds->Redacted(), report.types_priced, report.spot_prices,
       report.stock_records, report.advice_records, client.requests_sent(),
-      io::PriceCachePath(*dir));
+      io::PriceCachePath(dir));
   for (const std::string& w : report.warnings)
     *ctx.err << "gpuplan: warning: " << w << "\n";
 }
@@ -273,20 +286,16 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
-  io::MergePriceCache(imported, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
+  Result<CliCache> cached = ReadCliCache(ctx);
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  io::MergePriceCache(imported, &cached->cache);
+  if (Status s = io::WritePriceCache(cached->dir, cached->cache); !s.ok())
     return ctx.Fail(s);
   *ctx.out << fmt::format(
       "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
       "wrote {}\n",
       imported.prices.size(), imported.market.stock.size(), imported.market.spot_advice.size(),
-      o.files.size(), ictx.as_of, io::PriceCachePath(*dir));
+      o.files.size(), ictx.as_of, io::PriceCachePath(cached->dir));
   if (unknown > 0) {
     *ctx.err << fmt::format(
         "gpuplan: warning: skipped prices of {} instance type(s) not in the "
@@ -326,230 +335,304 @@ nlohmann::json QuoteJson(const cost::PriceQuote& q) {
   return j;
 }
 
-void RunCompare(CliContext& ctx, const CompareOptions& o) {
-  const bool job = o.hours > 0;
-  if (job == (o.monthly_hours > 0)) {
-    return ctx.Fail(Status::InvalidArgument(
-                        "give exactly one of --hours H (a job) or --monthly-hours H (a service)"),
-                    true);
+// What a comparison is computed from: the type, its rates in the region, the market data and
+// the cost options every mode starts from.
+struct CompareInputs {
+  Catalog catalog;
+  const InstanceType* type = nullptr;  // in `catalog`
+  cost::PriceRatios ratios;
+  cost::Availability availability;
+  cost::BillingRates rates;
+  cost::CostOptions base;
+  std::string reclaim_source;  // where base.spot.reclaim_rate_per_hour came from
+};
+
+// Fills `in` from the options; false after reporting the error.
+bool LoadCompareInputs(CliContext& ctx, const CompareOptions& o, CompareInputs& in) {
+  if ((o.hours > 0) == (o.monthly_hours > 0)) {
+    ctx.Fail(Status::InvalidArgument(
+                 "give exactly one of --hours H (a job) or --monthly-hours H (a service)"),
+             true);
+    return false;
   }
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok())
-    return ctx.Fail(c.status());
-  const InstanceType* t = c->FindInstance(o.instance);
-  if (!t)
-    return ctx.Fail(UnknownInstance(*c, o.instance), true);
-  const cost::PriceRatios ratios = CliPriceRatios();
-  const cost::MarketData market = LoadCliMarketData(ctx);
-  const std::string today = CliToday(ctx.env);
-  cost::Availability avail = cost::CheckAvailability(*c, market, t->name, o.region, o.zone);
-  Result<cost::BillingRates> rates =
-      cost::ResolveRates(*c, {t->name, o.region, o.zone, Billing::kPayg}, ratios, today);
-  if (!rates.ok()) {
-    return ctx.Fail(
-        rates.status().WithContext("cannot compare billing modes (" + avail.reason + ")"));
+  if (!c.ok()) {
+    ctx.Fail(c.status());
+    return false;
   }
-  cost::CostOptions base;
-  base.spot.reclaim_rate_per_hour =
-      o.reclaim_rate ? o.reclaim_rate : cost::ReclaimRatePerHour(market, t->name, o.region, o.zone);
-  base.spot.restart_hours = o.restart_min / 60;
-  base.spot.checkpoint_hours = o.checkpoint_min / 60;
-  base.spot.checkpoint_interval_hours = o.checkpoint_interval_h;
-  base.spot.checkpoint_on_notice = o.checkpoint_on_notice;
-  base.spot.protection_hour = !o.no_protection;
-  base.spot.spot_ratio = o.spot_ratio;
-  base.savings_plan_rate = o.savings_plan_rate;
-  base.savings_plan_years = o.savings_plan_years;
-  const std::string reclaim_source =
-      o.reclaim_rate ? "--reclaim-rate"
-                     : (base.spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)" : "unknown");
+  in.catalog = std::move(*c);
+  in.type = in.catalog.FindInstance(o.instance);
+  if (!in.type) {
+    ctx.Fail(UnknownInstance(in.catalog, o.instance), true);
+    return false;
+  }
+  const std::string& name = in.type->name;
+  in.ratios = CliPriceRatios();
+  const cost::MarketData market = LoadCliMarketData(ctx);
+  in.availability = cost::CheckAvailability(in.catalog, market, name, o.region, o.zone);
+  Result<cost::BillingRates> rates = cost::ResolveRates(
+      in.catalog, {name, o.region, o.zone, Billing::kPayg}, in.ratios, CliToday(ctx.env));
+  if (!rates.ok()) {
+    ctx.Fail(rates.status().WithContext("cannot compare billing modes (" + in.availability.reason +
+                                        ")"));
+    return false;
+  }
+  in.rates = std::move(*rates);
+  cost::SpotRisk& spot = in.base.spot;
+  spot.reclaim_rate_per_hour =
+      o.reclaim_rate ? o.reclaim_rate : cost::ReclaimRatePerHour(market, name, o.region, o.zone);
+  spot.restart_hours = o.restart_min / 60;
+  spot.checkpoint_hours = o.checkpoint_min / 60;
+  spot.checkpoint_interval_hours = o.checkpoint_interval_h;
+  spot.checkpoint_on_notice = o.checkpoint_on_notice;
+  spot.protection_hour = !o.no_protection;
+  spot.spot_ratio = o.spot_ratio;
+  in.base.savings_plan_rate = o.savings_plan_rate;
+  in.base.savings_plan_years = o.savings_plan_years;
+  in.reclaim_source = o.reclaim_rate               ? "--reclaim-rate"
+                      : spot.reclaim_rate_per_hour ? "DescribeSpotAdvice (cache)"
+                                                   : "unknown";
+  return true;
+}
 
-  // Reserved instances and savings plans bill the whole term whether used or not: their total
-  // is the commitment, and the job's share of it is a column of its own.
-  std::vector<std::string> header = {"mode",
-                                     job ? "total" : "per_month",
-                                     "currency",
-                                     "per_hour",
-                                     job ? "wall_h" : "utilisation",
-                                     "price_source",
-                                     "as_of",
-                                     "note"};
-  if (job)
-    header.insert(header.begin() + 2, "job_share");
-  io::Table table{header, {}};
-  // "2024-12-30 (stale)" for a price older than planner::kStalePriceDays.
-  auto as_of = [](const cost::PriceQuote& q) {
-    return q.as_of + (planner::PriceStale(q) ? " (stale)" : "");
-  };
+// "2024-12-30 (stale)" for a price older than planner::kStalePriceDays.
+std::string AsOfText(const cost::PriceQuote& q) {
+  return q.as_of + (planner::PriceStale(q) ? " (stale)" : "");
+}
+
+std::string SourceText(const cost::PriceQuote& q) {
+  return std::string(PriceSourceName(q.source)) + (q.derived ? " (derived)" : "");
+}
+
+// The comparison's rows, one per costed billing mode, as a table and as JSON, with each mode's
+// modelling notes for the text output.
+struct CompareRows {
+  io::Table table;
   nlohmann::json modes = nlohmann::json::array();
   std::vector<std::string> notes;
-  for (cost::Mode mode : cost::kAllModes) {
-    cost::CostOptions opt = base;
-    opt.mode = mode;
-    const std::string name(cost::ModeName(mode));
-    nlohmann::json j = {{"mode", name}};
-    if (job) {
-      Result<cost::JobCostEstimate> e = cost::JobCost(*rates, {o.hours, o.instances}, opt, ratios);
-      if (!e.ok()) {
-        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", "-", e.status().message()});
-        j["error"] = e.status().message();
-        modes.push_back(std::move(j));
-        continue;
-      }
-      std::string note = e->lower_bound ? "lower bound" : "";
-      if (e->checkpoint_interval_hours) {
-        note = "checkpoint every " + Num(*e->checkpoint_interval_hours) + " h (Young/Daly)";
-      }
-      const bool term = e->commitment && mode != cost::Mode::kSubscriptionMonth &&
-                        mode != cost::Mode::kSubscriptionYear;
-      if (term) {
-        note = "the whole term's commitment; the job's hours are its share";
-      }
-      if (e->price.derived && note.empty())
-        note = "derived price";
-      if (planner::PriceStale(e->price))
-        note += std::string(note.empty() ? "" : "; ") + "stale price (" +
-                std::to_string(*e->price.age_days) + " days)";
-      const Money total = term ? *e->commitment : e->total;
-      table.rows.push_back(
-          {name, Num(total.amount()), term ? Num(e->total.amount()) : "-",
-           std::string(CurrencyName(e->total.currency())), PriceText(e->rate_per_hour.amount()),
-           Num(e->wall_hours),
-           std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
-           as_of(e->price), note});
-      j.update({{"total", total.amount()},
-                {"job_share", term ? nlohmann::json(e->total.amount()) : nlohmann::json(nullptr)},
-                {"price_stale", planner::PriceStale(e->price)},
-                {"currency", CurrencyName(e->total.currency())},
-                {"rate_per_hour", e->rate_per_hour.amount()},
-                {"wall_hours", e->wall_hours},
-                {"billed_instance_hours", e->billed_instance_hours},
-                {"lower_bound", e->lower_bound},
-                {"expected_interruptions", e->expected_interruptions},
-                {"checkpoint_interval_hours", nullptr},
-                {"mtbf_hours", nullptr},
-                {"interruption_overhead", e->interruption_overhead.amount()},
-                {"commitment", nullptr},
-                {"price", QuoteJson(e->price)},
-                {"notes", e->notes}});
-      if (e->checkpoint_interval_hours)
-        j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
-      if (e->mtbf_hours)
-        j["mtbf_hours"] = *e->mtbf_hours;
-      if (e->commitment)
-        j["commitment"] = e->commitment->amount();
-      for (const std::string& n : e->notes)
-        notes.push_back(name + ": " + n);
-    } else {
-      Result<cost::MonthlyCostEstimate> e =
-          cost::MonthlyCost(*rates, o.monthly_hours, o.instances, opt, ratios);
-      if (!e.ok()) {
-        table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
-        j["error"] = e.status().message();
-        modes.push_back(std::move(j));
-        continue;
-      }
-      table.rows.push_back(
-          {name, Num(e->per_month.amount()), std::string(CurrencyName(e->per_month.currency())),
-           PriceText(e->price.HourlyPrice(ratios).amount()), Num(100 * e->utilisation) + "%",
-           std::string(PriceSourceName(e->price.source)) + (e->price.derived ? " (derived)" : ""),
-           as_of(e->price), e->notes.empty() ? "" : e->notes.back()});
-      j.update({{"per_month", e->per_month.amount()},
-                {"price_stale", planner::PriceStale(e->price)},
-                {"currency", CurrencyName(e->per_month.currency())},
-                {"utilisation", e->utilisation},
-                {"price", QuoteJson(e->price)},
-                {"notes", e->notes}});
-    }
-    modes.push_back(std::move(j));
+};
+
+// A job's row in `mode`. Reserved instances and savings plans bill the whole term whether used
+// or not: their total is the commitment, and the job's share of it is a column of its own.
+void AddJobRow(const CompareInputs& in, const CompareOptions& o, Billing mode, CompareRows& rows) {
+  cost::CostOptions opt = in.base;
+  opt.mode = mode;
+  const std::string name(BillingName(mode));
+  nlohmann::json j = {{"mode", name}};
+  Result<cost::JobCostEstimate> e = cost::JobCost(in.rates, {o.hours, o.instances}, opt, in.ratios);
+  if (!e.ok()) {
+    rows.table.rows.push_back(
+        {name, "unknown", "-", "-", "-", "-", "-", "-", e.status().message()});
+    j["error"] = e.status().message();
+    rows.modes.push_back(std::move(j));
+    return;
   }
-  Result<cost::BreakEven> be = cost::SubscriptionBreakEven(*rates, ratios);
+  std::string note = e->lower_bound ? "lower bound" : "";
+  if (e->checkpoint_interval_hours) {
+    note = "checkpoint every " + Num(*e->checkpoint_interval_hours) + " h (Young/Daly)";
+  }
+  // A term paid up front is the job's total; one billed by the hour is a commitment beyond it.
+  const bool term = e->commitment && !BillingModeOf(mode).prepaid;
+  if (term)
+    note = "the whole term's commitment; the job's hours are its share";
+  if (e->price.derived && note.empty())
+    note = "derived price";
+  if (planner::PriceStale(e->price)) {
+    note += std::string(note.empty() ? "" : "; ") + "stale price (" +
+            std::to_string(*e->price.age_days) + " days)";
+  }
+  const Money total = term ? *e->commitment : e->total;
+  rows.table.rows.push_back({name, Num(total.amount()), term ? Num(e->total.amount()) : "-",
+                             std::string(CurrencyName(e->total.currency())),
+                             PriceText(e->rate_per_hour.amount()), Num(e->wall_hours),
+                             SourceText(e->price), AsOfText(e->price), note});
+  j.update({{"total", total.amount()},
+            {"job_share", term ? nlohmann::json(e->total.amount()) : nlohmann::json(nullptr)},
+            {"price_stale", planner::PriceStale(e->price)},
+            {"currency", CurrencyName(e->total.currency())},
+            {"rate_per_hour", e->rate_per_hour.amount()},
+            {"wall_hours", e->wall_hours},
+            {"billed_instance_hours", e->billed_instance_hours},
+            {"lower_bound", e->lower_bound},
+            {"expected_interruptions", e->expected_interruptions},
+            {"checkpoint_interval_hours", nullptr},
+            {"mtbf_hours", nullptr},
+            {"interruption_overhead", e->interruption_overhead.amount()},
+            {"commitment", nullptr},
+            {"price", QuoteJson(e->price)},
+            {"notes", e->notes}});
+  if (e->checkpoint_interval_hours)
+    j["checkpoint_interval_hours"] = *e->checkpoint_interval_hours;
+  if (e->mtbf_hours)
+    j["mtbf_hours"] = *e->mtbf_hours;
+  if (e->commitment)
+    j["commitment"] = e->commitment->amount();
+  for (const std::string& n : e->notes)
+    rows.notes.push_back(name + ": " + n);
+  rows.modes.push_back(std::move(j));
+}
+
+// A service's row in `mode`: its cost per month.
+void AddServiceRow(const CompareInputs& in, const CompareOptions& o, Billing mode,
+                   CompareRows& rows) {
+  cost::CostOptions opt = in.base;
+  opt.mode = mode;
+  const std::string name(BillingName(mode));
+  nlohmann::json j = {{"mode", name}};
+  Result<cost::MonthlyCostEstimate> e =
+      cost::MonthlyCost(in.rates, o.monthly_hours, o.instances, opt, in.ratios);
+  if (!e.ok()) {
+    rows.table.rows.push_back({name, "unknown", "-", "-", "-", "-", "-", e.status().message()});
+    j["error"] = e.status().message();
+    rows.modes.push_back(std::move(j));
+    return;
+  }
+  rows.table.rows.push_back(
+      {name, Num(e->per_month.amount()), std::string(CurrencyName(e->per_month.currency())),
+       PriceText(e->price.HourlyPrice(in.ratios).amount()), Num(100 * e->utilisation) + "%",
+       SourceText(e->price), AsOfText(e->price), e->notes.empty() ? "" : e->notes.back()});
+  j.update({{"per_month", e->per_month.amount()},
+            {"price_stale", planner::PriceStale(e->price)},
+            {"currency", CurrencyName(e->per_month.currency())},
+            {"utilisation", e->utilisation},
+            {"price", QuoteJson(e->price)},
+            {"notes", e->notes}});
+  rows.modes.push_back(std::move(j));
+}
+
+CompareRows CompareModes(const CompareInputs& in, const CompareOptions& o) {
+  const bool job = o.hours > 0;
+  CompareRows rows;
+  rows.table.header = {"mode",
+                       job ? "total" : "per_month",
+                       "currency",
+                       "per_hour",
+                       job ? "wall_h" : "utilisation",
+                       "price_source",
+                       "as_of",
+                       "note"};
+  if (job)
+    rows.table.header.insert(rows.table.header.begin() + 2, "job_share");
+  for (Billing mode : BillingModes(BillingUse::kCosted)) {
+    if (job) {
+      AddJobRow(in, o, mode, rows);
+    } else {
+      AddServiceRow(in, o, mode, rows);
+    }
+  }
+  return rows;
+}
+
+nlohmann::json CompareJson(const CompareInputs& in, const CompareOptions& o,
+                           const CompareRows& rows, const Result<cost::BreakEven>& be) {
+  const cost::Availability& avail = in.availability;
   nlohmann::json out = {
-      {"instance", t->name},
+      {"instance", in.type->name},
       {"region", o.region},
       {"zone", o.zone},
       {"instances", o.instances},
-      {"currency", CurrencyName(rates->currency())},
+      {"currency", CurrencyName(in.rates.currency())},
       {"availability",
        {{"available", avail.available}, {"reason", avail.reason}, {"zones", avail.zones}}},
       {"reclaim_rate_per_hour", nullptr},
-      {"reclaim_rate_source", reclaim_source},
-      {"modes", modes}};
-  if (job) {
+      {"reclaim_rate_source", in.reclaim_source},
+      {"modes", rows.modes}};
+  if (o.hours > 0) {
     out["hours"] = o.hours;
   } else {
     out["monthly_hours"] = o.monthly_hours;
   }
-  if (base.spot.reclaim_rate_per_hour)
-    out["reclaim_rate_per_hour"] = *base.spot.reclaim_rate_per_hour;
+  if (in.base.spot.reclaim_rate_per_hour) {
+    out["reclaim_rate_per_hour"] = *in.base.spot.reclaim_rate_per_hour;
+  }
   if (be.ok()) {
     out["break_even"] = {{"utilisation", be->utilisation},
                          {"hours_per_month", be->hours_per_month},
                          {"basis", be->basis}};
   }
+  return out;
+}
+
+// The line above the table: the type, the job or service, and the PAYG price it starts from;
+// then any availability warning and the international-site note.
+void PrintCompareHeading(std::ostream& out, const CompareInputs& in, const CompareOptions& o) {
+  const cost::PriceQuote& payg = in.rates.payg();
+  out << fmt::format("{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", in.type->name,
+                     o.region, o.zone.empty() ? "" : " zone " + o.zone, o.instances,
+                     o.hours > 0 ? "job of " + Num(o.hours) + " h"
+                                 : "service " + Num(o.monthly_hours) + " h/month",
+                     payg.price.ToString(), PriceSourceName(payg.source), payg.as_of,
+                     payg.age_days ? Num(*payg.age_days) + " days old" : "age unknown");
+  if (!in.availability.available)
+    out << "warning: " << in.availability.reason << "\n";
+  if (Overseas(o.region) && in.rates.currency() == Currency::kCny) {
+    out << fmt::format(
+        "note: China-site CNY prices; an international-site account in {} pays about USD {}/h "
+        "(CNY / {}, ratio F1)\n",
+        o.region, PriceText(payg.price.amount() / in.ratios.cny_per_usd_overseas),
+        Num(in.ratios.cny_per_usd_overseas));
+  }
+}
+
+// Below the table: the break-even, the reclaim rate used and each mode's notes.
+void PrintCompareNotes(std::ostream& out, const CompareInputs& in, const CompareRows& rows,
+                       const Result<cost::BreakEven>& be) {
+  if (be.ok()) {
+    out << fmt::format(
+        "break-even: a monthly subscription beats PAYG above {}% utilisation ({} h of {} h a "
+        "month)\n",
+        Num(100 * be->utilisation), Num(be->hours_per_month), Num(in.ratios.hours_per_month));
+  }
+  const std::optional<double>& rate = in.base.spot.reclaim_rate_per_hour;
+  out << "spot reclaim rate: "
+      << (rate ? Num(*rate) + "/instance-hour (" + in.reclaim_source + ")"
+               : "unknown (give --reclaim-rate or refresh DescribeSpotAdvice)")
+      << "\n";
+  for (const std::string& n : rows.notes)
+    out << "  " << n << "\n";
+}
+
+void RunCompare(CliContext& ctx, const CompareOptions& o) {
+  CompareInputs in;
+  if (!LoadCompareInputs(ctx, o, in))
+    return;
+  const CompareRows rows = CompareModes(in, o);
+  const Result<cost::BreakEven> be = cost::SubscriptionBreakEven(in.rates, in.ratios);
+  const nlohmann::json out = CompareJson(in, o, rows, be);
   if (o.format == OutputFormat::kJson) {
     *ctx.out << out.dump(2) << "\n";
     return;
   }
-  *ctx.out << fmt::format(
-      "{} in {}{}, {} instance(s), {}: PAYG {}/h ({} {}, {})\n", t->name, o.region,
-      o.zone.empty() ? "" : " zone " + o.zone, o.instances,
-      job ? "job of " + Num(o.hours) + " h" : "service " + Num(o.monthly_hours) + " h/month",
-      rates->payg.price.ToString(), PriceSourceName(rates->payg.source), rates->payg.as_of,
-      rates->payg.age_days ? Num(*rates->payg.age_days) + " days old" : "age unknown");
-  if (!avail.available)
-    *ctx.out << "warning: " << avail.reason << "\n";
-  if (Overseas(o.region) && rates->currency() == Currency::kCny) {
-    *ctx.out << fmt::format(
-        "note: China-site CNY prices; an international-site account in {} pays about USD {}/h "
-        "(CNY / {}, ratio F1)\n",
-        o.region, PriceText(rates->payg.price.amount() / ratios.cny_per_usd_overseas),
-        Num(ratios.cny_per_usd_overseas));
-  }
-  Emit(*ctx.out, o.format, table, out);
+  PrintCompareHeading(*ctx.out, in, o);
+  Emit(*ctx.out, o.format, rows.table, out);
   if (o.format != OutputFormat::kTable)
     return;
-  if (be.ok()) {
-    *ctx.out << fmt::format(
-        "break-even: a monthly subscription beats PAYG above {}% utilisation ({} h of {} h a "
-        "month)\n",
-        Num(100 * be->utilisation), Num(be->hours_per_month), Num(ratios.hours_per_month));
-  }
-  *ctx.out << "spot reclaim rate: "
-           << (base.spot.reclaim_rate_per_hour
-                   ? Num(*base.spot.reclaim_rate_per_hour) + "/instance-hour (" + reclaim_source +
-                         ")"
-                   : "unknown (give --reclaim-rate or refresh DescribeSpotAdvice)")
-           << "\n";
-  for (const std::string& n : notes)
-    *ctx.out << "  " << n << "\n";
+  PrintCompareNotes(*ctx.out, in, rows, be);
 }
 
 // ------------------------------------------------------------------------------------------
 // gpuplan prices cache
 
-void RunCacheInfo(CliContext& ctx, OutputFormat format) {
-  Result<std::string> dir = CacheDir(ctx);
-  if (!dir.ok())
-    return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
+void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
+  Result<CliCache> cached = ReadCliCache(ctx);
+  if (!cached.ok()) return ctx.Fail(cached.status());
+  const std::string path = io::PriceCachePath(cached->dir);
+  const io::PriceCache& cache = cached->cache;
   std::set<std::string> regions;
-  for (const Price& p : cache->prices)
+  for (const Price& p : cache.prices)
     regions.insert(p.region);
-  nlohmann::json j = {{"path", io::PriceCachePath(*dir)},
-                      {"prices", cache->prices.size()},
-                      {"stock", cache->market.stock.size()},
-                      {"spot_advice", cache->market.spot_advice.size()},
+  nlohmann::json j = {{"path", path},
+                      {"prices", cache.prices.size()},
+                      {"stock", cache.market.stock.size()},
+                      {"spot_advice", cache.market.spot_advice.size()},
                       {"regions", regions}};
   if (format == OutputFormat::kJson) {
     *ctx.out << j.dump(2) << "\n";
     return;
   }
   *ctx.out << fmt::format("{}: {} prices, {} stock records, {} spot-advice records; regions: {}\n",
-                          io::PriceCachePath(*dir), cache->prices.size(),
-                          cache->market.stock.size(), cache->market.spot_advice.size(),
+                          path, cache.prices.size(),
+                          cache.market.stock.size(), cache.market.spot_advice.size(),
                           regions.empty() ? "none" : fmt::format("{}", fmt::join(regions, ", ")));
 }
 
@@ -596,32 +679,29 @@ Result<std::string> CliPriceCacheDir(const CliEnvironment& env) {
   return io::PriceCacheDir(OrNull(env.xdg_cache_home), OrNull(env.home));
 }
 
-void AddPricesCommand(CLI::App& app, CliContext& ctx) {
-  CLI::App* cmd = app.add_subcommand(
-      "prices",
-      "Show prices with their source (user > api > import > builtin) and age; refresh them from "
-      "the "
-      "Alibaba Cloud API, import aliyun CLI JSON, add one you know, compare billing modes");
-  auto list = std::make_shared<ListOptions>();
-  cmd->add_option("--instance", list->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge");
-  cmd->add_option("--region", list->region, "Region, e.g. cn-hangzhou");
-  cmd->add_option("--billing", list->billing,
-                  "payg, spot, subscription_month, subscription_year, reserved_no_upfront");
-  AddFormatFlags(cmd, &list->format);
-  cmd->callback([&ctx, cmd, list] {
-    if (!cmd->get_subcommands().empty())
-      return;
-    RunList(ctx, *list);
-  });
+namespace {
 
-  auto refresh = std::make_shared<RefreshOptions>();
-  CLI::App* r = cmd->add_subcommand(
-      "refresh",
+// Adds the subcommand `name` of `parent`, whose callback runs `run` with the options its flags
+// fill; returns the subcommand and those options.
+template <typename Options>
+std::pair<CLI::App*, Options*> AddRunner(CLI::App* parent, CliContext& ctx, const char* name,
+                                         const std::string& about,
+                                         void (*run)(CliContext&, const Options&)) {
+  auto options = std::make_shared<Options>();
+  CLI::App* sub = parent->add_subcommand(name, about);
+  sub->callback([&ctx, options, run] { run(ctx, *options); });
+  return {sub, options.get()};
+}
+
+void AddRefreshCommand(CLI::App* cmd, CliContext& ctx) {
+  auto [r, refresh] = AddRunner<RefreshOptions>(
+      cmd, ctx, "refresh",
       "Fetch live prices (DescribePrice, DescribeSpotPriceHistory), stock "
       "(DescribeAvailableResource) and spot advice (DescribeSpotAdvice) for one region into "
       "the cache ($XDG_CACHE_HOME/gpuplan/prices.json). Credentials: "
       "ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET or ~/.aliyun/config.json. A failed refresh leaves "
-      "the cache unchanged and exits 1");
+      "the cache unchanged and exits 1",
+      RunRefresh);
   r->add_option("--region", refresh->region, "Region to refresh, e.g. cn-hangzhou")->required();
   r->add_option("--types", refresh->types,
                 "Comma-separated instance types (default: every catalog type the region offers)");
@@ -638,13 +718,14 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   r->add_flag("--no-subscription", refresh->no_subscription,
               "Skip the 1-month and 1-year DescribePrice quotes");
-  r->callback([&ctx, refresh] { RunRefresh(ctx, *refresh); });
+}
 
-  auto imp = std::make_shared<ImportOptions>();
-  CLI::App* i = cmd->add_subcommand(
-      "import",
+void AddImportCommand(CLI::App* cmd, CliContext& ctx) {
+  auto [i, imp] = AddRunner<ImportOptions>(
+      cmd, ctx, "import",
       "Import aliyun CLI JSON output of DescribePrice, DescribeSpotPriceHistory, "
-      "DescribeAvailableResource or DescribeSpotAdvice into the cache (all files or none)");
+      "DescribeAvailableResource or DescribeSpotAdvice into the cache (all files or none)",
+      RunImport);
   i->add_option("files", imp->files, "JSON files (one response, or a list of responses each)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -659,13 +740,15 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
   i->add_flag("--spot", imp->spot, "DescribePrice responses are spot quotes (SpotStrategy)");
   i->add_option("--as-of", imp->as_of,
                 "Date of the data, YYYY-MM-DD (default today; spot history uses its timestamps)");
-  i->callback([&ctx, imp] { RunImport(ctx, *imp); });
+}
 
-  auto cmp = std::make_shared<CompareOptions>();
-  CLI::App* c = cmd->add_subcommand(
-      "compare",
-      "Compare billing modes (payg, spot, subscription, reserved, savings plan) for a job of "
-      "--hours H or a service running --monthly-hours H, with the subscription break-even");
+void AddCompareCommand(CLI::App* cmd, CliContext& ctx) {
+  auto [c, cmp] = AddRunner<CompareOptions>(
+      cmd, ctx, "compare",
+      "Compare the billing modes (" + BillingChoices(BillingUse::kCosted) +
+          ") for a job of --hours H or a service running --monthly-hours H, with the "
+          "subscription break-even",
+      RunCompare);
   c->add_option("--instance", cmp->instance, "Instance type")->required();
   c->add_option("--region", cmp->region, "Region")->required();
   c->add_option("--zone", cmp->zone, "Zone (spot prices and stock differ by zone)");
@@ -699,14 +782,34 @@ void AddPricesCommand(CLI::App& app, CliContext& ctx) {
   c->add_option("--savings-plan-years", cmp->savings_plan_years, "1 or 3 (default 1)")
       ->check(CLI::IsMember({1, 3}));
   AddFormatFlags(c, &cmp->format, /*csv=*/true);
-  c->callback([&ctx, cmp] { RunCompare(ctx, *cmp); });
+}
 
+}  // namespace
+
+void AddPricesCommand(CLI::App& app, CliContext& ctx) {
+  CLI::App* cmd = app.add_subcommand(
+      "prices",
+      "Show prices with their source (user > api > import > builtin) and age; refresh them from "
+      "the "
+      "Alibaba Cloud API, import aliyun CLI JSON, add one you know, compare billing modes");
+  auto list = std::make_shared<ListOptions>();
+  cmd->add_option("--instance", list->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge");
+  cmd->add_option("--region", list->region, "Region, e.g. cn-hangzhou");
+  cmd->add_option("--billing", list->billing,
+                  "Only this billing mode: " + BillingChoices(BillingUse::kPriceRow));
+  AddFormatFlags(cmd, &list->format);
+  cmd->callback([&ctx, cmd, list] {
+    if (!cmd->get_subcommands().empty())
+      return;
+    RunList(ctx, *list);
+  });
+  AddRefreshCommand(cmd, ctx);
+  AddImportCommand(cmd, ctx);
+  AddCompareCommand(cmd, ctx);
   AddPricesAddCommand(cmd, ctx);
-
-  auto cache_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
-  CLI::App* k = cmd->add_subcommand("cache", "Show where the price cache is and what it holds");
-  AddFormatFlags(k, cache_format.get(), /*csv=*/false);
-  k->callback([&ctx, cache_format] { RunCacheInfo(ctx, *cache_format); });
+  auto [k, cache_format] = AddRunner<OutputFormat>(
+      cmd, ctx, "cache", "Show where the price cache is and what it holds", RunCacheInfo);
+  AddFormatFlags(k, cache_format, /*csv=*/false);
 }
 
 }  // namespace gpuplan::cli

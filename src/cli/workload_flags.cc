@@ -29,6 +29,20 @@ Status SetEnum(const char* flag, const std::string& text,
   *out = *v;
   return Status::Ok();
 }
+// As above for an enum with a name table: any case, and the error lists the table's names.
+template <typename E, size_t N, typename Out>
+Status SetEnum(const char* flag, const std::string& text, const EnumNames<E, N>& names, Out* out) {
+  if (text.empty())
+    return Status::Ok();
+  std::optional<E> v = ParseName(names, text, NameCase::kIgnore);
+  if (!v) {
+    return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, NameChoices(names), text));
+  }
+  *out = *v;
+  return Status::Ok();
+}
+// The CLI's --billing takes any mode of the billing table.
+std::optional<Billing> ParseAnyBilling(std::string_view name) { return ParseBilling(name); }
 
 Status SetAmount(const char* flag, const std::string& text, std::string_view example,
                  std::optional<double>* out) {
@@ -48,27 +62,20 @@ void SetIfGiven(const std::optional<T>& flag, Out* out) {
 // The named choices (task, method, precision, optimizer, recompute, offload, engine) and the
 // amounts of work (--tokens, --samples).
 Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
-  if (Status s = SetEnum<Task>("--task", f.task, ParseTask,
-                               "pretrain, finetune, inference, rendering or hpc", &w.task);
+  if (Status s = SetEnum("--task", f.task, kTaskNames, &w.task);
       !s.ok()) {
     return s;
   }
   // A task other than finetune drops the file's fine-tuning method unless --method names one.
   if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune) w.method = Method::kFull;
   for (const Status& s : {
-           SetEnum<Method>("--method", f.method, ParseMethod, "full, lora or qlora", &w.method),
-           SetEnum<Precision>("--precision", f.precision, io::ParseWorkloadPrecision,
-                              "bf16, fp16, fp32, fp8 or fp64", &w.precision),
-           SetEnum<Optimizer>("--optimizer", f.optimizer, ParseOptimizer,
-                              "adamw, adamw_8bit, sgd or adafactor", &w.optimizer),
-           SetEnum<Recompute>("--recompute", f.recompute, ParseRecompute, "none, selective or full",
-                              &w.recompute),
-           SetEnum<Offload>("--offload", f.offload, ParseOffload, "none, optimizer or params",
-                            &w.offload),
-           SetEnum<LoraTargets>("--lora-targets", f.lora_targets, ParseLoraTargets,
-                                "all, attention or qv", &w.lora_targets),
-           SetEnum<Engine>("--engine", f.engine, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch",
-                           &w.inference.engine),
+           SetEnum("--method", f.method, kMethodNames, &w.method),
+           SetEnum("--precision", f.precision, io::kWorkloadPrecisionNames, &w.precision),
+           SetEnum("--optimizer", f.optimizer, kOptimizerNames, &w.optimizer),
+           SetEnum("--recompute", f.recompute, kRecomputeNames, &w.recompute),
+           SetEnum("--offload", f.offload, kOffloadNames, &w.offload),
+           SetEnum("--lora-targets", f.lora_targets, kLoraTargetsNames, &w.lora_targets),
+           SetEnum("--engine", f.engine, kEngineNames, &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
        }) {
@@ -184,8 +191,8 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
     c.billing.clear();
     for (const std::string& mode : f.billing) {
       Billing b = Billing::kPayg;
-      if (Status s = SetEnum<Billing>("--billing", mode, io::ParseBillingMode,
-                                      "payg, spot or subscription", &b);
+      if (Status s = SetEnum<Billing>("--billing", mode, ParseAnyBilling,
+                                      BillingChoices(BillingUse::kAny), &b);
           !s.ok()) {
         return s;
       }
@@ -223,8 +230,7 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.requests_per_s, &w.inference.requests_per_s);
   SetIfGiven(f.ttft_ms, &w.inference.ttft_ms);
   SetIfGiven(f.tpot_ms, &w.inference.tpot_ms);
-  return SetEnum<Objective>("--objective", f.objective, ParseObjective,
-                            "cost, time, cost_within_deadline or time_within_budget", &w.objective);
+  return SetEnum("--objective", f.objective, kObjectiveNames, &w.objective);
 }
 
 // ValidateWorkload names a field (`field "seq_len": expected ...`); when a flag set that field,
@@ -376,8 +382,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   // Ranges are checked by ValidateWorkload (the YAML file's too), whose messages name the flag.
   cmd->add_option("--region", f->regions, "Only these regions (overrides constraints.regions)");
-  cmd->add_option("--billing", f->billing,
-                  "Allowed billing modes: payg spot subscription (overrides constraints.billing)");
+  cmd->add_option(
+      "--billing", f->billing,
+      "Allowed billing modes (overrides constraints.billing): " + BillingChoices(BillingUse::kAny));
   cmd->add_option("--exclude-vendor", f->exclude_vendors,
                   "Do not use GPUs of this maker (repeatable; nvidia, amd, intel, t-head, huawei, "
                   "cambricon); added to constraints.exclude_vendors")

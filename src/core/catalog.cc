@@ -13,9 +13,6 @@
 namespace gpuplan {
 namespace {
 
-constexpr std::array<std::string_view, kPrecisionCount> kPrecisionNames = {
-    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
-
 // Strips "ecs." so "gn7i-c8g1.2xlarge" finds "ecs.gn7i-c8g1.2xlarge".
 std::string InstanceKey(std::string_view name) {
   std::string key = strings::Lower(name);
@@ -60,42 +57,11 @@ std::string Where(const Provenance& p) { return p.origin.empty() ? "catalog" : p
 
 }  // namespace
 
-std::string_view PrecisionName(Precision p) { return kPrecisionNames[static_cast<size_t>(p)]; }
-
-std::optional<Precision> ParsePrecision(std::string_view name) {
-  for (Precision p : kAllPrecisions) {
-    if (PrecisionName(p) == name) return p;
-  }
-  return std::nullopt;
-}
-
-std::string_view GpuVendorName(GpuVendor v) {
-  switch (v) {
-    case GpuVendor::kNvidia: return "NVIDIA";
-    case GpuVendor::kAmd: return "AMD";
-    case GpuVendor::kIntel: return "Intel";
-    case GpuVendor::kThead: return "T-Head";
-    case GpuVendor::kHuawei: return "Huawei";
-    case GpuVendor::kCambricon: return "Cambricon";
-  }
-  return "NVIDIA";
-}
-
-std::optional<GpuVendor> ParseGpuVendor(std::string_view name) {
-  const std::string key = strings::Lower(name);
-  for (GpuVendor v : kAllGpuVendors) {
-    if (strings::Lower(GpuVendorName(v)) == key) return v;
-  }
-  return std::nullopt;
-}
-
 std::string GpuVendorChoices() {
-  std::string out;
-  for (size_t i = 0; i < kAllGpuVendors.size(); ++i) {
-    if (i > 0) out += i + 1 == kAllGpuVendors.size() ? " or " : ", ";
-    out += strings::Lower(GpuVendorName(kAllGpuVendors[i]));
-  }
-  return out;
+  std::vector<std::string> lower;
+  for (const std::string& name : NameItems(kGpuVendorNames))
+    lower.push_back(strings::Lower(name));
+  return JoinChoices(lower);
 }
 
 double Gpu::PcieGbs() const {
@@ -122,65 +88,6 @@ int Architecture::Sm() const {
   if (minor < '0' || minor > '9')
     return 0;
   return major * 10 + (minor - '0');
-}
-
-std::string_view InterconnectName(Interconnect i) {
-  switch (i) {
-    case Interconnect::kPcie: return "pcie";
-    case Interconnect::kNvlink: return "nvlink";
-    case Interconnect::kNvswitch: return "nvswitch";
-  }
-  return "pcie";
-}
-
-std::string_view LifecycleName(Lifecycle s) {
-  switch (s) {
-    case Lifecycle::kCurrent: return "current";
-    case Lifecycle::kLegacy: return "legacy";
-    case Lifecycle::kRetired: return "retired";
-    case Lifecycle::kPreview: return "preview";
-  }
-  return "current";
-}
-
-std::optional<Lifecycle> ParseLifecycle(std::string_view name) {
-  for (Lifecycle s : {Lifecycle::kCurrent, Lifecycle::kLegacy, Lifecycle::kRetired,
-                      Lifecycle::kPreview}) {
-    if (LifecycleName(s) == name) return s;
-  }
-  return std::nullopt;
-}
-
-std::string_view BillingName(Billing b) {
-  switch (b) {
-    case Billing::kPayg: return "payg";
-    case Billing::kSpot: return "spot";
-    case Billing::kSubscriptionMonth: return "subscription_month";
-    case Billing::kSubscriptionYear: return "subscription_year";
-    case Billing::kReservedNoUpfront: return "reserved_no_upfront";
-    case Billing::kReservedPartialUpfront: return "reserved_partial_upfront";
-  }
-  return "payg";
-}
-
-std::optional<Billing> ParseBilling(std::string_view name) {
-  for (Billing b : {Billing::kPayg, Billing::kSpot, Billing::kSubscriptionMonth,
-                    Billing::kSubscriptionYear, Billing::kReservedNoUpfront,
-                    Billing::kReservedPartialUpfront}) {
-    if (BillingName(b) == name) return b;
-  }
-  return std::nullopt;
-}
-
-std::string_view PriceSourceName(PriceSource s) {
-  switch (s) {
-    case PriceSource::kBuiltin: return "builtin";
-    case PriceSource::kImport: return "import";
-    case PriceSource::kApi: return "api";
-    case PriceSource::kUser:
-      return "user";
-  }
-  return "builtin";
 }
 
 const Gpu* Catalog::FindGpu(std::string_view name) const {

@@ -35,7 +35,7 @@ Status CheckJob(const JobSpec& job) {
 // The spot hourly price to use: an explicit scenario ratio wins over the resolved price.
 PriceQuote SpotPrice(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios,
                      std::vector<std::string>* notes) {
-  PriceQuote q = rates.spot;
+  PriceQuote q = rates.Of(Billing::kSpot);
   if (risk.spot_ratio) {
     double ratio = std::min(*risk.spot_ratio, 1.0);
     if (ratio < ratios.spot_floor) {
@@ -43,7 +43,7 @@ PriceQuote SpotPrice(const BillingRates& rates, const SpotRisk& risk, const Pric
                        Num(ratios.spot_floor) + " x PAYG");
       ratio = ratios.spot_floor;
     }
-    q.price = rates.payg.price * ratio;
+    q.price = rates.payg().price * ratio;
     q.derived = true;
     q.trust = "low";
     q.basis = Num(ratio) + " x PAYG (spot scenario given by the caller)";
@@ -53,36 +53,186 @@ PriceQuote SpotPrice(const BillingRates& rates, const SpotRisk& risk, const Pric
 
 }  // namespace
 
-std::string_view ModeName(Mode m) {
-  switch (m) {
-    case Mode::kPayg:
-      return "payg";
-    case Mode::kSpot:
-      return "spot";
-    case Mode::kSubscriptionMonth:
-      return "subscription_month";
-    case Mode::kSubscriptionYear:
-      return "subscription_year";
-    case Mode::kReservedNoUpfront:
-      return "reserved_no_upfront";
-    case Mode::kSavingsPlan:
-      return "savings_plan";
-  }
-  return "payg";
-}
-
-std::optional<Mode> ParseMode(std::string_view name) {
-  for (Mode m : kAllModes) {
-    if (ModeName(m) == name)
-      return m;
-  }
-  return std::nullopt;
-}
-
 double YoungDalyInterval(double checkpoint_cost, double mtbf) {
   // Young (1974) first-order optimum; Daly (2006) shows it is the leading term of the exact one.
   return std::sqrt(2 * checkpoint_cost * mtbf);
 }
+
+namespace {
+
+// The error for a mode the cost model does not price (BillingMode::costed is false).
+Status NotCosted(Billing mode) {
+  return Status::Unsupported(std::string(BillingName(mode)) +
+                             " is not costed: " + std::string(BillingModeOf(mode).summary));
+}
+
+void PaygJob(const BillingRates& rates, double w, double n, JobCostEstimate& e) {
+  e.price = rates.payg();
+  e.rate_per_hour = e.price.price;
+  e.billed_instance_hours = w * n;
+  e.total = e.rate_per_hour * (w * n);
+  e.notes.push_back("pay-as-you-go, billed per second: " + e.rate_per_hour.ToString() + "/h x " +
+                    Num(w) + " h x " + Num(n) + " instances");
+}
+
+// The checkpoint interval and the work lost per reclaim under `risk` for a job whose whole
+// fleet has `mtbf` hours between reclaims; notes say how each was chosen.
+struct SpotLoss {
+  double lost_per_failure = 0;  // hours
+  double checkpoint_share = 0;  // checkpoint time per hour of work
+};
+Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf,
+                                    JobCostEstimate& e) {
+  const double c = risk.checkpoint_hours;
+  const double r = risk.restart_hours;
+  SpotLoss loss;
+  if (risk.checkpoint_on_notice && c <= kReclaimNoticeHours) {
+    // The checkpoint fits in the 5-minute notice: a reclaim costs the checkpoint and the
+    // restart, never rework, so no periodic checkpoints are needed.
+    loss.lost_per_failure = c + r;
+    e.notes.push_back("checkpoint on the 5-minute reclaim notice (" + Num(c * 60) +
+                      " min fits): each reclaim loses " + Num(loss.lost_per_failure * 60) +
+                      " min, no rework");
+    return loss;
+  }
+  if (risk.checkpoint_on_notice) {
+    e.notes.push_back("a checkpoint takes " + Num(c * 60) +
+                      " min, longer than the 5-minute notice: periodic checkpoints used");
+  }
+  double tau = risk.checkpoint_interval_hours ? *risk.checkpoint_interval_hours
+                                              : (c > 0 ? YoungDalyInterval(c, mtbf) : w);
+  if (!(tau > 0))
+    return Status::InvalidArgument("checkpoint interval must be > 0");
+  tau = std::min(tau, w);
+  e.checkpoint_interval_hours = tau;
+  // First order (Young 1974, Daly 2006): a failure loses the restart plus on average half an
+  // interval of work; each interval pays one checkpoint.
+  loss.lost_per_failure = r + tau / 2;
+  loss.checkpoint_share = c / tau;
+  e.notes.push_back(std::string(risk.checkpoint_interval_hours ? "fixed" : "Young/Daly") +
+                    " checkpoint interval " + Num(tau) + " h = sqrt(2 x " + Num(c) +
+                    " h checkpoint x " + Num(mtbf) + " h MTBF)" +
+                    (risk.checkpoint_interval_hours
+                         ? " would be " + Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h"
+                         : ""));
+  return loss;
+}
+
+// The expected wall time of `w` hours of work on `n` spot instances reclaimed at `rate` per
+// instance-hour (> 0).
+Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double n,
+                             JobCostEstimate& e) {
+  // A reclaim of any instance stops a synchronous job, so the job's rate is n times one
+  // instance's. With 1-hour protection each fresh start is safe for its first hour.
+  const double mtbf = 1.0 / (rate * n) + (risk.protection_hour ? kProtectionHours : 0.0);
+  e.mtbf_hours = mtbf;
+  Result<SpotLoss> loss = SpotLossPerReclaim(risk, w, mtbf, e);
+  if (!loss.ok())
+    return loss.status();
+  const double lost_share = loss->lost_per_failure / mtbf;
+  if (lost_share >= kMaxLostShare) {
+    return Status::Unsupported(
+        "spot cannot finish: each reclaim loses " + Num(loss->lost_per_failure) +
+        " h but reclaims come every " + Num(mtbf) + " h on " + Num(n) +
+        " instances; use fewer instances, faster checkpoints or another billing mode");
+  }
+  const double wall = w * (1 + loss->checkpoint_share) / (1 - lost_share);
+  e.expected_interruptions = wall / mtbf;
+  e.notes.push_back("reclaim rate " + Num(rate) + "/instance-hour x " + Num(n) +
+                    " instances, MTBF " + Num(mtbf) + " h" +
+                    (risk.protection_hour ? " (incl. 1 h protection)" : "") + ": expected " +
+                    Num(e.expected_interruptions) + " interruptions, wall time " + Num(wall) +
+                    " h for " + Num(w) + " h of work");
+  return wall;
+}
+
+Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios, double w,
+               double n, JobCostEstimate& e) {
+  e.price = SpotPrice(rates, risk, ratios, &e.notes);
+  e.rate_per_hour = e.price.price;
+  e.notes.push_back("spot at " + e.rate_per_hour.ToString() + "/h (" + e.price.basis +
+                    "), capped at PAYG " + rates.payg().price.ToString() + "/h");
+  double wall = w;
+  if (!risk.reclaim_rate_per_hour) {
+    e.lower_bound = true;
+    e.notes.push_back(
+        "reclaim rate unknown: interruption overhead not included, so this is "
+        "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
+  } else if (*risk.reclaim_rate_per_hour < 0 || risk.restart_hours < 0 ||
+             risk.checkpoint_hours < 0) {
+    return Status::InvalidArgument("reclaim rate, restart and checkpoint hours must be >= 0");
+  } else if (*risk.reclaim_rate_per_hour > 0) {
+    Result<double> hours = SpotWallHours(risk, *risk.reclaim_rate_per_hour, w, n, e);
+    if (!hours.ok())
+      return hours.status();
+    wall = *hours;
+  } else {
+    e.notes.push_back("reclaim rate 0: no interruption overhead");
+  }
+  e.wall_hours = wall;
+  e.billed_instance_hours = wall * n;
+  e.total = e.rate_per_hour * (wall * n);
+  e.interruption_overhead = e.rate_per_hour * ((wall - w) * n);
+  return Status::Ok();
+}
+
+// Whole terms (months or years) per instance, paid up front: the whole term is the total.
+void SubscriptionJob(const BillingRates& rates, Billing mode, const PriceRatios& ratios, double w,
+                     double n, JobCostEstimate& e) {
+  const bool month = mode == Billing::kSubscriptionMonth;
+  e.price = rates.Of(mode);
+  const double term_hours = BillingModeOf(mode).term_months * ratios.hours_per_month;
+  const double terms = std::ceil(w / term_hours - 1e-9);
+  e.rate_per_hour = e.price.price / term_hours;
+  e.billed_instance_hours = terms * term_hours * n;
+  e.total = e.price.price * (terms * n);
+  e.commitment = e.total;
+  e.notes.push_back(std::string("subscription paid up front: ") + Num(terms) +
+                    (month ? " month(s)" : " year(s)") + " x " + Num(n) + " instances x " +
+                    e.price.price.ToString() + " (" + e.price.basis + "); used " +
+                    Num(100 * w / (terms * term_hours)) + "% of the term");
+}
+
+void ReservedJob(const BillingRates& rates, const PriceRatios& ratios, double w, double n,
+                 JobCostEstimate& e) {
+  const BillingMode& ri = BillingModeOf(Billing::kReservedNoUpfront);
+  e.price = rates.Of(ri.billing);
+  e.rate_per_hour = e.price.price;
+  e.billed_instance_hours = w * n;
+  e.total = e.rate_per_hour * (w * n);
+  e.commitment = e.rate_per_hour * (ri.term_months * ratios.hours_per_month * n);
+  e.notes.push_back("reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() +
+                    "/h (" + e.price.basis +
+                    ") for every hour of the term, used or not: " + e.commitment->ToString());
+}
+
+Status SavingsPlanJob(const BillingRates& rates, const CostOptions& options,
+                      const PriceRatios& ratios, double w, double n, JobCostEstimate& e) {
+  if (!options.savings_plan_rate) {
+    return Status::InvalidArgument(
+        "savings plan rate unknown: no GPU savings-plan discount is documented (reference "
+        "3.3: 'up to 76%' off); give the rate you were quoted, e.g. 0.6 for 40% off");
+  }
+  const double d = *options.savings_plan_rate;
+  if (!(d > 0 && d <= 1)) {
+    return Status::InvalidArgument("savings plan rate must be in (0, 1], got " + Num(d));
+  }
+  if (options.savings_plan_years != 1 && options.savings_plan_years != 3) {
+    return Status::InvalidArgument("savings plan term must be 1 or 3 years");
+  }
+  e.price = rates.Of(Billing::kSavingsPlan);
+  e.rate_per_hour = rates.payg().price * d;
+  e.billed_instance_hours = w * n;
+  e.total = e.rate_per_hour * (w * n);
+  e.commitment = e.rate_per_hour * (n * 12 * ratios.hours_per_month * options.savings_plan_years);
+  e.notes.push_back("savings plan covering " + Num(n) + " instances at " + Num(d) +
+                    " x PAYG; the commitment is charged every hour of the " +
+                    std::to_string(options.savings_plan_years) +
+                    "-year term: " + e.commitment->ToString() + " (spot is never covered)");
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
                                 const CostOptions& options, const PriceRatios& ratios) {
@@ -90,150 +240,34 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
     return s;
   const double w = job.work_hours;
   const double n = job.instances;
-  const double hpm = ratios.hours_per_month;
   JobCostEstimate e;
   e.mode = options.mode;
   e.wall_hours = w;
-  e.interruption_overhead = rates.payg.price * 0.0;
+  e.interruption_overhead = rates.payg().price * 0.0;
+  Status s;
   switch (options.mode) {
-    case Mode::kPayg: {
-      e.price = rates.payg;
-      e.rate_per_hour = rates.payg.price;
-      e.billed_instance_hours = w * n;
-      e.total = e.rate_per_hour * (w * n);
-      e.notes.push_back("pay-as-you-go, billed per second: " + e.rate_per_hour.ToString() +
-                        "/h x " + Num(w) + " h x " + Num(n) + " instances");
+    case Billing::kPayg:
+      PaygJob(rates, w, n, e);
       break;
-    }
-    case Mode::kSpot: {
-      const SpotRisk& risk = options.spot;
-      e.price = SpotPrice(rates, risk, ratios, &e.notes);
-      e.rate_per_hour = e.price.price;
-      e.notes.push_back("spot at " + e.rate_per_hour.ToString() + "/h (" + e.price.basis +
-                        "), capped at PAYG " + rates.payg.price.ToString() + "/h");
-      double wall = w;
-      if (!risk.reclaim_rate_per_hour) {
-        e.lower_bound = true;
-        e.notes.push_back(
-            "reclaim rate unknown: interruption overhead not included, so this is "
-            "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
-      } else if (*risk.reclaim_rate_per_hour < 0 || risk.restart_hours < 0 ||
-                 risk.checkpoint_hours < 0) {
-        return Status::InvalidArgument("reclaim rate, restart and checkpoint hours must be >= 0");
-      } else if (*risk.reclaim_rate_per_hour > 0) {
-        // A reclaim of any instance stops a synchronous job, so the job's rate is n times one
-        // instance's. With 1-hour protection each fresh start is safe for its first hour.
-        const double job_rate = *risk.reclaim_rate_per_hour * n;
-        const double mtbf = 1.0 / job_rate + (risk.protection_hour ? kProtectionHours : 0.0);
-        e.mtbf_hours = mtbf;
-        const double c = risk.checkpoint_hours;
-        const double r = risk.restart_hours;
-        double lost_per_failure = 0;
-        double checkpoint_share = 0;
-        if (risk.checkpoint_on_notice && c <= kReclaimNoticeHours) {
-          // The checkpoint fits in the 5-minute notice: a reclaim costs the checkpoint and the
-          // restart, never rework, so no periodic checkpoints are needed.
-          lost_per_failure = c + r;
-          e.notes.push_back("checkpoint on the 5-minute reclaim notice (" + Num(c * 60) +
-                            " min fits): each reclaim loses " + Num(lost_per_failure * 60) +
-                            " min, no rework");
-        } else {
-          if (risk.checkpoint_on_notice) {
-            e.notes.push_back("a checkpoint takes " + Num(c * 60) +
-                              " min, longer than the 5-minute notice: periodic checkpoints used");
-          }
-          double tau = risk.checkpoint_interval_hours ? *risk.checkpoint_interval_hours
-                                                      : (c > 0 ? YoungDalyInterval(c, mtbf) : w);
-          if (!(tau > 0))
-            return Status::InvalidArgument("checkpoint interval must be > 0");
-          tau = std::min(tau, w);
-          e.checkpoint_interval_hours = tau;
-          // First order (Young 1974, Daly 2006): a failure loses the restart plus on average
-          // half an interval of work; each interval pays one checkpoint.
-          lost_per_failure = r + tau / 2;
-          checkpoint_share = c / tau;
-          e.notes.push_back(std::string(risk.checkpoint_interval_hours ? "fixed" : "Young/Daly") +
-                            " checkpoint interval " + Num(tau) + " h = sqrt(2 x " + Num(c) +
-                            " h checkpoint x " + Num(mtbf) + " h MTBF)" +
-                            (risk.checkpoint_interval_hours
-                                 ? " would be " + Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h"
-                                 : ""));
-        }
-        const double lost_share = lost_per_failure / mtbf;
-        if (lost_share >= kMaxLostShare) {
-          return Status::Unsupported(
-              "spot cannot finish: each reclaim loses " + Num(lost_per_failure) +
-              " h but reclaims come every " + Num(mtbf) + " h on " + Num(n) +
-              " instances; use fewer instances, faster checkpoints or another billing mode");
-        }
-        wall = w * (1 + checkpoint_share) / (1 - lost_share);
-        e.expected_interruptions = wall / mtbf;
-        e.notes.push_back("reclaim rate " + Num(*risk.reclaim_rate_per_hour) + "/instance-hour x " +
-                          Num(n) + " instances, MTBF " + Num(mtbf) + " h" +
-                          (risk.protection_hour ? " (incl. 1 h protection)" : "") + ": expected " +
-                          Num(e.expected_interruptions) + " interruptions, wall time " + Num(wall) +
-                          " h for " + Num(w) + " h of work");
-      } else {
-        e.notes.push_back("reclaim rate 0: no interruption overhead");
-      }
-      e.wall_hours = wall;
-      e.billed_instance_hours = wall * n;
-      e.total = e.rate_per_hour * (wall * n);
-      e.interruption_overhead = e.rate_per_hour * ((wall - w) * n);
+    case Billing::kSpot:
+      s = SpotJob(rates, options.spot, ratios, w, n, e);
       break;
-    }
-    case Mode::kSubscriptionMonth:
-    case Mode::kSubscriptionYear: {
-      const bool month = options.mode == Mode::kSubscriptionMonth;
-      e.price = month ? rates.subscription_month : rates.subscription_year;
-      const double term_hours = month ? hpm : 12 * hpm;
-      const double terms = std::ceil(w / term_hours - 1e-9);
-      e.rate_per_hour = e.price.price / term_hours;
-      e.billed_instance_hours = terms * term_hours * n;
-      e.total = e.price.price * (terms * n);
-      e.commitment = e.total;
-      e.notes.push_back(std::string("subscription paid up front: ") + Num(terms) +
-                        (month ? " month(s)" : " year(s)") + " x " + Num(n) + " instances x " +
-                        e.price.price.ToString() + " (" + e.price.basis + "); used " +
-                        Num(100 * w / (terms * term_hours)) + "% of the term");
+    case Billing::kSubscriptionMonth:
+    case Billing::kSubscriptionYear:
+      SubscriptionJob(rates, options.mode, ratios, w, n, e);
       break;
-    }
-    case Mode::kReservedNoUpfront: {
-      e.price = rates.reserved_no_upfront;
-      e.rate_per_hour = e.price.price;
-      e.billed_instance_hours = w * n;
-      e.total = e.rate_per_hour * (w * n);
-      e.commitment = e.rate_per_hour * (12 * hpm * n);
-      e.notes.push_back(
-          "reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() + "/h (" +
-          e.price.basis + ") for every hour of the term, used or not: " + e.commitment->ToString());
+    case Billing::kReservedNoUpfront:
+      ReservedJob(rates, ratios, w, n, e);
       break;
-    }
-    case Mode::kSavingsPlan: {
-      if (!options.savings_plan_rate) {
-        return Status::InvalidArgument(
-            "savings plan rate unknown: no GPU savings-plan discount is documented (reference "
-            "3.3: 'up to 76%' off); give the rate you were quoted, e.g. 0.6 for 40% off");
-      }
-      const double d = *options.savings_plan_rate;
-      if (!(d > 0 && d <= 1)) {
-        return Status::InvalidArgument("savings plan rate must be in (0, 1], got " + Num(d));
-      }
-      if (options.savings_plan_years != 1 && options.savings_plan_years != 3) {
-        return Status::InvalidArgument("savings plan term must be 1 or 3 years");
-      }
-      e.price = rates.payg;
-      e.rate_per_hour = rates.payg.price * d;
-      e.billed_instance_hours = w * n;
-      e.total = e.rate_per_hour * (w * n);
-      e.commitment = e.rate_per_hour * (n * 12 * hpm * options.savings_plan_years);
-      e.notes.push_back("savings plan covering " + Num(n) + " instances at " + Num(d) +
-                        " x PAYG; the commitment is charged every hour of the " +
-                        std::to_string(options.savings_plan_years) +
-                        "-year term: " + e.commitment->ToString() + " (spot is never covered)");
+    case Billing::kSavingsPlan:
+      s = SavingsPlanJob(rates, options, ratios, w, n, e);
       break;
-    }
+    case Billing::kReservedPartialUpfront:
+      s = NotCosted(options.mode);
+      break;
   }
+  if (!s.ok())
+    return s;
   return e;
 }
 
@@ -252,14 +286,14 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
   MonthlyCostEstimate e;
   e.mode = options.mode;
   e.utilisation = h / hpm;
-  const Money payg = rates.payg.price;
+  const Money payg = rates.payg().price;
   switch (options.mode) {
-    case Mode::kPayg:
-      e.price = rates.payg;
+    case Billing::kPayg:
+      e.price = rates.payg();
       e.per_month = payg * (h * n);
       e.notes.push_back(payg.ToString() + "/h x " + Num(h) + " h x " + Num(n));
       break;
-    case Mode::kSpot: {
+    case Billing::kSpot: {
       e.price = SpotPrice(rates, options.spot, ratios, &e.notes);
       e.per_month = e.price.price * (h * n);
       if (options.spot.reclaim_rate_per_hour) {
@@ -271,22 +305,24 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
       }
       break;
     }
-    case Mode::kSubscriptionMonth:
-      e.price = rates.subscription_month;
-      e.per_month = rates.subscription_month.price * n;
+    case Billing::kSubscriptionMonth:
+      e.price = rates.Of(Billing::kSubscriptionMonth);
+      e.per_month = rates.Of(Billing::kSubscriptionMonth).price * n;
       e.notes.push_back("monthly subscription, whatever the use (" + e.price.basis + ")");
       break;
-    case Mode::kSubscriptionYear:
-      e.price = rates.subscription_year;
-      e.per_month = rates.subscription_year.price * (n / 12);
+    case Billing::kSubscriptionYear:
+      e.price = rates.Of(Billing::kSubscriptionYear);
+      e.per_month = rates.Of(Billing::kSubscriptionYear).price * (n / 12);
       e.notes.push_back("yearly subscription / 12 (" + e.price.basis + ")");
       break;
-    case Mode::kReservedNoUpfront:
-      e.price = rates.reserved_no_upfront;
-      e.per_month = rates.reserved_no_upfront.price * (hpm * n);
+    case Billing::kReservedNoUpfront:
+      e.price = rates.Of(Billing::kReservedNoUpfront);
+      e.per_month = rates.Of(Billing::kReservedNoUpfront).price * (hpm * n);
       e.notes.push_back("RI fee for every hour of the month (" + e.price.basis + ")");
       break;
-    case Mode::kSavingsPlan: {
+    case Billing::kReservedPartialUpfront:
+      return NotCosted(options.mode);
+    case Billing::kSavingsPlan: {
       if (!options.savings_plan_rate || !(*options.savings_plan_rate > 0) ||
           *options.savings_plan_rate > 1) {
         return Status::InvalidArgument(
@@ -294,7 +330,7 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
             "documented; give the rate you were quoted");
       }
       const double d = *options.savings_plan_rate;
-      e.price = rates.payg;
+      e.price = rates.payg();
       // The commitment is charged every hour; covering the full fleet pays off only when the
       // utilisation exceeds d (cost d x PAYG x 730 h vs PAYG x h); otherwise commit nothing.
       const Money committed = payg * (d * hpm * n);
@@ -315,53 +351,21 @@ Result<MonthlyCostEstimate> MonthlyCost(const BillingRates& rates, double hours_
 }
 
 Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRatios& ratios) {
-  Result<double> per_hour = rates.subscription_month.price.Ratio(rates.payg.price);
+  Result<double> per_hour = rates.Of(Billing::kSubscriptionMonth).price.Ratio(rates.payg().price);
   if (!per_hour.ok())
     return per_hour.status();
   BreakEven b;
   b.hours_per_month = *per_hour;
   b.utilisation = b.hours_per_month / ratios.hours_per_month;
-  b.basis = "monthly subscription " + rates.subscription_month.price.ToString() + " / PAYG " +
-            rates.payg.price.ToString() + "/h = " + Num(b.hours_per_month) + " h of " +
-            Num(ratios.hours_per_month) + " h (" + rates.subscription_month.basis + ")";
+  b.basis = "monthly subscription " + rates.Of(Billing::kSubscriptionMonth).price.ToString() +
+            " / PAYG " + rates.payg().price.ToString() + "/h = " + Num(b.hours_per_month) +
+            " h of " + Num(ratios.hours_per_month) + " h (" +
+            rates.Of(Billing::kSubscriptionMonth).basis + ")";
   return b;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Storage.
-
-std::string_view StorageKindName(StorageKind k) {
-  switch (k) {
-    case StorageKind::kEssdPl0:
-      return "essd_pl0";
-    case StorageKind::kEssdPl1:
-      return "essd_pl1";
-    case StorageKind::kEssdPl2:
-      return "essd_pl2";
-    case StorageKind::kEssdPl3:
-      return "essd_pl3";
-    case StorageKind::kLocalNvme:
-      return "local_nvme";
-    case StorageKind::kCpfs:
-      return "cpfs";
-    case StorageKind::kNas:
-      return "nas";
-    case StorageKind::kOss:
-      return "oss";
-  }
-  return "essd_pl1";
-}
-
-std::optional<StorageKind> ParseStorageKind(std::string_view name) {
-  const std::string lower = strings::Lower(name);
-  for (StorageKind k :
-       {StorageKind::kEssdPl0, StorageKind::kEssdPl1, StorageKind::kEssdPl2, StorageKind::kEssdPl3,
-        StorageKind::kLocalNvme, StorageKind::kCpfs, StorageKind::kNas, StorageKind::kOss}) {
-    if (StorageKindName(k) == lower)
-      return k;
-  }
-  return std::nullopt;
-}
 
 Result<StorageCostEstimate> StorageCost(StorageKind kind, double size_gib, double hours) {
   if (!(size_gib > 0) || !(hours >= 0)) {

@@ -57,17 +57,6 @@ std::optional<long> ParseDay(std::string_view s) {
 
 }  // namespace
 
-std::string_view CurrencyName(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
-
-std::optional<Currency> ParseCurrency(std::string_view code) {
-  const std::string c = strings::Lower(code);
-  if (c == "cny" || c == "rmb")
-    return Currency::kCny;
-  if (c == "usd")
-    return Currency::kUsd;
-  return std::nullopt;
-}
-
 Result<Money> Money::Plus(const Money& other) const {
   if (!SameCurrency(other))
     return Mismatch("add", *this, other);

@@ -188,6 +188,52 @@ std::vector<PriceQuote> EffectivePrices(const Catalog& catalog, std::string_view
   return out;  // std::map order: instance, region, billing, zone
 }
 
+namespace {
+
+// The price of `mode` derived from PAYG (BillingRates documents each rule); `rates` holds the
+// quotes of the modes before it in table order.
+PriceQuote DerivedQuote(Billing mode, const BillingRates& rates, const PriceRatios& ratios) {
+  const Money hourly = rates.payg().price;
+  auto derived = [&](Money price, std::string trust, std::string basis) {
+    PriceQuote d = rates.payg();
+    d.billing = mode;
+    d.price = price;
+    d.unit = std::string(BillingModeOf(mode).unit);
+    d.derived = true;
+    d.trust = std::move(trust);
+    d.basis = std::move(basis);
+    return d;
+  };
+  switch (mode) {
+    case Billing::kSpot: {
+      const double ratio = std::max(ratios.spot_default, ratios.spot_floor);
+      return derived(hourly * ratio, "low",
+                     RatioText(ratio) +
+                         " x PAYG (spot scenario: C2 best-zone median "
+                         "2024-10-09; no spot price listed)");
+    }
+    case Billing::kSubscriptionMonth:
+      return derived(
+          hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "medium",
+          RatioText(ratios.subscription_month_vs_payg) + " x " + RatioText(ratios.hours_per_month) +
+              " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
+    case Billing::kSubscriptionYear:
+      return derived(rates.Of(Billing::kSubscriptionMonth).price * 12.0, "low",
+                     "upper bound 12 x monthly subscription: no yearly discount is documented");
+    case Billing::kReservedNoUpfront:
+      return derived(hourly * ratios.reserved_no_upfront_vs_payg, "low",
+                     RatioText(ratios.reserved_no_upfront_vs_payg) +
+                         " x PAYG (RI No-Upfront ratio seen on gn7i only, P1 2025-12-29)");
+    case Billing::kPayg:
+    case Billing::kReservedPartialUpfront:
+    case Billing::kSavingsPlan:
+      break;
+  }
+  return rates.payg();  // the plan's own rate discounts PAYG (savings plan)
+}
+
+}  // namespace
+
 Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& query,
                                   const PriceRatios& ratios, std::string_view today) {
   PriceQuery q = query;
@@ -196,68 +242,26 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
   if (!payg.ok())
     return payg.status();
   BillingRates rates;
-  rates.payg = *payg;
+  rates.quotes[static_cast<size_t>(Billing::kPayg)] = *payg;
   const Currency cur = payg->price.currency();
-  const Money hourly = payg->price;
-
-  // A listed price of another mode is used only in the PAYG currency and its expected unit.
-  auto listed = [&](Billing b, std::string_view unit) -> std::optional<PriceQuote> {
+  for (const BillingMode& m : kBillingModes) {
+    if (!m.costed || m.billing == Billing::kPayg)
+      continue;
+    std::optional<PriceQuote>& quote = rates.quotes[static_cast<size_t>(m.billing)];
+    // A listed price of another mode is used only in the PAYG currency and its own unit.
     PriceQuery lq = query;
-    lq.billing = b;
-    Result<PriceQuote> r = FindBest(catalog, lq, today, cur, unit);
-    if (!r.ok())
-      return std::nullopt;
-    return *r;
-  };
-  auto derived = [&](Billing b, Money price, std::string unit, std::string trust,
-                     std::string basis) {
-    PriceQuote d = rates.payg;
-    d.billing = b;
-    d.price = price;
-    d.unit = std::move(unit);
-    d.derived = true;
-    d.trust = std::move(trust);
-    d.basis = std::move(basis);
-    return d;
-  };
-
-  if (auto s = listed(Billing::kSpot, "hour")) {
-    rates.spot = *s;
-    // SpotAsPriceGo bids are capped at the PAYG price (reference 3.2).
-    if (s->price.amount() > hourly.amount()) {
-      rates.spot.price = hourly;
-      rates.spot.basis += "; capped at the PAYG price";
+    lq.billing = m.billing;
+    Result<PriceQuote> listed = FindBest(catalog, lq, today, cur, m.unit);
+    if (m.unit.empty() || !listed.ok()) {
+      quote = DerivedQuote(m.billing, rates, ratios);
+      continue;
     }
-  } else {
-    const double ratio = std::max(ratios.spot_default, ratios.spot_floor);
-    rates.spot = derived(Billing::kSpot, hourly * ratio, "hour", "low",
-                         RatioText(ratio) +
-                             " x PAYG (spot scenario: C2 best-zone median "
-                             "2024-10-09; no spot price listed)");
-  }
-  if (auto m = listed(Billing::kSubscriptionMonth, "month")) {
-    rates.subscription_month = *m;
-  } else {
-    rates.subscription_month = derived(
-        Billing::kSubscriptionMonth,
-        hourly * (ratios.subscription_month_vs_payg * ratios.hours_per_month), "month", "medium",
-        RatioText(ratios.subscription_month_vs_payg) + " x " + RatioText(ratios.hours_per_month) +
-            " h x PAYG (Q1/P1/B1 ratio, price_ratios.csv)");
-  }
-  if (auto y = listed(Billing::kSubscriptionYear, "year")) {
-    rates.subscription_year = *y;
-  } else {
-    rates.subscription_year =
-        derived(Billing::kSubscriptionYear, rates.subscription_month.price * 12.0, "year", "low",
-                "upper bound 12 x monthly subscription: no yearly discount is documented");
-  }
-  if (auto r = listed(Billing::kReservedNoUpfront, "hour")) {
-    rates.reserved_no_upfront = *r;
-  } else {
-    rates.reserved_no_upfront = derived(
-        Billing::kReservedNoUpfront, hourly * ratios.reserved_no_upfront_vs_payg, "hour", "low",
-        RatioText(ratios.reserved_no_upfront_vs_payg) +
-            " x PAYG (RI No-Upfront ratio seen on gn7i only, P1 2025-12-29)");
+    quote = *listed;
+    // SpotAsPriceGo bids are capped at the PAYG price (reference 3.2).
+    if (m.billing == Billing::kSpot && listed->price.amount() > payg->price.amount()) {
+      quote->price = payg->price;
+      quote->basis += "; capped at the PAYG price";
+    }
   }
   return rates;
 }

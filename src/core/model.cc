@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "gpuplan/enum_names.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan {
@@ -23,17 +24,10 @@ std::string NormalizeName(std::string_view name) {
 
 }  // namespace
 
-std::string_view ModelKindName(ModelKind k) {
-  switch (k) {
-    case ModelKind::kDecoder:
-      return "decoder";
-    case ModelKind::kEncoder:
-      return "encoder";
-    case ModelKind::kOther:
-      return "other";
-  }
-  return "other";
-}
+constexpr EnumNames<ModelKind, 3> kModelKindNames = {{{ModelKind::kDecoder, "decoder"},
+                                                      {ModelKind::kEncoder, "encoder"},
+                                                      {ModelKind::kOther, "other"}}};
+std::string_view ModelKindName(ModelKind k) { return NameOf(kModelKindNames, k); }
 
 std::string_view AttentionKindName(AttentionKind k, int heads, int kv_heads) {
   if (k == AttentionKind::kMla)
@@ -159,7 +153,8 @@ double ExpectedDistinctExperts(int experts, int top_k, double tokens) {
 Status ValidateModelArch(const ModelArch& m) {
   auto bad = [](std::string_view field, const std::string& expected, const std::string& got) {
     return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " + expected +
-                                   ", got " + got);
+                                   ", got " + got)
+        .AtField(std::string(field));
   };
   if (m.kind == ModelKind::kOther) {
     if (m.params <= 0)

@@ -96,17 +96,20 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
   // A stale spot price may have risen since it was read; Alibaba caps spot at the PAYG price,
   // so the band of the spot price runs from the listed one (p10, p50) to PAYG (p90).
   uncertainty::Band spot_price;
-  const Result<double> cap = rates.payg.price.Ratio(rates.spot.price);
-  if (co.mode == cost::Mode::kSpot && PriceStale(rates.spot) && cap.ok() && *cap > 1) {
+  const std::optional<cost::PriceQuote>& spot = rates.quotes[static_cast<size_t>(Billing::kSpot)];
+  const Result<double> cap =
+      spot ? rates.payg().price.Ratio(spot->price) : Result<double>(Status::NotFound("no spot"));
+  if (co.mode == cost::Mode::kSpot && spot && PriceStale(*spot) && cap.ok() && *cap > 1) {
     spot_price.p90 = *cap;
-    r.stale_spot_cap_per_hour = rates.payg.price.amount();
+    r.stale_spot_cap_per_hour = rates.payg().price.amount();
   }
   auto price = [&](double percentile, double* wall_hours) -> Result<double> {
     cost::CostOptions o = co;
     if (r.reclaim_rate_per_hour)
       o.spot.reclaim_rate_per_hour = reclaim.At(percentile);
     cost::BillingRates at = rates;
-    at.spot.price = rates.spot.price * spot_price.At(percentile);
+    if (spot)
+      at.quotes[static_cast<size_t>(Billing::kSpot)]->price = spot->price * spot_price.At(percentile);
     Result<cost::JobCostEstimate> jc = cost::JobCost(
         at, {.work_hours = work_hours * r.time.At(percentile), .instances = instances}, o);
     if (!jc.ok())

@@ -55,20 +55,22 @@ bool IsService(const Workload& w) {
          w.constraints.long_running;
 }
 
-std::vector<cost::Mode> AllowedModes(const Workload& w) {
-  std::vector<cost::Mode> modes;
-  const auto& billing = w.constraints.billing;
+// The costed modes of the billing table that constraints.billing lists, or the table's
+// defaults for a job or a service when it lists none; spot only without no_spot.
+std::vector<Billing> AllowedModes(const Workload& w) {
+  std::vector<Billing> modes;
+  const auto& listed = w.constraints.billing;
   const bool service = IsService(w);
-  auto allowed = [&](Billing b) {
-    if (!billing.empty())
-      return std::find(billing.begin(), billing.end(), b) != billing.end();
-    return b == Billing::kPayg ||
-           (service ? b == Billing::kSubscriptionMonth : b == Billing::kSpot);
-  };
-  if (allowed(Billing::kPayg)) modes.push_back(cost::Mode::kPayg);
-  if (allowed(Billing::kSpot) && !w.constraints.no_spot) modes.push_back(cost::Mode::kSpot);
-  if (allowed(Billing::kSubscriptionMonth)) modes.push_back(cost::Mode::kSubscriptionMonth);
-  if (allowed(Billing::kSubscriptionYear)) modes.push_back(cost::Mode::kSubscriptionYear);
+  for (const BillingMode& m : kBillingModes) {
+    const bool allowed = listed.empty()
+                             ? (service ? m.service_default : m.job_default)
+                             : std::find(listed.begin(), listed.end(), m.billing) != listed.end();
+    if (!allowed || !m.costed)
+      continue;
+    if (m.billing == Billing::kSpot && w.constraints.no_spot)
+      continue;
+    modes.push_back(m.billing);
+  }
   return modes;
 }
 
@@ -943,9 +945,10 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
     return plan;
   }
-  const std::vector<cost::Mode> modes = AllowedModes(w);
+  const std::vector<Billing> modes = AllowedModes(w);
   if (modes.empty()) {
-    plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (payg, spot, subscription)"});
+    plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (" +
+                                      BillingChoices(BillingUse::kCosted) + ")"});
     return plan;
   }
   CandidateSearch search(w, arch, catalog, cal, options, modes, plan);

@@ -52,7 +52,7 @@ Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalo
     msg +=
         ". For a region not listed, bring its prices first ('gpuplan prices refresh --region R', "
         "'prices import' or 'prices add')";
-    return Status::InvalidArgument(msg);
+    return Status::InvalidArgument(msg).AtField("constraints.regions");
   }
   return Status::Ok();
 }

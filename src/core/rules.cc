@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/enum_names.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan::rules {
@@ -219,14 +220,10 @@ constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus, MultiNodeN
 
 }  // namespace
 
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kCritical: return "critical";
-  }
-  return "info";
-}
+constexpr EnumNames<Severity, 3> kSeverityNames = {{{Severity::kInfo, "info"},
+                                                    {Severity::kWarning, "warning"},
+                                                    {Severity::kCritical, "critical"}}};
+std::string_view SeverityName(Severity s) { return NameOf(kSeverityNames, s); }
 
 double RequiredReadMbs(const Context& c) {
   const Dataset& d = c.workload->dataset;

@@ -10,56 +10,10 @@
 namespace gpuplan {
 namespace {
 
-// Maps enum values to names through one table per enum so Parse and Name never disagree.
-template <typename E, size_t N>
-std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-  for (const auto& [v, n] : table) {
-    if (v == value) return n;
-  }
-  return "unknown";
-}
-template <typename E, size_t N>
-std::optional<E> ParseOf(const std::array<std::pair<E, std::string_view>, N>& table,
-                         std::string_view name) {
-  const std::string lower = strings::Lower(name);
-  for (const auto& [v, n] : table) {
-    if (n == lower) return v;
-  }
-  return std::nullopt;
-}
-
-constexpr std::array<std::pair<Task, std::string_view>, 5> kTasks = {{
-    {Task::kPretrain, "pretrain"}, {Task::kFinetune, "finetune"},
-    {Task::kInference, "inference"}, {Task::kRendering, "rendering"}, {Task::kHpc, "hpc"}}};
-constexpr std::array<std::pair<Method, std::string_view>, 3> kMethods = {{
-    {Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}}};
-constexpr std::array<std::pair<Optimizer, std::string_view>, 4> kOptimizers = {{
-    {Optimizer::kAdamw, "adamw"}, {Optimizer::kAdamw8bit, "adamw_8bit"},
-    {Optimizer::kSgd, "sgd"}, {Optimizer::kAdafactor, "adafactor"}}};
-constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {{
-    {Recompute::kNone, "none"}, {Recompute::kSelective, "selective"},
-    {Recompute::kFull, "full"}}};
-constexpr std::array<std::pair<Offload, std::string_view>, 3> kOffloads = {{
-    {Offload::kNone, "none"}, {Offload::kOptimizer, "optimizer"}, {Offload::kParams, "params"}}};
-constexpr std::array<std::pair<LoraTargets, std::string_view>, 3> kLoraTargets = {{
-    {LoraTargets::kAll, "all"}, {LoraTargets::kAttention, "attention"}, {LoraTargets::kQv, "qv"}}};
-constexpr std::array<std::pair<Objective, std::string_view>, 4> kObjectives = {{
-    {Objective::kCost, "cost"}, {Objective::kTime, "time"},
-    {Objective::kCostWithinDeadline, "cost_within_deadline"},
-    {Objective::kTimeWithinBudget, "time_within_budget"}}};
-constexpr std::array<std::pair<DataLocation, std::string_view>, 7> kLocations = {{
-    {DataLocation::kUnknown, "unknown"}, {DataLocation::kOss, "oss"},
-    {DataLocation::kNas, "nas"}, {DataLocation::kCpfs, "cpfs"}, {DataLocation::kEssd, "essd"},
-    {DataLocation::kLocalNvme, "local_nvme"}, {DataLocation::kMemory, "memory"}}};
-// Serving engines of vLLM's class (continuous batching, paged KV cache, CUDA graphs) parse as
-// vllm and share its overhead model; the first name of an engine is the one printed.
-constexpr std::array<std::pair<Engine, std::string_view>, 6> kEngines = {{
-    {Engine::kHf, "hf"}, {Engine::kVllm, "vllm"}, {Engine::kTrtllm, "trtllm"},
-    {Engine::kTorch, "torch"}, {Engine::kVllm, "sglang"}, {Engine::kVllm, "lmdeploy"}}};
-
 Status Bad(std::string_view field, std::string_view expected, const std::string& got) {
   return Status::InvalidArgument("field \"" + std::string(field) + "\": expected " +
-                                 std::string(expected) + ", got " + got);
+                                 std::string(expected) + ", got " + got)
+      .AtField(std::string(field));
 }
 
 // Physical ranges: beyond these a value is a typo (an exponent too many), not a job.
@@ -84,27 +38,6 @@ std::string Sci(double v) {
 }
 
 }  // namespace
-
-std::string_view TaskName(Task t) { return NameOf(kTasks, t); }
-std::optional<Task> ParseTask(std::string_view n) { return ParseOf(kTasks, n); }
-std::string_view MethodName(Method m) { return NameOf(kMethods, m); }
-std::optional<Method> ParseMethod(std::string_view n) { return ParseOf(kMethods, n); }
-std::string_view OptimizerName(Optimizer o) { return NameOf(kOptimizers, o); }
-std::optional<Optimizer> ParseOptimizer(std::string_view n) { return ParseOf(kOptimizers, n); }
-std::string_view RecomputeName(Recompute r) { return NameOf(kRecomputes, r); }
-std::optional<Recompute> ParseRecompute(std::string_view n) { return ParseOf(kRecomputes, n); }
-std::string_view OffloadName(Offload o) { return NameOf(kOffloads, o); }
-std::optional<Offload> ParseOffload(std::string_view n) { return ParseOf(kOffloads, n); }
-std::string_view LoraTargetsName(LoraTargets t) { return NameOf(kLoraTargets, t); }
-std::optional<LoraTargets> ParseLoraTargets(std::string_view n) { return ParseOf(kLoraTargets, n); }
-std::string_view ObjectiveName(Objective o) { return NameOf(kObjectives, o); }
-std::optional<Objective> ParseObjective(std::string_view n) { return ParseOf(kObjectives, n); }
-std::string_view DataLocationName(DataLocation l) { return NameOf(kLocations, l); }
-std::optional<DataLocation> ParseDataLocation(std::string_view n) {
-  return ParseOf(kLocations, n);
-}
-std::string_view EngineName(Engine e) { return NameOf(kEngines, e); }
-std::optional<Engine> ParseEngine(std::string_view n) { return ParseOf(kEngines, n); }
 
 std::optional<double> Workload::TotalTokens() const {
   if (tokens) return *tokens;
@@ -285,9 +218,11 @@ Status ValidateConstraints(const Workload& w) {
             "--samples)") +
         (w.task == Task::kInference ? ", or requests_per_s for a service (--requests-per-s)" : "");
     if (c.budget)
-      return Status::InvalidArgument("field \"constraints.budget\": a budget" + work);
+      return Status::InvalidArgument("field \"constraints.budget\": a budget" + work)
+          .AtField("constraints.budget");
     if (c.deadline_hours)
-      return Status::InvalidArgument("field \"constraints.deadline_hours\": a deadline" + work);
+      return Status::InvalidArgument("field \"constraints.deadline_hours\": a deadline" + work)
+          .AtField("constraints.deadline_hours");
   }
   return Status::Ok();
 }
@@ -320,12 +255,15 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
   if (!w.model_config.empty()) {
     return Status::Unsupported("field \"model.config\": " + w.model_config +
                                " is read only by the command line (gpuplan estimate/plan "
-                               "--model-config); give the architecture inline here");
+                               "--model-config); give the architecture inline here")
+        .AtField("model.config");
   }
   if (w.model_name.empty()) {
     return Status::InvalidArgument(
-        "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or {layers, hidden, heads, "
-        "kv_heads, ffn, vocab}, got nothing");
+               "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or "
+               "{layers, hidden, heads, "
+               "kv_heads, ffn, vocab}, got nothing")
+        .AtField("model");
   }
   if (const ModelArch* m = zoo.Find(w.model_name)) return *m;
   std::string msg = "field \"model\": unknown model \"" + w.model_name + "\"";
@@ -335,7 +273,7 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
     for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
     msg += "?";
   }
-  return Status::NotFound(msg + " (or give the architecture inline)");
+  return Status::NotFound(msg + " (or give the architecture inline)").AtField("model");
 }
 
 }  // namespace gpuplan

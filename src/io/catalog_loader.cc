@@ -138,7 +138,7 @@ Architecture ParseArchitecture(CsvRowReader& r) {
 
 // The status column of families.csv and instances.csv.
 Lifecycle ReadLifecycle(CsvRowReader& r) {
-  return ParseLifecycle(r.OneOf("status", {"current", "legacy", "retired", "preview"}))
+  return ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames)))
       .value_or(Lifecycle::kCurrent);
 }
 
@@ -168,10 +168,9 @@ InstanceType ParseInstance(CsvRowReader& r) {
   t.pps = r.OptionalNumber("pps", 1000, 1e9);
   t.rdma = r.Bool("rdma", false);
   t.rdma_gbps = r.OptionalNumber("rdma_gbps", 1, 10000);
-  const std::string ic = r.OneOf("interconnect", {"pcie", "nvlink", "nvswitch"});
-  t.interconnect = ic == "nvswitch" ? Interconnect::kNvswitch
-                   : ic == "nvlink" ? Interconnect::kNvlink
-                                    : Interconnect::kPcie;
+  t.interconnect =
+      ParseName(kInterconnectNames, r.OneOf("interconnect", NameList(kInterconnectNames)))
+          .value_or(Interconnect::kPcie);
   t.local_nvme_gib = r.OptionalNumber("local_nvme_gib", 0, 1e6).value_or(0);
   t.cpu = r.Text("cpu");
   const std::string arch = r.Text("arch");
@@ -234,10 +233,8 @@ Price ParsePrice(CsvRowReader& r, PriceSource origin) {
   if (p.instance.rfind("ecs.", 0) != 0) p.instance = "ecs." + p.instance;
   p.region = r.Text("region", true);
   p.zone = r.Text("zone");
-  const std::string billing = r.OneOf(
-      "billing", {"payg", "spot", "subscription_month", "subscription_year", "reserved_no_upfront",
-                  "reserved_partial_upfront"});
-  p.billing = ParseBilling(billing).value_or(Billing::kPayg);
+  const std::string billing = r.OneOf("billing", BillingNames(BillingUse::kPriceRow));
+  p.billing = ParseBilling(billing, BillingUse::kPriceRow).value_or(Billing::kPayg);
   p.currency = r.OneOf("currency", {"CNY", "USD"});
   p.amount = r.Number("price", 0.0001, 1e9);
   p.unit = r.OneOf("unit", {"hour", "month", "year"});

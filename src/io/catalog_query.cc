@@ -23,18 +23,21 @@ Status CheckInstanceFilter(const Catalog& c, const InstanceFilter& f, FieldSpell
   if (!f.gpu.empty() && !c.FindGpu(f.gpu)) {
     auto near = c.SuggestGpus(f.gpu);
     return Status::InvalidArgument(
-        fmt::format("{}: unknown GPU \"{}\"{}", FieldName(s, "gpu"), f.gpu,
-                    near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
+               fmt::format(
+                   "{}: unknown GPU \"{}\"{}", FieldName(s, "gpu"), f.gpu,
+                   near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))))
+        .AtField("gpu");
   }
   if (!f.family.empty() && !c.FindFamily(f.family)) {
     return Status::InvalidArgument(
-        fmt::format("{}: unknown family \"{}\" (see 'gpuplan catalog families')",
-                    FieldName(s, "family"), f.family));
+               fmt::format("{}: unknown family \"{}\" (see 'gpuplan catalog families')",
+                           FieldName(s, "family"), f.family))
+        .AtField("family");
   }
   if (!f.status.empty() && !ParseLifecycle(f.status)) {
-    return Status::InvalidArgument(FieldName(s, "status") +
-                                   ": expected current, legacy, retired or preview, got \"" +
-                                   f.status + "\"");
+    return Status::InvalidArgument(FieldName(s, "status") + ": expected " +
+                                   NameChoices(kLifecycleNames) + ", got \"" + f.status + "\"")
+        .AtField("status");
   }
   return Status::Ok();
 }

@@ -128,7 +128,8 @@ class RecordSplitter {
   }
 
   Status Error(const std::string& what) const {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file_, line_, col_, what));
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", file_, line_, col_, what))
+        .At(file_, line_, col_);
   }
 
   std::string_view text_;
@@ -152,11 +153,13 @@ Result<std::vector<std::string>> HeaderNames(const CsvRow& header, const std::st
     std::string name(Trim(header.fields[h]));
     if (name.empty()) {
       return Status::InvalidArgument(fmt::format("{}:{}:{}: empty column name in header", file,
-                                                 header.line, header.columns[h]));
+                                                 header.line, header.columns[h]))
+          .At(file, header.line, header.columns[h]);
     }
     if (std::find(names.begin(), names.end(), name) != names.end()) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: duplicate column \"{}\" in header", file, header.line, name));
+          fmt::format("{}:{}: duplicate column \"{}\" in header", file, header.line, name))
+          .At(file, header.line, header.columns[h], name);
     }
     names.push_back(std::move(name));
   }
@@ -190,7 +193,9 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
     return split.status();
   std::vector<CsvRow>& records = *split;
   if (records.empty()) {
-    return Status::InvalidArgument(fmt::format("{}:1: empty file; expected a header row", table.file_));
+    return Status::InvalidArgument(
+               fmt::format("{}:1: empty file; expected a header row", table.file_))
+        .At(table.file_, 1, 0);
   }
   table.header_line_ = records.front().line;
   Result<std::vector<std::string>> header = HeaderNames(records.front(), table.file_);
@@ -199,9 +204,12 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
   table.header_ = *std::move(header);
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].fields.size() != table.header_.size()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: expected {} fields as in the header, got {} (quote fields that contain commas)",
-          table.file_, records[r].line, table.header_.size(), records[r].fields.size()));
+      return Status::InvalidArgument(
+                 fmt::format("{}:{}: expected {} fields as in the header, got {} (quote fields "
+                             "that contain commas)",
+                             table.file_, records[r].line, table.header_.size(),
+                             records[r].fields.size()))
+          .At(table.file_, records[r].line, 0);
     }
     table.rows_.push_back(std::move(records[r]));
   }
@@ -219,8 +227,9 @@ Status CsvTable::RequireColumns(const std::vector<std::string_view>& required) c
   for (std::string_view name : required) {
     if (ColumnIndex(name) < 0) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}", file_,
-                      header_line_, name, fmt::join(required, ",")));
+                 fmt::format("{}:{}: missing column \"{}\" in header; required columns: {}", file_,
+                             header_line_, name, fmt::join(required, ",")))
+          .At(file_, header_line_, 0, std::string(name));
     }
   }
   return Status::Ok();
@@ -241,7 +250,8 @@ void CsvRowReader::Fail(std::string_view column, const std::string& what) {
   const std::string* field = Field(column, &col);
   const std::string where = field ? fmt::format("{}:{}:{}", table_.file(), row_.line, col)
                                   : Origin();
-  status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", where, column, what));
+  status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", where, column, what))
+                .At(table_.file(), row_.line, field ? col : 0, std::string(column));
 }
 
 std::string CsvRowReader::Text(std::string_view column, bool required) {

@@ -125,7 +125,8 @@ struct Spec {
   const InstanceType* type = nullptr;
   const DeployOptions* o = nullptr;
   std::string instance_name;  // InstanceName: "gpuplan-<family>"
-  bool prepaid = false;       // subscription: InstanceChargeType=PrePaid
+  std::string_view charge_type;  // InstanceChargeType, from the billing table
+  bool prepaid = false;          // a PrePaid term (subscription): Period and PeriodUnit go with it
   int period_months = 0;
   std::string period_note;    // why the period differs from the plan's term, or ""
   std::string spot_strategy;  // "" (not spot), "SpotAsPriceGo" or "SpotWithPriceLimit"
@@ -247,7 +248,7 @@ Status CheckSpotPriceLimit(const planner::Candidate& c, const DeployOptions& o) 
 
 // The subscription period RunInstances sells that covers the plan's terms, and why it differs.
 void SetSubscriptionPeriod(const planner::Candidate& c, Spec* s) {
-  const int months = PlanTerms(c) * (c.billing == cost::Mode::kSubscriptionYear ? 12 : 1);
+  const int months = PlanTerms(c) * BillingModeOf(c.billing).term_months;
   s->period_months = kMonthPeriods[std::size(kMonthPeriods) - 1];
   for (int p : kMonthPeriods) {
     if (p >= months) {
@@ -265,11 +266,13 @@ void SetSubscriptionPeriod(const planner::Candidate& c, Spec* s) {
 
 // How the plan's billing mode is rented: prepaid or not, the spot strategy, and in words.
 void SetBilling(const planner::Candidate& c, const DeployOptions& o, Spec* s) {
+  s->charge_type = BillingModeOf(c.billing).charge_type;
+  s->prepaid = s->charge_type == "PrePaid";
   switch (c.billing) {
-    case cost::Mode::kPayg:
+    case Billing::kPayg:
       s->billing_text = "pay-as-you-go (billed per second)";
       break;
-    case cost::Mode::kSpot:
+    case Billing::kSpot:
       s->spot_strategy = o.spot_price_limit ? "SpotWithPriceLimit" : "SpotAsPriceGo";
       s->billing_text =
           o.spot_price_limit
@@ -277,18 +280,22 @@ void SetBilling(const planner::Candidate& c, const DeployOptions& o, Spec* s) {
                     Money3(*o.spot_price_limit) + " per instance-hour)"
               : "spot (SpotAsPriceGo: the market price, at most the pay-as-you-go price)";
       break;
-    case cost::Mode::kSubscriptionMonth:
-    case cost::Mode::kSubscriptionYear:
-      s->prepaid = true;
+    case Billing::kSubscriptionMonth:
+    case Billing::kSubscriptionYear:
       SetSubscriptionPeriod(c, s);
       s->billing_text = fmt::format("subscription, {} month(s) paid up front", s->period_months);
       break;
-    case cost::Mode::kReservedNoUpfront:
+    case Billing::kReservedNoUpfront:
       s->billing_text =
           "pay-as-you-go instances covered by a reserved instance (no upfront, 1 year) that you "
           "buy separately for this type and region";
       break;
-    case cost::Mode::kSavingsPlan:
+    case Billing::kReservedPartialUpfront:
+      s->billing_text =
+          "pay-as-you-go instances covered by a reserved instance (partial upfront, 1 year) that "
+          "you buy separately for this type and region";
+      break;
+    case Billing::kSavingsPlan:
       s->billing_text = "pay-as-you-go instances covered by a savings plan that you buy separately";
       break;
   }
@@ -510,11 +517,12 @@ Result<std::string> RenderPerEri(const Spec& s, std::string_view name, int first
 
 // The RunInstances arguments that say how the instances are paid for.
 std::string ChargeTypeArgs(const Spec& s) {
+  std::string t = "  --InstanceChargeType " + std::string(s.charge_type) + "\n";
   if (s.prepaid) {
-    return "  --InstanceChargeType PrePaid\n  --Period " + std::to_string(s.period_months) +
-           "\n  --PeriodUnit Month\n  --AutoRenew false\n";
+    t += "  --Period " + std::to_string(s.period_months) +
+         "\n  --PeriodUnit Month\n  --AutoRenew false\n";
   }
-  return "  --InstanceChargeType PostPaid\n";
+  return t;
 }
 
 Result<std::string> RenderScript(const Spec& s, TemplateValues v) {

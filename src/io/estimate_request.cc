@@ -12,6 +12,10 @@ namespace gpuplan::io {
 namespace {
 
 Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
+// A usage error about the field `name` (snake_case), recorded as the error's field.
+Status Usage(std::string_view name, const std::string& msg) {
+  return Status::InvalidArgument(msg).AtField(std::string(name));
+}
 
 std::string Field(FieldSpelling s, std::string_view name) { return FieldName(s, name); }
 
@@ -33,10 +37,11 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
     if (t == nullptr) {
       return Status::NotFound(fmt::format("{}: unknown instance type \"{}\"; did you mean {}?",
                                           Field(s, "instance"), o.instance,
-                                          fmt::join(c.SuggestInstances(o.instance), ", ")));
+                                          fmt::join(c.SuggestInstances(o.instance), ", ")))
+          .AtField("instance");
     }
     if (o.nodes && (*o.nodes < 1 || *o.nodes > (1 << 16))) {
-      return Usage(fmt::format("{} must be 1..65536", Field(s, "nodes")));
+      return Usage("nodes", fmt::format("{} must be 1..65536", Field(s, "nodes")));
     }
     Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
     if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
@@ -49,21 +54,21 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
   }
   const Gpu* g = c.FindGpu(o.gpu);
   if (g == nullptr) {
-    return Status::NotFound(fmt::format("{}: unknown GPU \"{}\"; did you mean {}?",
-                                        Field(s, "gpu"), o.gpu,
-                                        fmt::join(c.SuggestGpus(o.gpu), ", ")));
+    return Status::NotFound(fmt::format("{}: unknown GPU \"{}\"; did you mean {}?", Field(s, "gpu"),
+                                        o.gpu, fmt::join(c.SuggestGpus(o.gpu), ", ")))
+        .AtField("gpu");
   }
   const int gpus = o.gpus.value_or(1);
   if (gpus < 1 || gpus > (1 << 20) ||
       (o.gpus_per_node && (*o.gpus_per_node < 1 || *o.gpus_per_node > 64))) {
-    return Usage(fmt::format("{} must be 1..1048576 and {} 1..64", Field(s, "gpus"),
-                             Field(s, "gpus_per_node")));
+    return Usage("gpus", fmt::format("{} must be 1..1048576 and {} 1..64", Field(s, "gpus"),
+                                     Field(s, "gpus_per_node")));
   }
   perf::Hardware hw = perf::HardwareFor(*g, gpus, o.gpus_per_node.value_or(std::min(gpus, 8)),
                                         c.ArchitectureOf(*g));
   if (hw.Gpus() != gpus) {
-    return Usage(fmt::format("{} is not a multiple of {}", FieldValue(s, "gpus", gpus),
-                             FieldValue(s, "gpus_per_node", hw.gpus_per_node)));
+    return Usage("gpus", fmt::format("{} is not a multiple of {}", FieldValue(s, "gpus", gpus),
+                                     FieldValue(s, "gpus_per_node", hw.gpus_per_node)));
   }
   if (o.inter_node_gbps) hw.inter_node_gbps = *o.inter_node_gbps;
   return hw;
@@ -74,21 +79,22 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
                                  FieldSpelling s) {
   const auto out_of = [](const std::optional<int>& v, int hi) { return v && (*v < 1 || *v > hi); };
   if (out_of(o.tp, 4096) || out_of(o.pp, 4096) || out_of(o.dp, 1 << 20)) {
-    return Usage(fmt::format("{} and {} must be 1..4096 and {} 1..1048576", Field(s, "tp"),
-                             Field(s, "pp"), Field(s, "dp")));
+    return Usage("tp", fmt::format("{} and {} must be 1..4096 and {} 1..1048576", Field(s, "tp"),
+                                   Field(s, "pp"), Field(s, "dp")));
   }
-  if (out_of(o.ep, 1 << 20)) return Usage(fmt::format("{} must be >= 1", Field(s, "ep")));
+  if (out_of(o.ep, 1 << 20))
+    return Usage("ep", fmt::format("{} must be >= 1", Field(s, "ep")));
   const long long tp = o.tp.value_or(1), pp = o.pp.value_or(1);
   if ((o.tp || o.pp) && !o.dp && hw.Gpus() % (tp * pp) != 0) {
-    return Usage(fmt::format("{} x {} does not divide the {} GPUs", FieldValue(s, "tp", tp),
-                             FieldValue(s, "pp", pp), hw.Gpus()));
+    return Usage("tp", fmt::format("{} x {} does not divide the {} GPUs", FieldValue(s, "tp", tp),
+                                   FieldValue(s, "pp", pp), hw.Gpus()));
   }
   if (o.dp && o.tp && o.pp && tp * pp * *o.dp * w.cp.value_or(1) != hw.Gpus()) {
-    return Usage(fmt::format("{} x {} x {} x cp {} = {} GPUs, but the hardware has {}: make "
-                             "their product the GPU count",
-                             FieldValue(s, "tp", tp), FieldValue(s, "pp", pp),
-                             FieldValue(s, "dp", *o.dp), w.cp.value_or(1),
-                             tp * pp * *o.dp * w.cp.value_or(1), hw.Gpus()));
+    return Usage("tp", fmt::format("{} x {} x {} x cp {} = {} GPUs, but the hardware has {}: make "
+                                   "their product the GPU count",
+                                   FieldValue(s, "tp", tp), FieldValue(s, "pp", pp),
+                                   FieldValue(s, "dp", *o.dp), w.cp.value_or(1),
+                                   tp * pp * *o.dp * w.cp.value_or(1), hw.Gpus()));
   }
   perf::LayoutPins pins = perf::PinsFrom(w);
   // Degrees given: the unnamed ones are 1 (ZeRO 0) and dp takes the GPUs left, as a user who

@@ -69,8 +69,9 @@ class Fields {
     std::optional<int> v = Int(keys, max);
     if (!v && status_.ok()) {
       status_ = Status::InvalidArgument(
-          fmt::format("{}: field \"{}\" is missing (needed for a {} config)", file_, *keys.begin(),
-                      family_.empty() ? "Llama-shaped" : family_));
+                    fmt::format("{}: field \"{}\" is missing (needed for a {} config)", file_,
+                                *keys.begin(), family_.empty() ? "Llama-shaped" : family_))
+                    .At(file_, 0, 0, std::string(*keys.begin()));
     }
     return v.value_or(0);
   }
@@ -102,7 +103,8 @@ class Fields {
   }
   void Fail(std::string_view key, const std::string& what) {
     if (status_.ok()) {
-      status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", file_, key, what));
+      status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", file_, key, what))
+                    .At(file_, 0, 0, std::string(key));
     }
   }
   const Status& status() const { return status_; }
@@ -211,9 +213,11 @@ Status ReadQuantization(const json& root, const json& text, const std::string& f
     return Status::Ok();
   auto bad = [&](const std::string& what) {
     return Status::InvalidArgument(
-        fmt::format("{}: field \"quantization_config\": {}; give --weight-bits or --precision "
-                    "instead",
-                    file, what));
+               fmt::format(
+                   "{}: field \"quantization_config\": {}; give --weight-bits or --precision "
+                   "instead",
+                   file, what))
+        .At(file, 0, 0, "quantization_config");
   };
   const std::string method = q->contains("quant_method") && (*q)["quant_method"].is_string()
                                  ? (*q)["quant_method"].get<std::string>()

@@ -76,7 +76,8 @@ class Fields {
   }
   void Fail(std::string_view field, std::string_view what) {
     if (status_.ok()) {
-      status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\" {}", where_, field, what));
+      status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\" {}", where_, field, what))
+                    .AtField(std::string(field));
     }
   }
   const Status& status() const { return status_; }
@@ -125,7 +126,7 @@ Price PriceFrom(Fields& f, const std::string& where) {
   Price p;
   ReadPlace(f, p);
   const std::string billing = f.Str("billing");
-  if (std::optional<Billing> b = ParseBilling(billing)) {
+  if (std::optional<Billing> b = ParseBilling(billing, BillingUse::kPriceRow)) {
     p.billing = *b;
   } else if (f.status().ok()) {
     f.Fail("billing", "unknown billing mode \"" + billing + "\"");

@@ -1,17 +1,20 @@
 #include "io/validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "gpuplan/enum_names.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
@@ -660,14 +663,10 @@ void Summarise(ValidationReport& report) {
 
 }  // namespace
 
-std::string_view RowStatusName(RowStatus s) {
-  switch (s) {
-    case RowStatus::kOk: return "ok";
-    case RowStatus::kUnsupported: return "unsupported";
-    case RowStatus::kError: return "error";
-  }
-  return "error";
-}
+constexpr EnumNames<RowStatus, 3> kRowStatusNames = {{{RowStatus::kOk, "ok"},
+                                                      {RowStatus::kUnsupported, "unsupported"},
+                                                      {RowStatus::kError, "error"}}};
+std::string_view RowStatusName(RowStatus s) { return NameOf(kRowStatusNames, s); }
 
 ErrorStats Stats(std::vector<double> values) {
   ErrorStats s;

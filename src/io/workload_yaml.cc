@@ -33,7 +33,8 @@ class Reader {
     const int line = mark.is_null() ? 0 : mark.line + 1;
     const int col = mark.is_null() ? 0 : mark.column + 1;
     status_ = Status::InvalidArgument(
-        fmt::format("{}:{}:{}: field \"{}\": {}", file_, line, col, field, what));
+                  fmt::format("{}:{}:{}: field \"{}\": {}", file_, line, col, field, what))
+                  .At(file_, line, col, field);
   }
 
   // The scalar text of `node` as the user wrote it (for "got ..." in messages).
@@ -144,6 +145,18 @@ class Reader {
     if (!v) Fail(node, field, fmt::format("expected {}, got {}", expected, Got(node)));
     return v;
   }
+  // One of the names of `names` (any case); the error lists them.
+  template <typename E, size_t N>
+  std::optional<E> Enum(const YAML::Node& node, const std::string& field,
+                        const EnumNames<E, N>& names) {
+    std::optional<std::string> s = String(node, field);
+    if (!s)
+      return std::nullopt;
+    std::optional<E> v = ParseName(names, *s, NameCase::kIgnore);
+    if (!v)
+      Fail(node, field, fmt::format("expected {}, got {}", NameChoices(names), Got(node)));
+    return v;
+  }
 
   std::vector<std::string> StringList(const YAML::Node& node, const std::string& field) {
     std::vector<std::string> out;
@@ -166,18 +179,46 @@ class Reader {
   Status status_;
 };
 
+// constraints.billing names any mode of the billing table (gpuplan/billing.h).
+std::optional<Billing> ParseAnyBilling(std::string_view name) { return ParseBilling(name); }
+
+// The top-level keys of a workload file.
+constexpr std::string_view kWorkloadKeys[] = {"name",
+                                              "task",
+                                              "method",
+                                              "model",
+                                              "precision",
+                                              "weight_bits",
+                                              "seq_len",
+                                              "micro_batch",
+                                              "global_batch",
+                                              "tokens",
+                                              "samples",
+                                              "epochs",
+                                              "optimizer",
+                                              "recompute",
+                                              "cp",
+                                              "virtual_stages",
+                                              "offload",
+                                              "optimizer_in_backward",
+                                              "activation_offload",
+                                              "lora_rank",
+                                              "lora_targets",
+                                              "lora_dropout",
+                                              "train_embeddings",
+                                              "master_weights",
+                                              "flash_attention",
+                                              "dataset",
+                                              "constraints",
+                                              "objective",
+                                              "inference",
+                                              "confidence"};
+
 }  // namespace
 
-std::optional<Billing> ParseBillingMode(std::string_view name) {
-  const std::string n = strings::Lower(name);
-  if (n == "subscription") return Billing::kSubscriptionMonth;
-  return ParseBilling(n);
-}
-
-std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
-  std::optional<Precision> p = ParsePrecision(strings::Lower(name));
-  if (p == Precision::kInt8 || p == Precision::kTf32) return std::nullopt;
-  return p;
+bool IsWorkloadKey(std::string_view key) {
+  return std::find(std::begin(kWorkloadKeys), std::end(kWorkloadKeys), key) !=
+         std::end(kWorkloadKeys);
 }
 
 namespace {
@@ -406,8 +447,8 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
       c.billing.clear();
       const YAML::Node list = v;
       auto add = [&](const YAML::Node& item) {
-        if (std::optional<Billing> b = r.Enum<Billing>(item, f, ParseBillingMode,
-                                                       "payg, spot or subscription")) {
+        if (std::optional<Billing> b =
+                r.Enum<Billing>(item, f, ParseAnyBilling, BillingChoices(BillingUse::kAny))) {
           c.billing.push_back(*b);
         }
       };
@@ -439,7 +480,7 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     if (key == "batch") inf.batch = r.Integer(v, f, 1, 1 << 20);
     if (key == "continuous_batching") inf.continuous_batching = r.Bool(v, f);
     if (key == "engine") {
-      inf.engine = r.Enum<Engine>(v, f, ParseEngine, "hf, vllm (or sglang, lmdeploy), trtllm or torch").value_or(Engine::kVllm);
+      inf.engine = r.Enum(v, f, kEngineNames).value_or(Engine::kVllm);
     }
     if (!r.status().ok()) return;
   }
@@ -450,43 +491,11 @@ void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
   if (node["size_gb"]) d.size_gb = r.Number(node["size_gb"], "dataset.size_gb", 0, 1e9);
   if (node["sample_kb"]) d.sample_kb = r.Number(node["sample_kb"], "dataset.sample_kb", 0, 1e9);
   if (node["location"]) {
-    d.location = r.Enum<DataLocation>(node["location"], "dataset.location", ParseDataLocation,
-                                      "oss, nas, cpfs, essd, local_nvme or memory")
+    d.location = r.Enum(node["location"], "dataset.location", kDataLocationNames)
                      .value_or(DataLocation::kUnknown);
   }
 }
 
-// The top-level keys of a workload file.
-constexpr std::string_view kWorkloadKeys[] = {"name",
-                                              "task",
-                                              "method",
-                                              "model",
-                                              "precision",
-                                              "weight_bits",
-                                              "seq_len",
-                                              "micro_batch",
-                                              "global_batch",
-                                              "tokens",
-                                              "samples",
-                                              "epochs",
-                                              "optimizer",
-                                              "recompute",
-                                              "cp",
-                                              "virtual_stages",
-                                              "offload",
-                                              "optimizer_in_backward",
-                                              "activation_offload",
-                                              "lora_rank",
-                                              "lora_targets",
-                                              "lora_dropout",
-                                              "train_embeddings",
-                                              "master_weights",
-                                              "flash_attention",
-                                              "dataset",
-                                              "constraints",
-                                              "objective",
-                                              "inference",
-                                              "confidence"};
 
 // What runs: name, task, method, model, precision, weight_bits. False for any other key.
 bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w,
@@ -494,15 +503,15 @@ bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload
   if (key == "name") {
     w.name = r.String(v, key).value_or("");
   } else if (key == "task") {
-    w.task = r.Enum<Task>(v, key, ParseTask, "pretrain, finetune, inference, rendering or hpc")
+    w.task = r.Enum(v, key, kTaskNames)
                  .value_or(w.task);
   } else if (key == "method") {
-    w.method = r.Enum<Method>(v, key, ParseMethod, "full, lora or qlora").value_or(w.method);
+    w.method = r.Enum(v, key, kMethodNames).value_or(w.method);
     *method_given = true;
   } else if (key == "model") {
     ReadModel(r, v, w);
   } else if (key == "precision") {
-    w.precision = r.Enum<Precision>(v, key, ParseWorkloadPrecision, "bf16, fp16, fp32, fp8 or fp64")
+    w.precision = r.Enum(v, key, kWorkloadPrecisionNames)
                       .value_or(w.precision);
   } else if (key == "weight_bits") {
     w.weight_bits = r.Integer(v, key, 0, 16).value_or(0);
@@ -539,20 +548,20 @@ bool ReadAmountKey(Reader& r, const std::string& key, const YAML::Node& v, Workl
 // kernel, master weights. False for any other key.
 bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w) {
   if (key == "optimizer") {
-    w.optimizer = r.Enum<Optimizer>(v, key, ParseOptimizer, "adamw, adamw_8bit, sgd or adafactor")
+    w.optimizer = r.Enum(v, key, kOptimizerNames)
                       .value_or(w.optimizer);
   } else if (key == "recompute") {
     if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) {
       w.recompute = v.Scalar() == "true" ? Recompute::kFull : Recompute::kNone;
     } else {
-      w.recompute = r.Enum<Recompute>(v, key, ParseRecompute, "none, selective or full");
+      w.recompute = r.Enum(v, key, kRecomputeNames);
     }
   } else if (key == "cp") {
     w.cp = r.Integer(v, key, 1, 1 << 16);
   } else if (key == "virtual_stages") {
     w.virtual_stages = r.Integer(v, key, 1, 1024);
   } else if (key == "offload") {
-    w.offload = r.Enum<Offload>(v, key, ParseOffload, "none, optimizer or params");
+    w.offload = r.Enum(v, key, kOffloadNames);
   } else if (key == "optimizer_in_backward") {
     w.optimizer_in_backward = r.Bool(v, key);
   } else if (key == "activation_offload") {
@@ -560,7 +569,7 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
   } else if (key == "lora_rank") {
     w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
   } else if (key == "lora_targets") {
-    w.lora_targets = r.Enum<LoraTargets>(v, key, ParseLoraTargets, "all, attention or qv")
+    w.lora_targets = r.Enum(v, key, kLoraTargetsNames)
                          .value_or(LoraTargets::kAll);
   } else if (key == "lora_dropout") {
     w.lora_dropout = r.Number(v, key, 0, 0.99).value_or(0);
@@ -583,8 +592,7 @@ void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
   if (key == "constraints")
     ReadConstraints(r, v, w.constraints);
   if (key == "objective") {
-    w.objective = r.Enum<Objective>(v, key, ParseObjective,
-                                    "cost, time, cost_within_deadline or time_within_budget")
+    w.objective = r.Enum(v, key, kObjectiveNames)
                       .value_or(w.objective);
   }
   if (key == "inference")
@@ -593,29 +601,17 @@ void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
 }
 
-// A ValidateWorkload error at the line of the top-level key its message names ("seq_len"), else
-// at the document.
-Status AtNamedKey(const Status& s, const YAML::Node& root, const std::string& file) {
-  const size_t q1 = s.message().find('"');
-  const size_t q2 = q1 == std::string::npos ? q1 : s.message().find('"', q1 + 1);
-  std::string key = q1 == std::string::npos ? "" : s.message().substr(q1 + 1, q2 - q1 - 1);
-  key = key.substr(0, key.find('.'));
-  const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
-  const YAML::Mark mark = at.Mark();
-  return Status::InvalidArgument(
-      fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()));
-}
 
 Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
   Workload w;
   if (!root || root.IsNull()) {
-    return Status::InvalidArgument(file + ":1:1: empty workload: expected a mapping with at "
-                                          "least task and model");
+    return Status::InvalidArgument(file +
+                                   ":1:1: empty workload: expected a mapping with at "
+                                   "least task and model")
+        .At(file, 1, 1);
   }
-  if (!r.CheckMap(
-          root, "",
-          std::vector<std::string_view>(std::begin(kWorkloadKeys), std::end(kWorkloadKeys)))) {
+  if (!r.CheckMap(root, "", {std::begin(kWorkloadKeys), std::end(kWorkloadKeys)})) {
     return r.status();
   }
   bool method_given = false;
@@ -629,7 +625,7 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
     if (!r.status().ok()) return r.status();
   }
   if (!root["task"]) {
-    r.Fail(root, "task", "expected pretrain, finetune, inference, rendering or hpc, got nothing");
+    r.Fail(root, "task", "expected " + NameChoices(kTaskNames) + ", got nothing");
   } else if (!root["model"] && (w.task != Task::kRendering && w.task != Task::kHpc)) {
     r.Fail(root, "model", "expected a zoo name or {layers, hidden, heads, kv_heads, ffn, vocab}, "
                           "got nothing");
@@ -637,8 +633,16 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   if (!r.status().ok()) return r.status();
   if (!method_given && w.task != Task::kFinetune) w.method = Method::kFull;
   if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
-  if (Status s = ValidateWorkload(w); !s.ok())
-    return AtNamedKey(s, root, file);
+  if (Status s = ValidateWorkload(w); !s.ok()) {
+    // Point at the line of the field's top-level key ("inference" for "inference.batch").
+    const std::string& field = s.location().field;
+    const std::string key = field.substr(0, field.find('.'));
+    const YAML::Node at = !key.empty() && root[key] ? root[key] : root;
+    const YAML::Mark mark = at.Mark();
+    return Status::InvalidArgument(
+               fmt::format("{}:{}:{}: {}", file, mark.line + 1, mark.column + 1, s.message()))
+        .At(file, mark.line + 1, mark.column + 1, field);
+  }
   return w;
 }
 
@@ -650,9 +654,10 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
     return ReadWorkload(root, file);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(fmt::format("{}:{}:{}: malformed YAML: {}", file,
-                                               e.mark.line + 1, e.mark.column + 1, e.msg));
+                                               e.mark.line + 1, e.mark.column + 1, e.msg))
+        .At(file, e.mark.line + 1, e.mark.column + 1);
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(file + ": malformed YAML: " + e.what());
+    return Status::InvalidArgument(file + ": malformed YAML: " + e.what()).At(file, 0, 0);
   }
 }
 

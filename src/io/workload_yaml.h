@@ -22,11 +22,20 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
 // Reads and parses the file at `path`.
 Result<Workload> LoadWorkloadYaml(const std::string& path);
 
-// The workload's spellings, shared with the CLI flags (case-insensitive): a billing mode
-// ("payg", "spot", "subscription" = monthly, or a catalog BillingName), and a compute precision
-// (bf16, fp16, fp32, fp8, fp64; int8 and tf32 are not workload precisions). nullopt otherwise.
-std::optional<Billing> ParseBillingMode(std::string_view name);
-std::optional<Precision> ParseWorkloadPrecision(std::string_view name);
+// The compute precisions a workload may name, shared with the CLI flags (int8 and tf32 are
+// peak-table columns, not workload precisions); the most used first, as messages list them.
+inline constexpr EnumNames<Precision, 5> kWorkloadPrecisionNames = {{{Precision::kBf16, "bf16"},
+                                                                     {Precision::kFp16, "fp16"},
+                                                                     {Precision::kFp32, "fp32"},
+                                                                     {Precision::kFp8, "fp8"},
+                                                                     {Precision::kFp64, "fp64"}}};
+// Case-insensitive; nullopt for any other name.
+constexpr std::optional<Precision> ParseWorkloadPrecision(std::string_view name) {
+  return ParseName(kWorkloadPrecisionNames, name, NameCase::kIgnore);
+}
+
+// Whether `key` is a top-level key of a workload file ("task", "constraints", ...).
+bool IsWorkloadKey(std::string_view key);
 
 }  // namespace gpuplan::io
 

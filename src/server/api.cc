@@ -73,48 +73,19 @@ int HttpStatus(const Status& s) {
   }
 }
 
-// Reads an integer after `pos` up to a ':'; nullopt when there is none.
-std::optional<int> NumberBefore(const std::string& s, size_t pos, size_t* end) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data() + pos, s.data() + s.size(), v);
-  if (ec != std::errc() || p == s.data() + pos || p == s.data() + s.size() || *p != ':') {
-    return std::nullopt;
-  }
-  *end = static_cast<size_t>(p - s.data());
-  return v;
-}
-
-// Turns a Status into an ApiError, finding the body's line and column ("body:3:5: ...") and the
-// field (`field "seq_len"`, or a parameter that prefixes the message: "gpus: ...").
-ApiError FromStatus(const Status& s, const std::vector<std::string_view>& params = {}) {
+// Turns a Status into an ApiError. The body's line and column and the field (a workload key such
+// as "seq_len", or a query parameter such as "gpus") come from the Status's location, which the
+// workload reader, ValidateWorkload and the request builders record.
+ApiError FromStatus(const Status& s) {
   ApiError e;
   e.status = HttpStatus(s);
   e.message = s.message();
-  const std::string prefix = std::string(kBodyName) + ":";
-  if (e.message.starts_with(prefix)) {
-    size_t end = 0;
-    if (std::optional<int> line = NumberBefore(e.message, prefix.size(), &end)) {
-      if (std::optional<int> col = NumberBefore(e.message, end + 1, &end)) {
-        e.line = *line;
-        e.column = *col;
-      }
-    }
+  const ErrorLocation& at = s.location();
+  if (at.line > 0 && at.column > 0) {
+    e.line = at.line;
+    e.column = at.column;
   }
-  const size_t f = e.message.find("field \"");
-  if (f != std::string::npos) {
-    const size_t start = f + 7;
-    const size_t q = e.message.find('"', start);
-    if (q != std::string::npos) e.field = e.message.substr(start, q - start);
-  } else {
-    for (std::string_view p : params) {
-      const std::string name(p);
-      if (e.message.starts_with(name + ":") || e.message.starts_with(name + "=") ||
-          e.message.starts_with(name + " ")) {
-        e.field = std::string(p);
-        break;
-      }
-    }
-  }
+  e.field = at.field;
   return e;
 }
 
@@ -228,16 +199,19 @@ Result<Workload> ParseBody(const Request& req, const std::vector<std::string_vie
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument(std::string(kBodyName) +
                                    ":1:1: empty body: expected a workload as JSON or YAML, e.g. "
-                                   "{\"task\": \"finetune\", \"model\": \"llama-2-7b\"}");
+                                   "{\"task\": \"finetune\", \"model\": \"llama-2-7b\"}")
+        .At(kBodyName, 1, 1);
   }
   Result<Workload> w = io::ParseWorkloadYaml(req.body, kBodyName);
   if (w.ok()) return w;
+  // An error at a top-level key that is no workload key is the reader's "unknown key".
+  const Status error = w.status();
   for (std::string_view p : params) {
-    const std::string unknown = fmt::format("field \"{}\": unknown key", p);
-    if (w.status().message().find(unknown) != std::string::npos) {
-      return Status::InvalidArgument(fmt::format(
-          "{}; {} is a query parameter, not a workload field: {}?{}=...", w.status().message(), p,
-          req.path, p));
+    if (error.location().field == p && !io::IsWorkloadKey(p)) {
+      return Status::InvalidArgument(
+                 fmt::format("{}; {} is a query parameter, not a workload field: {}?{}=...",
+                             error.message(), p, req.path, p))
+          .At(error.location());
     }
   }
   return w;
@@ -263,9 +237,8 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
     objective = ParseObjective(*objective_text);
     if (!objective) {
       return ErrorResponse(400,
-                           fmt::format("objective: expected cost, time, cost_within_deadline or "
-                                       "time_within_budget, got \"{}\"",
-                                       *objective_text),
+                           fmt::format("objective: expected {}, got \"{}\"",
+                                       NameChoices(kObjectiveNames), *objective_text),
                            "objective");
     }
   }
@@ -275,7 +248,8 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
   // The parameters replace the body's fields, as `plan --region/--objective` replace the file's.
   if (!regions.empty()) w->constraints.regions = regions;
   if (objective) w->objective = *objective;
-  if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s, params.names()));
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
   if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   in->workload = std::move(*w);
@@ -381,16 +355,19 @@ Response Estimate(const ServerData& data, const Request& req) {
   Result<Workload> w = ParseBody(req, params.names());
   if (!w.ok()) return FromError(FromStatus(w.status()));
   if (micro_batch) w->micro_batch = *micro_batch;
-  if (Status s = ValidateWorkload(*w); !s.ok()) return FromError(FromStatus(s, params.names()));
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
 
   // From here on the same calls as `gpuplan estimate --json` (cli/estimate_command.cc).
   Result<ModelArch> arch = ResolveModel(*w, data.zoo);
   if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   Result<perf::Hardware> hw = io::BuildHardware(hw_choice, data.catalog, io::FieldSpelling::kParam);
-  if (!hw.ok()) return FromError(FromStatus(hw.status(), params.names()));
+  if (!hw.ok())
+    return FromError(FromStatus(hw.status()));
   Result<perf::Layout> layout = io::BuildLayout(layout_choice, *w, *arch, *hw, data.calibration,
                                                 io::FieldSpelling::kParam);
-  if (!layout.ok()) return FromError(FromStatus(layout.status(), params.names()));
+  if (!layout.ok())
+    return FromError(FromStatus(layout.status()));
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, data.calibration);
   if (!e.ok()) return FromError(FromStatus(e.status()));
   nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
@@ -422,7 +399,7 @@ Response CatalogInstances(const ServerData& data, const Request& req) {
   f.region = params.Text("region").value_or("");
   if (params.error()) return FromError(*params.error());
   if (Status s = io::CheckInstanceFilter(data.catalog, f, io::FieldSpelling::kParam); !s.ok()) {
-    return FromError(FromStatus(s, params.names()));
+    return FromError(FromStatus(s));
   }
   return Json(io::InstanceListJson(data.catalog, f));
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/billing.h"
 #include "io/file_util.h"
 #include "testing/cli_runner.h"
 
@@ -78,11 +79,27 @@ TEST_F(PricesAddTest, SubscriptionIsPerMonthAndUsdWorks) {
       << add.out;
 }
 
+// Every mode with a price of its own can be added, in the unit of its billing-table row.
+TEST_F(PricesAddTest, EveryPriceRowModeTakesItsUnit) {
+  for (const BillingMode& m : kBillingModes) {
+    if (!BillingAllowed(m, BillingUse::kPriceRow))
+      continue;
+    SCOPED_TRACE(std::string(m.name));
+    testing::CliRun add = RunGpuplan({"prices", "add", "ecs.gn8is.4xlarge", "10", "--region",
+                                      "cn-beijing", "--billing", std::string(m.name)});
+    ASSERT_EQ(add.exit_code, 0) << add.err;
+    EXPECT_NE(add.out.find("added ecs.gn8is.4xlarge " + std::string(m.name) +
+                           " cn-beijing: CNY 10 per " + std::string(m.unit)),
+              std::string::npos)
+        << add.out;
+  }
+}
+
 TEST_F(PricesAddTest, BadArgumentsAreUsageErrors) {
   struct Case {
     const char* name;
     std::vector<std::string> args;
-    const char* message;
+    std::string message;
   };
   const Case kCases[] = {
       {"unknown_type_suggests",
@@ -94,7 +111,15 @@ TEST_F(PricesAddTest, BadArgumentsAreUsageErrors) {
       {"bad_billing",
        {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
         "reserved"},
-       "--billing: expected payg, spot or subscription, got \"reserved\""},
+       "--billing: expected " + BillingChoices(BillingUse::kPriceRow) + ", got \"reserved\""},
+      {"savings_plan_has_no_price_of_its_own",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
+        "savings_plan"},
+       "--billing: expected " + BillingChoices(BillingUse::kPriceRow) + ", got \"savings_plan\""},
+      {"yearly_subscription_per_month",
+       {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing",
+        "subscription_year", "--unit", "month"},
+       "--unit: subscription_year prices are per instance-year (--unit year), got \"month\""},
       {"payg_per_month",
        {"prices", "add", "ecs.gn8is.4xlarge", "10", "--region", "cn-beijing", "--billing", "payg",
         "--unit", "month"},

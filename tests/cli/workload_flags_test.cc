@@ -192,8 +192,10 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
     WorkloadUse use;
     const char* yaml;
     std::function<void(WorkloadFlags&)> flags;
-    const char* want;  // the whole message
+    std::string want;  // the whole message
   };
+  // The modes --billing takes, as the billing table lists them.
+  const std::string billing_choices = BillingChoices(BillingUse::kAny);
   const Case kCases[] = {
       {"no_model", kPlan, nullptr, [](WorkloadFlags& f) { f.task = "finetune"; },
        "give a workload file or --model NAME (or --model-config PATH for a config.json, or "
@@ -208,7 +210,7 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
        [](WorkloadFlags& f) {
          f.billing = {"spot", "monthly"};
        },
-       "--billing: expected payg, spot or subscription, got \"monthly\""},
+       "--billing: expected " + billing_choices + ", got \"monthly\""},
       {"objective", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.objective = "cheapest"; },
        "--objective: expected cost, time, cost_within_deadline or time_within_budget, got "
        "\"cheapest\""},
@@ -248,6 +250,36 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
     EXPECT_EQ(w.status().code(), ErrorCode::kInvalidArgument);
     EXPECT_EQ(w.status().message(), c.want);
   }
+}
+
+// --billing takes every row of the billing table by its name and its alias, as the workload
+// file's constraints.billing does, and its help lists them.
+TEST(WorkloadFlagsTest, BillingTakesEveryModeOfTheTable) {
+  for (const BillingMode& m : kBillingModes) {
+    for (std::string_view spelling : {m.name, m.alias}) {
+      if (spelling.empty())
+        continue;
+      SCOPED_TRACE(std::string(spelling));
+      WorkloadFlags flags;
+      flags.billing = {std::string(spelling)};
+      Result<Workload> w = MergeWorkloadFlags(flags, Base(kLoraYaml), kPlan);
+      ASSERT_TRUE(w.ok()) << w.status().message();
+      EXPECT_EQ(w->constraints.billing, std::vector<Billing>{m.billing});
+      Result<Workload> file =
+          io::ParseWorkloadYaml("task: finetune\nmodel: llama-2-7b\nconstraints:\n  billing: [" +
+                                    std::string(spelling) + "]\n",
+                                "job.yaml");
+      ASSERT_TRUE(file.ok()) << file.status().message();
+      EXPECT_EQ(file->constraints.billing, std::vector<Billing>{m.billing});
+    }
+  }
+  const CliRun help = RunGpuplan({"plan", "--help"});
+  EXPECT_NE(help.out.find(BillingChoices(BillingUse::kAny)), std::string::npos) << help.out;
+  Result<Workload> bad = io::ParseWorkloadYaml(
+      "task: finetune\nmodel: llama-2-7b\nconstraints:\n  billing: monthly\n", "job.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "job.yaml:4:12: field \"constraints.billing\": expected " +
+                                        BillingChoices(BillingUse::kAny) + ", got \"monthly\"");
 }
 
 // End to end: the same job as a file and as flags gives the same answer.
@@ -370,8 +402,9 @@ TEST_F(WorkloadFlagsCliTest, BadFlagExitsWithUsageNamingTheFlag) {
   struct Case {
     const char* name;
     std::vector<std::string> args;
-    const char* want_err;
+    std::string want_err;
   };
+  const std::string billing_choices = BillingChoices(BillingUse::kAny);
   const Case kCases[] = {
       {"plan_without_workload",
        {"plan", "--task", "finetune"},
@@ -386,7 +419,7 @@ TEST_F(WorkloadFlagsCliTest, BadFlagExitsWithUsageNamingTheFlag) {
       {"plan_not_a_number", {"plan", path_, "--seq-len", "long"}, "--seq-len"},
       {"explain",
        {"explain", "ecs.gn7i-c8g1.2xlarge", path_, "--billing", "monthly"},
-       "--billing: expected payg, spot or subscription, got \"monthly\""},
+       "--billing: expected " + billing_choices + ", got \"monthly\""},
       {"estimate_with_file",
        {"estimate", path_, "--method", "dora", "--gpu", "A10"},
        "--method: expected full, lora or qlora, got \"dora\""},

@@ -219,11 +219,12 @@ TEST(PriceLookupTest, ResolveRatesDerivesMissingModesAndLabelsThem) {
     bool derived;
   };
   const Case kCases[] = {
-      {"payg_listed", r.payg, 9.5326, "hour", false},
-      {"spot_0.35", r.spot, 0.35 * 9.5326, "hour", true},
-      {"month_0.66_x_730h", r.subscription_month, 0.66 * 730 * 9.5326, "month", true},
-      {"year_upper_bound_12_months", r.subscription_year, 12 * 0.66 * 730 * 9.5326, "year", true},
-      {"ri_no_upfront_0.6188", r.reserved_no_upfront, 5.89877288, "hour", true},
+      {"payg_listed", r.payg(), 9.5326, "hour", false},
+      {"spot_0.35", r.Of(Billing::kSpot), 0.35 * 9.5326, "hour", true},
+      {"month_0.66_x_730h", r.Of(Billing::kSubscriptionMonth), 0.66 * 730 * 9.5326, "month", true},
+      {"year_upper_bound_12_months", r.Of(Billing::kSubscriptionYear), 12 * 0.66 * 730 * 9.5326,
+       "year", true},
+      {"ri_no_upfront_0.6188", r.Of(Billing::kReservedNoUpfront), 5.89877288, "hour", true},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -232,7 +233,7 @@ TEST(PriceLookupTest, ResolveRatesDerivesMissingModesAndLabelsThem) {
     EXPECT_EQ(c.quote.derived, c.derived);
     EXPECT_FALSE(c.quote.basis.empty());
   }
-  EXPECT_EQ(r.payg.age_days, 700);
+  EXPECT_EQ(r.payg().age_days, 700);
 }
 
 TEST(PriceLookupTest, ResolveRatesUsesListedPricesOnlyInThePaygCurrency) {
@@ -244,17 +245,17 @@ TEST(PriceLookupTest, ResolveRatesUsesListedPricesOnlyInThePaygCurrency) {
                        PriceSource::kApi));
   Result<BillingRates> r = ResolveRates(c, {kA10, "cn-hangzhou", "", Billing::kPayg}, {});
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->subscription_month.derived);
-  EXPECT_EQ(r->subscription_month.price.currency(), Currency::kCny);
+  EXPECT_TRUE(r->Of(Billing::kSubscriptionMonth).derived);
+  EXPECT_EQ(r->Of(Billing::kSubscriptionMonth).price.currency(), Currency::kCny);
   // A spot price above PAYG is capped at PAYG (SpotAsPriceGo).
-  EXPECT_DOUBLE_EQ(r->spot.price.amount(), 9.5326);
-  EXPECT_FALSE(r->spot.derived);
+  EXPECT_DOUBLE_EQ(r->Of(Billing::kSpot).price.amount(), 9.5326);
+  EXPECT_FALSE(r->Of(Billing::kSpot).derived);
   c.prices.push_back(P(kA10, "cn-hangzhou", "", Billing::kSubscriptionMonth, "CNY", 4675.66,
                        "month", "2026-09-24", PriceSource::kImport));
   r = ResolveRates(c, {kA10, "cn-hangzhou", "", Billing::kPayg}, {});
   ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(r->subscription_month.derived);
-  EXPECT_DOUBLE_EQ(r->subscription_month.price.amount(), 4675.66);
+  EXPECT_FALSE(r->Of(Billing::kSubscriptionMonth).derived);
+  EXPECT_DOUBLE_EQ(r->Of(Billing::kSubscriptionMonth).price.amount(), 4675.66);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -587,7 +588,7 @@ TEST(StorageCostTest, SourcedPricesOrUnknown) {
     }
   }
   EXPECT_EQ(ParseStorageKind("ESSD_PL3"), StorageKind::kEssdPl3);
-  EXPECT_EQ(ParseMode("savings_plan"), Mode::kSavingsPlan);
+  EXPECT_EQ(ParseBilling("savings_plan"), Billing::kSavingsPlan);
 }
 
 }  // namespace

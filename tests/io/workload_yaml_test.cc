@@ -116,8 +116,9 @@ TEST(WorkloadYamlTest, ErrorsNameLineColumnFieldAndExpectedForm) {
        "b.yaml:3:9: field \"tokens\": expected a positive amount like 100M, 2B or 1.5T (suffix K "
        "M B T), got \"lots\""},
       {"bad_billing", "task: pretrain\nmodel: x\nconstraints: {billing: [payg, monthly]}\n",
-       "b.yaml:3:31: field \"constraints.billing\": expected payg, spot or subscription, got "
-       "\"monthly\""},
+       "b.yaml:3:31: field \"constraints.billing\": expected payg, spot, subscription_month (or "
+       "subscription), subscription_year, reserved_no_upfront, reserved_partial_upfront or "
+       "savings_plan, got \"monthly\""},
       {"inline_model_missing_field", "task: pretrain\nmodel: {layers: 2, hidden: 64}\n",
        "b.yaml:2:8: field \"model.heads\": expected it in an inline architecture {layers, hidden, "
        "heads, kv_heads, ffn, vocab}, got nothing"},

@@ -2,23 +2,16 @@
 // names of breakdown parts.
 #include <algorithm>
 
+#include "gpuplan/enum_names.h"
 #include "gpuplan/estimate.h"
 
 namespace gpuplan::perf {
 
-std::string_view LinkKindName(LinkKind k) {
-  switch (k) {
-    case LinkKind::kNone:
-      return "none";
-    case LinkKind::kPcie:
-      return "pcie";
-    case LinkKind::kNvlink:
-      return "nvlink";
-    case LinkKind::kNvswitch:
-      return "nvswitch";
-  }
-  return "none";
-}
+constexpr EnumNames<LinkKind, 4> kLinkKindNames = {{{LinkKind::kNone, "none"},
+                                                    {LinkKind::kPcie, "pcie"},
+                                                    {LinkKind::kNvlink, "nvlink"},
+                                                    {LinkKind::kNvswitch, "nvswitch"}}};
+std::string_view LinkKindName(LinkKind k) { return NameOf(kLinkKindNames, k); }
 
 std::array<std::pair<std::string_view, double>, MemoryBreakdown::kParts> MemoryBreakdown::Named()
     const {
