@@ -7,26 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/perf_fixtures.h"
+
 namespace gpuplan::perf {
 namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-// An A100-80G-SXM as in data/gpus.csv (only the fields the model reads).
-Gpu A100() {
-  Gpu g;
-  g.name = "A100-80G-SXM";
-  g.architecture = "Ampere";
-  g.memory_gib = 80;
-  g.usable_memory_gib = 79.35;
-  g.memory_bandwidth_gbs = 2039;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
-  g.tflops[static_cast<int>(Precision::kFp16)] = 312;
-  g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
-  g.nvlink_gbs = 600;
-  g.pcie_gen = 4;
-  return g;
-}
+using testing::A100;
 
 // A calibration with round numbers so expected values can be worked by hand: no
 // fragmentation or context, no transients.

@@ -3,6 +3,8 @@
 // experts a batch touches, and MLA's KV cache.
 #include <gtest/gtest.h>
 
+#include "testing/perf_fixtures.h"
+
 #include <cmath>
 
 #include "gpuplan/estimate.h"
@@ -12,19 +14,7 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-Gpu A100() {
-  Gpu g;
-  g.name = "A100-80G-SXM";
-  g.architecture = "Ampere";
-  g.memory_gib = 80;
-  g.usable_memory_gib = 79.35;
-  g.memory_bandwidth_gbs = 2039;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 312;
-  g.tflops[static_cast<int>(Precision::kFp16)] = 312;
-  g.nvlink_gbs = 600;
-  g.pcie_gen = 4;
-  return g;
-}
+using testing::A100;
 
 // Round numbers: no fragmentation, context or transients; NVLink at 75 %, RDMA at 80 %, 20 us
 // per collective step, no all-to-all overlap (the header's defaults).

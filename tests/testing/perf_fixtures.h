@@ -16,6 +16,7 @@ inline Gpu A100() {
   g.usable_memory_gib = 79.35;
   g.memory_bandwidth_gbs = 2039;
   g.tflops[static_cast<int>(Precision::kBf16)] = 312;
+  g.tflops[static_cast<int>(Precision::kFp16)] = 312;
   g.tflops[static_cast<int>(Precision::kFp32)] = 19.5;
   g.nvlink_gbs = 600;
   g.pcie_gen = 4;
