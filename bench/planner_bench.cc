@@ -24,7 +24,8 @@ const Inputs& Load() {
     auto catalog = io::LoadCatalog("");
     auto zoo = io::LoadModelZoo();
     auto cal = io::LoadCalibration();
-    if (!catalog.ok() || !zoo.ok() || !cal.ok()) return x;  // ok() stays false; reported below
+    if (!catalog.ok() || !zoo.ok() || !cal.ok())
+      return x;  // ok() stays false; reported below
     x->catalog = *catalog;
     (void)x->catalog.Validate();
     x->zoo = *zoo;

@@ -14,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                             .prices = text,
                                             .architectures = text,
                                             .dir = "fuzz/"});
-  if (catalog.ok()) (void)catalog->Validate();
+  if (catalog.ok())
+    (void)catalog->Validate();
   return 0;
 }

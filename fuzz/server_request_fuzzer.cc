@@ -3,9 +3,8 @@
 // API documents, never crash, hang or throw. The first byte picks the endpoint and query.
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "gpuplan/status.h"
 #include "io/calibration_csv.h"
@@ -21,7 +20,8 @@ const gpuplan::server::ServerData& Data() {
     gpuplan::Result<gpuplan::Catalog> catalog = gpuplan::io::LoadCatalog("");
     gpuplan::Result<gpuplan::ModelZoo> zoo = gpuplan::io::LoadModelZoo();
     gpuplan::Result<gpuplan::Calibration> cal = gpuplan::io::LoadCalibration();
-    if (!catalog.ok() || !zoo.ok() || !cal.ok()) __builtin_trap();
+    if (!catalog.ok() || !zoo.ok() || !cal.ok())
+      __builtin_trap();
     d->catalog = std::move(*catalog);
     d->zoo = std::move(*zoo);
     d->calibration = std::move(*cal);
@@ -51,7 +51,8 @@ const Target kTargets[] = {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
-  if (size == 0) return 0;
+  if (size == 0)
+    return 0;
   const Target& t = kTargets[bytes[0] % (sizeof kTargets / sizeof kTargets[0])];
   gpuplan::server::Request req;
   req.method = "POST";
@@ -61,9 +62,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   const gpuplan::server::Response r = gpuplan::server::Handle(Data(), req);
   // Any input: a documented status, a JSON body, and an error object on every error. A 500 is
   // a bug in gpuplan, so it fails too.
-  if (r.status != 200 && r.status != 400 && r.status != 413) __builtin_trap();
+  if (r.status != 200 && r.status != 400 && r.status != 413)
+    __builtin_trap();
   const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) __builtin_trap();
+  if (j.is_discarded())
+    __builtin_trap();
   if (r.status != 200 && !(j.contains("error") && j["error"]["message"].is_string())) {
     __builtin_trap();
   }

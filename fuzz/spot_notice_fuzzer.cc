@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   gpuplan::Result<double> t = gpuplan::agent::ParseTerminationTime(text);
   // 2000-01-01T00:00:00Z and 2200-01-01T00:00:00Z.
-  if (t.ok() && (*t < 946684800.0 || *t >= 7258118400.0)) std::abort();
+  if (t.ok() && (*t < 946684800.0 || *t >= 7258118400.0))
+    std::abort();
   (void)gpuplan::agent::ParseCalibration(text, "fuzz.json");
   return 0;
 }

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpuplan::Result<gpuplan::Workload> w = gpuplan::io::ParseWorkloadYaml(text, "fuzz.yaml");
   if (w.ok()) {
     // A parsed workload is valid by contract.
-    if (!gpuplan::ValidateWorkload(*w).ok()) __builtin_trap();
+    if (!gpuplan::ValidateWorkload(*w).ok())
+      __builtin_trap();
   }
   return 0;
 }

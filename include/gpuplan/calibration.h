@@ -51,7 +51,7 @@ struct GpuEfficiency {
 
 struct Calibration {
   std::vector<ArchEfficiency> archs;
-  ArchEfficiency fallback;  // for an architecture not listed
+  ArchEfficiency fallback;          // for an architecture not listed
   std::vector<GpuEfficiency> gpus;  // per-GPU corrections (calibration.csv scope gpu:NAME)
 
   // GEMM shape: efficiency = gemm_fraction * d/(d + gemm_half_dim) * t/(t + t_half) with d the
@@ -91,8 +91,8 @@ struct Calibration {
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = 0.75;
   double pcie_efficiency = 0.6;
-  double rdma_efficiency = 0.8;  // eRDMA / InfiniBand / RoCE
-  double tcp_efficiency = 0.4;   // plain VPC TCP
+  double rdma_efficiency = 0.8;       // eRDMA / InfiniBand / RoCE
+  double tcp_efficiency = 0.4;        // plain VPC TCP
   double collective_latency_us = 20;  // per collective step (per ring hop)
   // Bandwidth assumed for a link whose speed the catalog does not give (no NVLink and no PCIe
   // generation, or no network), GB/s: a placeholder that keeps an estimate finite, not a

@@ -47,10 +47,10 @@ constexpr std::optional<Precision> ParsePrecision(std::string_view name) {
 
 // Where a fact comes from. `basis` follows the reference notes: doc, repo, pages, inferred.
 struct Provenance {
-  std::string basis;    // "doc" | "doc-repro" | "repo" | "pages" | "inferred" | "user"
-  std::string source;   // source ids, e.g. "S1;S2" (see data/SOURCES.md)
-  std::string as_of;    // date of the source, e.g. "2025-11" or "2024-12-30"
-  std::string origin;   // file:line the row was read from, for error messages
+  std::string basis;   // "doc" | "doc-repro" | "repo" | "pages" | "inferred" | "user"
+  std::string source;  // source ids, e.g. "S1;S2" (see data/SOURCES.md)
+  std::string as_of;   // date of the source, e.g. "2025-11" or "2024-12-30"
+  std::string origin;  // file:line the row was read from, for error messages
   bool inferred() const { return basis.find("inferred") != std::string::npos; }
 };
 
@@ -81,10 +81,10 @@ struct Gpu {
   std::string name;                  // canonical, e.g. "A100-80G-SXM" (validation files use it)
   std::vector<std::string> aliases;  // other names users type, e.g. "A100-80G", "A100 80GB"
   GpuVendor vendor = GpuVendor::kNvidia;
-  std::string vendor_name;           // "NVIDIA A100 80GB SXM4"
-  std::string architecture;          // "Ampere"
-  std::string compute_capability;    // "8.0"
-  double memory_gib = 0;             // nominal memory as sold (GiB)
+  std::string vendor_name;                  // "NVIDIA A100 80GB SXM4"
+  std::string architecture;                 // "Ampere"
+  std::string compute_capability;           // "8.0"
+  double memory_gib = 0;                    // nominal memory as sold (GiB)
   std::optional<double> usable_memory_gib;  // what CUDA reports as total (ECC, reserved), GiB
   std::string memory_type;                  // "HBM2e"
   double memory_bandwidth_gbs = 0;          // GB/s (10^9 bytes/s)
@@ -94,7 +94,7 @@ struct Gpu {
   double nvlink_gbs = 0;  // total bidirectional NVLink bandwidth per GPU, GB/s; 0 = none
   int pcie_gen = 0;       // PCIe generation of the host link (x16)
   std::optional<double> tdp_w;
-  bool alibaba = false;   // true when some Alibaba instance family ships it
+  bool alibaba = false;  // true when some Alibaba instance family ships it
   // What the card is for (gpus.csv `compute_only`, `inference_only`; empty = no). A compute-only
   // GPU has no graphics API support (no display engines or RT cores, no vWS licence): it cannot
   // render. An inference-only card is a low-power part built for serving: fine for small LoRA
@@ -167,14 +167,14 @@ struct EriAttachment {
 };
 
 struct InstanceType {
-  std::string name;    // "ecs.gn7i-c8g1.2xlarge"
-  std::string family;  // "gn7i"
-  std::string gpu;     // canonical GPU name; must exist in the catalog
+  std::string name;           // "ecs.gn7i-c8g1.2xlarge"
+  std::string family;         // "gn7i"
+  std::string gpu;            // canonical GPU name; must exist in the catalog
   double gpu_count = 0;       // GPUs per instance; a fraction for vGPU slices (1/6 = 0.1667)
   double gpu_memory_gib = 0;  // GPU memory per GPU (the slice's share for vGPU types)
   int vcpu = 0;
-  double memory_gib = 0;      // host RAM
-  double network_gbps = 0;    // baseline VPC bandwidth, Gbit/s
+  double memory_gib = 0;    // host RAM
+  double network_gbps = 0;  // baseline VPC bandwidth, Gbit/s
   std::optional<double> network_burst_gbps;
   std::optional<double> pps;  // packets per second
   bool rdma = false;          // supports eRDMA (an elastic RDMA interface, ERI)
@@ -195,13 +195,13 @@ struct InstanceType {
 };
 
 struct Family {
-  std::string name;      // "gn7i"
-  std::string gpu;       // canonical GPU name
-  std::string kind;      // "gpu" | "vgpu" | "bare-metal"
+  std::string name;  // "gn7i"
+  std::string gpu;   // canonical GPU name
+  std::string kind;  // "gpu" | "vgpu" | "bare-metal"
   Lifecycle status = Lifecycle::kCurrent;
-  std::string good_for;  // one sentence: what this family is for
-  std::string avoid_for; // one sentence: what it is not for
-  std::string confusion; // a common wrong belief about the name and its correction, or ""
+  std::string good_for;   // one sentence: what this family is for
+  std::string avoid_for;  // one sentence: what it is not for
+  std::string confusion;  // a common wrong belief about the name and its correction, or ""
   Provenance provenance;
 };
 
@@ -216,15 +216,15 @@ inline constexpr EnumNames<PriceSource, 4> kPriceSourceNames = {{{PriceSource::k
 constexpr std::string_view PriceSourceName(PriceSource s) { return NameOf(kPriceSourceNames, s); }
 
 struct Price {
-  std::string instance;  // instance type name
-  std::string region;    // "cn-hangzhou"
-  std::string zone;      // "cn-hangzhou-h" or "" for region-wide
+  std::string instance;              // instance type name
+  std::string region;                // "cn-hangzhou"
+  std::string zone;                  // "cn-hangzhou-h" or "" for region-wide
   Billing billing = Billing::kPayg;  // a mode with a price of its own (BillingUse::kPriceRow)
-  std::string currency;  // "CNY" | "USD"; never mixed in one sum
-  double amount = 0;     // in currency per unit
-  std::string unit;      // "hour" | "month" | "year"
-  std::string as_of;     // date the price was observed, YYYY-MM-DD
-  std::string trust;     // "high" | "medium" | "low"
+  std::string currency;              // "CNY" | "USD"; never mixed in one sum
+  double amount = 0;                 // in currency per unit
+  std::string unit;                  // "hour" | "month" | "year"
+  std::string as_of;                 // date the price was observed, YYYY-MM-DD
+  std::string trust;                 // "high" | "medium" | "low"
   PriceSource origin = PriceSource::kBuiltin;
   std::string notes;
   Provenance provenance;

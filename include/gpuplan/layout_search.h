@@ -40,11 +40,11 @@ struct LayoutPins {
 LayoutPins PinsFrom(const Workload& w);
 
 struct LayoutSearch {
-  bool ok = false;        // a layout that fits was found
-  Layout layout;          // the fastest that fits (else the one with the least memory)
-  Estimate estimate;      // its estimate (set whenever any layout could be estimated)
-  bool memory_savers = false;  // the pick needs offload / optimizer-in-backward to fit
-  long long structures = 0;    // parallel structures (tp, cp, pp, vp, dp, zero, savers) valid
+  bool ok = false;               // a layout that fits was found
+  Layout layout;                 // the fastest that fits (else the one with the least memory)
+  Estimate estimate;             // its estimate (set whenever any layout could be estimated)
+  bool memory_savers = false;    // the pick needs offload / optimizer-in-backward to fit
+  long long structures = 0;      // parallel structures (tp, cp, pp, vp, dp, zero, savers) valid
   long long configurations = 0;  // structures x micro-batches x recomputation covered
   long long evaluated = 0;       // estimator calls made
   long long explored = 0;        // structures whose micro-batches were searched (not pruned)

@@ -28,8 +28,8 @@
 namespace gpuplan::planner {
 
 struct PlanOptions {
-  int top_n = 10;           // candidates kept in Plan::candidates
-  std::string today;        // "YYYY-MM-DD", for price ages; "" = ages unknown
+  int top_n = 10;              // candidates kept in Plan::candidates
+  std::string today;           // "YYYY-MM-DD", for price ages; "" = ages unknown
   int default_max_nodes = 16;  // node limit when the workload sets neither max_nodes nor max_gpus
   cost::PriceRatios ratios;    // for billing modes without a listed price
   cost::MarketData market;     // stock and spot advice from the price cache (may be empty)
@@ -63,17 +63,17 @@ struct CandidateRanges {
   // Spot with a stale price (older than kStalePriceDays): the market may have moved anywhere up
   // to the PAYG cap since, so the p90 cost prices spot at PAYG. The PAYG price used; 0 = fresh.
   double stale_spot_cap_per_hour = 0;
-  double confidence = 0.5;                 // Workload::confidence the decisions used
-  double job_hours_at_confidence = 0;      // what the deadline was checked against
-  double cost_at_confidence = 0;           // what the budget was checked against
+  double confidence = 0.5;             // Workload::confidence the decisions used
+  double job_hours_at_confidence = 0;  // what the deadline was checked against
+  double cost_at_confidence = 0;       // what the budget was checked against
 };
 
 // What to put the data on, with the read rate it must sustain.
 struct StoragePlan {
-  std::string kind;            // "local_nvme", "essd_pl1", "cpfs", "nas", "oss", "memory"
-  double size_gib = 0;         // suggested capacity
-  double required_mbs = 0;     // read rate the job needs, MB/s (0 = unknown)
-  double expected_mbs = 0;     // what the choice delivers, MB/s
+  std::string kind;         // "local_nvme", "essd_pl1", "cpfs", "nas", "oss", "memory"
+  double size_gib = 0;      // suggested capacity
+  double required_mbs = 0;  // read rate the job needs, MB/s (0 = unknown)
+  double expected_mbs = 0;  // what the choice delivers, MB/s
   std::string why;
 };
 
@@ -92,10 +92,10 @@ struct Candidate {
   std::string gpu;
   std::string region;
   int nodes = 1;
-  int gpus = 1;           // total GPUs
-  int replicas = 1;       // inference: copies of the model serving traffic (= copies)
-  int copies = 1;         // model copies (training: 1)
-  int gpus_per_copy = 1;  // GPUs one copy runs on (tp x pp; training: all)
+  int gpus = 1;            // total GPUs
+  int replicas = 1;        // inference: copies of the model serving traffic (= copies)
+  int copies = 1;          // model copies (training: 1)
+  int gpus_per_copy = 1;   // GPUs one copy runs on (tp x pp; training: all)
   int nodes_per_copy = 1;  // instances one copy spans (serving: 1 unless the model needs more)
   int copies_per_instance_group = 1;  // copies on nodes_per_copy instances
   int spare_instances = 0;            // a spot service's spares for reclaims (included in nodes)
@@ -112,13 +112,13 @@ struct Candidate {
   // allowance (PlanOptions::default_spot_release_rate_30d); this is the lower bound without it.
   std::optional<Money> spot_cost_low;
   std::optional<cost::MonthlyCostEstimate> monthly;  // for a service (inference)
-  double job_hours = 0;   // wall-clock, including spot overhead
-  double score = 0;       // what the objective ranks by (lower is better)
-  bool pareto = false;    // on the time-vs-cost Pareto front
+  double job_hours = 0;                              // wall-clock, including spot overhead
+  double score = 0;     // what the objective ranks by (lower is better)
+  bool pareto = false;  // on the time-vs-cost Pareto front
   std::vector<rules::Advice> advice;
   StoragePlan storage;
   ImagePlan image;
-  std::string why;        // one paragraph: why this candidate
+  std::string why;                        // one paragraph: why this candidate
   std::optional<CandidateRanges> ranges;  // set when the plan had an uncertainty table
 };
 

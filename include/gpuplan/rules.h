@@ -22,9 +22,9 @@ enum class Severity { kInfo, kWarning, kCritical };
 std::string_view SeverityName(Severity s);  // "info", "warning", "critical"
 
 struct Advice {
-  std::string rule;      // stable id, e.g. "multi-node-needs-erdma"
+  std::string rule;  // stable id, e.g. "multi-node-needs-erdma"
   Severity severity = Severity::kInfo;
-  std::string message;   // what to do and why, one or two sentences
+  std::string message;  // what to do and why, one or two sentences
 };
 
 // Everything a rule may look at for one candidate.
@@ -44,15 +44,15 @@ struct Context {
   int pp = 1;
   int dp = 1;
   Billing billing = Billing::kPayg;
-  double job_hours = 0;              // 0 = unknown
-  double step_s = 0;                 // 0 = not a training step
-  double dp_comm_s = 0;              // exposed data-parallel communication per step
-  double tp_comm_s = 0;              // exposed tensor-parallel communication per step
+  double job_hours = 0;  // 0 = unknown
+  double step_s = 0;     // 0 = not a training step
+  double dp_comm_s = 0;  // exposed data-parallel communication per step
+  double tp_comm_s = 0;  // exposed tensor-parallel communication per step
   double memory_per_gpu_gib = 0;
   double memory_capacity_gib = 0;
-  double samples_per_s = 0;          // whole job (all GPUs), for the data read rate
-  double tokens_per_s = 0;           // whole job (all GPUs), when samples are token sequences
-  int vocab = 0;                     // decides bytes per stored token (2 or 4)
+  double samples_per_s = 0;  // whole job (all GPUs), for the data read rate
+  double tokens_per_s = 0;   // whole job (all GPUs), when samples are token sequences
+  int vocab = 0;             // decides bytes per stored token (2 or 4)
   std::optional<double> checkpoint_interval_hours;  // spot: Young/Daly
   bool spot_cost_lower_bound = false;
 };

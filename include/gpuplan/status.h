@@ -111,7 +111,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit, as std::expected.
+  Result(T value) : data_(std::move(value)) {}        // NOLINT: implicit, as std::expected.
   Result(Status status) : data_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(data_).ok());
   }

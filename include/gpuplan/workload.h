@@ -113,20 +113,20 @@ GPUPLAN_WORKLOAD_ENUM(Engine, kEngineNames)
 #undef GPUPLAN_WORKLOAD_ENUM
 
 struct Budget {
-  double amount = 0;          // in `currency`; 0 = no budget
+  double amount = 0;  // in `currency`; 0 = no budget
   std::string currency = "CNY";
 };
 
 struct Constraints {
-  std::vector<std::string> regions;           // empty = any region
-  std::optional<int> max_gpus;                // total GPUs
+  std::vector<std::string> regions;  // empty = any region
+  std::optional<int> max_gpus;       // total GPUs
   std::optional<int> max_nodes;
   std::optional<double> deadline_hours;
   std::optional<Budget> budget;
   std::vector<Billing> billing;               // allowed modes; empty = payg and spot
   std::vector<std::string> include_families;  // empty = all families
   std::vector<std::string> exclude_families;
-  std::vector<std::string> include_gpus;      // GPU names or aliases; empty = all
+  std::vector<std::string> include_gpus;  // GPU names or aliases; empty = all
   std::vector<std::string> exclude_gpus;
   // GPU makers the job may not use (a compliance rule: "no NVIDIA"); empty = any.
   std::vector<GpuVendor> exclude_vendors;
@@ -177,9 +177,9 @@ struct Workload {
   // Bits per weight of a quantised frozen base (4 = NF4/GPTQ-int4, 8 = int8); 0 = not
   // quantised. QLoRA implies 4.
   int weight_bits = 0;
-  int seq_len = 2048;                      // tokens per sample
-  std::optional<int> micro_batch;          // per-GPU sequences per forward; unset = chosen
-  int global_batch = 32;                   // sequences per optimizer step
+  int seq_len = 2048;              // tokens per sample
+  std::optional<int> micro_batch;  // per-GPU sequences per forward; unset = chosen
+  int global_batch = 32;           // sequences per optimizer step
   // Amount of work: tokens, or samples x epochs. Unset = per-step numbers only.
   std::optional<double> tokens;
   std::optional<double> samples;
@@ -199,13 +199,13 @@ struct Workload {
   std::optional<Offload> offload;
   std::optional<bool> optimizer_in_backward;
   std::optional<bool> activation_offload;
-  int lora_rank = 16;                  // LoRA/QLoRA adapter rank
+  int lora_rank = 16;  // LoRA/QLoRA adapter rank
   LoraTargets lora_targets = LoraTargets::kAll;
   double lora_dropout = 0;  // dropout on each adapter's input (PEFT LoraConfig default 0)
   // LoRA/QLoRA also trains the embedding and output head (PEFT modules_to_save), as needed
   // when adding tokens.
   bool train_embeddings = false;
-  bool flash_attention = true;         // fused attention without the s^2 score matrix
+  bool flash_attention = true;  // fused attention without the s^2 score matrix
   Dataset dataset;
   Constraints constraints;
   Objective objective = Objective::kCost;

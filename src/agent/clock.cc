@@ -1,12 +1,11 @@
 #include "agent/clock.h"
 
+#include <fmt/format.h>
 #include <time.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace gpuplan::agent {
 
@@ -21,7 +20,8 @@ double SystemClock::UnixSeconds() {
 }
 
 void SystemClock::SleepFor(double seconds) {
-  if (!(seconds > 0)) return;
+  if (!(seconds > 0))
+    return;
   timespec ts;
   ts.tv_sec = static_cast<time_t>(seconds);
   ts.tv_nsec = static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);

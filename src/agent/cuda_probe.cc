@@ -1,11 +1,10 @@
 #include "agent/cuda_probe.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "agent/cuda_probe_abi.h"
 
@@ -17,7 +16,8 @@ constexpr const char* kPluginName = "libgpuplan_cuda_probe.so";
 std::string ExecutableDir() {
   char buf[4096];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
+  if (n <= 0)
+    return "";
   std::string path(buf, static_cast<size_t>(n));
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash);
@@ -74,8 +74,7 @@ class PluginCudaProbe : public CudaProbe {
 
 }  // namespace
 
-std::unique_ptr<CudaProbe> LoadCudaProbePlugin(const std::string& explicit_path,
-                                               std::string* why) {
+std::unique_ptr<CudaProbe> LoadCudaProbePlugin(const std::string& explicit_path, std::string* why) {
   std::vector<std::string> candidates;
   if (!explicit_path.empty()) {
     candidates.push_back(explicit_path);
@@ -112,8 +111,10 @@ std::unique_ptr<CudaProbe> LoadCudaProbePlugin(const std::string& explicit_path,
     }
     return std::make_unique<PluginCudaProbe>(handle, run);
   }
-  *why = "CUDA probe plugin not loaded (build it with nvcc: cmake -DGPUPLAN_CUDA_PROBE=ON, or "
-         "set GPUPLAN_CUDA_PROBE=/path/to/" + std::string(kPluginName) + "): " + errors;
+  *why =
+      "CUDA probe plugin not loaded (build it with nvcc: cmake -DGPUPLAN_CUDA_PROBE=ON, or "
+      "set GPUPLAN_CUDA_PROBE=/path/to/" +
+      std::string(kPluginName) + "): " + errors;
   return nullptr;
 }
 

@@ -34,7 +34,7 @@ struct CudaMeasurement {
   int gpu = -1;        // -1: whole machine
   std::string metric;  // e.g. "gemm_bf16_tflops"
   double value = 0;
-  std::string how;     // short description of the test
+  std::string how;  // short description of the test
 };
 
 struct CudaSkip {

@@ -19,12 +19,12 @@ extern "C" {
 #define GPUPLAN_CUDA_PROBE_SYMBOL "gpuplan_cuda_probe_run"
 
 typedef struct GpuplanCudaProbeOptions {
-  int abi_version;          /* GPUPLAN_CUDA_PROBE_ABI_VERSION */
-  double seconds_per_test;  /* timed phase of each test, after a warm-up */
-  int gemm_size;            /* M = N = K of the square GEMMs */
-  double memory_test_gib;   /* size of each buffer of the device copy test */
-  double transfer_mib;      /* size of each host<->device and GPU<->GPU copy */
-  int max_gpus;             /* probe at most this many GPUs (0 = all) */
+  int abi_version;         /* GPUPLAN_CUDA_PROBE_ABI_VERSION */
+  double seconds_per_test; /* timed phase of each test, after a warm-up */
+  int gemm_size;           /* M = N = K of the square GEMMs */
+  double memory_test_gib;  /* size of each buffer of the device copy test */
+  double transfer_mib;     /* size of each host<->device and GPU<->GPU copy */
+  int max_gpus;            /* probe at most this many GPUs (0 = all) */
 } GpuplanCudaProbeOptions;
 
 typedef struct GpuplanCudaProbeSink {

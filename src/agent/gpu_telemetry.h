@@ -17,9 +17,9 @@ namespace gpuplan::agent {
 // Static facts about one GPU.
 struct GpuInfo {
   int index = 0;
-  std::string name;                  // as the driver reports it, "NVIDIA H200"
-  double memory_total_gib = 0;       // what the driver reports as total (after ECC/reserved)
-  std::optional<int> pcie_gen_max;   // the link generation the GPU and slot support
+  std::string name;                 // as the driver reports it, "NVIDIA H200"
+  double memory_total_gib = 0;      // what the driver reports as total (after ECC/reserved)
+  std::optional<int> pcie_gen_max;  // the link generation the GPU and slot support
   std::optional<int> pcie_width_max;
   std::optional<double> power_limit_w;
   std::string driver_version;
@@ -28,8 +28,8 @@ struct GpuInfo {
 // One reading of one GPU.
 struct GpuSample {
   int index = 0;
-  double util_pct = 0;       // % of the interval a kernel was running (NVML's definition)
-  double mem_util_pct = 0;   // % of the interval device memory was read or written
+  double util_pct = 0;      // % of the interval a kernel was running (NVML's definition)
+  double mem_util_pct = 0;  // % of the interval device memory was read or written
   double mem_used_gib = 0;
   double mem_total_gib = 0;
   std::optional<double> power_w;

@@ -1,6 +1,7 @@
 #include "agent/host_probe.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,8 +16,6 @@
 #include <random>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace gpuplan::agent {
 namespace {
@@ -36,7 +35,8 @@ using AlignedBuffer = std::unique_ptr<char, AlignedFree>;
 
 AlignedBuffer Aligned(size_t size) {
   void* p = nullptr;
-  if (posix_memalign(&p, 4096, size) != 0) return nullptr;
+  if (posix_memalign(&p, 4096, size) != 0)
+    return nullptr;
   std::memset(p, 0x5a, size);
   return AlignedBuffer(static_cast<char*>(p));
 }
@@ -45,7 +45,8 @@ class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
   ~Fd() {
-    if (fd_ >= 0) close(fd_);
+    if (fd_ >= 0)
+      close(fd_);
   }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
@@ -58,20 +59,22 @@ class Fd {
 Status WriteTestFile(const std::string& path, size_t bytes) {
   Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (fd.get() < 0) {
-    return Status::IoError(fmt::format("{}: cannot create test file: {}", path,
-                                       std::strerror(errno)));
+    return Status::IoError(
+        fmt::format("{}: cannot create test file: {}", path, std::strerror(errno)));
   }
   AlignedBuffer buf = Aligned(kSeqBlock);
-  if (!buf) return Status::IoError("out of memory");
+  if (!buf)
+    return Status::IoError("out of memory");
   // Vary the content so compressing or deduplicating storage cannot shortcut the reads.
   std::mt19937_64 rng(42);
   for (size_t done = 0; done < bytes; done += kSeqBlock) {
     auto* words = reinterpret_cast<uint64_t*>(buf.get());
-    for (size_t i = 0; i < kSeqBlock / 8; i += 512) words[i] = rng();
+    for (size_t i = 0; i < kSeqBlock / 8; i += 512)
+      words[i] = rng();
     const ssize_t w = write(fd.get(), buf.get(), kSeqBlock);
     if (w != static_cast<ssize_t>(kSeqBlock)) {
-      return Status::IoError(fmt::format("{}: write failed: {}", path,
-                                         w < 0 ? std::strerror(errno) : "short write (disk full?)"));
+      return Status::IoError(fmt::format(
+          "{}: write failed: {}", path, w < 0 ? std::strerror(errno) : "short write (disk full?)"));
     }
   }
   if (fsync(fd.get()) != 0) {
@@ -89,7 +92,8 @@ int OpenForRead(const std::string& path, bool* direct) {
   *direct = fd >= 0;
   if (fd < 0) {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (fd >= 0)
+      posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   }
   return fd;
 }
@@ -105,7 +109,8 @@ double GflopsLoop(double seconds) {
   double elapsed = 0;
   do {
     for (int i = 0; i < 100000; ++i) {
-      for (double& x : a) x = x * m + c;
+      for (double& x : a)
+        x = x * m + c;
     }
     iterations += 100000;
     elapsed = Now() - start;
@@ -118,14 +123,15 @@ double GflopsLoop(double seconds) {
 int OnlineCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 }  // namespace
 
 Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbeOptions& o) {
-  struct stat st{};
+  struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
     return Status::NotFound(fmt::format("--path {}: {}", path, std::strerror(errno)));
   }
@@ -133,7 +139,8 @@ Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbe
   std::string file = path;
   bool remove_after = false;
   size_t bytes = static_cast<size_t>(o.file_mib * 1024 * 1024) / kSeqBlock * kSeqBlock;
-  if (bytes < kSeqBlock) bytes = kSeqBlock;
+  if (bytes < kSeqBlock)
+    bytes = kSeqBlock;
   if (S_ISDIR(st.st_mode)) {
     file = fmt::format("{}/.gpuplan-probe-{}.tmp", path, getpid());
     if (Status s = WriteTestFile(file, bytes); !s.ok()) {
@@ -155,7 +162,8 @@ Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbe
   bool direct = false;
   Fd fd(OpenForRead(file, &direct));
   if (fd.get() < 0) {
-    if (remove_after) unlink(file.c_str());
+    if (remove_after)
+      unlink(file.c_str());
     return Status::IoError(fmt::format("{}: cannot open: {}", file, std::strerror(errno)));
   }
   r.direct_io = direct;
@@ -167,13 +175,16 @@ Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbe
   double elapsed = 0;
   for (size_t off = 0; off + kSeqBlock <= bytes; off += kSeqBlock) {
     const ssize_t n = pread(fd.get(), buf.get(), kSeqBlock, static_cast<off_t>(off));
-    if (n <= 0) break;
+    if (n <= 0)
+      break;
     read_bytes += static_cast<size_t>(n);
     elapsed = Now() - start;
-    if (elapsed > o.seconds) break;
+    if (elapsed > o.seconds)
+      break;
   }
   elapsed = Now() - start;
-  if (elapsed > 0) r.seq_read_mbs = static_cast<double>(read_bytes) / elapsed / 1e6;
+  if (elapsed > 0)
+    r.seq_read_mbs = static_cast<double>(read_bytes) / elapsed / 1e6;
 
   // Random: `random_threads` readers of aligned 4 KiB blocks for `seconds`.
   const size_t blocks = bytes / kRandBlock;
@@ -199,9 +210,11 @@ Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbe
       reads += mine;
     });
   }
-  for (std::thread& t : threads) t.join();
+  for (std::thread& t : threads)
+    t.join();
   elapsed = Now() - start;
-  if (remove_after) unlink(file.c_str());
+  if (remove_after)
+    unlink(file.c_str());
   if (failed && reads == 0) {
     return Status::IoError(fmt::format("{}: random reads failed", file));
   }
@@ -223,8 +236,10 @@ CpuProbeResult MeasureCpu(double seconds) {
   for (size_t i = 0; i < each.size(); ++i) {
     threads.emplace_back([&each, i, seconds] { each[i] = GflopsLoop(seconds); });
   }
-  for (std::thread& t : threads) t.join();
-  for (double g : each) r.gflops_all_cores += g;
+  for (std::thread& t : threads)
+    t.join();
+  for (double g : each)
+    r.gflops_all_cores += g;
   return r;
 }
 

@@ -29,9 +29,9 @@ struct ParsedUrl {
 
 Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument(fmt::format(
-        "--metadata-url \"{}\": {}; expected http://HOST[:PORT][/PATH], e.g. {}", url, why,
-        kDefaultMetadataUrl));
+    return Status::InvalidArgument(
+        fmt::format("--metadata-url \"{}\": {}; expected http://HOST[:PORT][/PATH], e.g. {}", url,
+                    why, kDefaultMetadataUrl));
   };
   std::string_view rest = url;
   std::string scheme;
@@ -46,8 +46,10 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
-  if (path.find_first_of("?#") != std::string_view::npos) return bad("no query or fragment");
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  if (path.find_first_of("?#") != std::string_view::npos)
+    return bad("no query or fragment");
+  while (!path.empty() && path.back() == '/')
+    path.remove_suffix(1);
   std::string_view host = authority;
   if (const size_t colon = authority.rfind(':');
       colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
@@ -59,10 +61,12 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
       return bad("the port must be a number from 1 to 65535");
     }
   }
-  if (host.empty()) return bad("no host");
+  if (host.empty())
+    return bad("no host");
   for (char ch : authority) {
     const auto u = static_cast<unsigned char>(ch);
-    if (u <= 0x20 || u >= 0x7f || ch == '@') return bad("unexpected character in the host");
+    if (u <= 0x20 || u >= 0x7f || ch == '@')
+      return bad("unexpected character in the host");
   }
   ParsedUrl out;
   out.scheme_host_port = scheme + std::string(authority);
@@ -71,9 +75,7 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
 }
 
 time_t WholeSeconds(double s) { return static_cast<time_t>(std::floor(s)); }
-time_t Micros(double s) {
-  return static_cast<time_t>((s - std::floor(s)) * 1e6);
-}
+time_t Micros(double s) { return static_cast<time_t>((s - std::floor(s)) * 1e6); }
 
 }  // namespace
 
@@ -124,8 +126,8 @@ struct MetadataClient::Impl {
       return reply;
     }
     if (!r) {
-      reply.error = fmt::format("no reply from {}: {}", url.scheme_host_port,
-                                httplib::to_string(r.error()));
+      reply.error =
+          fmt::format("no reply from {}: {}", url.scheme_host_port, httplib::to_string(r.error()));
       return reply;
     }
     reply.http_status = r->status;
@@ -134,12 +136,12 @@ struct MetadataClient::Impl {
       reply.kind = MetadataReply::Kind::kOk;
     } else if (r->status == 404) {
       reply.kind = MetadataReply::Kind::kNotFound;
-      reply.error = fmt::format("HTTP 404 (no such item) from {}{}", url.scheme_host_port,
-                                url.prefix + path);
+      reply.error =
+          fmt::format("HTTP 404 (no such item) from {}{}", url.scheme_host_port, url.prefix + path);
     } else {
       reply.kind = MetadataReply::Kind::kHttpError;
-      reply.error = fmt::format("HTTP {} from {}{}", r->status, url.scheme_host_port,
-                                url.prefix + path);
+      reply.error =
+          fmt::format("HTTP {} from {}{}", r->status, url.scheme_host_port, url.prefix + path);
     }
     return reply;
   }
@@ -157,10 +159,10 @@ struct MetadataClient::Impl {
       return "";
     }
     std::string t = r->body;
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' '))
+      t.pop_back();
     // A token goes into a header: refuse one that could split it or is absurdly long.
-    if (t.empty() || t.size() > 4096 ||
-        t.find_first_of("\r\n") != std::string::npos) {
+    if (t.empty() || t.size() > 4096 || t.find_first_of("\r\n") != std::string::npos) {
       *error = "token request: the reply is not a usable token";
       return "";
     }
@@ -172,11 +174,13 @@ struct MetadataClient::Impl {
     if (!token.empty() && now < token_renew_at) {
       MetadataReply r = Fetch(path, {{kTokenHeader, token}});
       r.used_token = true;
-      if (r.http_status != 401 && r.http_status != 403) return r;
+      if (r.http_status != 401 && r.http_status != 403)
+        return r;
       token.clear();  // expired or revoked: get a new one below
     } else {
       MetadataReply r = Fetch(path, {});
-      if (r.http_status != 401 && r.http_status != 403) return r;
+      if (r.http_status != 401 && r.http_status != 403)
+        return r;
     }
     std::string error;
     token = FetchToken(&error);
@@ -200,11 +204,12 @@ MetadataClient::~MetadataClient() = default;
 Result<std::unique_ptr<MetadataClient>> MetadataClient::Create(const MetadataOptions& options,
                                                                Clock* clock) {
   Result<ParsedUrl> url = ParseBaseUrl(options.base_url);
-  if (!url.ok()) return url.status();
+  if (!url.ok())
+    return url.status();
   if (!(options.timeout_seconds > 0) || options.timeout_seconds > 600) {
-    return Status::InvalidArgument(fmt::format(
-        "metadata timeout {} s: expected more than 0 and at most 600 seconds",
-        options.timeout_seconds));
+    return Status::InvalidArgument(
+        fmt::format("metadata timeout {} s: expected more than 0 and at most 600 seconds",
+                    options.timeout_seconds));
   }
   if (options.token_ttl_seconds < 1 || options.token_ttl_seconds > 21600) {
     return Status::InvalidArgument("metadata token TTL: expected 1 to 21600 seconds");

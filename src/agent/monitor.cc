@@ -1,12 +1,11 @@
 #include "agent/monitor.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <csignal>
-#include <ostream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "agent/clock.h"
 #include "agent/gpu_telemetry.h"
@@ -24,16 +23,21 @@ Result<HostSnapshot> Snapshot(const ProcReader& proc, int pid, double t) {
   HostSnapshot s;
   s.t = t;
   Result<CpuStat> cpu = proc.ReadCpu();
-  if (!cpu.ok()) return cpu.status();
+  if (!cpu.ok())
+    return cpu.status();
   s.cpu = std::move(*cpu);
   Result<MemInfo> mem = proc.ReadMemInfo();
-  if (!mem.ok()) return mem.status();
+  if (!mem.ok())
+    return mem.status();
   s.mem = *mem;
   // Disks and network are optional in containers: missing files give no columns' data.
-  if (Result<std::vector<DiskCounters>> d = proc.ReadDiskStats(); d.ok()) s.disks = std::move(*d);
-  if (Result<std::vector<NetCounters>> n = proc.ReadNetDev(); n.ok()) s.nets = std::move(*n);
+  if (Result<std::vector<DiskCounters>> d = proc.ReadDiskStats(); d.ok())
+    s.disks = std::move(*d);
+  if (Result<std::vector<NetCounters>> n = proc.ReadNetDev(); n.ok())
+    s.nets = std::move(*n);
   if (pid > 0) {
-    if (Result<ProcessCpu> p = proc.ReadProcess(pid); p.ok()) s.process = *p;
+    if (Result<ProcessCpu> p = proc.ReadProcess(pid); p.ok())
+      s.process = *p;
   }
   return s;
 }
@@ -48,8 +52,10 @@ std::string TimelineCsvHeader(const MonitorSample& first) {
     h.push_back(fmt::format("gpu{}_mem_used_gib", g.index));
     h.push_back(fmt::format("gpu{}_power_w", g.index));
   }
-  for (const char* c : {"cpu_util_pct", "cpu_iowait_pct", "cpu_max_core_pct"}) h.push_back(c);
-  for (size_t i = 0; i < first.core_util_pct.size(); ++i) h.push_back(fmt::format("cpu{}_pct", i));
+  for (const char* c : {"cpu_util_pct", "cpu_iowait_pct", "cpu_max_core_pct"})
+    h.push_back(c);
+  for (size_t i = 0; i < first.core_util_pct.size(); ++i)
+    h.push_back(fmt::format("cpu{}_pct", i));
   for (const char* c : {"mem_used_gib", "mem_total_gib", "disk_read_mbs", "disk_write_mbs",
                         "disk_util_pct", "net_rx_mbs", "net_tx_mbs", "process_cpu_pct"}) {
     h.push_back(c);
@@ -280,7 +286,8 @@ MonitorResult RunMonitor(const MonitorOptions& o, MonitorEnvironment& env) {
     w.child_exit = WaitForChild(w.pid, -1, 0, *env.clock).exit_code;
   }
   result.diagnosis = Diagnose(result.samples, o.diagnosis);
-  if (o.json) *env.timeline << DiagnosisJsonLine(result.diagnosis);
+  if (o.json)
+    *env.timeline << DiagnosisJsonLine(result.diagnosis);
   env.timeline->flush();
   log << RenderDiagnosis(result.diagnosis);
   if (w.child_exit)

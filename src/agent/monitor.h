@@ -26,22 +26,22 @@ class GpuTelemetry;
 class ProcReader;
 
 struct MonitorOptions {
-  double interval_seconds = 1.0;  // NVML utilisation is averaged over ~1/6 s to 1 s windows
-  bool json = false;              // JSON lines instead of CSV
-  int pid = 0;                    // attach to this process (0 = none)
+  double interval_seconds = 1.0;     // NVML utilisation is averaged over ~1/6 s to 1 s windows
+  bool json = false;                 // JSON lines instead of CSV
+  int pid = 0;                       // attach to this process (0 = none)
   std::vector<std::string> command;  // run and follow this command (empty = none)
-  long max_samples = 0;           // stop sampling after this many (0 = no limit)
-  double ticks_per_second = 100;  // USER_HZ, for the followed process's CPU time
+  long max_samples = 0;              // stop sampling after this many (0 = no limit)
+  double ticks_per_second = 100;     // USER_HZ, for the followed process's CPU time
   DiagnosisOptions diagnosis;
 };
 
 struct MonitorEnvironment {
-  const ProcReader* proc = nullptr;  // REQUIRES: not null
-  GpuTelemetry* gpus = nullptr;      // null: no GPU columns
-  std::string gpus_error;            // why there is no telemetry
-  Clock* clock = nullptr;            // REQUIRES: not null
-  std::ostream* timeline = nullptr;  // REQUIRES: not null; CSV or JSON lines
-  std::ostream* log = nullptr;       // REQUIRES: not null; progress and the diagnosis text
+  const ProcReader* proc = nullptr;         // REQUIRES: not null
+  GpuTelemetry* gpus = nullptr;             // null: no GPU columns
+  std::string gpus_error;                   // why there is no telemetry
+  Clock* clock = nullptr;                   // REQUIRES: not null
+  std::ostream* timeline = nullptr;         // REQUIRES: not null; CSV or JSON lines
+  std::ostream* log = nullptr;              // REQUIRES: not null; progress and the diagnosis text
   const std::atomic<bool>* stop = nullptr;  // set to end monitoring early
 };
 

@@ -1,10 +1,10 @@
 #include "agent/monitor_diagnosis.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "gpuplan/strings.h"
 
@@ -14,9 +14,11 @@ namespace {
 using strings::Num;
 
 double Mean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
+  if (v.empty())
+    return 0;
   double s = 0;
-  for (double x : v) s += x;
+  for (double x : v)
+    s += x;
   return s / static_cast<double>(v.size());
 }
 
@@ -28,26 +30,28 @@ Finding DataLoading(const Diagnosis& d, const DiagnosisOptions& o, bool cpu, boo
   f.id = "data-loading-bound";
   f.severity = "warning";
   f.title = "Data-loading bound: the GPU waits for input";
-  std::vector<std::string> ev = {
-      fmt::format("GPU utilisation {}", Pct(*d.gpu_util_mean_pct))};
+  std::vector<std::string> ev = {fmt::format("GPU utilisation {}", Pct(*d.gpu_util_mean_pct))};
   std::vector<std::string> advice;
   if (cpu) {
     ev.push_back(fmt::format("CPU {} (saturated at {})", Pct(d.cpu_util_mean_pct),
                              Pct(o.cpu_saturated_pct)));
-    advice.push_back("choose a type with more vCPU per GPU and raise DataLoader num_workers; "
-                     "move decoding/augmentation to the GPU (DALI) or pre-process offline");
+    advice.push_back(
+        "choose a type with more vCPU per GPU and raise DataLoader num_workers; "
+        "move decoding/augmentation to the GPU (DALI) or pre-process offline");
   }
   if (one_core) {
     ev.push_back(fmt::format("busiest core {} while the average is {}", Pct(d.max_core_mean_pct),
                              Pct(d.cpu_util_mean_pct)));
-    advice.push_back("one core is saturated: the loader runs in the main process; set "
-                     "num_workers > 0 and pin_memory=True");
+    advice.push_back(
+        "one core is saturated: the loader runs in the main process; set "
+        "num_workers > 0 and pin_memory=True");
   }
   if (disk) {
     ev.push_back(fmt::format("disk utilisation {}, iowait {}", Pct(d.disk_util_mean_pct),
                              Pct(d.cpu_iowait_mean_pct)));
-    advice.push_back("the disk is saturated: use a faster disk (ESSD PL2/PL3 or the type's "
-                     "local NVMe), cache the dataset locally, or store it in larger shards");
+    advice.push_back(
+        "the disk is saturated: use a faster disk (ESSD PL2/PL3 or the type's "
+        "local NVMe), cache the dataset locally, or store it in larger shards");
   }
   f.evidence = fmt::format("{}", fmt::join(ev, "; "));
   f.advice = fmt::format("{}", fmt::join(advice, "; "));

@@ -15,17 +15,20 @@ void CpuPercent(const CpuTimes& a, const CpuTimes& b, double* busy, double* iowa
   const double total = Delta(a.Total(), b.Total());
   if (total <= 0) {
     *busy = 0;
-    if (iowait) *iowait = 0;
+    if (iowait)
+      *iowait = 0;
     return;
   }
   *busy = std::clamp(100.0 * Delta(a.Busy(), b.Busy()) / total, 0.0, 100.0);
-  if (iowait) *iowait = std::clamp(100.0 * Delta(a.iowait, b.iowait) / total, 0.0, 100.0);
+  if (iowait)
+    *iowait = std::clamp(100.0 * Delta(a.iowait, b.iowait) / total, 0.0, 100.0);
 }
 
 template <typename T>
 const T* ByName(const std::vector<T>& items, const std::string& name) {
   for (const T& x : items) {
-    if (x.name == name) return &x;
+    if (x.name == name)
+      return &x;
   }
   return nullptr;
 }
@@ -38,9 +41,11 @@ double MonitorSample::MaxCorePct() const {
 }
 
 std::optional<double> MonitorSample::MeanGpuUtil() const {
-  if (gpus.empty()) return std::nullopt;
+  if (gpus.empty())
+    return std::nullopt;
   double sum = 0;
-  for (const GpuSample& g : gpus) sum += g.util_pct;
+  for (const GpuSample& g : gpus)
+    sum += g.util_pct;
   return sum / static_cast<double>(gpus.size());
 }
 
@@ -58,10 +63,12 @@ MonitorSample SampleBetween(const HostSnapshot& prev, const HostSnapshot& cur,
   constexpr double kKibPerGib = 1024.0 * 1024.0;
   s.mem_total_gib = static_cast<double>(cur.mem.total_kib) / kKibPerGib;
   s.mem_used_gib = static_cast<double>(cur.mem.total_kib - cur.mem.available_kib) / kKibPerGib;
-  if (dt <= 0) return s;
+  if (dt <= 0)
+    return s;
   for (const DiskCounters& d : cur.disks) {
     const DiskCounters* p = ByName(prev.disks, d.name);
-    if (!p) continue;
+    if (!p)
+      continue;
     s.disk_read_mbs += Delta(p->read_bytes, d.read_bytes) / dt / 1e6;
     s.disk_write_mbs += Delta(p->written_bytes, d.written_bytes) / dt / 1e6;
     // io_ms grows by at most 1000 per second; above that is clock jitter.
@@ -70,7 +77,8 @@ MonitorSample SampleBetween(const HostSnapshot& prev, const HostSnapshot& cur,
   }
   for (const NetCounters& n : cur.nets) {
     const NetCounters* p = ByName(prev.nets, n.name);
-    if (!p) continue;
+    if (!p)
+      continue;
     s.net_rx_mbs += Delta(p->rx_bytes, n.rx_bytes) / dt / 1e6;
     s.net_tx_mbs += Delta(p->tx_bytes, n.tx_bytes) / dt / 1e6;
   }

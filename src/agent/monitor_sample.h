@@ -23,18 +23,18 @@ struct HostSnapshot {
 };
 
 struct MonitorSample {
-  double elapsed_s = 0;   // since monitoring started
+  double elapsed_s = 0;  // since monitoring started
   double unix_time = 0;
   std::vector<GpuSample> gpus;  // empty without GPU telemetry
   double cpu_util_pct = 0;      // all cores: busy share of the interval
   double cpu_iowait_pct = 0;    // share of the interval CPUs sat idle waiting for I/O
   std::vector<double> core_util_pct;
-  double mem_used_gib = 0;      // MemTotal - MemAvailable
+  double mem_used_gib = 0;  // MemTotal - MemAvailable
   double mem_total_gib = 0;
-  double disk_read_mbs = 0;     // all whole disks, MB/s (10^6 bytes/s)
+  double disk_read_mbs = 0;  // all whole disks, MB/s (10^6 bytes/s)
   double disk_write_mbs = 0;
-  double disk_util_pct = 0;     // the busiest disk's share of time with I/O in flight
-  double net_rx_mbs = 0;        // all interfaces but lo, MB/s
+  double disk_util_pct = 0;  // the busiest disk's share of time with I/O in flight
+  double net_rx_mbs = 0;     // all interfaces but lo, MB/s
   double net_tx_mbs = 0;
   std::optional<double> process_cpu_pct;  // the followed process; 100 = one full core
 

@@ -1,7 +1,6 @@
 #include "agent/nvml_telemetry.h"
 
 #include <dlfcn.h>
-
 #include <fmt/format.h>
 
 namespace gpuplan::agent {
@@ -26,8 +25,10 @@ constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 class NvmlTelemetry : public GpuTelemetry {
  public:
   ~NvmlTelemetry() override {
-    if (shutdown_) shutdown_();
-    if (handle_) dlclose(handle_);
+    if (shutdown_)
+      shutdown_();
+    if (handle_)
+      dlclose(handle_);
   }
 
   // Resolves the symbols and calls nvmlInit; false with `*why` on failure.
@@ -45,7 +46,8 @@ class NvmlTelemetry : public GpuTelemetry {
               Sym("nvmlDeviceGetName", &get_name_, why) &&
               Sym("nvmlDeviceGetMemoryInfo", &get_memory_, why) &&
               Sym("nvmlDeviceGetUtilizationRates", &get_util_, why);
-    if (!ok) return false;
+    if (!ok)
+      return false;
     // Optional: older drivers or some GPUs lack these; readings then stay unknown.
     OptionalSym("nvmlDeviceGetPowerUsage", &get_power_);
     OptionalSym("nvmlDeviceGetEnforcedPowerLimit", &get_power_limit_);
@@ -67,7 +69,8 @@ class NvmlTelemetry : public GpuTelemetry {
     std::string driver;
     if (get_driver_) {
       char buf[96] = {};
-      if (get_driver_(buf, sizeof buf) == kNvmlSuccess) driver = buf;
+      if (get_driver_(buf, sizeof buf) == kNvmlSuccess)
+        driver = buf;
     }
     std::vector<GpuInfo> out;
     for (size_t i = 0; i < handles->size(); ++i) {
@@ -76,7 +79,8 @@ class NvmlTelemetry : public GpuTelemetry {
       info.index = static_cast<int>(i);
       info.driver_version = driver;
       char name[96] = {};
-      if (get_name_(d, name, sizeof name) == kNvmlSuccess) info.name = name;
+      if (get_name_(d, name, sizeof name) == kNvmlSuccess)
+        info.name = name;
       NvmlMemory m{};
       if (get_memory_(d, &m) == kNvmlSuccess) {
         info.memory_total_gib = static_cast<double>(m.total) / kGib;
@@ -117,7 +121,8 @@ class NvmlTelemetry : public GpuTelemetry {
         s.mem_total_gib = static_cast<double>(m.total) / kGib;
       }
       unsigned int mw = 0;
-      if (get_power_ && get_power_(d, &mw) == kNvmlSuccess) s.power_w = mw / 1000.0;
+      if (get_power_ && get_power_(d, &mw) == kNvmlSuccess)
+        s.power_w = mw / 1000.0;
       if (get_power_limit_ && get_power_limit_(d, &mw) == kNvmlSuccess) {
         s.power_limit_w = mw / 1000.0;
       }
@@ -145,7 +150,8 @@ class NvmlTelemetry : public GpuTelemetry {
   template <typename Fn>
   bool Sym(const char* name, Fn** fn, std::string* why) {
     *fn = reinterpret_cast<Fn*>(dlsym(handle_, name));
-    if (!*fn) *why = fmt::format("NVML has no {} (driver too old?)", name);
+    if (!*fn)
+      *why = fmt::format("NVML has no {} (driver too old?)", name);
     return *fn != nullptr;
   }
   template <typename Fn>
@@ -178,7 +184,8 @@ class NvmlTelemetry : public GpuTelemetry {
 
 std::unique_ptr<GpuTelemetry> OpenNvml(std::string* why, const std::string& library) {
   auto nvml = std::make_unique<NvmlTelemetry>();
-  if (!nvml->Open(library, why)) return nullptr;
+  if (!nvml->Open(library, why))
+    return nullptr;
   return nvml;
 }
 

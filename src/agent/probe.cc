@@ -1,9 +1,9 @@
 #include "agent/probe.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "agent/clock.h"
@@ -45,10 +45,12 @@ constexpr MetricDef kMultiGpuMetrics[] = {
 
 const MetricDef* FindDef(std::string_view id) {
   for (const MetricDef& d : kGpuMetrics) {
-    if (d.id == id) return &d;
+    if (d.id == id)
+      return &d;
   }
   for (const MetricDef& d : kMultiGpuMetrics) {
-    if (d.id == id) return &d;
+    if (d.id == id)
+      return &d;
   }
   return nullptr;
 }
@@ -64,7 +66,8 @@ ProbeMetric Make(const char* id, const char* label, const char* unit, int gpu) {
 
 // An instance type name as the metadata service returns it: "ecs.gn8v.4xlarge".
 bool PlausibleInstanceName(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
+  if (s.empty() || s.size() > 64)
+    return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
   });
@@ -73,11 +76,14 @@ bool PlausibleInstanceName(const std::string& s) {
 // The catalog GPU for a driver name such as "NVIDIA H200" or "Tesla T4".
 const Gpu* MatchGpu(const Catalog& catalog, std::string name) {
   for (const char* prefix : {"NVIDIA ", "Tesla "}) {
-    if (name.rfind(prefix, 0) == 0) name = name.substr(std::string_view(prefix).size());
+    if (name.rfind(prefix, 0) == 0)
+      name = name.substr(std::string_view(prefix).size());
   }
-  if (const Gpu* g = catalog.FindGpu(name)) return g;
+  if (const Gpu* g = catalog.FindGpu(name))
+    return g;
   const size_t space = name.find(' ');
-  if (space != std::string::npos) return catalog.FindGpu(name.substr(0, space));
+  if (space != std::string::npos)
+    return catalog.FindGpu(name.substr(0, space));
   return nullptr;
 }
 
@@ -89,7 +95,8 @@ void DetectInstance(const ProbeOptions& o, ProbeEnvironment& env, const Catalog&
   } else if (env.metadata) {
     MetadataReply reply = env.metadata->Get(kInstanceTypePath);
     std::string body = reply.body;
-    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r'))
+      body.pop_back();
     if (reply.kind == MetadataReply::Kind::kOk && PlausibleInstanceName(body)) {
       r.instance_type = body;
       r.instance_source = "metadata";
@@ -106,14 +113,15 @@ void DetectInstance(const ProbeOptions& o, ProbeEnvironment& env, const Catalog&
     r.notes.push_back("instance type unknown (" + env.metadata_error +
                       "); pass --instance to compare with the catalog");
   }
-  if (r.instance_type.empty()) return;
+  if (r.instance_type.empty())
+    return;
   *type = catalog.FindInstance(r.instance_type);
   r.instance_in_catalog = *type != nullptr;
   if (!*type) {
     std::vector<std::string> near = catalog.SuggestInstances(r.instance_type);
-    r.notes.push_back(fmt::format("instance type \"{}\" is not in the catalog{}", r.instance_type,
-                                  near.empty() ? "" : fmt::format("; did you mean {}?",
-                                                                  fmt::join(near, ", "))));
+    r.notes.push_back(
+        fmt::format("instance type \"{}\" is not in the catalog{}", r.instance_type,
+                    near.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(near, ", "))));
   } else {
     r.instance_type = (*type)->name;
   }
@@ -174,7 +182,8 @@ const Gpu* IdentifyGpu(const Catalog& catalog, const InstanceType* type, ProbeRe
   const Gpu* seen = r.devices.empty() ? nullptr : MatchGpu(catalog, r.devices.front().name);
   if (!gpu)
     gpu = seen;
-  if (gpu) r.gpu_model = gpu->name;
+  if (gpu)
+    r.gpu_model = gpu->name;
   if (!gpu && !r.devices.empty()) {
     r.notes.push_back(fmt::format("GPU \"{}\" not matched to the catalog; pass --instance",
                                   r.devices.front().name));
@@ -223,7 +232,8 @@ ProbeMetric GpuCountMetric(bool count_known, const ProbeReport& r, const CudaPro
 // One row per GPU and metric; with no GPU one row per metric says why it is missing.
 void AddPerGpuMetrics(const ProbeEnvironment& env, const CudaProbeResult& cuda, ProbeReport& r) {
   std::vector<int> gpu_rows;
-  for (const ProbeDevice& d : r.devices) gpu_rows.push_back(d.index);
+  for (const ProbeDevice& d : r.devices)
+    gpu_rows.push_back(d.index);
   if (gpu_rows.empty())
     gpu_rows.push_back(-1);
   for (int g : gpu_rows) {
@@ -235,16 +245,20 @@ void AddPerGpuMetrics(const ProbeEnvironment& env, const CudaProbeResult& cuda, 
     for (const MetricDef& def : kGpuMetrics) {
       ProbeMetric m = Make(def.id, def.label, def.unit, g);
       if (m.id == "gpu_memory_gib") {
-        if (d && d->memory_gib > 0) m.measured = d->memory_gib;
+        if (d && d->memory_gib > 0)
+          m.measured = d->memory_gib;
       } else if (m.id == "pcie_gen") {
-        if (d && d->pcie_gen_max) m.measured = *d->pcie_gen_max;
-        if (!m.measured) m.note = env.telemetry ? "NVML did not report it" : "needs NVML";
+        if (d && d->pcie_gen_max)
+          m.measured = *d->pcie_gen_max;
+        if (!m.measured)
+          m.note = env.telemetry ? "NVML did not report it" : "needs NVML";
       } else {
         FillFromCuda(cuda, m);
       }
       if (!m.measured && m.note.empty()) {
         m.note = SkipReason(cuda, g, m.id);
-        if (m.note.empty()) m.note = g < 0 ? "no GPU found" : "not reported by the CUDA probe";
+        if (m.note.empty())
+          m.note = g < 0 ? "no GPU found" : "not reported by the CUDA probe";
       }
       r.metrics.push_back(std::move(m));
     }
@@ -266,7 +280,8 @@ void AddMultiGpuMetrics(const CudaProbeResult& cuda, ProbeReport& r) {
   if (!any_peer) {
     ProbeMetric m = Make("p2p_gbs", "GPU 0 to GPU n copy", "GB/s", -1);
     m.note = SkipReason(cuda, -1, "p2p_gbs");
-    if (m.note.empty()) m.note = "needs at least 2 GPUs";
+    if (m.note.empty())
+      m.note = "needs at least 2 GPUs";
     r.metrics.push_back(std::move(m));
   }
   ProbeMetric all_reduce = Make("allreduce_busbw_gbs", "NCCL all-reduce bus bw", "GB/s", -1);
@@ -385,8 +400,7 @@ nlohmann::json ProbeReportJson(const ProbeReport& r) {
                             {"memory_gib", d.memory_gib},
                             {"compute_capability", str_or_null(d.compute_capability)},
                             {"pcie_gen_max", d.pcie_gen_max ? json(*d.pcie_gen_max) : json()},
-                            {"pcie_width_max",
-                             d.pcie_width_max ? json(*d.pcie_width_max) : json()},
+                            {"pcie_width_max", d.pcie_width_max ? json(*d.pcie_width_max) : json()},
                             {"power_limit_w", opt(d.power_limit_w)}});
   }
   j["metrics"] = json::array();
@@ -439,7 +453,8 @@ std::string RenderProbeTable(const ProbeReport& r) {
   out += io::RenderAligned(t);
   if (!r.notes.empty()) {
     out += "\nnotes:\n";
-    for (const std::string& n : r.notes) out += "  - " + n + "\n";
+    for (const std::string& n : r.notes)
+      out += "  - " + n + "\n";
   }
   return out;
 }

@@ -12,10 +12,9 @@
 #ifndef GPUPLAN_SRC_AGENT_PROBE_H_
 #define GPUPLAN_SRC_AGENT_PROBE_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "agent/cuda_probe.h"
 #include "agent/gpu_telemetry.h"
@@ -33,8 +32,8 @@ class MetadataClient;
 class ProcReader;
 
 struct ProbeOptions {
-  std::string instance;      // --instance; empty: ask the metadata service
-  std::string disk_path;     // --path; empty: the disk test is skipped (it writes a file)
+  std::string instance;   // --instance; empty: ask the metadata service
+  std::string disk_path;  // --path; empty: the disk test is skipped (it writes a file)
   DiskProbeOptions disk;
   double cpu_seconds = 0.3;  // per CPU phase (one core, then all)
   bool skip_cpu = false;
@@ -65,11 +64,11 @@ struct ProbeDevice {
 };
 
 struct ProbeReport {
-  std::string measured_at;       // UTC, ISO-8601
-  std::string instance_type;     // "" when unknown
-  std::string instance_source;   // "flag", "metadata" or "unknown"
+  std::string measured_at;      // UTC, ISO-8601
+  std::string instance_type;    // "" when unknown
+  std::string instance_source;  // "flag", "metadata" or "unknown"
   bool instance_in_catalog = false;
-  std::string gpu_model;         // catalog GPU name, "" when unknown
+  std::string gpu_model;  // catalog GPU name, "" when unknown
   std::string driver_version;
   std::vector<ProbeDevice> devices;
   std::vector<ProbeMetric> metrics;

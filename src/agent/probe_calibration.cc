@@ -1,10 +1,10 @@
 #include "agent/probe_calibration.h"
 
-#include <algorithm>
-#include <optional>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "agent/probe.h"
 #include "agent/probe_verdict.h"
@@ -16,8 +16,8 @@ namespace {
 // The efficiency key of a metric id: its name without the unit suffix.
 std::string EfficiencyKey(const std::string& id) {
   for (std::string_view suffix : {"_tflops", "_gbs"}) {
-    if (id.size() > suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(),
-                                                suffix) == 0) {
+    if (id.size() > suffix.size() &&
+        id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0) {
       return id.substr(0, id.size() - suffix.size());
     }
   }
@@ -33,7 +33,8 @@ ProbeCalibration CalibrationFromReport(const ProbeReport& r) {
   };
   std::map<std::string, Sum> sums;
   for (const ProbeMetric& m : r.metrics) {
-    if (!m.measured || EfficiencyKey(m.id).empty()) continue;
+    if (!m.measured || EfficiencyKey(m.id).empty())
+      continue;
     Sum& s = sums[m.id];
     s.measured += *m.measured;
     ++s.n;
@@ -77,7 +78,8 @@ Result<ProbeCalibration> ParseCalibration(std::string_view text, std::string_vie
   auto bad = [&](std::string_view field, std::string_view want) {
     return Status::InvalidArgument(fmt::format("{}: field \"{}\": expected {}", name, field, want));
   };
-  if (!j.is_object()) return bad("(top level)", "an object");
+  if (!j.is_object())
+    return bad("(top level)", "an object");
   if (!j.contains("format") || j["format"] != kCalibrationFormat) {
     return bad("format", fmt::format("\"{}\"", kCalibrationFormat));
   }
@@ -87,14 +89,19 @@ Result<ProbeCalibration> ParseCalibration(std::string_view text, std::string_vie
   }
   ProbeCalibration c;
   auto text_field = [&](const char* key, std::string* out) -> Status {
-    if (!j.contains(key) || j[key].is_null()) return Status::Ok();
-    if (!j[key].is_string()) return bad(key, "a string or null");
+    if (!j.contains(key) || j[key].is_null())
+      return Status::Ok();
+    if (!j[key].is_string())
+      return bad(key, "a string or null");
     *out = j[key].get<std::string>();
     return Status::Ok();
   };
-  if (Status s = text_field("created", &c.created); !s.ok()) return s;
-  if (Status s = text_field("instance_type", &c.instance_type); !s.ok()) return s;
-  if (Status s = text_field("gpu", &c.gpu); !s.ok()) return s;
+  if (Status s = text_field("created", &c.created); !s.ok())
+    return s;
+  if (Status s = text_field("instance_type", &c.instance_type); !s.ok())
+    return s;
+  if (Status s = text_field("gpu", &c.gpu); !s.ok())
+    return s;
   if (j.contains("gpu_count")) {
     if (!j["gpu_count"].is_number_integer() || j["gpu_count"].get<long long>() < 0 ||
         j["gpu_count"].get<long long>() > 1024) {
@@ -102,10 +109,11 @@ Result<ProbeCalibration> ParseCalibration(std::string_view text, std::string_vie
     }
     c.gpu_count = j["gpu_count"].get<int>();
   }
-  auto number_map = [&](const char* key, std::map<std::string, double>* out, double max)
-      -> Status {
-    if (!j.contains(key)) return Status::Ok();
-    if (!j[key].is_object()) return bad(key, "an object of numbers");
+  auto number_map = [&](const char* key, std::map<std::string, double>* out, double max) -> Status {
+    if (!j.contains(key))
+      return Status::Ok();
+    if (!j[key].is_object())
+      return bad(key, "an object of numbers");
     for (const auto& [k, v] : j[key].items()) {
       const std::string field = std::string(key) + "." + k;
       if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > max) {
@@ -116,14 +124,17 @@ Result<ProbeCalibration> ParseCalibration(std::string_view text, std::string_vie
     return Status::Ok();
   };
   // Efficiencies above 1.05 would be measurements above the datasheet peak (see probe_verdict).
-  if (Status s = number_map("efficiency", &c.efficiency, 1.05); !s.ok()) return s;
-  if (Status s = number_map("measured", &c.measured, 1e9); !s.ok()) return s;
+  if (Status s = number_map("efficiency", &c.efficiency, 1.05); !s.ok())
+    return s;
+  if (Status s = number_map("measured", &c.measured, 1e9); !s.ok())
+    return s;
   return c;
 }
 
 Result<ProbeCalibration> LoadCalibration(const std::string& path) {
   Result<std::string> text = io::ReadFile(path);
-  if (!text.ok()) return text.status();
+  if (!text.ok())
+    return text.status();
   return ParseCalibration(*text, path);
 }
 
@@ -154,16 +165,16 @@ Result<const Gpu*> ApplyCalibration(const ProbeCalibration& probe, const Catalog
   auto ratio = [&](const char* key, const char* metric) -> std::optional<double> {
     auto it = probe.efficiency.find(key);
     const std::optional<double> healthy = HealthyFraction(metric);
-    if (it == probe.efficiency.end() || !healthy) return std::nullopt;
+    if (it == probe.efficiency.end() || !healthy)
+      return std::nullopt;
     return it->second / *healthy;
   };
   const ArchEfficiency fitted = cal->For(*gpu);
   GpuEfficiency measured;
   const std::string metric = std::string(gemm_key) + "_tflops";
   if (std::optional<double> r = ratio(gemm_key, metric.c_str())) {
-    (precision == Precision::kFp32 ? measured.simt_fraction : measured.gemm_fraction) =
-        std::min(1.0, (precision == Precision::kFp32 ? fitted.simt_fraction
-                                                     : fitted.gemm_fraction) * *r);
+    (precision == Precision::kFp32 ? measured.simt_fraction : measured.gemm_fraction) = std::min(
+        1.0, (precision == Precision::kFp32 ? fitted.simt_fraction : fitted.gemm_fraction) * *r);
   }
   if (std::optional<double> r = ratio("memory_bandwidth", "memory_bandwidth_gbs")) {
     measured.memory_bw_fraction = std::min(1.0, fitted.memory_bw_fraction * *r);

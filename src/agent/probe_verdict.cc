@@ -37,16 +37,26 @@ struct Fraction {
 //  - nccl-tests all_reduce_perf bus bandwidth at large messages reaches 70-85% of the
 //    one-direction NVLink rate on NVSwitch boards.
 constexpr Fraction kFractions[] = {
-    {"gemm_fp32_tflops", 0.80},    {"gemm_tf32_tflops", 0.70}, {"gemm_bf16_tflops", 0.70},
-    {"gemm_fp16_tflops", 0.70},    {"memory_bandwidth_gbs", 0.85}, {"h2d_gbs", 0.75},
-    {"d2h_gbs", 0.75},             {"p2p_gbs", 0.75},          {"allreduce_busbw_gbs", 0.70},
+    {"gemm_fp32_tflops", 0.80},
+    {"gemm_tf32_tflops", 0.70},
+    {"gemm_bf16_tflops", 0.70},
+    {"gemm_fp16_tflops", 0.70},
+    {"memory_bandwidth_gbs", 0.85},
+    {"h2d_gbs", 0.75},
+    {"d2h_gbs", 0.75},
+    {"p2p_gbs", 0.75},
+    {"allreduce_busbw_gbs", 0.70},
 };
 
 std::optional<Precision> GemmPrecision(std::string_view id) {
-  if (id == "gemm_fp32_tflops") return Precision::kFp32;
-  if (id == "gemm_tf32_tflops") return Precision::kTf32;
-  if (id == "gemm_bf16_tflops") return Precision::kBf16;
-  if (id == "gemm_fp16_tflops") return Precision::kFp16;
+  if (id == "gemm_fp32_tflops")
+    return Precision::kFp32;
+  if (id == "gemm_tf32_tflops")
+    return Precision::kTf32;
+  if (id == "gemm_bf16_tflops")
+    return Precision::kBf16;
+  if (id == "gemm_fp16_tflops")
+    return Precision::kFp16;
   return std::nullopt;
 }
 
@@ -55,15 +65,16 @@ std::optional<Precision> GemmPrecision(std::string_view id) {
 std::pair<double, std::string> GpuToGpuPeak(const Gpu& g, const InstanceType* t) {
   const bool nvlink = t ? t->interconnect != Interconnect::kPcie : g.nvlink_gbs > 0;
   if (nvlink && g.nvlink_gbs > 0) {
-    return {g.nvlink_gbs / 2, fmt::format("{} NVLink {} GB/s bidirectional / 2", g.name,
-                                          Num(g.nvlink_gbs))};
+    return {g.nvlink_gbs / 2,
+            fmt::format("{} NVLink {} GB/s bidirectional / 2", g.name, Num(g.nvlink_gbs))};
   }
   return {g.PcieGbs(), fmt::format("{} PCIe gen{} x16", g.name, g.pcie_gen)};
 }
 
 // Sets peak/expected/basis of a fraction-of-peak metric.
 void SetPeak(ProbeMetric& m, double peak, const std::string& what) {
-  if (peak <= 0) return;
+  if (peak <= 0)
+    return;
   const double f = HealthyFraction(m.id).value_or(1.0);
   m.peak = peak;
   m.expected = peak * f;
@@ -73,15 +84,16 @@ void SetPeak(ProbeMetric& m, double peak, const std::string& what) {
 void Expect(const Gpu* g, const InstanceType* t, ProbeMetric& m) {
   if (std::optional<Precision> p = GemmPrecision(m.id)) {
     if (g && g->Tflops(*p)) {
-      SetPeak(m, *g->Tflops(*p),
-              fmt::format("{} dense {} peak", g->name, PrecisionName(*p)));
+      SetPeak(m, *g->Tflops(*p), fmt::format("{} dense {} peak", g->name, PrecisionName(*p)));
     }
     return;
   }
   if (m.id == "memory_bandwidth_gbs") {
-    if (g) SetPeak(m, g->memory_bandwidth_gbs, g->name + " memory bandwidth");
+    if (g)
+      SetPeak(m, g->memory_bandwidth_gbs, g->name + " memory bandwidth");
   } else if (m.id == "h2d_gbs" || m.id == "d2h_gbs") {
-    if (g) SetPeak(m, g->PcieGbs(), fmt::format("{} PCIe gen{} x16", g->name, g->pcie_gen));
+    if (g)
+      SetPeak(m, g->PcieGbs(), fmt::format("{} PCIe gen{} x16", g->name, g->pcie_gen));
   } else if (m.id == "p2p_gbs" || m.id == "allreduce_busbw_gbs") {
     if (g) {
       auto [peak, what] = GpuToGpuPeak(*g, t);
@@ -122,8 +134,7 @@ void Expect(const Gpu* g, const InstanceType* t, ProbeMetric& m) {
     if (t) {
       m.peak = t->memory_gib;
       m.expected = t->memory_gib * 0.9;
-      m.basis = fmt::format("{} has {} GiB RAM, at least 90% visible", t->name,
-                            Num(t->memory_gib));
+      m.basis = fmt::format("{} has {} GiB RAM, at least 90% visible", t->name, Num(t->memory_gib));
     }
   } else if (m.id == "network_gbps") {
     if (t && t->network_gbps > 0) {
@@ -148,29 +159,37 @@ std::string_view VerdictName(Verdict v) { return NameOf(kVerdictNames, v); }
 
 std::optional<double> HealthyFraction(std::string_view metric_id) {
   for (const Fraction& f : kFractions) {
-    if (f.id == metric_id) return f.healthy;
+    if (f.id == metric_id)
+      return f.healthy;
   }
   return std::nullopt;
 }
 
 Verdict Judge(const ProbeMetric& m) {
-  if (!m.measured) return Verdict::kNotMeasured;
-  if (!m.expected || m.comparison == Comparison::kInformational) return Verdict::kNoExpectation;
+  if (!m.measured)
+    return Verdict::kNotMeasured;
+  if (!m.expected || m.comparison == Comparison::kInformational)
+    return Verdict::kNoExpectation;
   const double got = *m.measured;
   const double want = *m.expected;
   switch (m.comparison) {
     case Comparison::kExactCount:
       return got == want ? Verdict::kOk : Verdict::kBad;
     case Comparison::kAtLeast:
-      if (got >= want) return Verdict::kOk;
+      if (got >= want)
+        return Verdict::kOk;
       // Within 10% short (a driver reserving more memory) is worth a look; further short (a PCIe
       // generation down halves bandwidth, a GPU with half the memory) is wrong.
       return got >= want * kOkBand ? Verdict::kLow : Verdict::kBad;
     case Comparison::kFractionOfPeak:
-      if (m.peak && got > *m.peak * kAbovePeak) return Verdict::kHigh;
-      if (want <= 0) return Verdict::kNoExpectation;
-      if (got >= want * kOkBand) return Verdict::kOk;
-      if (got >= want * kLowBand) return Verdict::kLow;
+      if (m.peak && got > *m.peak * kAbovePeak)
+        return Verdict::kHigh;
+      if (want <= 0)
+        return Verdict::kNoExpectation;
+      if (got >= want * kOkBand)
+        return Verdict::kOk;
+      if (got >= want * kLowBand)
+        return Verdict::kLow;
       return Verdict::kBad;
     case Comparison::kInformational:
       break;

@@ -1,9 +1,9 @@
 #include "agent/proc_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 #include "io/file_util.h"
 
@@ -15,7 +15,8 @@ std::vector<std::string_view> Lines(std::string_view s) {
   while (!s.empty()) {
     const size_t nl = s.find('\n');
     out.push_back(s.substr(0, nl));
-    if (nl == std::string_view::npos) break;
+    if (nl == std::string_view::npos)
+      break;
     s.remove_prefix(nl + 1);
   }
   return out;
@@ -25,10 +26,13 @@ std::vector<std::string_view> Fields(std::string_view s) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+      ++i;
     const size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t')
+      ++i;
+    if (i > start)
+      out.push_back(s.substr(start, i - start));
   }
   return out;
 }
@@ -52,9 +56,11 @@ bool IsDigits(std::string_view s) {
 
 // A partition's name is its disk's name plus digits ("sda1") or "p" and digits ("nvme0n1p2").
 bool IsPartitionOf(std::string_view part, std::string_view disk) {
-  if (part.size() <= disk.size() || part.substr(0, disk.size()) != disk) return false;
+  if (part.size() <= disk.size() || part.substr(0, disk.size()) != disk)
+    return false;
   std::string_view rest = part.substr(disk.size());
-  if (rest[0] == 'p') rest.remove_prefix(1);
+  if (rest[0] == 'p')
+    rest.remove_prefix(1);
   return IsDigits(rest);
 }
 
@@ -66,17 +72,18 @@ Result<CpuStat> ParseCpuStat(std::string_view content, std::string_view name) {
   std::vector<std::string_view> lines = Lines(content);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::vector<std::string_view> f = Fields(lines[i]);
-    if (f.empty() || f[0].substr(0, 3) != "cpu") continue;
+    if (f.empty() || f[0].substr(0, 3) != "cpu")
+      continue;
     // user nice system idle iowait irq softirq steal are the first 8 of up to 10 columns; kernels
     // before 2.6.11 had fewer, which gpuplan does not support.
-    if (f.size() < 9) return Bad(name, i, "expected at least 8 counters after \"" +
-                                              std::string(f[0]) + "\"");
+    if (f.size() < 9)
+      return Bad(name, i, "expected at least 8 counters after \"" + std::string(f[0]) + "\"");
     uint64_t v[8];
     for (size_t k = 0; k < 8; ++k) {
       if (!ToU64(f[k + 1], &v[k])) {
         return Bad(name, i,
-                   fmt::format("counter {} of \"{}\" is not a whole number from 0 to 2^56",
-                               k + 1, f[0].substr(0, 16)));
+                   fmt::format("counter {} of \"{}\" is not a whole number from 0 to 2^56", k + 1,
+                               f[0].substr(0, 16)));
       }
     }
     CpuTimes t{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
@@ -89,7 +96,8 @@ Result<CpuStat> ParseCpuStat(std::string_view content, std::string_view name) {
       return Bad(name, i, "unexpected CPU label (expected cpu or cpuN)");
     }
   }
-  if (!saw_all) return Status::InvalidArgument(fmt::format("{}: no \"cpu\" line", name));
+  if (!saw_all)
+    return Status::InvalidArgument(fmt::format("{}: no \"cpu\" line", name));
   return out;
 }
 
@@ -99,7 +107,8 @@ Result<MemInfo> ParseMemInfo(std::string_view content, std::string_view name) {
   std::vector<std::string_view> lines = Lines(content);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::vector<std::string_view> f = Fields(lines[i]);
-    if (f.size() < 2) continue;
+    if (f.size() < 2)
+      continue;
     uint64_t* target = nullptr;
     if (f[0] == "MemTotal:") {
       target = &out.total_kib;
@@ -123,16 +132,17 @@ Result<MemInfo> ParseMemInfo(std::string_view content, std::string_view name) {
   return out;
 }
 
-Result<std::vector<DiskCounters>> ParseDiskStats(std::string_view content,
-                                                 std::string_view name) {
+Result<std::vector<DiskCounters>> ParseDiskStats(std::string_view content, std::string_view name) {
   std::vector<DiskCounters> all;
   std::vector<std::string_view> lines = Lines(content);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::vector<std::string_view> f = Fields(lines[i]);
-    if (f.empty()) continue;
+    if (f.empty())
+      continue;
     // major minor name, then 11 counters (more on newer kernels); iostats.rst field numbers:
     // 3 sectors read, 7 sectors written, 10 time doing I/O (ms).
-    if (f.size() < 14) return Bad(name, i, "expected at least 14 fields (major minor name + 11)");
+    if (f.size() < 14)
+      return Bad(name, i, "expected at least 14 fields (major minor name + 11)");
     uint64_t v[11];
     for (size_t k = 0; k < 11; ++k) {
       if (!ToU64(f[k + 3], &v[k])) {
@@ -157,7 +167,8 @@ Result<std::vector<DiskCounters>> ParseDiskStats(std::string_view content,
     const bool partition = std::any_of(all.begin(), all.end(), [&](const DiskCounters& other) {
       return IsPartitionOf(n, other.name);
     });
-    if (!partition) out.push_back(d);
+    if (!partition)
+      out.push_back(d);
   }
   return out;
 }
@@ -168,18 +179,22 @@ Result<std::vector<NetCounters>> ParseNetDev(std::string_view content, std::stri
   for (size_t i = 0; i < lines.size(); ++i) {
     const size_t colon = lines[i].find(':');
     // The two header lines have "|" and no colon.
-    if (colon == std::string_view::npos) continue;
+    if (colon == std::string_view::npos)
+      continue;
     std::vector<std::string_view> label = Fields(lines[i].substr(0, colon));
     std::vector<std::string_view> f = Fields(lines[i].substr(colon + 1));
-    if (label.size() != 1) return Bad(name, i, "expected one interface name before ':'");
+    if (label.size() != 1)
+      return Bad(name, i, "expected one interface name before ':'");
     // 8 receive columns, then 8 transmit columns; bytes are the first of each.
-    if (f.size() < 16) return Bad(name, i, "expected 16 counters after the interface name");
+    if (f.size() < 16)
+      return Bad(name, i, "expected 16 counters after the interface name");
     NetCounters n;
     n.name = std::string(label[0]);
     if (!ToU64(f[0], &n.rx_bytes) || !ToU64(f[8], &n.tx_bytes)) {
       return Bad(name, i, "byte counters are not whole numbers");
     }
-    if (n.name != "lo") out.push_back(std::move(n));
+    if (n.name != "lo")
+      out.push_back(std::move(n));
   }
   return out;
 }
@@ -210,7 +225,8 @@ namespace {
 template <typename T, typename Parser>
 Result<T> ReadAndParse(const std::string& path, Parser parse) {
   Result<std::string> content = io::ReadFile(path);
-  if (!content.ok()) return content.status();
+  if (!content.ok())
+    return content.status();
   return parse(*content, path);
 }
 }  // namespace

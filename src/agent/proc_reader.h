@@ -43,9 +43,9 @@ struct MemInfo {
 // Cumulative counters of one whole disk (partitions and loop/ram devices are left out).
 struct DiskCounters {
   std::string name;
-  uint64_t read_bytes = 0;     // sectors read * 512 (the unit is always 512 bytes)
+  uint64_t read_bytes = 0;  // sectors read * 512 (the unit is always 512 bytes)
   uint64_t written_bytes = 0;
-  uint64_t io_ms = 0;          // time with I/O in flight; its rate is the disk's utilisation
+  uint64_t io_ms = 0;  // time with I/O in flight; its rate is the disk's utilisation
 };
 
 // Cumulative counters of one network interface (loopback left out).

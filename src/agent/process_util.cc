@@ -1,5 +1,6 @@
 #include "agent/process_util.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "agent/clock.h"
 #include "io/file_util.h"
@@ -23,30 +22,34 @@ struct SignalRow {
   int number;
 };
 constexpr SignalRow kSignals[] = {
-    {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT}, {"SIGKILL", SIGKILL},
-    {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGTERM", SIGTERM}, {"SIGCONT", SIGCONT},
+    {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},   {"SIGQUIT", SIGQUIT},   {"SIGKILL", SIGKILL},
+    {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGTERM", SIGTERM},   {"SIGCONT", SIGCONT},
     {"SIGSTOP", SIGSTOP}, {"SIGALRM", SIGALRM}, {"SIGWINCH", SIGWINCH}, {"SIGPWR", SIGPWR},
 };
 
 std::string Upper(std::string_view s) {
   std::string out(s);
   for (char& ch : out) {
-    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+    if (ch >= 'a' && ch <= 'z')
+      ch = static_cast<char>(ch - 'a' + 'A');
   }
   return out;
 }
 
 // True when `name` (a path, or a name looked up in $PATH as execvp does) is executable.
 bool FindExecutable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0;
+  if (name.find('/') != std::string::npos)
+    return access(name.c_str(), X_OK) == 0;
   const char* path = getenv("PATH");
   std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
   while (true) {
     const size_t colon = dirs.find(':');
     const std::string_view dir = dirs.substr(0, colon);
     const std::string candidate = fmt::format("{}/{}", dir.empty() ? "." : dir, name);
-    if (access(candidate.c_str(), X_OK) == 0) return true;
-    if (colon == std::string_view::npos) return false;
+    if (access(candidate.c_str(), X_OK) == 0)
+      return true;
+    if (colon == std::string_view::npos)
+      return false;
     dirs.remove_prefix(colon + 1);
   }
 }
@@ -57,26 +60,31 @@ std::optional<int> ParseSignal(std::string_view name) {
   int number = 0;
   auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
   if (!name.empty() && ec == std::errc() && end == name.data() + name.size()) {
-    if (number >= 1 && number <= 64) return number;
+    if (number >= 1 && number <= 64)
+      return number;
     return std::nullopt;
   }
   std::string upper = Upper(name);
-  if (upper.rfind("SIG", 0) != 0) upper = "SIG" + upper;
+  if (upper.rfind("SIG", 0) != 0)
+    upper = "SIG" + upper;
   for (const SignalRow& row : kSignals) {
-    if (upper == row.name) return row.number;
+    if (upper == row.name)
+      return row.number;
   }
   return std::nullopt;
 }
 
 std::string SignalName(int signal) {
   for (const SignalRow& row : kSignals) {
-    if (row.number == signal) return row.name;
+    if (row.number == signal)
+      return row.name;
   }
   return fmt::format("signal {}", signal);
 }
 
 ProcessState CheckProcess(pid_t pid, const std::string& proc_root) {
-  if (pid <= 0) return ProcessState::kGone;
+  if (pid <= 0)
+    return ProcessState::kGone;
   if (kill(pid, 0) != 0) {
     return errno == EPERM ? ProcessState::kNotPermitted : ProcessState::kGone;
   }
@@ -94,45 +102,50 @@ ProcessState CheckProcess(pid_t pid, const std::string& proc_root) {
 }
 
 Result<pid_t> Spawn(const std::vector<std::string>& argv, bool new_process_group) {
-  if (argv.empty() || argv[0].empty()) return Status::InvalidArgument("no command to run");
+  if (argv.empty() || argv[0].empty())
+    return Status::InvalidArgument("no command to run");
   if (!FindExecutable(argv[0])) {
-    return Status::NotFound(fmt::format("cannot start \"{}\": command not found or not executable",
-                                        argv[0]));
+    return Status::NotFound(
+        fmt::format("cannot start \"{}\": command not found or not executable", argv[0]));
   }
   // Build the C argv before fork(): the child of a threaded process may only call
   // async-signal-safe functions.
   std::vector<char*> cargv;
   cargv.reserve(argv.size() + 1);
-  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
-    return Status::IoError(fmt::format("cannot start \"{}\": fork: {}", argv[0],
-                                       std::strerror(errno)));
+    return Status::IoError(
+        fmt::format("cannot start \"{}\": fork: {}", argv[0], std::strerror(errno)));
   }
   if (pid == 0) {
-    if (new_process_group) setpgid(0, 0);
+    if (new_process_group)
+      setpgid(0, 0);
     execvp(cargv[0], cargv.data());
     _exit(127);
   }
-  if (new_process_group) setpgid(pid, pid);  // also from the parent, so a kill of the group works before exec
+  if (new_process_group)
+    setpgid(pid, pid);  // also from the parent, so a kill of the group works before exec
   return pid;
 }
 
-Result<pid_t> SpawnShell(const std::string& command) {
-  return Spawn({"/bin/sh", "-c", command});
-}
+Result<pid_t> SpawnShell(const std::string& command) { return Spawn({"/bin/sh", "-c", command}); }
 
 int ExitCodeFromWaitStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
   return 1;
 }
 
 std::optional<WaitOutcome> PollChild(pid_t pid) {
   int status = 0;
   const pid_t r = waitpid(pid, &status, WNOHANG);
-  if (r == 0) return std::nullopt;
+  if (r == 0)
+    return std::nullopt;
   WaitOutcome out;
   out.finished = true;
   out.exit_code = r == pid ? ExitCodeFromWaitStatus(status) : 1;  // r < 0: already reaped
@@ -142,11 +155,14 @@ std::optional<WaitOutcome> PollChild(pid_t pid) {
 WaitOutcome WaitForChild(pid_t pid, double deadline, double grace_seconds, Clock& clock) {
   double step = 0.01;
   while (true) {
-    if (std::optional<WaitOutcome> done = PollChild(pid)) return *done;
+    if (std::optional<WaitOutcome> done = PollChild(pid))
+      return *done;
     const double now = clock.MonotonicSeconds();
-    if (deadline >= 0 && now >= deadline) break;
+    if (deadline >= 0 && now >= deadline)
+      break;
     double wait = step;
-    if (deadline >= 0) wait = std::min(wait, deadline - now);
+    if (deadline >= 0)
+      wait = std::min(wait, deadline - now);
     clock.SleepFor(wait);
     step = std::min(step * 2, 0.05);
   }

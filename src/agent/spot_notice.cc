@@ -1,9 +1,9 @@
 #include "agent/spot_notice.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace gpuplan::agent {
 namespace {
@@ -17,7 +17,8 @@ std::string Quote(std::string_view s) {
     const auto u = static_cast<unsigned char>(ch);
     out += (u >= 0x20 && u < 0x7f) ? ch : '?';
   }
-  if (s.size() > 40) out += "...";
+  if (s.size() > 40)
+    out += "...";
   return "\"" + out + "\"";
 }
 
@@ -25,11 +26,13 @@ bool IsSpace(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\
 
 // Reads exactly `width` decimal digits at s[*pos]; false when any is not a digit.
 bool Digits(std::string_view s, size_t* pos, size_t width, unsigned* value) {
-  if (*pos + width > s.size()) return false;
+  if (*pos + width > s.size())
+    return false;
   unsigned v = 0;
   for (size_t i = 0; i < width; ++i) {
     const char ch = s[*pos + i];
-    if (ch < '0' || ch > '9') return false;
+    if (ch < '0' || ch > '9')
+      return false;
     v = v * 10 + static_cast<unsigned>(ch - '0');
   }
   *pos += width;
@@ -38,7 +41,8 @@ bool Digits(std::string_view s, size_t* pos, size_t width, unsigned* value) {
 }
 
 bool Expect(std::string_view s, size_t* pos, char ch) {
-  if (*pos >= s.size() || s[*pos] != ch) return false;
+  if (*pos >= s.size() || s[*pos] != ch)
+    return false;
   ++*pos;
   return true;
 }
@@ -64,13 +68,16 @@ long long DaysFromCivil(long long year, unsigned month, unsigned day) {
 
 Result<double> ParseTerminationTime(std::string_view body) {
   std::string_view s = body;
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  while (!s.empty() && IsSpace(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back()))
+    s.remove_suffix(1);
   auto bad = [&](std::string_view why) {
     return Status::InvalidArgument(
         fmt::format("termination-time {}: {}; {}", Quote(body), why, kExpectedForm));
   };
-  if (s.empty()) return bad("empty");
+  if (s.empty())
+    return bad("empty");
   size_t pos = 0;
   unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!Digits(s, &pos, 4, &year) || !Expect(s, &pos, '-') || !Digits(s, &pos, 2, &month) ||
@@ -89,16 +96,21 @@ Result<double> ParseTerminationTime(std::string_view body) {
       scale /= 10;
       ++pos;
     }
-    if (pos == start || pos - start > 9) return bad("fractional seconds need 1 to 9 digits");
+    if (pos == start || pos - start > 9)
+      return bad("fractional seconds need 1 to 9 digits");
   }
   const std::string_view zone = s.substr(pos);
   if (zone != "Z" && zone != "+00:00") {
     return bad(zone.empty() ? "no time zone (a UTC time ends in Z)" : "not a UTC time");
   }
-  if (year < 2000 || year > 2199) return bad("year out of range 2000-2199");
-  if (month < 1 || month > 12) return bad("month out of range");
-  if (day < 1 || day > DaysInMonth(year, month)) return bad("day out of range for the month");
-  if (hour > 23 || minute > 59 || second > 59) return bad("time of day out of range");
+  if (year < 2000 || year > 2199)
+    return bad("year out of range 2000-2199");
+  if (month < 1 || month > 12)
+    return bad("month out of range");
+  if (day < 1 || day > DaysInMonth(year, month))
+    return bad("day out of range for the month");
+  if (hour > 23 || minute > 59 || second > 59)
+    return bad("time of day out of range");
   const long long days = DaysFromCivil(year, month, day);
   const long long secs = days * 86400 + hour * 3600LL + minute * 60LL + second;
   return static_cast<double>(secs) + fraction;

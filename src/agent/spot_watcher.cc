@@ -1,5 +1,6 @@
 #include "agent/spot_watcher.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -7,8 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "agent/clock.h"
 #include "agent/metadata_client.h"
@@ -59,7 +58,8 @@ int HandleNotice(const SpotWatchOptions& o, double termination, Clock& clock, Lo
   WaitOutcome w = WaitForChild(*child, start + budget, o.kill_grace_seconds, clock);
   const double took = clock.MonotonicSeconds() - start;
   if (w.timed_out) {
-    log(fmt::format("FAILED: the command was still running at its deadline ({:.1f} s); "
+    log(
+        fmt::format("FAILED: the command was still running at its deadline ({:.1f} s); "
                     "stopped it (exit {})",
                     took, w.exit_code));
     return Code(SpotExit::kActionFailed);
@@ -85,11 +85,11 @@ int WatchSpot(const SpotWatchOptions& o, MetadataClient& client, Clock& clock, s
       case ProcessState::kNotPermitted:
         log(fmt::format("not allowed to signal pid {} (run as its user or root)", o.pid));
         return Code(SpotExit::kFailure);
-      case ProcessState::kRunning: break;
+      case ProcessState::kRunning:
+        break;
     }
   }
-  log(fmt::format("watching {} every {} s; on notice: {}", kTerminationTimePath,
-                  o.interval_seconds,
+  log(fmt::format("watching {} every {} s; on notice: {}", kTerminationTimePath, o.interval_seconds,
                   o.pid > 0 ? fmt::format("send {} to pid {}", SignalName(o.signal), o.pid)
                             : "run: " + o.exec));
   // Only changes of the service's state are logged, so a watcher that runs for days on a
@@ -110,7 +110,8 @@ int WatchSpot(const SpotWatchOptions& o, MetadataClient& client, Clock& clock, s
     std::string detail;
     if (reply.kind == MetadataReply::Kind::kOk) {
       Result<double> when = ParseTerminationTime(reply.body);
-      if (when.ok()) return HandleNotice(o, *when, clock, log);
+      if (when.ok())
+        return HandleNotice(o, *when, clock, log);
       state = "garbage:" + reply.body.substr(0, 64);
       detail = "ignoring a malformed reply (not a notice): " + when.status().message();
     } else if (reply.kind == MetadataReply::Kind::kNotFound) {
@@ -129,7 +130,8 @@ int WatchSpot(const SpotWatchOptions& o, MetadataClient& client, Clock& clock, s
     const bool last = o.max_polls > 0 && poll + 1 >= o.max_polls;
     while (!last && !(stop && stop->load())) {
       const double left = next - clock.MonotonicSeconds();
-      if (left <= 0) break;
+      if (left <= 0)
+        break;
       clock.SleepFor(std::min(left, 0.5));
     }
   }

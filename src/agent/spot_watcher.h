@@ -53,7 +53,7 @@ struct SpotWatchOptions {
   double min_command_seconds = 5;
   // After the deadline the command gets SIGTERM, then SIGKILL this many seconds later.
   double kill_grace_seconds = 5;
-  long max_polls = 0;  // 0 = poll until a notice (for tests and one-shot checks: 1)
+  long max_polls = 0;               // 0 = poll until a notice (for tests and one-shot checks: 1)
   std::string proc_root = "/proc";  // where the zombie check reads PID/stat
 };
 

@@ -1,12 +1,12 @@
 // `gpuplan catalog gpus|instances|families|prices|show`: browse the embedded catalog.
-#include <algorithm>
-#include <map>
-#include <ostream>
-#include <set>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -31,11 +31,14 @@ std::string Opt(const std::optional<double>& v, const char* unknown = "-") {
 
 void RunInstances(CliContext& ctx, const CatalogFilters& cf) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   const io::InstanceFilter& f = cf.filter;
-  if (Status s = io::CheckInstanceFilter(*c, f, io::FieldSpelling::kFlag); !s.ok()) return ctx.Fail(s, true);
+  if (Status s = io::CheckInstanceFilter(*c, f, io::FieldSpelling::kFlag); !s.ok())
+    return ctx.Fail(s, true);
   io::Table table{{"instance", "family", "gpu", "gpus", "gpu_gib", "vcpu", "ram_gib", "net_gbps",
-                   "rdma", "interconnect", "status", "payg_per_hour"}, {}};
+                   "rdma", "interconnect", "status", "payg_per_hour"},
+                  {}};
   for (const InstanceType* type : io::MatchInstances(*c, f)) {
     const InstanceType& t = *type;
     const Price* price = io::CheapestPayg(*c, t.name, f.region);
@@ -49,7 +52,8 @@ void RunInstances(CliContext& ctx, const CatalogFilters& cf) {
                           std::string(InterconnectName(t.interconnect)),
                           std::string(LifecycleName(t.status)), price_text});
   }
-  Emit(*ctx.out, cf.format, table, cf.format == OutputFormat::kJson ? io::InstanceListJson(*c, f) : nlohmann::json::array());
+  Emit(*ctx.out, cf.format, table,
+       cf.format == OutputFormat::kJson ? io::InstanceListJson(*c, f) : nlohmann::json::array());
   if (cf.format == OutputFormat::kTable && table.rows.empty()) {
     *ctx.err << "gpuplan: no instance type matches these filters\n";
   }
@@ -57,14 +61,18 @@ void RunInstances(CliContext& ctx, const CatalogFilters& cf) {
 
 void RunGpus(CliContext& ctx, const CatalogFilters& f, bool alibaba_only) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   io::Table table{{"gpu", "arch", "mem_gib", "mem_type", "bw_gbs", "fp64", "fp32", "tf32", "bf16",
-                   "fp16", "fp8", "int8", "nvlink_gbs", "pcie", "alibaba"}, {}};
+                   "fp16", "fp8", "int8", "nvlink_gbs", "pcie", "alibaba"},
+                  {}};
   for (const Gpu& g : c->gpus) {
-    if (!io::GpuMatches(g, f.filter.min_gpu_memory, alibaba_only)) continue;
+    if (!io::GpuMatches(g, f.filter.min_gpu_memory, alibaba_only))
+      continue;
     std::vector<std::string> row = {g.name, g.architecture, Num(g.memory_gib), g.memory_type,
                                     Num(g.memory_bandwidth_gbs)};
-    for (Precision p : kAllPrecisions) row.push_back(Opt(g.Tflops(p)));
+    for (Precision p : kAllPrecisions)
+      row.push_back(Opt(g.Tflops(p)));
     row.push_back(g.nvlink_gbs > 0 ? Num(g.nvlink_gbs) : "-");
     row.push_back(g.pcie_gen ? "gen" + std::to_string(g.pcie_gen) : "-");
     row.push_back(g.alibaba ? "yes" : "no");
@@ -75,7 +83,8 @@ void RunGpus(CliContext& ctx, const CatalogFilters& f, bool alibaba_only) {
 
 void RunFamilies(CliContext& ctx, OutputFormat format) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   io::Table table{{"family", "gpu", "kind", "types", "status", "good_for"}, {}};
   for (const Family& f : c->families) {
     table.rows.push_back({f.name, f.gpu, f.kind, std::to_string(io::FamilyTypeCount(*c, f)),
@@ -91,11 +100,14 @@ struct PriceFilters {
 
 void RunPrices(CliContext& ctx, const PriceFilters& f) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   const InstanceType* type = f.instance.empty() ? nullptr : c->FindInstance(f.instance);
   if (!f.instance.empty() && !type) {
-    return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?",
-                                                 f.instance, fmt::join(c->SuggestInstances(f.instance), ", "))), true);
+    return ctx.Fail(
+        Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
+                                     fmt::join(c->SuggestInstances(f.instance), ", "))),
+        true);
   }
   const std::optional<Billing> billing = ParseBilling(f.billing, BillingUse::kPriceRow);
   if (!f.billing.empty() && !billing) {
@@ -105,11 +117,14 @@ void RunPrices(CliContext& ctx, const PriceFilters& f) {
         true);
   }
   io::Table table{{"instance", "region", "zone", "billing", "price", "currency", "unit", "as_of",
-                   "source", "trust"}, {}};
+                   "source", "trust"},
+                  {}};
   nlohmann::json json = nlohmann::json::array();
   for (const Price& p : c->prices) {
-    if (type && p.instance != type->name) continue;
-    if (!f.region.empty() && p.region != f.region) continue;
+    if (type && p.instance != type->name)
+      continue;
+    if (!f.region.empty() && p.region != f.region)
+      continue;
     if (billing && p.billing != *billing)
       continue;
     table.rows.push_back({p.instance, p.region, p.zone.empty() ? "-" : p.zone,
@@ -132,21 +147,30 @@ std::string Line(const std::string& label, const std::string& value) {
 std::string DescribeGpu(const Gpu& g) {
   std::string s = fmt::format("GPU {} ({}), {} {}, compute capability {}\n", g.name, g.vendor_name,
                               g.architecture, g.memory_type, g.compute_capability);
-  s += Line("memory", fmt::format("{} GiB{}", Num(g.memory_gib), g.usable_memory_gib
-      ? fmt::format(" ({} GiB usable by CUDA)", Num(*g.usable_memory_gib)) : ""));
+  s += Line("memory", fmt::format("{} GiB{}", Num(g.memory_gib),
+                                  g.usable_memory_gib ? fmt::format(" ({} GiB usable by CUDA)",
+                                                                    Num(*g.usable_memory_gib))
+                                                      : ""));
   s += Line("memory bandwidth", Num(g.memory_bandwidth_gbs) + " GB/s");
   std::string peaks;
   for (Precision p : kAllPrecisions) {
-    if (auto v = g.Tflops(p)) peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", PrecisionName(p), Num(*v));
+    if (auto v = g.Tflops(p))
+      peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", PrecisionName(p), Num(*v));
   }
   s += Line("dense peak TFLOPS", peaks.empty() ? "unknown" : peaks);
-  if (!g.Tflops(Precision::kBf16)) s += Line("", "no BF16: mixed precision must use FP16 with loss scaling");
-  s += Line("NVLink", g.nvlink_gbs > 0 ? Num(g.nvlink_gbs) + " GB/s per GPU (bidirectional)" : "none (PCIe only)");
-  s += Line("host link", g.pcie_gen ? fmt::format("PCIe Gen{} x16, {} GB/s per direction", g.pcie_gen, Num(g.PcieGbs())) : "unknown");
+  if (!g.Tflops(Precision::kBf16))
+    s += Line("", "no BF16: mixed precision must use FP16 with loss scaling");
+  s += Line("NVLink", g.nvlink_gbs > 0 ? Num(g.nvlink_gbs) + " GB/s per GPU (bidirectional)"
+                                       : "none (PCIe only)");
+  s += Line("host link", g.pcie_gen ? fmt::format("PCIe Gen{} x16, {} GB/s per direction",
+                                                  g.pcie_gen, Num(g.PcieGbs()))
+                                    : "unknown");
   s += Line("TDP", g.tdp_w ? Num(*g.tdp_w) + " W" : "unknown");
-  if (!g.notes.empty()) s += Line("notes", g.notes);
-  s += Line("source", fmt::format("{} {} ({}{})", g.provenance.basis, g.provenance.source, g.provenance.as_of,
-                                  g.provenance.inferred() ? "; inferred, verify before relying on it" : ""));
+  if (!g.notes.empty())
+    s += Line("notes", g.notes);
+  s += Line("source",
+            fmt::format("{} {} ({}{})", g.provenance.basis, g.provenance.source, g.provenance.as_of,
+                        g.provenance.inferred() ? "; inferred, verify before relying on it" : ""));
   return s;
 }
 
@@ -156,17 +180,22 @@ std::string DescribeInstance(const Catalog& c, const InstanceType& t) {
   const double gpus = std::max(t.gpu_count, 1.0);
   std::string s = fmt::format("{}  ({} family, {}{})\n", t.name, t.family, LifecycleName(t.status),
                               t.bare_metal() ? ", bare metal" : "");
-  s += Line("GPU", t.vgpu() ? fmt::format("{} of one {} ({} GiB vGPU slice)", Num(t.gpu_count), g.name, Num(t.gpu_memory_gib))
-                            : fmt::format("{} x {} ({} GiB each, {} GiB total)", Num(t.gpu_count), g.name,
-                                          Num(t.gpu_memory_gib), Num(t.gpu_memory_gib * t.gpu_count)));
+  s += Line("GPU",
+            t.vgpu() ? fmt::format("{} of one {} ({} GiB vGPU slice)", Num(t.gpu_count), g.name,
+                                   Num(t.gpu_memory_gib))
+                     : fmt::format("{} x {} ({} GiB each, {} GiB total)", Num(t.gpu_count), g.name,
+                                   Num(t.gpu_memory_gib), Num(t.gpu_memory_gib * t.gpu_count)));
   s += Line("vCPU", fmt::format("{} ({} per GPU)", t.vcpu, Num(t.vcpu / gpus)));
-  s += Line("RAM", fmt::format("{} GiB ({} GiB per GPU)", Num(t.memory_gib), Num(t.memory_gib / gpus)));
+  s += Line("RAM",
+            fmt::format("{} GiB ({} GiB per GPU)", Num(t.memory_gib), Num(t.memory_gib / gpus)));
   s += Line("CPU", t.cpu + (t.arm ? " [ARM host]" : ""));
-  s += Line("network", fmt::format("{} Gbit/s baseline{}{}", Num(t.network_gbps),
-                                   t.network_burst_gbps ? ", burst " + Num(*t.network_burst_gbps) : "",
-                                   t.pps ? fmt::format(", {} PPS", Num(*t.pps)) : ""));
-  s += Line("eRDMA", t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) + " Gbit/s" : "yes (bandwidth not stated)")
-                            : "no: multi-node NCCL runs over plain VPC TCP");
+  s += Line("network",
+            fmt::format("{} Gbit/s baseline{}{}", Num(t.network_gbps),
+                        t.network_burst_gbps ? ", burst " + Num(*t.network_burst_gbps) : "",
+                        t.pps ? fmt::format(", {} PPS", Num(*t.pps)) : ""));
+  s += Line("eRDMA",
+            t.rdma ? (t.rdma_gbps ? Num(*t.rdma_gbps) + " Gbit/s" : "yes (bandwidth not stated)")
+                   : "no: multi-node NCCL runs over plain VPC TCP");
   if (t.eri) {
     s += Line("ERIs (deploy)", fmt::format("{} on {} network card index(es), queue pairs {} ({})",
                                            t.eri->eri_quantity, t.eri->network_cards,
@@ -174,60 +203,91 @@ std::string DescribeInstance(const Catalog& c, const InstanceType& t) {
                                                               : "not in the sources",
                                            t.eri->provenance.source));
   }
-  s += Line("GPU interconnect", t.gpu_count < 2 ? "single GPU" : std::string(InterconnectName(t.interconnect)) +
-            (t.interconnect == Interconnect::kPcie ? " (no NVLink: tensor parallel across GPUs is slow)" : ""));
-  s += Line("local NVMe", t.local_nvme_gib > 0 ? Num(t.local_nvme_gib) + " GiB" : "none (use ESSD, CPFS, NAS or OSS)");
+  s += Line("GPU interconnect", t.gpu_count < 2
+                                    ? "single GPU"
+                                    : std::string(InterconnectName(t.interconnect)) +
+                                          (t.interconnect == Interconnect::kPcie
+                                               ? " (no NVLink: tensor parallel across GPUs is slow)"
+                                               : ""));
+  s += Line("local NVMe", t.local_nvme_gib > 0 ? Num(t.local_nvme_gib) + " GiB"
+                                               : "none (use ESSD, CPFS, NAS or OSS)");
   const Price* price = io::CheapestPayg(c, t.name, "");
-  s += Line("pay-as-you-go", price ? fmt::format("from {} {}/hour ({}, {} {}, trust {})", price->currency,
-                                                 Num(price->amount), price->region, price->provenance.source,
-                                                 price->as_of, price->trust)
-                                   : "price unknown (no sourced price; use 'gpuplan prices refresh')");
+  s += Line("pay-as-you-go",
+            price ? fmt::format("from {} {}/hour ({}, {} {}, trust {})", price->currency,
+                                Num(price->amount), price->region, price->provenance.source,
+                                price->as_of, price->trust)
+                  : "price unknown (no sourced price; use 'gpuplan prices refresh')");
   if (fam) {
     s += Line("good for", fam->good_for);
     s += Line("not for", fam->avoid_for);
-    if (!fam->confusion.empty()) s += Line("correction", fam->confusion);
+    if (!fam->confusion.empty())
+      s += Line("correction", fam->confusion);
   }
-  if (!t.notes.empty()) s += Line("notes", t.notes);
-  s += Line("source", fmt::format("{} {} ({})", t.provenance.basis, t.provenance.source, t.provenance.as_of));
+  if (!t.notes.empty())
+    s += Line("notes", t.notes);
+  s += Line("source",
+            fmt::format("{} {} ({})", t.provenance.basis, t.provenance.source, t.provenance.as_of));
   s += "\n" + DescribeGpu(g);
   return s;
 }
 
 std::string DescribeFamily(const Catalog& c, const Family& f) {
-  std::string s = fmt::format("family {}: {} ({}, {})\n", f.name, f.gpu, f.kind, LifecycleName(f.status));
+  std::string s =
+      fmt::format("family {}: {} ({}, {})\n", f.name, f.gpu, f.kind, LifecycleName(f.status));
   s += Line("good for", f.good_for);
   s += Line("not for", f.avoid_for);
-  if (!f.confusion.empty()) s += Line("correction", f.confusion);
+  if (!f.confusion.empty())
+    s += Line("correction", f.confusion);
   s += "  types:\n";
   for (const InstanceType& t : c.instances) {
     if (t.family == f.name) {
-      s += fmt::format("    {:<28} {} GPU, {} vCPU, {} GiB\n", t.name, Num(t.gpu_count), t.vcpu, Num(t.memory_gib));
+      s += fmt::format("    {:<28} {} GPU, {} vCPU, {} GiB\n", t.name, Num(t.gpu_count), t.vcpu,
+                       Num(t.memory_gib));
     }
   }
   return s;
 }
 
 // Names the articles use that do not exist, with where to look instead.
-struct KnownConfusion { const char* name; const char* answer; };
+struct KnownConfusion {
+  const char* name;
+  const char* answer;
+};
 constexpr KnownConfusion kConfusions[] = {
-    {"gn7-m10", "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
-    {"gn7-m20", "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
+    {"gn7-m10",
+     "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB "
+     "A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
+    {"gn7-m20",
+     "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB "
+     "A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
     {"gn7v", "There is no gn7v family. A10 is gn7i; 'v' meant V100 16 GB in generation 6 (gn6v)."},
-    {"gn8i", "There is no gn8i family. Generation 8 is gn8is (L20 48 GB), gn8ia and gn8v (H20-class 96 GB)."},
-    {"gni", "There is no gni family. L20 is gn8is, ebmgn8is and ebmgn8ia; no Alibaba ECS family with L40S is documented."},
-    {"gn7-lc4", "ecs.gn7-lc4.2xlarge does not exist. 4 x L20 is ecs.gn8is-4x.16xlarge or ecs.ebmgn8ia.64xlarge."},
-    {"gn6v-c4g1", "ecs.gn6v-c4g1.xlarge does not exist. The smallest gn6v is ecs.gn6v-c8g1.2xlarge (1 x V100 16 GB); the 4-vCPU T4 type is ecs.gn6i-c4g1.xlarge."},
-    {"gn5-i4", "ecs.gn5-i4.2xlarge does not exist. gn5 is P100 16 GB (4 GPUs: ecs.gn5-c8g1.8xlarge); 4 x V100 32 GB is ecs.gn6e-c12g1.12xlarge."},
+    {"gn8i",
+     "There is no gn8i family. Generation 8 is gn8is (L20 48 GB), gn8ia and gn8v (H20-class 96 "
+     "GB)."},
+    {"gni",
+     "There is no gni family. L20 is gn8is, ebmgn8is and ebmgn8ia; no Alibaba ECS family with L40S "
+     "is documented."},
+    {"gn7-lc4",
+     "ecs.gn7-lc4.2xlarge does not exist. 4 x L20 is ecs.gn8is-4x.16xlarge or "
+     "ecs.ebmgn8ia.64xlarge."},
+    {"gn6v-c4g1",
+     "ecs.gn6v-c4g1.xlarge does not exist. The smallest gn6v is ecs.gn6v-c8g1.2xlarge (1 x V100 16 "
+     "GB); the 4-vCPU T4 type is ecs.gn6i-c4g1.xlarge."},
+    {"gn5-i4",
+     "ecs.gn5-i4.2xlarge does not exist. gn5 is P100 16 GB (4 GPUs: ecs.gn5-c8g1.8xlarge); 4 x "
+     "V100 32 GB is ecs.gn6e-c12g1.12xlarge."},
 };
 
 void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
   Result<Catalog> c = LoadCliCatalog(ctx);
-  if (!c.ok()) return ctx.Fail(c.status());
+  if (!c.ok())
+    return ctx.Fail(c.status());
   if (const InstanceType* t = c->FindInstance(name)) {
     if (format == OutputFormat::kJson) {
       nlohmann::json j = io::InstanceJson(*t);
       j["gpu_spec"] = io::GpuJson(c->GpuOf(*t));
-      if (const Family* f = c->FindFamily(t->family)) j["family_info"] = io::FamilyJson(*f);
+      if (const Family* f = c->FindFamily(t->family))
+        j["family_info"] = io::FamilyJson(*f);
       *ctx.out << j.dump(2) << "\n";
     } else {
       *ctx.out << DescribeInstance(*c, *t);
@@ -259,7 +319,8 @@ void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
     }
   }
   auto near = c->SuggestInstances(name);
-  if (!near.empty()) message += fmt::format("; did you mean {}?", fmt::join(near, ", "));
+  if (!near.empty())
+    message += fmt::format("; did you mean {}?", fmt::join(near, ", "));
   ctx.Fail(Status::NotFound(message));
 }
 
@@ -270,19 +331,23 @@ void AddInstanceFilters(CLI::App* cmd, CatalogFilters& cf) {
   cmd->add_option("--min-gpus", f.min_gpus, "Minimum GPUs per instance");
   cmd->add_flag("--rdma", f.rdma, "Only types with eRDMA");
   cmd->add_option("--family", f.family, "Only this family (gn7i, ebmgn7ex ...)");
-  cmd->add_option("--status", f.status, "Only this lifecycle status: current, legacy, retired, preview");
-  cmd->add_option("--region", f.region, "Only types with a known price in this region (cn-hangzhou ...)");
+  cmd->add_option("--status", f.status,
+                  "Only this lifecycle status: current, legacy, retired, preview");
+  cmd->add_option("--region", f.region,
+                  "Only types with a known price in this region (cn-hangzhou ...)");
   AddFormatFlags(cmd, &cf.format);
 }
 
 }  // namespace
 
 void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
-  CLI::App* catalog = app.add_subcommand("catalog", "Browse GPUs, instance types, families and prices");
+  CLI::App* catalog =
+      app.add_subcommand("catalog", "Browse GPUs, instance types, families and prices");
   catalog->require_subcommand(1);
 
   auto instance_filters = std::make_shared<CatalogFilters>();
-  CLI::App* instances = catalog->add_subcommand("instances", "List Alibaba Cloud GPU instance types");
+  CLI::App* instances =
+      catalog->add_subcommand("instances", "List Alibaba Cloud GPU instance types");
   AddInstanceFilters(instances, *instance_filters);
   instances->callback([&ctx, instance_filters] { RunInstances(ctx, *instance_filters); });
 
@@ -295,7 +360,8 @@ void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
   gpus->callback([&ctx, gpu_filters, alibaba_only] { RunGpus(ctx, *gpu_filters, *alibaba_only); });
 
   auto family_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
-  CLI::App* families = catalog->add_subcommand("families", "List instance families and what they are for");
+  CLI::App* families =
+      catalog->add_subcommand("families", "List instance families and what they are for");
   AddFormatFlags(families, family_format.get());
   families->callback([&ctx, family_format] { RunFamilies(ctx, *family_format); });
 
@@ -310,8 +376,11 @@ void AddCatalogCommand(CLI::App& app, CliContext& ctx) {
 
   auto show_name = std::make_shared<std::string>();
   auto show_format = std::make_shared<OutputFormat>(OutputFormat::kTable);
-  CLI::App* show = catalog->add_subcommand("show", "Explain one instance type, family or GPU in full");
-  show->add_option("name", *show_name, "Instance type (ecs.gn7i-c8g1.2xlarge), family (gn7i) or GPU (A10)")->required();
+  CLI::App* show =
+      catalog->add_subcommand("show", "Explain one instance type, family or GPU in full");
+  show->add_option("name", *show_name,
+                   "Instance type (ecs.gn7i-c8g1.2xlarge), family (gn7i) or GPU (A10)")
+      ->required();
   AddFormatFlags(show, show_format.get(), false);
   show->callback([&ctx, show_name, show_format] { RunShow(ctx, *show_name, *show_format); });
 }

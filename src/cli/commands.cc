@@ -17,16 +17,11 @@ struct CommandRow {
 
 // One row per subcommand. Keep in the order `gpuplan --help` should list them.
 constexpr CommandRow kCommands[] = {
-    {"plan", AddPlanCommand},
-    {"wizard", AddWizardCommand},
-    {"deploy", AddDeployCommand},
-    {"estimate", AddEstimateCommand},
-    {"validate", AddValidateCommand},
-    {"catalog", AddCatalogCommand},
-    {"prices", AddPricesCommand},
-    {"probe", AddProbeCommand},
-    {"monitor", AddMonitorCommand},
-    {"watch-spot", AddWatchSpotCommand},
+    {"plan", AddPlanCommand},         {"wizard", AddWizardCommand},
+    {"deploy", AddDeployCommand},     {"estimate", AddEstimateCommand},
+    {"validate", AddValidateCommand}, {"catalog", AddCatalogCommand},
+    {"prices", AddPricesCommand},     {"probe", AddProbeCommand},
+    {"monitor", AddMonitorCommand},   {"watch-spot", AddWatchSpotCommand},
     {"serve", AddServeCommand},
 };
 
@@ -39,10 +34,12 @@ void CliContext::Fail(const Status& status, bool usage) {
 
 Result<Catalog> LoadCliCatalog(const CliContext& ctx) {
   Result<Catalog> catalog = io::LoadCatalog(ctx.catalog_dir);
-  if (!catalog.ok()) return catalog;
+  if (!catalog.ok())
+    return catalog;
   ApplyCliPriceCache(ctx, &*catalog);  // cached api/import prices rank above built-in ones
   for (const CatalogIssue& issue : catalog->Validate()) {
-    if (issue.error) return Status::InvalidArgument(issue.message);
+    if (issue.error)
+      return Status::InvalidArgument(issue.message);
     *ctx.err << "gpuplan: warning: " << issue.message << "\n";
   }
   return catalog;
@@ -67,7 +64,8 @@ int RunCli(int argc, const char* const* argv, const CliEnvironment& env, std::os
                  "Directory with gpus.csv/instances.csv/families.csv/prices.csv rows that add "
                  "to or override the embedded catalog (default: $GPUPLAN_CATALOG)")
       ->option_text("TEXT (Env:GPUPLAN_CATALOG)");
-  for (const CommandRow& row : kCommands) row.add(app, ctx);
+  for (const CommandRow& row : kCommands)
+    row.add(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

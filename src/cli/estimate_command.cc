@@ -33,7 +33,8 @@ using strings::Num;
 struct EstimateOptions {
   std::string workload_file;
   WorkloadFlags workload;  // override the file's fields
-  io::HardwareChoice hardware;  // --gpu --gpus --gpus-per-node | --instance --nodes; --inter-node-gbps
+  io::HardwareChoice
+      hardware;  // --gpu --gpus --gpus-per-node | --instance --nodes; --inter-node-gbps
   std::string probe_calibration;  // --probe-calibration FILE from `gpuplan probe --save`
   io::LayoutChoice layout;        // --tp --pp --dp --zero --sequence-parallel
   bool offload = false;
@@ -43,28 +44,30 @@ struct EstimateOptions {
 
 std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                          const perf::Layout& l, const perf::Estimate& e) {
-  std::string s = fmt::format(
-      "{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n", TaskName(w.task),
-      MethodName(w.method), arch.name, arch.Params() / 1e9, PrecisionName(w.precision), w.seq_len,
-      w.global_batch);
-  s += fmt::format("on {} x {} ({} node(s) of {}, {}{})\n", hw.Gpus(), hw.gpu->name,
-                   hw.nodes, hw.gpus_per_node,
-                   hw.gpus_per_node > 1 ? fmt::format("{} {} GB/s", perf::LinkKindName(hw.intra_link),
-                                                      Num(hw.intra_gbs))
-                                        : "single GPU per node",
-                   hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes",
-                                              Num(hw.inter_node_gbps), hw.rdma ? "RDMA" : "TCP")
-                                : "");
+  std::string s =
+      fmt::format("{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n", TaskName(w.task),
+                  MethodName(w.method), arch.name, arch.Params() / 1e9, PrecisionName(w.precision),
+                  w.seq_len, w.global_batch);
+  s += fmt::format(
+      "on {} x {} ({} node(s) of {}, {}{})\n", hw.Gpus(), hw.gpu->name, hw.nodes, hw.gpus_per_node,
+      hw.gpus_per_node > 1
+          ? fmt::format("{} {} GB/s", perf::LinkKindName(hw.intra_link), Num(hw.intra_gbs))
+          : "single GPU per node",
+      hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes", Num(hw.inter_node_gbps),
+                                 hw.rdma ? "RDMA" : "TCP")
+                   : "");
   s += fmt::format("layout: {} x {} accumulation{}\n\n", perf::DescribeLayout(l), e.grad_accum,
                    l.sequence_parallel ? ", sequence parallel" : "");
   io::Table mem{{"memory per GPU", "GiB"}, {}};
   for (const auto& [k, v] : e.memory.breakdown.Named()) {
-    if (v > 0) mem.rows.push_back({std::string(k), fmt::format("{:.2f}", v)});
+    if (v > 0)
+      mem.rows.push_back({std::string(k), fmt::format("{:.2f}", v)});
   }
   mem.rows.push_back({"total", fmt::format("{:.2f}", e.memory.per_gpu_gib)});
   mem.rows.push_back({"capacity", fmt::format("{:.2f}", e.memory.capacity_gib)});
   s += io::RenderAligned(mem);
-  s += e.memory.fits ? "fits\n\n" : "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
+  s += e.memory.fits ? "fits\n\n"
+                     : "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
   io::Table time{{"time per step", "s", "share"}, {}};
   for (const auto& [k, v] : e.time.breakdown.Named()) {
     if (v > 0) {
@@ -74,11 +77,11 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   }
   time.rows.push_back({"step", fmt::format("{:.4g}", e.time.step_s), "100%"});
   s += io::RenderAligned(time);
-  s += fmt::format("\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "
-                   "{} dense peak{}\n",
-                   e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu,
-                   100 * e.throughput.mfu, Num(e.peak_tflops),
-                   e.mfu_basis.empty() ? "" : " (model FLOPs: " + e.mfu_basis + ")");
+  s += fmt::format(
+      "\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "
+      "{} dense peak{}\n",
+      e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu, 100 * e.throughput.mfu,
+      Num(e.peak_tflops), e.mfu_basis.empty() ? "" : " (model FLOPs: " + e.mfu_basis + ")");
   if (e.memory.host_gib > 0) {
     s += fmt::format("host RAM for offload: {:.1f} GiB per node of {:.1f} usable\n",
                      e.memory.host_gib, e.memory.host_capacity_gib);
@@ -89,64 +92,76 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   }
   if (e.inference) {
     const perf::InferenceTimes& it = *e.inference;
-    s += fmt::format("inference at batch {}: TTFT {:.1f} ms, TPOT {:.2f} ms ({}), {:.0f} output "
-                     "tokens/s per GPU, {:.2f} requests/s\n",
-                     it.batch, it.ttft_ms, it.tpot_ms,
-                     it.decode_memory_bound ? "memory-bound" : "compute-bound",
-                     it.tokens_per_s_per_gpu, it.requests_per_s);
+    s += fmt::format(
+        "inference at batch {}: TTFT {:.1f} ms, TPOT {:.2f} ms ({}), {:.0f} output "
+        "tokens/s per GPU, {:.2f} requests/s\n",
+        it.batch, it.ttft_ms, it.tpot_ms, it.decode_memory_bound ? "memory-bound" : "compute-bound",
+        it.tokens_per_s_per_gpu, it.requests_per_s);
   }
   return s;
 }
 
 void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok()) return ctx.Fail(zoo.status());
+  if (!zoo.ok())
+    return ctx.Fail(zoo.status());
   if (o.list_models) {
     io::Table t{{"model", "kind", "params_b", "active_b", "experts", "layers", "hidden", "heads",
-                 "kv_heads", "ffn", "vocab", "source"}, {}};
+                 "kv_heads", "ffn", "vocab", "source"},
+                {}};
     for (const ModelArch& m : zoo->models) {
-      const std::string experts =
-          m.IsMoe() ? fmt::format("{}/{}", m.moe.top_k, m.moe.experts) : "";
+      const std::string experts = m.IsMoe() ? fmt::format("{}/{}", m.moe.top_k, m.moe.experts) : "";
       t.rows.push_back({m.name, std::string(ModelKindName(m.kind)), Num(m.Params() / 1e9),
-                        Num(m.ActiveParams() / 1e9), experts,
-                        std::to_string(m.layers), std::to_string(m.hidden),
-                        std::to_string(m.heads), std::to_string(m.kv_heads),
-                        std::to_string(m.ffn), std::to_string(m.vocab), m.source});
+                        Num(m.ActiveParams() / 1e9), experts, std::to_string(m.layers),
+                        std::to_string(m.hidden), std::to_string(m.heads),
+                        std::to_string(m.kv_heads), std::to_string(m.ffn), std::to_string(m.vocab),
+                        m.source});
     }
     *ctx.out << io::RenderAligned(t);
     return;
   }
   std::optional<Workload> w =
       LoadCliWorkload(ctx, o.workload_file, o.workload, WorkloadUse::kEstimate);
-  if (!w) return;
+  if (!w)
+    return;
   Result<ModelArch> arch = ResolveModel(*w, *zoo);
-  if (!arch.ok()) return ctx.Fail(arch.status());
+  if (!arch.ok())
+    return ctx.Fail(arch.status());
   Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok()) return ctx.Fail(catalog.status());
+  if (!catalog.ok())
+    return ctx.Fail(catalog.status());
   Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok()) return ctx.Fail(cal.status());
+  if (!cal.ok())
+    return ctx.Fail(cal.status());
   Result<perf::Hardware> hw = io::BuildHardware(o.hardware, *catalog, io::FieldSpelling::kFlag);
-  if (!hw.ok()) return ctx.Fail(hw.status(), true);
+  if (!hw.ok())
+    return ctx.Fail(hw.status(), true);
   if (!o.probe_calibration.empty()) {
     // Measured efficiencies of this instance replace the fitted ones for its GPU.
     Result<agent::ProbeCalibration> probe = agent::LoadCalibration(o.probe_calibration);
-    if (!probe.ok()) return ctx.Fail(probe.status());
+    if (!probe.ok())
+      return ctx.Fail(probe.status());
     Result<const Gpu*> applied =
         agent::ApplyCalibration(*probe, *catalog, w->precision, &*cal, hw->gpu);
-    if (!applied.ok()) return ctx.Fail(applied.status().WithContext("--probe-calibration " + o.probe_calibration));
+    if (!applied.ok())
+      return ctx.Fail(applied.status().WithContext("--probe-calibration " + o.probe_calibration));
   }
   Result<perf::Layout> layout =
       io::BuildLayout(o.layout, *w, *arch, *hw, *cal, io::FieldSpelling::kFlag);
-  if (!layout.ok()) return ctx.Fail(layout.status(), true);
+  if (!layout.ok())
+    return ctx.Fail(layout.status(), true);
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
-  if (!e.ok()) return ctx.Fail(e.status());
+  if (!e.ok())
+    return ctx.Fail(e.status());
   Result<uncertainty::Table> table = io::LoadUncertainty();
-  if (!table.ok()) return ctx.Fail(table.status());
+  if (!table.ok())
+    return ctx.Fail(table.status());
   const std::optional<planner::CandidateRanges> ranges =
       io::EstimateRanges(*table, *w, *arch, *hw, *e);
   if (o.format == OutputFormat::kJson) {
     nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
-    if (ranges) io::AddEstimateRangesJson(j, *ranges, *e);
+    if (ranges)
+      io::AddEstimateRangesJson(j, *ranges, *e);
     *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
@@ -173,10 +188,12 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   // Hardware.
   cmd->add_option("--gpu", o->hardware.gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
   cmd->add_option("--gpus", o->hardware.gpus, "Total GPUs (with --gpu)");
-  cmd->add_option("--gpus-per-node", o->hardware.gpus_per_node, "GPUs per node (with --gpu; default 8)");
+  cmd->add_option("--gpus-per-node", o->hardware.gpus_per_node,
+                  "GPUs per node (with --gpu; default 8)");
   cmd->add_option("--instance", o->hardware.instance, "Instance type, e.g. ecs.gn7e-c16g1.4xlarge");
   cmd->add_option("--nodes", o->hardware.nodes, "Number of instances (with --instance)");
-  cmd->add_option("--inter-node-gbps", o->hardware.inter_node_gbps, "Network between nodes, Gbit/s");
+  cmd->add_option("--inter-node-gbps", o->hardware.inter_node_gbps,
+                  "Network between nodes, Gbit/s");
   cmd->add_option("--probe-calibration", o->probe_calibration,
                   "Calibration file from 'gpuplan probe --save': measured GEMM and memory "
                   "efficiency of this GPU replace the fitted ones");
@@ -190,7 +207,8 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
        "Expert parallel degree (MoE; experts shard over ep ranks inside tp x dp)"}};
   for (const auto& [flag, degree, help] : kDegrees)
     cmd->add_option(flag, o->layout.*degree, help);
-  cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel, "Megatron sequence parallelism");
+  cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel,
+                "Megatron sequence parallelism");
   cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);
   cmd->callback([&ctx, o] { RunEstimate(ctx, *o); });

@@ -1,9 +1,8 @@
 #include "cli/output.h"
 
-#include <ostream>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 namespace gpuplan::cli {
 
@@ -20,9 +19,15 @@ void AddFormatFlags(CLI::App* cmd, OutputFormat* format, bool csv) {
 void Emit(std::ostream& out, OutputFormat format, const io::Table& table,
           const nlohmann::json& json) {
   switch (format) {
-    case OutputFormat::kJson: out << json.dump(2) << "\n"; break;
-    case OutputFormat::kCsv: out << io::RenderCsv(table); break;
-    case OutputFormat::kTable: out << io::RenderAligned(table); break;
+    case OutputFormat::kJson:
+      out << json.dump(2) << "\n";
+      break;
+    case OutputFormat::kCsv:
+      out << io::RenderCsv(table);
+      break;
+    case OutputFormat::kTable:
+      out << io::RenderAligned(table);
+      break;
   }
 }
 

@@ -3,7 +3,6 @@
 #define GPUPLAN_SRC_CLI_OUTPUT_H_
 
 #include <iosfwd>
-
 #include <nlohmann/json_fwd.hpp>
 
 #include "io/table.h"

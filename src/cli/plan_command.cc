@@ -1,10 +1,10 @@
 // `gpuplan plan [WORKLOAD.yaml] [workload flags]` and `gpuplan explain TYPE [WORKLOAD.yaml]
 // [workload flags]`: the main job.
-#include <ostream>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "cli/commands.h"
 #include "cli/plan_inputs.h"
@@ -27,10 +27,12 @@ struct PlanFlags {
 
 void RunPlan(CliContext& ctx, const PlanFlags& f) {
   std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
-  if (!in) return;
+  if (!in)
+    return;
   planner::PlanOptions options = CliPlanOptions(ctx);
   options.top_n = f.top;
-  Result<planner::Plan> plan = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  Result<planner::Plan> plan =
+      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   if (!plan.ok()) {
     return ctx.Fail(WithWorkloadContext(plan.status(), f.source));
   }
@@ -45,18 +47,23 @@ void RunPlan(CliContext& ctx, const PlanFlags& f) {
 
 void RunExplain(CliContext& ctx, const PlanFlags& f) {
   std::optional<PlanInputs> in = LoadPlanInputs(ctx, f.source);
-  if (!in) return;
+  if (!in)
+    return;
   const InstanceType* type = in->catalog.FindInstance(f.instance);
   if (!type) {
-    return ctx.Fail(Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
-                                                 fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
+    return ctx.Fail(
+        Status::NotFound(fmt::format("unknown instance type \"{}\"; did you mean {}?", f.instance,
+                                     fmt::join(in->catalog.SuggestInstances(f.instance), ", "))));
   }
   planner::PlanOptions options = CliPlanOptions(ctx);
-  Result<planner::Plan> overall = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  Result<planner::Plan> overall =
+      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
   options.only_instance = type->name;
   options.top_n = 100;
-  Result<planner::Plan> mine = planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
-  if (!overall.ok() || !mine.ok()) return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
+  Result<planner::Plan> mine =
+      planner::MakePlan(in->workload, in->arch, in->catalog, in->calibration, options);
+  if (!overall.ok() || !mine.ok())
+    return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
   if (f.json) {
     *ctx.out << io::ExplainJson(type->name, *overall, *mine).dump(2) << "\n";
     return;
@@ -67,7 +74,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
                     mine->rejected.empty() ? "no reason recorded" : mine->rejected[0].reason);
     // A whole-catalog reason ("*": every vendor excluded) comes with the notes on what else exists.
     if (!mine->rejected.empty() && mine->rejected[0].instance == "*") {
-      for (const std::string& n : mine->notes) s += "Note: " + n + "\n";
+      for (const std::string& n : mine->notes)
+        s += "Note: " + n + "\n";
     }
   } else {
     const auto& c = mine->candidates[0];
@@ -79,7 +87,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
         strings::Num(c.estimate.memory.capacity_gib), io::HoursCell(c, strings::Num(c.job_hours)),
         c.price_known ? io::CostCell(c, c.cost.total.ToString())
                       : "cost unknown (" + c.price_hint + ")");
-    if (std::string range = io::RangeSummary(c); !range.empty()) s += "  " + range;
+    if (std::string range = io::RangeSummary(c); !range.empty())
+      s += "  " + range;
     for (const auto& a : c.advice) {
       s += fmt::format("  [{}] {}: {}\n", rules::SeverityName(a.severity), a.rule, a.message);
     }
@@ -95,7 +104,8 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
                        w.price_known ? io::CostCell(w, w.cost.total.ToString()) : "cost unknown");
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
         if (overall->candidates[i].instance == type->name) {
-          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1, overall->candidates.size());
+          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1,
+                           overall->candidates.size());
         }
       }
     }
@@ -107,16 +117,19 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
 
 void AddPlanCommand(CLI::App& app, CliContext& ctx) {
   auto flags = std::make_shared<PlanFlags>();
-  CLI::App* plan = app.add_subcommand("plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
+  CLI::App* plan = app.add_subcommand(
+      "plan", "Recommend instances for a workload: what to rent, how many, billed how, and why");
   AddPlanSourceFlags(plan, &flags->source);
-  plan->add_option("--top", flags->top, "Candidates to show (default 10)")->check(CLI::Range(1, 1000));
+  plan->add_option("--top", flags->top, "Candidates to show (default 10)")
+      ->check(CLI::Range(1, 1000));
   auto* json = plan->add_flag("--json", flags->json, "Print the full plan as JSON");
   plan->add_flag("--markdown", flags->markdown, "Print a Markdown report")->excludes(json);
   plan->callback([&ctx, flags] { RunPlan(ctx, *flags); });
 
   auto eflags = std::make_shared<PlanFlags>();
   CLI::App* explain = app.add_subcommand("explain", "Why (not) this instance type for a workload?");
-  explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")->required();
+  explain->add_option("type", eflags->instance, "Instance type, e.g. ecs.gn7i-c8g1.2xlarge")
+      ->required();
   AddPlanSourceFlags(explain, &eflags->source);
   explain->add_flag("--json", eflags->json, "Print JSON");
   explain->callback([&ctx, eflags] { RunExplain(ctx, *eflags); });

@@ -1,8 +1,7 @@
 #include "cli/plan_inputs.h"
 
-#include <utility>
-
 #include <CLI/CLI.hpp>
+#include <utility>
 
 #include "agent/probe_calibration.h"
 #include "io/calibration_csv.h"
@@ -28,7 +27,8 @@ Status WithWorkloadContext(const Status& status, const PlanSource& source) {
 std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& source) {
   std::optional<Workload> w =
       LoadCliWorkload(ctx, source.workload_path, source.workload, WorkloadUse::kPlan);
-  if (!w) return std::nullopt;
+  if (!w)
+    return std::nullopt;
   Result<Catalog> catalog = LoadCliCatalog(ctx);
   if (!catalog.ok()) {
     ctx.Fail(catalog.status());

@@ -197,7 +197,8 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
     return ctx.Fail(creds.status());
   // Read the cache first: a corrupt cache is reported, never silently overwritten.
   Result<CliCache> cached = ReadCliCache(ctx);
-  if (!cached.ok()) return ctx.Fail(cached.status());
+  if (!cached.ok())
+    return ctx.Fail(cached.status());
   const std::string& dir = cached->dir;
   io::PriceCache& cache = cached->cache;
 
@@ -229,8 +230,7 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
       "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
       "spot-advice records ({} API requests)\nwrote {}\n",
       o.region, req.today, creds->Redacted(), report.types_priced, report.spot_prices,
-      report.stock_records, report.advice_records, client.requests_sent(),
-      io::PriceCachePath(dir));
+      report.stock_records, report.advice_records, client.requests_sent(), io::PriceCachePath(dir));
   for (const std::string& w : report.warnings)
     *ctx.err << "gpuplan: warning: " << w << "\n";
 }
@@ -287,7 +287,8 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
   });
   unknown = static_cast<int>(unknown_names.size());
   Result<CliCache> cached = ReadCliCache(ctx);
-  if (!cached.ok()) return ctx.Fail(cached.status());
+  if (!cached.ok())
+    return ctx.Fail(cached.status());
   io::MergePriceCache(imported, &cached->cache);
   if (Status s = io::WritePriceCache(cached->dir, cached->cache); !s.ok())
     return ctx.Fail(s);
@@ -615,7 +616,8 @@ void RunCompare(CliContext& ctx, const CompareOptions& o) {
 
 void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
   Result<CliCache> cached = ReadCliCache(ctx);
-  if (!cached.ok()) return ctx.Fail(cached.status());
+  if (!cached.ok())
+    return ctx.Fail(cached.status());
   const std::string path = io::PriceCachePath(cached->dir);
   const io::PriceCache& cache = cached->cache;
   std::set<std::string> regions;
@@ -631,8 +633,8 @@ void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
     return;
   }
   *ctx.out << fmt::format("{}: {} prices, {} stock records, {} spot-advice records; regions: {}\n",
-                          path, cache.prices.size(),
-                          cache.market.stock.size(), cache.market.spot_advice.size(),
+                          path, cache.prices.size(), cache.market.stock.size(),
+                          cache.market.spot_advice.size(),
                           regions.empty() ? "none" : fmt::format("{}", fmt::join(regions, ", ")));
 }
 

@@ -1,11 +1,11 @@
 // `gpuplan probe`: measure this instance and compare it with what the catalog promises.
-#include <memory>
-#include <ostream>
-#include <string>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
 
 #include "agent/clock.h"
 #include "agent/cuda_probe.h"
@@ -42,11 +42,13 @@ void RunProbeCommand(CliContext& ctx, const ProbeFlags& f) {
   auto usage = [&](const std::string& msg) {
     ctx.Fail(Status::InvalidArgument(msg), /*usage=*/true);
   };
-  if (!(f.seconds > 0) || f.seconds > 60) return usage("--seconds: expected 0 to 60 seconds");
+  if (!(f.seconds > 0) || f.seconds > 60)
+    return usage("--seconds: expected 0 to 60 seconds");
   if (f.gemm_size < 256 || f.gemm_size > 32768) {
     return usage("--gemm-size: expected 256 to 32768");
   }
-  if (!(f.disk_mib >= 1) || f.disk_mib > 65536) return usage("--disk-mib: expected 1 to 65536");
+  if (!(f.disk_mib >= 1) || f.disk_mib > 65536)
+    return usage("--disk-mib: expected 1 to 65536");
   if (!(f.metadata_timeout > 0) || f.metadata_timeout > 60) {
     return usage("--metadata-timeout: expected 0 to 60 seconds");
   }
@@ -70,7 +72,8 @@ void RunProbeCommand(CliContext& ctx, const ProbeFlags& f) {
     mo.base_url = f.metadata_url;
     mo.timeout_seconds = f.metadata_timeout;
     auto client = agent::MetadataClient::Create(mo, &clock);
-    if (!client.ok()) return ctx.Fail(client.status(), /*usage=*/true);
+    if (!client.ok())
+      return ctx.Fail(client.status(), /*usage=*/true);
     metadata = std::move(*client);
     env.metadata = metadata.get();
   }
@@ -95,7 +98,8 @@ void RunProbeCommand(CliContext& ctx, const ProbeFlags& f) {
   o.cuda.seconds_per_test = f.quick ? std::min(f.seconds, 0.1) : f.seconds;
   o.cuda.gemm_size = f.quick ? std::min(f.gemm_size, 4096) : f.gemm_size;
   agent::ProbeReport report = agent::RunProbe(o, env, catalog);
-  if (!loaded.ok()) report.notes.push_back("catalog not loaded: " + loaded.status().message());
+  if (!loaded.ok())
+    report.notes.push_back("catalog not loaded: " + loaded.status().message());
 
   if (f.json) {
     *ctx.out << agent::ProbeReportJson(report).dump(2) << "\n";
@@ -104,7 +108,8 @@ void RunProbeCommand(CliContext& ctx, const ProbeFlags& f) {
   }
   if (!f.save.empty()) {
     const std::string text = agent::CalibrationToJson(agent::CalibrationFromReport(report));
-    if (Status s = io::WriteFileAtomic(f.save, text); !s.ok()) return ctx.Fail(s);
+    if (Status s = io::WriteFileAtomic(f.save, text); !s.ok())
+      return ctx.Fail(s);
     *ctx.err << "gpuplan probe: calibration saved to " << f.save << "\n";
   }
   ctx.exit_code = ExitCode::kOk;
@@ -138,12 +143,10 @@ void AddProbeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--no-cpu", f->no_cpu, "Skip the CPU test");
   cmd->add_flag("--quick", f->quick, "Shorter tests (less steady numbers)");
   cmd->add_option("--seconds", f->seconds, "Timed phase of each GPU test")->capture_default_str();
-  cmd->add_option("--gemm-size", f->gemm_size, "M = N = K of the GEMM test")
-      ->capture_default_str();
+  cmd->add_option("--gemm-size", f->gemm_size, "M = N = K of the GEMM test")->capture_default_str();
   cmd->add_option("--disk-mib", f->disk_mib, "Size of the disk test file, MiB")
       ->capture_default_str();
-  cmd->add_option("--proc-root", f->proc_root, "Where /proc is (for tests)")
-      ->capture_default_str();
+  cmd->add_option("--proc-root", f->proc_root, "Where /proc is (for tests)")->capture_default_str();
   cmd->callback([&ctx, f] { RunProbeCommand(ctx, *f); });
 }
 

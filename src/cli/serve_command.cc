@@ -1,13 +1,13 @@
 // `gpuplan serve [--host 127.0.0.1] [--port 8080] [--catalog DIR]`: the HTTP JSON API and the
 // web page (server/api.h) over the catalog, model zoo and calibration loaded once at start.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <ostream>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "agent/stop_signal.h"
 #include "cli/commands.h"
@@ -32,10 +32,12 @@ bool IsLoopback(const std::string& host) {
 
 void RunServe(CliContext& ctx, const ServeFlags& f) {
   Result<server::ServerData> data = LoadServerData(ctx);
-  if (!data.ok()) return ctx.Fail(data.status());
+  if (!data.ok())
+    return ctx.Fail(data.status());
   server::HttpServer http(*data, *ctx.err);
   Result<int> port = http.Bind(f.host, f.port);
-  if (!port.ok()) return ctx.Fail(port.status());
+  if (!port.ok())
+    return ctx.Fail(port.status());
   const std::atomic<bool>* stop = agent::InstallStopSignalHandlers();
   const std::string where = f.host.find(':') != std::string::npos ? "[" + f.host + "]" : f.host;
   *ctx.out << fmt::format("gpuplan serve: listening on http://{}:{}/ (Ctrl-C to stop)\n", where,
@@ -57,7 +59,8 @@ void RunServe(CliContext& ctx, const ServeFlags& f) {
   Status s = http.Run();
   done = true;
   watcher.join();
-  if (!s.ok()) return ctx.Fail(s);
+  if (!s.ok())
+    return ctx.Fail(s);
   if (agent::StopSignalNumber() != 0) {
     *ctx.err << "gpuplan serve: stopped by signal " << agent::StopSignalNumber() << "\n";
   }
@@ -68,13 +71,16 @@ void RunServe(CliContext& ctx, const ServeFlags& f) {
 Result<server::ServerData> LoadServerData(const CliContext& ctx) {
   server::ServerData data;
   Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok()) return catalog.status();
+  if (!catalog.ok())
+    return catalog.status();
   data.catalog = std::move(*catalog);
   Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok()) return zoo.status();
+  if (!zoo.ok())
+    return zoo.status();
   data.zoo = std::move(*zoo);
   Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok()) return cal.status();
+  if (!cal.ok())
+    return cal.status();
   data.calibration = std::move(*cal);
   data.plan_options = CliPlanOptions(ctx);  // as `plan` builds them, once
   // Reads the clock (or the fixed $GPUPLAN_TODAY) per request; thread-safe.

@@ -1,13 +1,13 @@
 // `gpuplan validate FILE.csv [--json]`: the accuracy harness of the performance model.
 // `gpuplan validate --fit-uncertainty FILES... -o data/uncertainty.csv`: fits its error model.
-#include <cmath>
-#include <filesystem>
-#include <ostream>
-#include <string>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -26,7 +26,7 @@ using strings::Num;
 struct ValidateOptions {
   std::string file;
   OutputFormat format = OutputFormat::kTable;
-  bool all_rows = false;  // --rows: print every row in the table view
+  bool all_rows = false;    // --rows: print every row in the table view
   std::string calibration;  // --calibration FILE instead of the embedded data/calibration.csv
   std::vector<std::string> fit_files;  // --fit-uncertainty FILES...
   std::string fit_out;                 // -o FILE ("-" = stdout)
@@ -52,43 +52,47 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
     nlohmann::json j = {{"id", r.id},
                         {"metric", r.metric},
                         {"gpu", r.gpu},
-                        {"predicted", r.status == io::RowStatus::kOk
-                                          ? nlohmann::json(r.predicted)
-                                          : nlohmann::json(nullptr)},
+                        {"predicted", r.status == io::RowStatus::kOk ? nlohmann::json(r.predicted)
+                                                                     : nlohmann::json(nullptr)},
                         {"measured", r.measured},
                         {"status", std::string(io::RowStatusName(r.status))},
                         {"reason", r.reason}};
-    if (r.status == io::RowStatus::kOk && r.metric != "fits") j["ape"] = r.ape;
-    j["predicted_range"] = r.predicted_range ? nlohmann::json::array({r.predicted_range->first,
-                                                                      r.predicted_range->second})
-                                             : nlohmann::json(nullptr);
-    if (!r.regime.empty()) j["regime"] = uncertainty::Join(r.regime);
+    if (r.status == io::RowStatus::kOk && r.metric != "fits")
+      j["ape"] = r.ape;
+    j["predicted_range"] =
+        r.predicted_range
+            ? nlohmann::json::array({r.predicted_range->first, r.predicted_range->second})
+            : nlohmann::json(nullptr);
+    if (!r.regime.empty())
+      j["regime"] = uncertainty::Join(r.regime);
     rows.push_back(std::move(j));
   }
   const io::ValidationSummary& s = report.summary;
   nlohmann::json by_metric = nlohmann::json::object(), by_gpu = nlohmann::json::object(),
                  by_task = nlohmann::json::object();
-  for (const auto& [k, v] : s.by_metric) by_metric[k] = StatsJson(v);
-  for (const auto& [k, v] : s.by_gpu) by_gpu[k] = StatsJson(v);
-  for (const auto& [k, v] : s.by_task) by_task[k] = StatsJson(v);
-  nlohmann::json summary = {{"rows", s.total},
-                            {"ok", s.ok},
-                            {"unsupported", s.unsupported},
-                            {"error", s.errors},
-                            {"supported_fraction", s.supported_fraction},
-                            {"throughput", StatsJson(s.throughput)},
-                            {"memory", StatsJson(s.memory)},
-                            {"fits", {{"rows", s.fits_rows},
-                                      {"correct", s.fits_correct},
-                                      {"accuracy", s.fits_accuracy}}},
-                            {"by_metric", by_metric},
-                            {"by_gpu", by_gpu},
-                            {"by_task", by_task},
+  for (const auto& [k, v] : s.by_metric)
+    by_metric[k] = StatsJson(v);
+  for (const auto& [k, v] : s.by_gpu)
+    by_gpu[k] = StatsJson(v);
+  for (const auto& [k, v] : s.by_task)
+    by_task[k] = StatsJson(v);
+  nlohmann::json summary = {
+      {"rows", s.total},
+      {"ok", s.ok},
+      {"unsupported", s.unsupported},
+      {"error", s.errors},
+      {"supported_fraction", s.supported_fraction},
+      {"throughput", StatsJson(s.throughput)},
+      {"memory", StatsJson(s.memory)},
+      {"fits", {{"rows", s.fits_rows}, {"correct", s.fits_correct}, {"accuracy", s.fits_accuracy}}},
+      {"by_metric", by_metric},
+      {"by_gpu", by_gpu},
+      {"by_task", by_task},
 
-{"coverage_80", OptionalJson(s.coverage_80)},
-                            {"coverage_rows", s.coverage_rows},
-                            {"coverage_80_heldout", OptionalJson(s.coverage_80_heldout)},
-                            {"heldout_rows", s.heldout_rows}};
+      {"coverage_80", OptionalJson(s.coverage_80)},
+      {"coverage_rows", s.coverage_rows},
+      {"coverage_80_heldout", OptionalJson(s.coverage_80_heldout)},
+      {"heldout_rows", s.heldout_rows}};
   return {{"rows", rows}, {"summary", summary}};
 }
 
@@ -97,7 +101,8 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   io::Table rows{{"id", "metric", "gpu", "predicted", "measured", "ape", "status", "reason"}, {}};
   for (const io::ValidationRow& r : report.rows) {
     const bool ok = r.status == io::RowStatus::kOk;
-    if (!all_rows && ok && r.ape <= 0.35) continue;  // by default: the outliers only
+    if (!all_rows && ok && r.ape <= 0.35)
+      continue;  // by default: the outliers only
     rows.rows.push_back({r.id, r.metric, r.gpu, ok ? Num(r.predicted) : "-", Num(r.measured),
                          ok && r.metric != "fits" ? Pct(r.ape) : "-",
                          std::string(io::RowStatusName(r.status)), r.reason});
@@ -113,9 +118,12 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   };
   add("throughput (all)", s.throughput);
   add("memory (all)", s.memory);
-  for (const auto& [k, v] : s.by_metric) add("metric " + k, v);
-  for (const auto& [k, v] : s.by_gpu) add("gpu " + k, v);
-  for (const auto& [k, v] : s.by_task) add("task " + k, v);
+  for (const auto& [k, v] : s.by_metric)
+    add("metric " + k, v);
+  for (const auto& [k, v] : s.by_gpu)
+    add("gpu " + k, v);
+  for (const auto& [k, v] : s.by_task)
+    add("task " + k, v);
   out += io::RenderAligned(t);
   out += fmt::format("\n{} rows: {} ok, {} unsupported, {} error ({} supported)\n", s.total, s.ok,
                      s.unsupported, s.errors, Pct(s.supported_fraction));
@@ -128,9 +136,10 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
                        std::lround(*s.coverage_80 * s.coverage_rows), s.coverage_rows,
                        Pct(*s.coverage_80));
     out += s.coverage_80_heldout
-               ? fmt::format("; held out (sources split in two, each half checked against a fit "
-                             "on the other): {} of {} runs\n",
-                             Pct(*s.coverage_80_heldout), s.heldout_rows)
+               ? fmt::format(
+                     "; held out (sources split in two, each half checked against a fit "
+                     "on the other): {} of {} runs\n",
+                     Pct(*s.coverage_80_heldout), s.heldout_rows)
                : std::string("; held out: one source only, no split\n");
   }
   return out;
@@ -143,9 +152,11 @@ void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, c
   std::string sources;
   for (const std::string& file : o.fit_files) {
     Result<std::string> text = io::ReadFile(file);
-    if (!text.ok()) return ctx.Fail(text.status());
+    if (!text.ok())
+      return ctx.Fail(text.status());
     Result<io::ValidationReport> report = io::Validate(*text, file, catalog, zoo, cal);
-    if (!report.ok()) return ctx.Fail(report.status());
+    if (!report.ok())
+      return ctx.Fail(report.status());
     const std::string name = std::filesystem::path(file).filename().string();
     sources += (sources.empty() ? "" : " ") + name;
     for (io::ValidationRow& r : report->rows) {
@@ -153,7 +164,8 @@ void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, c
       rows.push_back(std::move(r));
     }
   }
-  uncertainty::Table table = uncertainty::Fit(io::UncertaintySamples(rows), o.min_rows, o.min_sources);
+  uncertainty::Table table =
+      uncertainty::Fit(io::UncertaintySamples(rows), o.min_rows, o.min_sources);
   if (table.regimes.empty()) {
     return ctx.Fail(Status::InvalidArgument(
         "--fit-uncertainty: no supported time or memory rows in " + sources));
@@ -166,7 +178,8 @@ void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, c
     *ctx.out << csv;
     return;
   }
-  if (Status s = io::WriteFileAtomic(o.fit_out, csv); !s.ok()) return ctx.Fail(s);
+  if (Status s = io::WriteFileAtomic(o.fit_out, csv); !s.ok())
+    return ctx.Fail(s);
   auto [coverage, n] = io::Coverage80(rows, table);
   *ctx.out << fmt::format("wrote {}: {} regimes from {} runs of {} (p10-p90 holds {} of them)\n",
                           o.fit_out, table.regimes.size(), n, sources,
@@ -180,34 +193,41 @@ void RunValidate(CliContext& ctx, const ValidateOptions& o) {
         /*usage=*/true);
   }
   if (!o.fit_files.empty() && o.fit_out.empty()) {
-    return ctx.Fail(
-        Status::InvalidArgument("--fit-uncertainty needs -o FILE (or -o - for stdout)"),
-        /*usage=*/true);
+    return ctx.Fail(Status::InvalidArgument("--fit-uncertainty needs -o FILE (or -o - for stdout)"),
+                    /*usage=*/true);
   }
   Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok()) return ctx.Fail(catalog.status());
+  if (!catalog.ok())
+    return ctx.Fail(catalog.status());
   Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok()) return ctx.Fail(zoo.status());
+  if (!zoo.ok())
+    return ctx.Fail(zoo.status());
   Result<Calibration> cal = io::LoadCalibration();
   if (!o.calibration.empty()) {
     Result<std::string> cal_text = io::ReadFile(o.calibration);
-    if (!cal_text.ok()) return ctx.Fail(cal_text.status());
+    if (!cal_text.ok())
+      return ctx.Fail(cal_text.status());
     cal = io::ParseCalibration(*cal_text, o.calibration);
   }
-  if (!cal.ok()) return ctx.Fail(cal.status());
-  if (!o.fit_files.empty()) return RunFit(ctx, o, *catalog, *zoo, *cal);
+  if (!cal.ok())
+    return ctx.Fail(cal.status());
+  if (!o.fit_files.empty())
+    return RunFit(ctx, o, *catalog, *zoo, *cal);
   Result<uncertainty::Table> table = io::LoadUncertainty();
   if (!o.uncertainty.empty()) {
     Result<std::string> u_text = io::ReadFile(o.uncertainty);
-    if (!u_text.ok()) return ctx.Fail(u_text.status());
+    if (!u_text.ok())
+      return ctx.Fail(u_text.status());
     table = io::ParseUncertainty(*u_text, o.uncertainty);
   }
-  if (!table.ok()) return ctx.Fail(table.status());
+  if (!table.ok())
+    return ctx.Fail(table.status());
   Result<std::string> text = io::ReadFile(o.file);
-  if (!text.ok()) return ctx.Fail(text.status());
-  Result<io::ValidationReport> report =
-      io::Validate(*text, o.file, *catalog, *zoo, *cal, &*table);
-  if (!report.ok()) return ctx.Fail(report.status());
+  if (!text.ok())
+    return ctx.Fail(text.status());
+  Result<io::ValidationReport> report = io::Validate(*text, o.file, *catalog, *zoo, *cal, &*table);
+  if (!report.ok())
+    return ctx.Fail(report.status());
   if (o.format == OutputFormat::kJson) {
     *ctx.out << ReportJson(*report).dump(2) << "\n";
   } else {
@@ -231,7 +251,8 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
       ->expected(1, -1);
   cmd->add_option("-o,--output", opts->fit_out,
                   "Where --fit-uncertainty writes the table (data/uncertainty.csv; - = stdout)");
-  cmd->add_option("--commit", opts->commit, "Git commit of the model, recorded in the fitted table");
+  cmd->add_option("--commit", opts->commit,
+                  "Git commit of the model, recorded in the fitted table");
   cmd->add_option("--min-rows", opts->min_rows,
                   "Runs a regime needs before it stops borrowing its parent's percentiles")
       ->check(CLI::Range(1, 100000));

@@ -1,9 +1,9 @@
 // `gpuplan watch-spot`: trigger a checkpoint when the spot instance gets its termination notice.
-#include <ostream>
-#include <string>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <ostream>
+#include <string>
 
 #include "agent/clock.h"
 #include "agent/metadata_client.h"
@@ -34,8 +34,10 @@ void RunWatchSpot(CliContext& ctx, const WatchSpotFlags& f, bool pid_given, bool
   if (pid_given == !f.exec.empty()) {
     return usage("watch-spot: give exactly one of --pid PID or --exec 'COMMAND'");
   }
-  if (signal_given && !pid_given) return usage("watch-spot: --signal goes with --pid");
-  if (pid_given && f.pid <= 0) return usage("--pid: expected a process id greater than 0");
+  if (signal_given && !pid_given)
+    return usage("watch-spot: --signal goes with --pid");
+  if (pid_given && f.pid <= 0)
+    return usage("--pid: expected a process id greater than 0");
   if (!(f.interval >= 0.01) || f.interval > 3600) {
     return usage(fmt::format("--interval {}: expected 0.01 to 3600 seconds", f.interval));
   }
@@ -44,16 +46,18 @@ void RunWatchSpot(CliContext& ctx, const WatchSpotFlags& f, bool pid_given, bool
   }
   std::optional<int> sig = agent::ParseSignal(f.signal);
   if (!sig) {
-    return usage(fmt::format("--signal \"{}\": expected a signal name such as SIGUSR1, USR2, "
-                             "SIGTERM or a number 1-64",
-                             f.signal));
+    return usage(
+        fmt::format("--signal \"{}\": expected a signal name such as SIGUSR1, USR2, "
+                    "SIGTERM or a number 1-64",
+                    f.signal));
   }
   agent::SystemClock clock;
   agent::MetadataOptions mo;
   mo.base_url = f.metadata_url;
   mo.timeout_seconds = f.timeout;
   auto client = agent::MetadataClient::Create(mo, &clock);
-  if (!client.ok()) return ctx.Fail(client.status(), /*usage=*/true);
+  if (!client.ok())
+    return ctx.Fail(client.status(), /*usage=*/true);
 
   agent::SpotWatchOptions o;
   o.interval_seconds = f.interval;
@@ -76,8 +80,7 @@ void AddWatchSpotCommand(CLI::App& app, CliContext& ctx) {
       "Watch for the spot termination notice and trigger a checkpoint: signal --pid or run "
       "--exec. Exit codes: 0 notice handled, 1 failure, 2 usage, 3 target process gone, "
       "4 checkpoint action failed or late, 5 --max-polls reached, 6 interrupted");
-  cmd->add_option("--metadata-url", f->metadata_url,
-                  "Base URL of the instance metadata service")
+  cmd->add_option("--metadata-url", f->metadata_url, "Base URL of the instance metadata service")
       ->capture_default_str();
   cmd->add_option("--interval", f->interval, "Seconds between polls")->capture_default_str();
   CLI::Option* pid = cmd->add_option("--pid", f->pid, "Process to signal on a notice");
@@ -95,13 +98,13 @@ void AddWatchSpotCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--deadline-margin", f->deadline_margin,
                   "Seconds before the reclaim time by which --exec must finish")
       ->capture_default_str();
-  cmd->add_option("--max-polls", f->max_polls, "Stop after this many polls without a notice "
-                                               "(exit 5); 0 = forever")
+  cmd->add_option("--max-polls", f->max_polls,
+                  "Stop after this many polls without a notice "
+                  "(exit 5); 0 = forever")
       ->capture_default_str();
   cmd->add_flag("--once", f->once, "Poll once (same as --max-polls 1)");
-  cmd->callback([&ctx, f, pid, signal] {
-    RunWatchSpot(ctx, *f, pid->count() > 0, signal->count() > 0);
-  });
+  cmd->callback(
+      [&ctx, f, pid, signal] { RunWatchSpot(ctx, *f, pid->count() > 0, signal->count() > 0); });
 }
 
 }  // namespace gpuplan::cli

@@ -24,7 +24,7 @@ namespace {
 using Check = std::function<std::string(const std::string& answer)>;
 
 struct Question {
-  std::string key;       // for the prompt
+  std::string key;  // for the prompt
   std::string prompt;
   std::string fallback;  // default answer; "" = none (the key is left out)
   std::string help;
@@ -33,10 +33,12 @@ struct Question {
 
 std::string OneOf(const std::string& a, std::initializer_list<const char*> options) {
   for (const char* o : options) {
-    if (a == o) return "";
+    if (a == o)
+      return "";
   }
   std::string list;
-  for (const char* o : options) list += std::string(list.empty() ? "" : ", ") + o;
+  for (const char* o : options)
+    list += std::string(list.empty() ? "" : ", ") + o;
   return "expected one of " + list;
 }
 
@@ -53,21 +55,26 @@ std::string PositiveNumber(const std::string& a) {
 // Asks one question; nullopt at end of input or after three invalid answers.
 Result<std::string> Ask(std::istream& in, std::ostream& out, const Question& q) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    out << q.prompt << (q.fallback.empty() ? " [skip]" : " [" + q.fallback + "]") << ": " << std::flush;
+    out << q.prompt << (q.fallback.empty() ? " [skip]" : " [" + q.fallback + "]") << ": "
+        << std::flush;
     std::string line;
     if (!std::getline(in, line)) {
       return Status::InvalidArgument("wizard: input ended at \"" + q.key + "\"");
     }
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-    while (!line.empty() && line.front() == ' ') line.erase(0, 1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+      line.pop_back();
+    while (!line.empty() && line.front() == ' ')
+      line.erase(0, 1);
     if (line == "?") {
       out << "  " << q.help << "\n";
       --attempt;
       continue;
     }
-    if (line.empty()) return q.fallback;
+    if (line.empty())
+      return q.fallback;
     const std::string problem = q.check ? q.check(line) : "";
-    if (problem.empty()) return line;
+    if (problem.empty())
+      return line;
     out << "  " << q.key << ": " << problem << " (type ? for help)\n";
   }
   return Status::InvalidArgument("wizard: three invalid answers for \"" + q.key + "\"");
@@ -79,8 +86,10 @@ std::vector<std::string> CommaItems(const std::string& answer) {
   std::stringstream ss(answer);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
+    while (!item.empty() && item.front() == ' ')
+      item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ')
+      item.pop_back();
     items.push_back(item);
   }
   return items;
@@ -89,7 +98,8 @@ std::vector<std::string> CommaItems(const std::string& answer) {
 std::string YamlList(const std::string& csv) {
   std::string out;
   for (const std::string& item : CommaItems(csv)) {
-    if (!item.empty()) out += (out.empty() ? "" : ", ") + item;
+    if (!item.empty())
+      out += (out.empty() ? "" : ", ") + item;
   }
   return "[" + out + "]";
 }
@@ -120,34 +130,55 @@ using Asker = std::function<Result<std::string>(const Question&)>;
 
 // The task, the fine-tuning method, the model and the precision; returns the task.
 Result<std::string> AskJob(const Asker& ask, const ModelZoo& zoo, std::string& yaml) {
-  Result<std::string> task = ask({"task", "What is the job? pretrain, finetune, inference, rendering, hpc",
-                                  "finetune", "pretrain = train from scratch; finetune = adapt a model; inference = serve or batch-predict; rendering = graphics; hpc = FP64 simulation",
-                                  [](const std::string& a) { return OneOf(a, {"pretrain", "finetune", "inference", "rendering", "hpc"}); }});
-  if (!task.ok()) return task.status();
+  Result<std::string> task =
+      ask({"task", "What is the job? pretrain, finetune, inference, rendering, hpc", "finetune",
+           "pretrain = train from scratch; finetune = adapt a model; inference = serve or "
+           "batch-predict; rendering = graphics; hpc = FP64 simulation",
+           [](const std::string& a) {
+             return OneOf(a, {"pretrain", "finetune", "inference", "rendering", "hpc"});
+           }});
+  if (!task.ok())
+    return task.status();
   yaml += "task: " + *task + "\n";
   if (*task == "finetune") {
-    Result<std::string> method = ask({"method", "Method? full, lora, qlora", "lora",
-                                      "full updates every weight (16 bytes/param with AdamW); lora trains small adapters on a frozen base; qlora also quantises the base to 4 bits",
-                                      [](const std::string& a) { return OneOf(a, {"full", "lora", "qlora"}); }});
-    if (!method.ok()) return method.status();
+    Result<std::string> method =
+        ask({"method", "Method? full, lora, qlora", "lora",
+             "full updates every weight (16 bytes/param with AdamW); lora trains small adapters on "
+             "a frozen base; qlora also quantises the base to 4 bits",
+             [](const std::string& a) {
+               return OneOf(a, {"full", "lora", "qlora"});
+             }});
+    if (!method.ok())
+      return method.status();
     yaml += "method: " + *method + "\n";
   }
   if (IsModelJob(*task)) {
-    Result<std::string> model = ask({"model", "Model name (e.g. llama-2-7b, qwen2.5-7b, mistral-7b)", "llama-2-7b",
-                                     "a model gpuplan knows; 'gpuplan estimate --list-models' lists them all",
-                                     [&zoo](const std::string& a) {
-                                       if (zoo.Find(a)) return std::string();
-                                       auto near = zoo.Suggest(a);
-                                       return "unknown model" + (near.empty() ? std::string() : "; did you mean " + near[0] + "?");
-                                     }});
-    if (!model.ok()) return model.status();
+    Result<std::string> model =
+        ask({"model", "Model name (e.g. llama-2-7b, qwen2.5-7b, mistral-7b)", "llama-2-7b",
+             "a model gpuplan knows; 'gpuplan estimate --list-models' lists them all",
+             [&zoo](const std::string& a) {
+               if (zoo.Find(a))
+                 return std::string();
+               auto near = zoo.Suggest(a);
+               return "unknown model" +
+                      (near.empty() ? std::string() : "; did you mean " + near[0] + "?");
+             }});
+    if (!model.ok())
+      return model.status();
     yaml += "model: " + *model + "\n";
   }
-  const std::string default_precision = *task == "hpc" ? "fp64" : *task == "rendering" ? "fp32" : "bf16";
-  Result<std::string> precision = ask({"precision", "Precision? bf16, fp16, fp32, fp8, fp64", default_precision,
-                                       "bf16 is the default for training on Ampere and newer; fp16 for V100/T4; fp8 needs Hopper/Ada/Blackwell; fp64 for HPC",
-                                       [](const std::string& a) { return OneOf(a, {"bf16", "fp16", "fp32", "fp8", "fp64"}); }});
-  if (!precision.ok()) return precision.status();
+  const std::string default_precision = *task == "hpc"         ? "fp64"
+                                        : *task == "rendering" ? "fp32"
+                                                               : "bf16";
+  Result<std::string> precision =
+      ask({"precision", "Precision? bf16, fp16, fp32, fp8, fp64", default_precision,
+           "bf16 is the default for training on Ampere and newer; fp16 for V100/T4; fp8 needs "
+           "Hopper/Ada/Blackwell; fp64 for HPC",
+           [](const std::string& a) {
+             return OneOf(a, {"bf16", "fp16", "fp32", "fp8", "fp64"});
+           }});
+  if (!precision.ok())
+    return precision.status();
   yaml += "precision: " + *precision + "\n";
   return task;
 }
@@ -207,7 +238,8 @@ Status AskLimits(const Asker& ask, const std::string& task,
   Result<std::string> regions =
       ask({"regions", "Regions (comma separated)", "cn-hangzhou", region_help,
            [&known_regions](const std::string& a) { return KnownRegionList(a, known_regions); }});
-  if (!regions.ok()) return regions.status();
+  if (!regions.ok())
+    return regions.status();
   yaml += "  regions: " + YamlList(*regions) + "\n";
   Result<std::string> max_gpus = ask(
       {"max_gpus", "Most GPUs you may use", "8", "an upper bound for the search", PositiveNumber});
@@ -250,11 +282,16 @@ Status AskBillingAndObjective(const Asker& ask, const std::string& task, std::st
              }
              return std::string();
            }});
-  if (!billing.ok()) return billing.status();
+  if (!billing.ok())
+    return billing.status();
   yaml += "  billing: " + YamlList(*billing) + "\n";
-  Result<std::string> objective = ask({"objective", "Objective? cost or time", "cost", "cost = cheapest plan that meets the constraints; time = fastest",
-                                       [](const std::string& a) { return OneOf(a, {"cost", "time", "cost_within_deadline", "time_within_budget"}); }});
-  if (!objective.ok()) return objective.status();
+  Result<std::string> objective = ask(
+      {"objective", "Objective? cost or time", "cost",
+       "cost = cheapest plan that meets the constraints; time = fastest", [](const std::string& a) {
+         return OneOf(a, {"cost", "time", "cost_within_deadline", "time_within_budget"});
+       }});
+  if (!objective.ok())
+    return objective.status();
   yaml += "objective: " + *objective + "\n";
   return Status::Ok();
 }
@@ -287,23 +324,28 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
 void AddWizardCommand(CLI::App& app, CliContext& ctx) {
   auto path = std::make_shared<std::string>("workload.yaml");
   auto plan_after = std::make_shared<bool>(true);
-  CLI::App* wizard = app.add_subcommand("wizard", "Answer the checklist questions, write a workload YAML, then plan it");
+  CLI::App* wizard = app.add_subcommand(
+      "wizard", "Answer the checklist questions, write a workload YAML, then plan it");
   wizard->add_option("--output,-o", *path, "Where to write the workload (default workload.yaml)");
   wizard->add_flag("!--no-plan", *plan_after, "Only write the file; do not plan it");
   wizard->callback([&ctx, path, plan_after] {
     Result<ModelZoo> zoo = io::LoadModelZoo();
-    if (!zoo.ok()) return ctx.Fail(zoo.status());
+    if (!zoo.ok())
+      return ctx.Fail(zoo.status());
     Result<Catalog> catalog = LoadCliCatalog(ctx);
     if (!catalog.ok())
       return ctx.Fail(catalog.status());
     Result<std::string> yaml = AskWorkload(std::cin, *ctx.out, *zoo,
                                            planner::KnownRegions(*catalog, LoadCliMarketData(ctx)));
-    if (!yaml.ok()) return ctx.Fail(yaml.status());
+    if (!yaml.ok())
+      return ctx.Fail(yaml.status());
     // The wizard's own output must parse; a failure here is a bug, reported with the text.
     if (Result<Workload> w = io::ParseWorkloadYaml(*yaml, *path); !w.ok()) {
-      return ctx.Fail(Status::Internal("wizard wrote an invalid workload: " + w.status().message()));
+      return ctx.Fail(
+          Status::Internal("wizard wrote an invalid workload: " + w.status().message()));
     }
-    if (Status s = io::WriteFileAtomic(*path, *yaml); !s.ok()) return ctx.Fail(s);
+    if (Status s = io::WriteFileAtomic(*path, *yaml); !s.ok())
+      return ctx.Fail(s);
     *ctx.out << "wrote " << *path << "\n";
     if (*plan_after) {
       const char* argv[] = {"gpuplan", "plan", path->c_str()};

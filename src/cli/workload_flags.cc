@@ -23,9 +23,11 @@ Status Usage(const std::string& msg) { return Status::InvalidArgument(msg); }
 template <typename E, typename Out>
 Status SetEnum(const char* flag, const std::string& text,
                std::optional<E> (*parse)(std::string_view), std::string_view expected, Out* out) {
-  if (text.empty()) return Status::Ok();
+  if (text.empty())
+    return Status::Ok();
   std::optional<E> v = parse(text);
-  if (!v) return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
+  if (!v)
+    return Usage(fmt::format("{}: expected {}, got \"{}\"", flag, expected, text));
   *out = *v;
   return Status::Ok();
 }
@@ -46,7 +48,8 @@ std::optional<Billing> ParseAnyBilling(std::string_view name) { return ParseBill
 
 Status SetAmount(const char* flag, const std::string& text, std::string_view example,
                  std::optional<double>* out) {
-  if (text.empty()) return Status::Ok();
+  if (text.empty())
+    return Status::Ok();
   *out = ParseAmount(text);
   if (!*out) {
     return Usage(fmt::format("{}: expected an amount like {}, got \"{}\"", flag, example, text));
@@ -56,18 +59,19 @@ Status SetAmount(const char* flag, const std::string& text, std::string_view exa
 
 template <typename T, typename Out>
 void SetIfGiven(const std::optional<T>& flag, Out* out) {
-  if (flag) *out = *flag;
+  if (flag)
+    *out = *flag;
 }
 
 // The named choices (task, method, precision, optimizer, recompute, offload, engine) and the
 // amounts of work (--tokens, --samples).
 Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
-  if (Status s = SetEnum("--task", f.task, kTaskNames, &w.task);
-      !s.ok()) {
+  if (Status s = SetEnum("--task", f.task, kTaskNames, &w.task); !s.ok()) {
     return s;
   }
   // A task other than finetune drops the file's fine-tuning method unless --method names one.
-  if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune) w.method = Method::kFull;
+  if (!f.task.empty() && f.method.empty() && w.task != Task::kFinetune)
+    w.method = Method::kFull;
   for (const Status& s : {
            SetEnum("--method", f.method, kMethodNames, &w.method),
            SetEnum("--precision", f.precision, io::kWorkloadPrecisionNames, &w.precision),
@@ -79,7 +83,8 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
        }) {
-    if (!s.ok()) return s;
+    if (!s.ok())
+      return s;
   }
   return Status::Ok();
 }
@@ -92,15 +97,20 @@ void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.micro_batch, &w.micro_batch);
   SetIfGiven(f.cp, &w.cp);
   SetIfGiven(f.virtual_stages, &w.virtual_stages);
-  if (f.optimizer_in_backward) w.optimizer_in_backward = true;
-  if (f.activation_offload) w.activation_offload = true;
+  if (f.optimizer_in_backward)
+    w.optimizer_in_backward = true;
+  if (f.activation_offload)
+    w.activation_offload = true;
   SetIfGiven(f.global_batch, &w.global_batch);
   SetIfGiven(f.lora_rank, &w.lora_rank);
   SetIfGiven(f.lora_dropout, &w.lora_dropout);
   SetIfGiven(f.weight_bits, &w.weight_bits);
-  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
-  if (f.no_flash_attention) w.flash_attention = false;
-  if (f.no_master_weights) w.master_weights = false;
+  if (w.method == Method::kQlora && w.weight_bits == 0)
+    w.weight_bits = 4;
+  if (f.no_flash_attention)
+    w.flash_attention = false;
+  if (f.no_master_weights)
+    w.master_weights = false;
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
   SetIfGiven(f.output_tokens, &w.inference.output_tokens);
   SetIfGiven(f.batch, &w.inference.batch);
@@ -130,9 +140,10 @@ Status ApplyInlineArchFlags(const WorkloadFlags& f, Workload& w) {
                            f.dense_layers || f.head_dim || f.q_lora_rank || f.kv_lora_rank ||
                            f.qk_rope_head_dim || f.qk_nope_head_dim || f.v_head_dim;
   if (refinements && !f.layers) {
-    return Usage("--experts, --top-k, --moe-ffn, --shared-experts, --dense-layers, --head-dim and "
-                 "the MLA ranks refine an inline architecture: give --layers, --hidden, --heads "
-                 "and --vocab too (or --model-config PATH for a config.json)");
+    return Usage(
+        "--experts, --top-k, --moe-ffn, --shared-experts, --dense-layers, --head-dim and "
+        "the MLA ranks refine an inline architecture: give --layers, --hidden, --heads "
+        "and --vocab too (or --model-config PATH for a config.json)");
   }
   if (f.layers || f.hidden || f.heads || f.ffn || f.vocab) {
     // Every layer may be MoE: then --ffn (the dense width) is not needed.
@@ -186,7 +197,8 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
 // Planning: constraints, serving targets, objective.
 Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   Constraints& c = w.constraints;
-  if (!f.regions.empty()) c.regions = f.regions;
+  if (!f.regions.empty())
+    c.regions = f.regions;
   if (!f.billing.empty()) {
     c.billing.clear();
     for (const std::string& mode : f.billing) {
@@ -216,7 +228,8 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.deadline_hours, &c.deadline_hours);
   SetIfGiven(f.confidence, &w.confidence);
   if (f.budget || !f.currency.empty()) {
-    if (!f.budget && !c.budget) return Usage("--currency needs a budget: give --budget AMOUNT");
+    if (!f.budget && !c.budget)
+      return Usage("--currency needs a budget: give --budget AMOUNT");
     Budget b = c.budget.value_or(Budget{});
     SetIfGiven(f.budget, &b.amount);
     if (!f.currency.empty()) {
@@ -282,12 +295,16 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
 // its folder; the release's weight format applies unless the user chose a precision or bits.
 Status ReadModelConfig(CliContext& ctx, const WorkloadFlags& flags, Workload& w) {
   Result<io::HfModelConfig> c = io::LoadHfModelConfig(w.model_config);
-  if (!c.ok()) return c.status();
-  for (const std::string& note : c->notes) *ctx.err << "gpuplan: note: " << note << "\n";
+  if (!c.ok())
+    return c.status();
+  for (const std::string& note : c->notes)
+    *ctx.err << "gpuplan: note: " << note << "\n";
   std::filesystem::path p = w.model_config;
-  if (p.filename() == "config.json") p = p.parent_path();
+  if (p.filename() == "config.json")
+    p = p.parent_path();
   const std::string folder = p.filename().empty() ? "config" : p.filename().string();
-  if (w.model_name == "config") w.model_name = folder;
+  if (w.model_name == "config")
+    w.model_name = folder;
   c->arch.name = w.model_name;
   const bool precision_given = !flags.precision.empty() || w.precision != Precision::kBf16;
   const bool bits_given = flags.weight_bits.has_value() || w.weight_bits != 0;
@@ -423,9 +440,12 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
     base.emplace();
   }
   Workload& w = *base;
-  if (Status s = ApplyJobFlags(flags, w); !s.ok()) return s;
-  if (Status s = ApplyPlanningFlags(flags, w); !s.ok()) return s;
-  if (Status s = ValidateWorkload(w); !s.ok()) return NameTheFlag(flags, s);
+  if (Status s = ApplyJobFlags(flags, w); !s.ok())
+    return s;
+  if (Status s = ApplyPlanningFlags(flags, w); !s.ok())
+    return s;
+  if (Status s = ValidateWorkload(w); !s.ok())
+    return NameTheFlag(flags, s);
   return std::move(w);
 }
 

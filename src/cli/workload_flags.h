@@ -34,10 +34,10 @@ struct WorkloadFlags {
   // The job (AddWorkloadFlags). Enum and amount flags are kept as text so that a bad value is
   // reported by MergeWorkloadFlags with the expected form.
   std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
-  std::string offload;                                 // --offload none|optimizer|params
-  std::string lora_targets;                            // --lora-targets all|attention|qv
-  std::optional<double> lora_dropout;                  // --lora-dropout P
-  std::optional<int> cp, virtual_stages;               // --cp, --virtual-stages
+  std::string offload;                    // --offload none|optimizer|params
+  std::string lora_targets;               // --lora-targets all|attention|qv
+  std::optional<double> lora_dropout;     // --lora-dropout P
+  std::optional<int> cp, virtual_stages;  // --cp, --virtual-stages
   bool optimizer_in_backward = false, activation_offload = false;
   std::optional<int> seq_len, micro_batch, global_batch, lora_rank, weight_bits;
   std::optional<double> epochs;
@@ -54,8 +54,8 @@ struct WorkloadFlags {
   bool no_master_weights = false;  // pure 16-bit training (Workload::master_weights = false)
 
   // Planning (AddPlanningFlags): constraints, serving targets and the objective.
-  std::vector<std::string> regions;  // replaces constraints.regions
-  std::vector<std::string> billing;  // replaces constraints.billing
+  std::vector<std::string> regions;          // replaces constraints.regions
+  std::vector<std::string> billing;          // replaces constraints.billing
   std::vector<std::string> exclude_vendors;  // added to constraints.exclude_vendors
   std::optional<int> max_gpus, max_nodes;
   std::optional<double> deadline_hours;

@@ -10,10 +10,12 @@ namespace gpuplan {
 ArchEfficiency Calibration::For(const Gpu& gpu) const {
   ArchEfficiency row = fallback;
   for (const ArchEfficiency& a : archs) {
-    if (a.architecture == gpu.architecture) row = a;
+    if (a.architecture == gpu.architecture)
+      row = a;
   }
   for (const GpuEfficiency& g : gpus) {
-    if (g.gpu != gpu.name) continue;
+    if (g.gpu != gpu.name)
+      continue;
     row.gemm_fraction = g.gemm_fraction.value_or(row.gemm_fraction);
     row.memory_bw_fraction = g.memory_bw_fraction.value_or(row.memory_bw_fraction);
     row.attention_fraction = g.attention_fraction.value_or(row.attention_fraction);
@@ -30,18 +32,25 @@ void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {
     it = gpus.end() - 1;
     it->gpu = gpu.name;
   }
-  if (values.gemm_fraction) it->gemm_fraction = values.gemm_fraction;
-  if (values.memory_bw_fraction) it->memory_bw_fraction = values.memory_bw_fraction;
-  if (values.attention_fraction) it->attention_fraction = values.attention_fraction;
-  if (values.simt_fraction) it->simt_fraction = values.simt_fraction;
+  if (values.gemm_fraction)
+    it->gemm_fraction = values.gemm_fraction;
+  if (values.memory_bw_fraction)
+    it->memory_bw_fraction = values.memory_bw_fraction;
+  if (values.attention_fraction)
+    it->attention_fraction = values.attention_fraction;
+  if (values.simt_fraction)
+    it->simt_fraction = values.simt_fraction;
 }
 
 int Calibration::MaxConcurrentSequences(Engine engine) const {
   switch (engine) {
-    case Engine::kVllm: return static_cast<int>(vllm_max_sequences);
-    case Engine::kTrtllm: return static_cast<int>(trtllm_max_sequences);
+    case Engine::kVllm:
+      return static_cast<int>(vllm_max_sequences);
+    case Engine::kTrtllm:
+      return static_cast<int>(trtllm_max_sequences);
     case Engine::kHf:
-    case Engine::kTorch: return 1;
+    case Engine::kTorch:
+      return 1;
   }
   return 1;
 }
@@ -62,20 +71,28 @@ double Calibration::EngineMemoryLimitGib(Engine engine, double capacity_gib,
 
 double Calibration::LayerOverheadUs(Engine engine) const {
   switch (engine) {
-    case Engine::kHf: return hf_layer_overhead_us;
-    case Engine::kVllm: return vllm_layer_overhead_us;
-    case Engine::kTrtllm: return trtllm_layer_overhead_us;
-    case Engine::kTorch: return torch_layer_overhead_us;
+    case Engine::kHf:
+      return hf_layer_overhead_us;
+    case Engine::kVllm:
+      return vllm_layer_overhead_us;
+    case Engine::kTrtllm:
+      return trtllm_layer_overhead_us;
+    case Engine::kTorch:
+      return torch_layer_overhead_us;
   }
   return hf_layer_overhead_us;
 }
 
 double Calibration::StepOverheadUs(Engine engine) const {
   switch (engine) {
-    case Engine::kHf: return hf_step_overhead_us;
-    case Engine::kVllm: return vllm_step_overhead_us;
-    case Engine::kTrtllm: return trtllm_step_overhead_us;
-    case Engine::kTorch: return torch_step_overhead_us;
+    case Engine::kHf:
+      return hf_step_overhead_us;
+    case Engine::kVllm:
+      return vllm_step_overhead_us;
+    case Engine::kTrtllm:
+      return trtllm_step_overhead_us;
+    case Engine::kTorch:
+      return torch_step_overhead_us;
   }
   return hf_step_overhead_us;
 }

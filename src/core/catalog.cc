@@ -16,7 +16,8 @@ namespace {
 // Strips "ecs." so "gn7i-c8g1.2xlarge" finds "ecs.gn7i-c8g1.2xlarge".
 std::string InstanceKey(std::string_view name) {
   std::string key = strings::Lower(name);
-  if (key.rfind("ecs.", 0) == 0) key.erase(0, 4);
+  if (key.rfind("ecs.", 0) == 0)
+    key.erase(0, 4);
   return key;
 }
 
@@ -24,7 +25,8 @@ std::string InstanceKey(std::string_view name) {
 std::string GpuKey(std::string_view name) {
   std::string key;
   for (char c : strings::Lower(name)) {
-    if (c != ' ' && c != '-' && c != '_') key.push_back(c);
+    if (c != ' ' && c != '-' && c != '_')
+      key.push_back(c);
   }
   return key;
 }
@@ -38,16 +40,20 @@ std::vector<std::string> Closest(std::string_view name, const std::vector<std::s
     int score = strings::EditDistance(wanted, candidate);
     // Same family (text before the first '-' or '.') is a strong hint: "gn7-m20" -> gn7-*.
     const auto stem = [](const std::string& s) { return s.substr(0, s.find_first_of("-.")); };
-    if (stem(wanted) == stem(candidate)) score -= 3;
-    if (candidate.find(wanted) != std::string::npos) score -= 2;
+    if (stem(wanted) == stem(candidate))
+      score -= 3;
+    if (candidate.find(wanted) != std::string::npos)
+      score -= 2;
     scored.emplace_back(score, k);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (const auto& [score, k] : scored) {
-    if (static_cast<int>(out.size()) >= limit) break;
-    if (score > static_cast<int>(wanted.size())) break;  // Too far to be a typo.
+    if (static_cast<int>(out.size()) >= limit)
+      break;
+    if (score > static_cast<int>(wanted.size()))
+      break;  // Too far to be a typo.
     out.push_back(k);
   }
   return out;
@@ -66,10 +72,14 @@ std::string GpuVendorChoices() {
 
 double Gpu::PcieGbs() const {
   switch (pcie_gen) {
-    case 3: return 16;  // PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b ~= 15.75 GB/s per direction.
-    case 4: return 32;  // PCIe 4.0 x16: ~31.5 GB/s per direction.
-    case 5: return 64;  // PCIe 5.0 x16: ~63 GB/s per direction.
-    default: return 0;
+    case 3:
+      return 16;  // PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b ~= 15.75 GB/s per direction.
+    case 4:
+      return 32;  // PCIe 4.0 x16: ~31.5 GB/s per direction.
+    case 5:
+      return 64;  // PCIe 5.0 x16: ~63 GB/s per direction.
+    default:
+      return 0;
   }
 }
 
@@ -93,11 +103,13 @@ int Architecture::Sm() const {
 const Gpu* Catalog::FindGpu(std::string_view name) const {
   const std::string key = GpuKey(name);
   for (const Gpu& g : gpus) {
-    if (GpuKey(g.name) == key) return &g;
+    if (GpuKey(g.name) == key)
+      return &g;
   }
   for (const Gpu& g : gpus) {
     for (const std::string& alias : g.aliases) {
-      if (GpuKey(alias) == key) return &g;
+      if (GpuKey(alias) == key)
+        return &g;
     }
   }
   return nullptr;
@@ -106,7 +118,8 @@ const Gpu* Catalog::FindGpu(std::string_view name) const {
 const InstanceType* Catalog::FindInstance(std::string_view name) const {
   const std::string key = InstanceKey(name);
   for (const InstanceType& t : instances) {
-    if (InstanceKey(t.name) == key) return &t;
+    if (InstanceKey(t.name) == key)
+      return &t;
   }
   return nullptr;
 }
@@ -114,7 +127,8 @@ const InstanceType* Catalog::FindInstance(std::string_view name) const {
 const Family* Catalog::FindFamily(std::string_view name) const {
   const std::string key = strings::Lower(name);
   for (const Family& f : families) {
-    if (strings::Lower(f.name) == key) return &f;
+    if (strings::Lower(f.name) == key)
+      return &f;
   }
   return nullptr;
 }
@@ -135,13 +149,15 @@ const Architecture* Catalog::ArchitectureOf(const Gpu& gpu) const {
 
 std::vector<std::string> Catalog::SuggestInstances(std::string_view name, int limit) const {
   std::vector<std::string> names;
-  for (const InstanceType& t : instances) names.push_back(t.name);
+  for (const InstanceType& t : instances)
+    names.push_back(t.name);
   return Closest(name, names, limit, InstanceKey);
 }
 
 std::vector<std::string> Catalog::SuggestGpus(std::string_view name, int limit) const {
   std::vector<std::string> names;
-  for (const Gpu& g : gpus) names.push_back(g.name);
+  for (const Gpu& g : gpus)
+    names.push_back(g.name);
   return Closest(name, names, limit, GpuKey);
 }
 
@@ -163,8 +179,10 @@ std::vector<CatalogIssue> Catalog::Validate() {
   seen.clear();
   for (Gpu& g : gpus) {
     g.alibaba = false;
-    if (!seen.insert(GpuKey(g.name)).second) error(g.provenance, "duplicate GPU \"" + g.name + "\"");
-    if (g.memory_gib <= 0) error(g.provenance, "GPU \"" + g.name + "\": memory_gib must be > 0");
+    if (!seen.insert(GpuKey(g.name)).second)
+      error(g.provenance, "duplicate GPU \"" + g.name + "\"");
+    if (g.memory_gib <= 0)
+      error(g.provenance, "GPU \"" + g.name + "\": memory_gib must be > 0");
     if (g.usable_memory_gib && *g.usable_memory_gib > g.memory_gib * 1.08) {
       error(g.provenance, "GPU \"" + g.name + "\": usable memory exceeds nominal memory");
     }
@@ -197,22 +215,28 @@ std::vector<CatalogIssue> Catalog::Validate() {
     if (!seen.insert(strings::Lower(f.name)).second) {
       error(f.provenance, "duplicate family \"" + f.name + "\"");
     }
-    if (!FindGpu(f.gpu)) error(f.provenance, "family \"" + f.name + "\": unknown GPU \"" + f.gpu + "\"");
+    if (!FindGpu(f.gpu))
+      error(f.provenance, "family \"" + f.name + "\": unknown GPU \"" + f.gpu + "\"");
   }
   seen.clear();
   for (const InstanceType& t : instances) {
     const std::string what = "instance \"" + t.name + "\": ";
-    if (!seen.insert(InstanceKey(t.name)).second) error(t.provenance, what + "duplicate name");
-    if (t.name.rfind("ecs.", 0) != 0) error(t.provenance, what + "name must start with \"ecs.\"");
-    if (!FindFamily(t.family)) error(t.provenance, what + "unknown family \"" + t.family + "\"");
+    if (!seen.insert(InstanceKey(t.name)).second)
+      error(t.provenance, what + "duplicate name");
+    if (t.name.rfind("ecs.", 0) != 0)
+      error(t.provenance, what + "name must start with \"ecs.\"");
+    if (!FindFamily(t.family))
+      error(t.provenance, what + "unknown family \"" + t.family + "\"");
     Gpu* gpu = nullptr;
     for (Gpu& g : gpus) {
-      if (&g == FindGpu(t.gpu)) gpu = &g;
+      if (&g == FindGpu(t.gpu))
+        gpu = &g;
     }
     if (!gpu) {
       std::string hint;
       auto near = SuggestGpus(t.gpu, 1);
-      if (!near.empty()) hint = "; did you mean \"" + near[0] + "\"?";
+      if (!near.empty())
+        hint = "; did you mean \"" + near[0] + "\"?";
       error(t.provenance, what + "unknown GPU \"" + t.gpu + "\"" + hint);
       continue;
     }
@@ -230,22 +254,28 @@ std::vector<CatalogIssue> Catalog::Validate() {
                               " does not match " + gpu->name + " (" + strings::Num(expected) +
                               " GiB per GPU)");
     }
-    if (t.vcpu <= 0) error(t.provenance, what + "vcpu must be > 0");
-    if (t.memory_gib <= 0) error(t.provenance, what + "memory_gib must be > 0");
+    if (t.vcpu <= 0)
+      error(t.provenance, what + "vcpu must be > 0");
+    if (t.memory_gib <= 0)
+      error(t.provenance, what + "memory_gib must be > 0");
     const double per_gpu = std::max(t.gpu_count, 1.0);
     if (t.vcpu > 0 && (t.vcpu / per_gpu < 2 || t.vcpu / per_gpu > 128)) {
       warn(t.provenance, what + "unusual vCPU per GPU (" + strings::Num(t.vcpu / per_gpu) + ")");
     }
-    if (t.memory_gib > 0 && t.vcpu > 0 && (t.memory_gib / t.vcpu < 1 || t.memory_gib / t.vcpu > 16)) {
-      warn(t.provenance, what + "unusual RAM per vCPU (" + strings::Num(t.memory_gib / t.vcpu) + " GiB)");
+    if (t.memory_gib > 0 && t.vcpu > 0 &&
+        (t.memory_gib / t.vcpu < 1 || t.memory_gib / t.vcpu > 16)) {
+      warn(t.provenance,
+           what + "unusual RAM per vCPU (" + strings::Num(t.memory_gib / t.vcpu) + " GiB)");
     }
-    if (t.rdma_gbps && !t.rdma) error(t.provenance, what + "rdma_gbps given but rdma is no");
+    if (t.rdma_gbps && !t.rdma)
+      error(t.provenance, what + "rdma_gbps given but rdma is no");
   }
   for (const Price& p : prices) {
     if (!FindInstance(p.instance)) {
       error(p.provenance, "price for unknown instance \"" + p.instance + "\"");
     }
-    if (p.amount <= 0) error(p.provenance, "price must be > 0 (leave unknown prices out)");
+    if (p.amount <= 0)
+      error(p.provenance, "price must be > 0 (leave unknown prices out)");
     if (p.currency != "CNY" && p.currency != "USD") {
       error(p.provenance, "currency must be CNY or USD, got \"" + p.currency + "\"");
     }
@@ -265,9 +295,11 @@ void Catalog::Overlay(const Catalog& other) {
       }
     }
   };
-  merge(gpus, other.gpus, [](const Gpu& a, const Gpu& b) { return GpuKey(a.name) == GpuKey(b.name); });
-  merge(families, other.families,
-        [](const Family& a, const Family& b) { return strings::Lower(a.name) == strings::Lower(b.name); });
+  merge(gpus, other.gpus,
+        [](const Gpu& a, const Gpu& b) { return GpuKey(a.name) == GpuKey(b.name); });
+  merge(families, other.families, [](const Family& a, const Family& b) {
+    return strings::Lower(a.name) == strings::Lower(b.name);
+  });
   merge(instances, other.instances, [](const InstanceType& a, const InstanceType& b) {
     return InstanceKey(a.name) == InstanceKey(b.name);
   });

@@ -30,7 +30,8 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
   // Expert-parallel ranks come from a stage's tp x dp GPUs (Megatron's MoE parallel folding
   // lets ep exceed dp, with expert tp 1); only MoE models have experts to shard.
   if (l.ep > 1) {
-    if (!arch.IsMoe()) return bad("layout: ep " + std::to_string(l.ep) + " needs a MoE model");
+    if (!arch.IsMoe())
+      return bad("layout: ep " + std::to_string(l.ep) + " needs a MoE model");
     if ((static_cast<long long>(l.tp) * l.dp) % l.ep != 0) {
       return bad("layout: ep " + std::to_string(l.ep) + " must divide tp*dp " +
                  std::to_string(l.tp * l.dp) +
@@ -44,11 +45,12 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                  std::to_string(arch.moe.experts) + " experts");
     }
   }
-  if (l.vp > 1 && l.pp == 1) return bad("layout: virtual stages (vp > 1) need pp > 1");
+  if (l.vp > 1 && l.pp == 1)
+    return bad("layout: virtual stages (vp > 1) need pp > 1");
   if (w.IsTraining() && l.cp > 1 && w.seq_len % (2 * l.cp) != 0) {
-    return bad("layout: cp " + std::to_string(l.cp) + " needs seq_len divisible by 2*cp = " +
-               std::to_string(2 * l.cp) + " (load-balanced ring attention), got " +
-               std::to_string(w.seq_len));
+    return bad("layout: cp " + std::to_string(l.cp) +
+               " needs seq_len divisible by 2*cp = " + std::to_string(2 * l.cp) +
+               " (load-balanced ring attention), got " + std::to_string(w.seq_len));
   }
   if (l.zero < 0 || l.zero > 3)
     return bad("layout: zero must be 0, 1, 2 or 3");

@@ -109,7 +109,8 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
       o.spot.reclaim_rate_per_hour = reclaim.At(percentile);
     cost::BillingRates at = rates;
     if (spot)
-      at.quotes[static_cast<size_t>(Billing::kSpot)]->price = spot->price * spot_price.At(percentile);
+      at.quotes[static_cast<size_t>(Billing::kSpot)]->price =
+          spot->price * spot_price.At(percentile);
     Result<cost::JobCostEstimate> jc = cost::JobCost(
         at, {.work_hours = work_hours * r.time.At(percentile), .instances = instances}, o);
     if (!jc.ok())

@@ -43,8 +43,8 @@ struct HardwareKey {
 };
 
 HardwareKey KeyOf(const perf::Hardware& hw) {
-  return {hw.gpu->name,   hw.gpus_per_node,  hw.nodes,       hw.intra_link,
-          hw.intra_gbs,   hw.inter_node_gbps, hw.gpu_memory_gib, hw.rdma};
+  return {hw.gpu->name, hw.gpus_per_node,   hw.nodes,          hw.intra_link,
+          hw.intra_gbs, hw.inter_node_gbps, hw.gpu_memory_gib, hw.rdma};
 }
 
 // A service (inference with a request rate, or long_running) runs around the clock and cannot
@@ -75,8 +75,9 @@ std::vector<Billing> AllowedModes(const Workload& w) {
 }
 
 bool ListedIn(const std::vector<std::string>& list, const std::string& value) {
-  return std::any_of(list.begin(), list.end(),
-                     [&](const std::string& x) { return strings::Lower(x) == strings::Lower(value); });
+  return std::any_of(list.begin(), list.end(), [&](const std::string& x) {
+    return strings::Lower(x) == strings::Lower(value);
+  });
 }
 
 bool VendorExcluded(const Constraints& c, GpuVendor v) {
@@ -102,14 +103,17 @@ constexpr char kNoNvidiaNote[] =
 // When constraints.exclude_vendors leaves no GPU in the catalog: one reason for the whole
 // catalog instead of one line per type; "" when some GPU is left.
 std::string EveryVendorExcluded(const Constraints& c, const Catalog& catalog) {
-  if (c.exclude_vendors.empty()) return "";
+  if (c.exclude_vendors.empty())
+    return "";
   std::set<GpuVendor> offered;
   for (const InstanceType& t : catalog.instances) {
-    if (const Gpu* g = catalog.FindGpu(t.gpu)) offered.insert(g->vendor);
+    if (const Gpu* g = catalog.FindGpu(t.gpu))
+      offered.insert(g->vendor);
   }
   std::string names;
   for (GpuVendor v : offered) {
-    if (!VendorExcluded(c, v)) return "";
+    if (!VendorExcluded(c, v))
+      return "";
     names += (names.empty() ? "" : " or ") + std::string(GpuVendorName(v));
   }
   return "every GPU in the instance catalog is " + names +
@@ -127,18 +131,23 @@ std::string Filter(const Workload& w, const Catalog& catalog, const Calibration&
   if (!c.include_families.empty() && !ListedIn(c.include_families, t.family)) {
     return "family " + t.family + " not in constraints.include_families";
   }
-  if (ListedIn(c.exclude_families, t.family)) return "family " + t.family + " excluded by constraints";
+  if (ListedIn(c.exclude_families, t.family))
+    return "family " + t.family + " excluded by constraints";
   auto gpu_listed = [&](const std::vector<std::string>& list) {
     return std::any_of(list.begin(), list.end(), [&](const std::string& name) {
       const Gpu* x = catalog.FindGpu(name);
       return x && x->name == g.name;
     });
   };
-  if (!c.include_gpus.empty() && !gpu_listed(c.include_gpus)) return g.name + " not in constraints.include_gpus";
-  if (gpu_listed(c.exclude_gpus)) return g.name + " excluded by constraints";
-  if (t.status == Lifecycle::kRetired) return t.family + " is retired (no longer sold)";
+  if (!c.include_gpus.empty() && !gpu_listed(c.include_gpus))
+    return g.name + " not in constraints.include_gpus";
+  if (gpu_listed(c.exclude_gpus))
+    return g.name + " excluded by constraints";
+  if (t.status == Lifecycle::kRetired)
+    return t.family + " is retired (no longer sold)";
   if (c.min_gpu_memory_gib && t.gpu_memory_gib < *c.min_gpu_memory_gib) {
-    return Num(t.gpu_memory_gib) + " GiB per GPU, constraints ask for " + Num(*c.min_gpu_memory_gib);
+    return Num(t.gpu_memory_gib) + " GiB per GPU, constraints ask for " +
+           Num(*c.min_gpu_memory_gib);
   }
   if (t.vgpu() && w.task != Task::kRendering) {
     return "vGPU slice (" + Num(t.gpu_count) + " of a " + g.name + "): CUDA jobs need whole GPUs";
@@ -162,7 +171,8 @@ std::string Filter(const Workload& w, const Catalog& catalog, const Calibration&
     return g.name + " has no " + std::string(PrecisionName(w.precision)) + " units" +
            (w.precision == Precision::kBf16 ? " (set precision: fp16 to use it)" : "");
   }
-  if (t.arm && w.IsTraining()) return "ARM host (" + t.family + "): x86 training stacks do not run";
+  if (t.arm && w.IsTraining())
+    return "ARM host (" + t.family + "): x86 training stacks do not run";
   return "";
 }
 
@@ -170,26 +180,30 @@ std::string Filter(const Workload& w, const Catalog& catalog, const Calibration&
 std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const PlanOptions& o) {
   const int per_node = t.whole_gpus();
   int max_nodes = w.constraints.max_nodes.value_or(o.default_max_nodes);
-  if (w.constraints.max_gpus) max_nodes = std::min(max_nodes, *w.constraints.max_gpus / std::max(per_node, 1));
+  if (w.constraints.max_gpus)
+    max_nodes = std::min(max_nodes, *w.constraints.max_gpus / std::max(per_node, 1));
   // Serving scales by independent copies; a copy spans nodes only when it needs to (the caller
   // stops at the first node count that fits).
   std::vector<int> out;
-  for (int n = 1; n <= max_nodes; n *= 2) out.push_back(n);
+  for (int n = 1; n <= max_nodes; n *= 2)
+    out.push_back(n);
   return out;
 }
 
 // The fastest training layout that fits: the one layout search `estimate` uses too
 // (gpuplan/layout_search.h), with the workload's pins.
-LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-                                  const Calibration& cal, int* evaluated) {
+LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch,
+                                  const perf::Hardware& hw, const Calibration& cal,
+                                  int* evaluated) {
   LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w));
   *evaluated += static_cast<int>(found.evaluated);
   return found;
 }
 
 // Inference: the serving search (core/serving_search.h) as a LayoutResult.
-LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-                                   const Calibration& cal, int* evaluated) {
+LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch,
+                                   const perf::Hardware& hw, const Calibration& cal,
+                                   int* evaluated) {
   const ServingSetup s = SearchServing(w, arch, hw, cal, evaluated);
   LayoutResult r;
   r.ok = s.ok;
@@ -202,16 +216,16 @@ LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch, con
 
 std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes) {
   if (r.min_memory_gib > 0) {
-    std::string why = "needs " + Num(r.min_memory_gib) + " GiB per GPU even at its best layout on " +
-                      std::to_string(nodes) + " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) +
-                      " GiB";
+    std::string why = "needs " + Num(r.min_memory_gib) +
+                      " GiB per GPU even at its best layout on " + std::to_string(nodes) +
+                      " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) + " GiB";
     // The search also says when offload would fit the GPU but not the host's RAM.
-    if (r.reason.find("host RAM") != std::string::npos) why += "; " + r.reason;
+    if (r.reason.find("host RAM") != std::string::npos)
+      why += "; " + r.reason;
     return why;
   }
   return r.reason.empty() ? "no layout works" : r.reason;
 }
-
 
 // One region's rates for an instance type, or why it cannot be bought or priced there.
 struct RegionRates {
@@ -262,7 +276,8 @@ std::optional<Money> ApplySpotAllowance(const PlanOptions& options, const cost::
   allow.spot.reclaim_rate_per_hour = -std::log(1 - options.default_spot_release_rate_30d) / 720;
   Result<cost::JobCostEstimate> ja =
       cost::JobCost(rates, {.work_hours = work_hours, .instances = instances}, allow);
-  if (!ja.ok()) return std::nullopt;
+  if (!ja.ok())
+    return std::nullopt;
   const Money low = jc->total;
   ja->notes.push_back(
       "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
@@ -278,10 +293,12 @@ std::optional<Money> ApplySpotAllowance(const PlanOptions& options, const cost::
 std::string OverBudget(const Workload& w, const InstanceType& t, const Candidate& base,
                        cost::Mode mode, const Candidate& c, bool per_hour,
                        const std::string& currency) {
-  if (!w.constraints.budget || w.constraints.budget->amount <= 0 || per_hour) return "";
+  if (!w.constraints.budget || w.constraints.budget->amount <= 0 || per_hour)
+    return "";
   const bool ranged = c.ranges && c.ranges->cost_at_confidence > 0;
   const double checked = ranged ? c.ranges->cost_at_confidence : c.cost.total.amount();
-  if (checked <= w.constraints.budget->amount) return "";
+  if (checked <= w.constraints.budget->amount)
+    return "";
   return std::to_string(base.nodes) + " x " + t.name + " " + std::string(cost::ModeName(mode)) +
          " costs " + c.cost.total.ToString() +
          (ranged ? " (" + currency + " " + Num(c.ranges->cost_at_confidence) + " at p" +
@@ -327,7 +344,8 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         rejection = jc.status().message();
         continue;
       }
-      const std::optional<Money> spot_low = ApplySpotAllowance(options, *rates, work_hours, instances, co, jc);
+      const std::optional<Money> spot_low =
+          ApplySpotAllowance(options, *rates, work_hours, instances, co, jc);
       Candidate c = base;
       c.spot_cost_low = spot_low;
       if (spare > 0) {
@@ -355,9 +373,11 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       if (serving || w.constraints.long_running) {
         Result<cost::MonthlyCostEstimate> m = cost::MonthlyCost(
             *rates, options.ratios.hours_per_month, instances, co, options.ratios);
-        if (m.ok()) c.monthly = *m;
+        if (m.ok())
+          c.monthly = *m;
       }
-      if (std::string over = OverBudget(w, t, base, mode, c, per_hour, pricing.currency); !over.empty()) {
+      if (std::string over = OverBudget(w, t, base, mode, c, per_hour, pricing.currency);
+          !over.empty()) {
         rejection = over;
         continue;
       }
@@ -366,15 +386,17 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
         if (serving && base.estimate.inference && base.estimate.inference->requests_per_s > 0) {
           // A service: more copies when the engine is slower than predicted, in whole instances.
           const double per_instance = c.monthly->per_month.amount() / std::max(instances, 1);
-          c.ranges->cost = ServiceCostRange(
-              c.ranges->time, *w.inference.requests_per_s, base.estimate.inference->requests_per_s,
-              std::max(base.nodes_per_copy, 1), per_instance,
-              mode == cost::Mode::kSpot ? &SpareInstances : nullptr);
+          c.ranges->cost = ServiceCostRange(c.ranges->time, *w.inference.requests_per_s,
+                                            base.estimate.inference->requests_per_s,
+                                            std::max(base.nodes_per_copy, 1), per_instance,
+                                            mode == cost::Mode::kSpot ? &SpareInstances : nullptr);
         }
       }
       const double money = CostForRanking(c);
-      const double cost_score = per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
-      const double time_score = per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
+      const double cost_score =
+          per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
+      const double time_score =
+          per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
       const bool time_first = RanksByTime(w);
       c.score = time_first ? time_score : cost_score;
       out.push_back(std::move(c));
@@ -417,12 +439,18 @@ class CandidateSearch {
   CandidateSearch(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                   const Calibration& cal, const PlanOptions& options,
                   const std::vector<cost::Mode>& modes, Plan& plan)
-      : w_(w), arch_(arch), catalog_(catalog), cal_(cal), options_(options), modes_(modes),
+      : w_(w),
+        arch_(arch),
+        catalog_(catalog),
+        cal_(cal),
+        options_(options),
+        modes_(modes),
         plan_(plan),
         currency_(w.constraints.budget ? w.constraints.budget->currency : "CNY"),
         serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()) {
     // Prices grouped by instance once, so each lookup scans only its own rows.
-    for (const Price& p : catalog.prices) price_book_[p.instance].prices.push_back(p);
+    for (const Price& p : catalog.prices)
+      price_book_[p.instance].prices.push_back(p);
   }
 
   const std::string& currency() const { return currency_; }
@@ -436,7 +464,8 @@ class CandidateSearch {
       return;
     }
     const Gpu* g = catalog_.FindGpu(t.gpu);
-    if (!g) return;
+    if (!g)
+      return;
     if (std::string why = Filter(w_, catalog_, cal_, t, *g); !why.empty()) {
       plan_.rejected.push_back({t.name, why});
       return;
@@ -450,18 +479,21 @@ class CandidateSearch {
     } else {
       const std::vector<int> node_counts = NodeCounts(w_, t, options_);
       if (node_counts.empty()) {
-        plan_.rejected.push_back(
-            {t.name, std::to_string(t.whole_gpus()) + " GPUs per instance, over constraints.max_gpus (" +
-                         std::to_string(w_.constraints.max_gpus.value_or(0)) + ")"});
+        plan_.rejected.push_back({t.name, std::to_string(t.whole_gpus()) +
+                                              " GPUs per instance, over constraints.max_gpus (" +
+                                              std::to_string(w_.constraints.max_gpus.value_or(0)) +
+                                              ")"});
         return;
       }
       for (int nodes : node_counts) {
         const NodeOutcome outcome = AddNodes(t, *g, nodes, pricing, unpriced, rejection);
         any |= outcome.added;
-        if (outcome.stop) break;
+        if (outcome.stop)
+          break;
       }
     }
-    if (!any) plan_.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
+    if (!any)
+      plan_.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
   }
 
  private:
@@ -476,13 +508,15 @@ class CandidateSearch {
     std::vector<std::string> regions = w_.constraints.regions;
     if (regions.empty()) {
       std::set<std::string> seen;
-      for (const Price& p : prices.prices) seen.insert(p.region);
+      for (const Price& p : prices.prices)
+        seen.insert(p.region);
       regions.assign(seen.begin(), seen.end());
     }
     Pricing pricing{{}, modes_, currency_, &options_};
     for (const std::string& region : regions) {
       RegionRates rr{region, std::nullopt, ""};
-      const cost::Availability avail = cost::CheckAvailability(prices, options_.market, t.name, region);
+      const cost::Availability avail =
+          cost::CheckAvailability(prices, options_.market, t.name, region);
       Result<cost::BillingRates> rates = cost::ResolveRates(
           prices, {.instance = t.name, .region = region, .zone = "", .billing = Billing::kPayg},
           options_.ratios, options_.today);
@@ -539,13 +573,15 @@ class CandidateSearch {
     const double capacity = g.Tflops(key).value_or(0) * std::max(t.gpu_count, 0.0);
     if (capacity > 0 && unpriced)
       return AddUnpriced(w_, base, 0, capacity, false, UnpricedRegion(), all_, rejection);
-    return capacity > 0 && PriceCandidate(w_, t, base, 0, capacity, false, pricing, all_, rejection);
+    return capacity > 0 &&
+           PriceCandidate(w_, t, base, 0, capacity, false, pricing, all_, rejection);
   }
 
   // The layout for `hw`: searched once per distinct hardware, or the fixed one evaluated.
   const LayoutResult& LayoutFor(const perf::Hardware& hw) {
     auto [it, fresh] = searched_.try_emplace(KeyOf(hw));
-    if (!fresh) return it->second;
+    if (!fresh)
+      return it->second;
     if (!options_.fixed_layout) {
       it->second = w_.IsTraining() ? SearchTrainingLayout(w_, arch_, hw, cal_, &plan_.evaluated)
                                    : SearchInferenceLayout(w_, arch_, hw, cal_, &plan_.evaluated);
@@ -589,7 +625,8 @@ class CandidateSearch {
                              const perf::Hardware& hw, std::string& rejection) const {
     const perf::Estimate& e = lr.estimate;
     Sizing z{nodes, w_.IsTraining() ? 1 : lr.layout.dp, e.job.hours};
-    if (w_.task != Task::kInference || !e.inference) return z;
+    if (w_.task != Task::kInference || !e.inference)
+      return z;
     if (serving_ && e.inference->requests_per_s > 0) {
       // Independent copies: enough groups of `nodes` instances for the rate.
       const int groups = static_cast<int>(
@@ -633,15 +670,19 @@ class CandidateSearch {
     const NodeOutcome fitted{false, !w_.IsTraining()};
     const perf::Estimate& e = lr.estimate;
     const std::optional<Sizing> z = Size(t, nodes, lr, *hw, rejection);
-    if (!z) return fitted;
+    if (!z)
+      return fitted;
     const double hours = z->hours;
     const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
     std::optional<CandidateRanges> ranges;
     if (!options_.uncertainty.regimes.empty()) {
-      ranges = TimeRanges(options_.uncertainty, w_, arch_, *hw, e, per_hour || serving_ ? 0 : hours);
+      ranges =
+          TimeRanges(options_.uncertainty, w_, arch_, *hw, e, per_hour || serving_ ? 0 : hours);
     }
-    const double hours_at_confidence = ranges && !serving_ ? ranges->job_hours_at_confidence : hours;
-    if (w_.constraints.deadline_hours && !per_hour && hours_at_confidence > *w_.constraints.deadline_hours) {
+    const double hours_at_confidence =
+        ranges && !serving_ ? ranges->job_hours_at_confidence : hours;
+    if (w_.constraints.deadline_hours && !per_hour &&
+        hours_at_confidence > *w_.constraints.deadline_hours) {
       rejection = std::to_string(nodes) + " node(s): takes " + Num(hours) + " h" +
                   (ranges ? " (p" + std::to_string(std::lround(w_.confidence * 100)) + " " +
                                 Num(hours_at_confidence) + " h)"
@@ -663,11 +704,10 @@ class CandidateSearch {
     const double tokens_per_hour =
         (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
         base.gpus * 3600;
-    const bool added =
-        unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
-                               UnpricedRegion(), all_, rejection)
-                 : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
-                                  pricing, all_, rejection);
+    const bool added = unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour,
+                                              serving_, UnpricedRegion(), all_, rejection)
+                                : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour,
+                                                 serving_, pricing, all_, rejection);
     return {added, fitted.stop};
   }
 
@@ -688,7 +728,8 @@ class CandidateSearch {
 // The cheapest region per (instance, nodes, billing), ranked by the objective.
 std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> all) {
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.instance, a.nodes, a.billing, a.score) < std::tie(b.instance, b.nodes, b.billing, b.score);
+    return std::tie(a.instance, a.nodes, a.billing, a.score) <
+           std::tie(b.instance, b.nodes, b.billing, b.score);
   });
   std::vector<Candidate> unique;
   for (Candidate& c : all) {
@@ -705,10 +746,12 @@ std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> 
     // Under a cost objective the unpriced follow the priced, in their own group.
     if (!time_first && a.price_known != b.price_known)
       return a.price_known;
-    if (a.score != b.score) return a.score < b.score;
+    if (a.score != b.score)
+      return a.score < b.score;
     if (a.price_known != b.price_known)
       return a.price_known;
-    if (time_first ? ma != mb : ta != tb) return time_first ? ma < mb : ta < tb;
+    if (time_first ? ma != mb : ta != tb)
+      return time_first ? ma < mb : ta < tb;
     return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
   });
   return unique;
@@ -718,7 +761,8 @@ std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> 
 // cheaper. Marks them in `ranked` too.
 std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
   std::vector<size_t> order(ranked.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const auto& x = ranked[a];
     const auto& y = ranked[b];
@@ -730,7 +774,8 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
   for (size_t i : order) {
     if (!ranked[i].price_known)
       continue;  // no cost: not on a time-vs-cost front
-    const double money = ranked[i].monthly ? ranked[i].monthly->per_month.amount() : ranked[i].cost.total.amount();
+    const double money =
+        ranked[i].monthly ? ranked[i].monthly->per_month.amount() : ranked[i].cost.total.amount();
     if (money < cheapest) {
       cheapest = money;
       ranked[i].pareto = true;
@@ -819,15 +864,16 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
     if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
                            best.layout.optimizer_in_backward || best.layout.activation_offload)) {
       why += "; nothing fits without these memory savers, so they were tried (host RAM " +
-             Num(best.estimate.memory.host_gib) + " of " + Num(best.estimate.memory.host_capacity_gib) +
-             " GiB usable per node)";
+             Num(best.estimate.memory.host_gib) + " of " +
+             Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
     }
     return why;
   }
   if (best.estimate.inference) {
     const perf::InferenceTimes& inf = *best.estimate.inference;
     if (w.inference.output_tokens > 0) {
-      return std::to_string(best.copies) + " model copies of " + std::to_string(best.gpus_per_copy) +
+      return std::to_string(best.copies) + " model copies of " +
+             std::to_string(best.gpus_per_copy) +
              " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
              (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") + ") on " +
              std::to_string(best.nodes) + " instance(s); each instance serves " +
@@ -856,18 +902,18 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
       " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
       (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
   why += WhyFits(w, catalog, best);
-  why +=
-      !best.price_known
-          ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " + best.price_hint
-      : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
-      : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
-                           : "; " + best.cost.total.ToString() + " per hour";
-  if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty()) why += "; " + sure;
+  why += !best.price_known ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " +
+                                 best.price_hint
+         : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
+         : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
+                              : "; " + best.cost.total.ToString() + " per hour";
+  if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty())
+    why += "; " + sure;
   if (shown.size() > 1) {
     const Candidate& next = shown[1];
     why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
-           (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") +
-           " (" + (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
+           (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") + " (" +
+           (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
            (!next.price_known ? "cost unknown"
             : next.monthly    ? next.monthly->per_month.ToString() + " per month"
                               : next.cost.total.ToString()) +
@@ -910,21 +956,26 @@ void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency, Pl
         ": 'gpuplan prices refresh --region R', 'gpuplan prices import FILE' or "
         "'gpuplan prices add TYPE AMOUNT --region R --billing payg' brings a price");
   }
-  if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
+  if (no_nvidia)
+    plan.notes.push_back(kNoNvidiaNote);
   const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
-    plan.notes.push_back(std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
-                         ": types that can do it are ranked by price per " +
-                         (w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS; benchmark your own scene or solver");
+    plan.notes.push_back(
+        std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
+        ": types that can do it are ranked by price per " +
+        (w.task == Task::kHpc ? "FP64" : "FP32") + " TFLOPS; benchmark your own scene or solver");
   } else if (!w.TotalTokens() && !w.samples && !serving) {
-    plan.notes.push_back("no amount of work given (tokens or samples): costs are per hour and ranking is by cost per million tokens");
+    plan.notes.push_back(
+        "no amount of work given (tokens or samples): costs are per hour and ranking is by cost "
+        "per million tokens");
   }
 }
 
 }  // namespace
 
 Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
-  if ((w.task == Task::kRendering || w.task == Task::kHpc) && w.model_name.empty() && !w.inline_arch) {
+  if ((w.task == Task::kRendering || w.task == Task::kHpc) && w.model_name.empty() &&
+      !w.inline_arch) {
     ModelArch none;
     none.name = "none";
     none.kind = ModelKind::kOther;
@@ -935,14 +986,16 @@ Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
 
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
-  if (Status s = ValidateWorkload(w); !s.ok()) return s;
+  if (Status s = ValidateWorkload(w); !s.ok())
+    return s;
   if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
     return s;
   Plan plan;
   const bool no_nvidia = VendorExcluded(w.constraints, GpuVendor::kNvidia);
   if (std::string why = EveryVendorExcluded(w.constraints, catalog); !why.empty()) {
     plan.rejected.push_back({"*", why});
-    if (no_nvidia) plan.notes.push_back(kNoNvidiaNote);
+    if (no_nvidia)
+      plan.notes.push_back(kNoNvidiaNote);
     return plan;
   }
   const std::vector<Billing> modes = AllowedModes(w);
@@ -952,13 +1005,17 @@ Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& c
     return plan;
   }
   CandidateSearch search(w, arch, catalog, cal, options, modes, plan);
-  for (const InstanceType& t : catalog.instances) search.AddInstance(t);
+  for (const InstanceType& t : catalog.instances)
+    search.AddInstance(t);
   std::vector<Candidate> ranked = RankCandidates(w, search.TakeCandidates());
   plan.pareto = ParetoFront(ranked);
-  if (ranked.size() > static_cast<size_t>(options.top_n)) ranked.resize(static_cast<size_t>(options.top_n));
-  for (Candidate& c : ranked) Annotate(w, arch, catalog, cal, options, c);
+  if (ranked.size() > static_cast<size_t>(options.top_n))
+    ranked.resize(static_cast<size_t>(options.top_n));
+  for (Candidate& c : ranked)
+    Annotate(w, arch, catalog, cal, options, c);
   plan.candidates = std::move(ranked);
-  if (!plan.candidates.empty()) plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, search.currency());
+  if (!plan.candidates.empty())
+    plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, search.currency());
   AddNotes(w, no_nvidia, search.currency(), plan);
   return plan;
 }

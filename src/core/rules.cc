@@ -20,7 +20,8 @@ void Add(std::vector<Advice>& out, const char* rule, Severity s, std::string mes
 // The articles' "CPU and RAM per GPU" advice: PyTorch data loaders need cores to decode and
 // augment; 4 vCPU per GPU is the usual floor for text, 8 for images/video (large samples).
 void CpuPerGpu(const Context& c, std::vector<Advice>& out) {
-  if (!c.workload->IsTraining()) return;
+  if (!c.workload->IsTraining())
+    return;
   const double per_gpu = c.instance->vcpu / std::max(c.instance->gpu_count, 1.0);
   const bool heavy_samples = c.workload->dataset.sample_kb && *c.workload->dataset.sample_kb >= 100;
   const double want = heavy_samples ? 8 : 4;
@@ -46,13 +47,15 @@ void RamPerGpu(const Context& c, std::vector<Advice>& out) {
 }
 
 void MultiNodeNetwork(const Context& c, std::vector<Advice>& out) {
-  if (c.nodes < 2) return;
+  if (c.nodes < 2)
+    return;
   const double share = c.step_s > 0 ? c.dp_comm_s / c.step_s : 0;
   if (!c.instance->rdma) {
     Add(out, "multi-node-needs-erdma", share > 0.3 ? Severity::kCritical : Severity::kWarning,
         c.instance->family + " has no eRDMA: NCCL between the " + std::to_string(c.nodes) +
             " nodes runs over VPC TCP at " + Num(c.instance->network_gbps) + " Gbit/s" +
-            (share > 0 ? "; gradient all-reduce takes " + Num(share * 100) + "% of each step" : "") +
+            (share > 0 ? "; gradient all-reduce takes " + Num(share * 100) + "% of each step"
+                       : "") +
             ". Prefer an eRDMA family (ebmgn7ex, ebmgn8v, ebmgn8is, gn8is, gn8v)");
   } else {
     Add(out, "erdma-jumbo-frames", Severity::kInfo,
@@ -63,7 +66,8 @@ void MultiNodeNetwork(const Context& c, std::vector<Advice>& out) {
 }
 
 void TensorParallelLink(const Context& c, std::vector<Advice>& out) {
-  if (c.tp < 2) return;
+  if (c.tp < 2)
+    return;
   if (c.instance->interconnect == Interconnect::kPcie) {
     Add(out, "tensor-parallel-needs-nvlink", Severity::kWarning,
         "tensor parallel over PCIe (" + c.gpu->name +
@@ -73,7 +77,8 @@ void TensorParallelLink(const Context& c, std::vector<Advice>& out) {
 }
 
 void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
-  if (!c.workload->IsTraining()) return;
+  if (!c.workload->IsTraining())
+    return;
   if (c.gpu->inference_only) {
     Add(out, "inference-gpu-for-training", Severity::kWarning,
         c.gpu->name + " is an inference card (" + Num(c.gpu->Tflops(Precision::kFp16).value_or(0)) +
@@ -104,8 +109,9 @@ void LegacyGeneration(const Context& c, std::vector<Advice>& out) {
   }
   if (c.instance->status == Lifecycle::kPreview) {
     Add(out, "preview-family", Severity::kWarning,
-        c.instance->family + " is an invitational preview: request access from Alibaba Cloud "
-                             "sales before you plan on it");
+        c.instance->family +
+            " is an invitational preview: request access from Alibaba Cloud "
+            "sales before you plan on it");
   }
 }
 
@@ -113,8 +119,8 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
   const Precision p = c.workload->precision;
   if (!c.gpu->Tflops(p)) {
     Add(out, "precision-unsupported", Severity::kCritical,
-        c.gpu->name + " has no " + std::string(PrecisionName(p)) +
-            " units" + (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
+        c.gpu->name + " has no " + std::string(PrecisionName(p)) + " units" +
+            (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
   }
   if (c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) {
     const Calibration defaults;
@@ -153,7 +159,8 @@ void Storage(const Context& c, std::vector<Advice>& out) {
   if (d.size_gb && *d.size_gb * 0.931 < cal.page_cache_fraction * c.instance->memory_gib) {
     Add(out, "dataset-fits-in-ram", Severity::kInfo,
         "the " + Num(*d.size_gb) + " GB dataset fits in the page cache of this instance's " +
-            Num(c.instance->memory_gib) + " GiB RAM; after the first epoch storage speed stops mattering");
+            Num(c.instance->memory_gib) +
+            " GiB RAM; after the first epoch storage speed stops mattering");
   }
   if (c.nodes > 1 && d.location != DataLocation::kCpfs && d.location != DataLocation::kOss) {
     Add(out, "shared-storage-multi-node", Severity::kInfo,
@@ -165,13 +172,16 @@ void Storage(const Context& c, std::vector<Advice>& out) {
 
 void Billing(const Context& c, std::vector<Advice>& out) {
   if (c.billing == cost::Mode::kSpot) {
-    std::string interval = c.checkpoint_interval_hours
-                               ? " every " + Num(*c.checkpoint_interval_hours * 60) + " minutes (Young/Daly)"
-                               : " regularly";
+    std::string interval =
+        c.checkpoint_interval_hours
+            ? " every " + Num(*c.checkpoint_interval_hours * 60) + " minutes (Young/Daly)"
+            : " regularly";
     Add(out, "spot-needs-checkpoints", Severity::kWarning,
         "spot instances are reclaimed with a 5-minute notice after the 1-hour protection: save "
-        "checkpoints" + interval + ", make the job resume from the latest one, and run "
-        "'gpuplan watch-spot --pid PID' to checkpoint on the notice" +
+        "checkpoints" +
+            interval +
+            ", make the job resume from the latest one, and run "
+            "'gpuplan watch-spot --pid PID' to checkpoint on the notice" +
             (c.spot_cost_lower_bound
                  ? "; the spot cost is a lower bound (no reclaim rate known: run 'gpuplan prices "
                    "refresh' for DescribeSpotAdvice)"
@@ -203,7 +213,8 @@ void Security(const Context& c, std::vector<Advice>& out) {
 }
 
 void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
-  if (c.memory_capacity_gib <= 0) return;
+  if (c.memory_capacity_gib <= 0)
+    return;
   const double used = c.memory_per_gpu_gib / c.memory_capacity_gib;
   if (used > 0.9) {
     Add(out, "memory-headroom", Severity::kWarning,
@@ -213,10 +224,12 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
   }
 }
 
-constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus, MultiNodeNetwork,
-                           TensorParallelLink, CpuPerGpu,        RamPerGpu,
-                           MemoryHeadroom,     LegacyGeneration, Storage,
-                           Billing,            Security};
+constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus,
+                           MultiNodeNetwork, TensorParallelLink,
+                           CpuPerGpu,        RamPerGpu,
+                           MemoryHeadroom,   LegacyGeneration,
+                           Storage,          Billing,
+                           Security};
 
 }  // namespace
 
@@ -227,15 +240,18 @@ std::string_view SeverityName(Severity s) { return NameOf(kSeverityNames, s); }
 
 double RequiredReadMbs(const Context& c) {
   const Dataset& d = c.workload->dataset;
-  if (d.sample_kb && c.samples_per_s > 0) return c.samples_per_s * *d.sample_kb / 1000;
+  if (d.sample_kb && c.samples_per_s > 0)
+    return c.samples_per_s * *d.sample_kb / 1000;
   // Pre-tokenized text: 2 bytes per token (uint16) while the vocabulary fits, else 4 (uint32).
-  if (c.tokens_per_s > 0) return c.tokens_per_s * (c.vocab > 65535 ? 4 : 2) / 1e6;
+  if (c.tokens_per_s > 0)
+    return c.tokens_per_s * (c.vocab > 65535 ? 4 : 2) / 1e6;
   return 0;
 }
 
 std::vector<Advice> Check(const Context& c) {
   std::vector<Advice> out;
-  for (Rule rule : kRules) rule(c, out);
+  for (Rule rule : kRules)
+    rule(c, out);
   std::stable_sort(out.begin(), out.end(), [](const Advice& a, const Advice& b) {
     return static_cast<int>(a.severity) > static_cast<int>(b.severity);
   });

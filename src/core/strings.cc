@@ -1,8 +1,8 @@
 #include "gpuplan/strings.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -17,7 +17,8 @@ std::string Lower(std::string_view s) {
 
 int EditDistance(std::string_view a, std::string_view b) {
   std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = static_cast<int>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = static_cast<int>(i);
     for (size_t j = 1; j <= b.size(); ++j) {
@@ -34,8 +35,10 @@ std::string Num(double value) {
   // Two decimals at most, trailing zeros dropped.
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::fixed, 2);
   std::string s(buf, ec == std::errc() ? end : buf);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
   return s == "-0" ? "0" : s;
 }
 

@@ -40,24 +40,45 @@ std::string Sci(double v) {
 }  // namespace
 
 std::optional<double> Workload::TotalTokens() const {
-  if (tokens) return *tokens;
-  if (samples) return *samples * epochs * seq_len;
+  if (tokens)
+    return *tokens;
+  if (samples)
+    return *samples * epochs * seq_len;
   return std::nullopt;
 }
 
 std::optional<double> ParseAmount(std::string_view text) {
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  if (text.empty()) return std::nullopt;
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  if (text.empty())
+    return std::nullopt;
   double scale = 1;
   switch (text.back()) {
-    case 'K': case 'k': scale = 1e3; break;
-    case 'M': case 'm': scale = 1e6; break;
-    case 'B': case 'b': case 'G': case 'g': scale = 1e9; break;
-    case 'T': case 't': scale = 1e12; break;
-    default: break;
+    case 'K':
+    case 'k':
+      scale = 1e3;
+      break;
+    case 'M':
+    case 'm':
+      scale = 1e6;
+      break;
+    case 'B':
+    case 'b':
+    case 'G':
+    case 'g':
+      scale = 1e9;
+      break;
+    case 'T':
+    case 't':
+      scale = 1e12;
+      break;
+    default:
+      break;
   }
-  if (scale != 1) text.remove_suffix(1);
-  if (text.empty()) return std::nullopt;
+  if (scale != 1)
+    text.remove_suffix(1);
+  if (text.empty())
+    return std::nullopt;
   double value = 0;
   size_t i = 0;
   bool digits = false;
@@ -75,16 +96,19 @@ std::optional<double> ParseAmount(std::string_view text) {
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E') && scale == 1) {
     int sign = 1, exp = 0;
     ++i;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) sign = text[i++] == '-' ? -1 : 1;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+      sign = text[i++] == '-' ? -1 : 1;
     bool exp_digits = false;
     for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && exp < 400; ++i) {
       exp = exp * 10 + (text[i] - '0');
       exp_digits = true;
     }
-    if (!exp_digits) return std::nullopt;
+    if (!exp_digits)
+      return std::nullopt;
     value *= std::pow(10.0, sign * exp);
   }
-  if (!digits || i != text.size() || !std::isfinite(value * scale)) return std::nullopt;
+  if (!digits || i != text.size() || !std::isfinite(value * scale))
+    return std::nullopt;
   return value * scale;
 }
 
@@ -92,7 +116,8 @@ namespace {
 
 // The step's shape: sequence, batches, context-parallel degree, pipeline chunks.
 Status ValidateSteps(const Workload& w) {
-  if (w.seq_len < 1) return Bad("seq_len", "a whole number >= 1", std::to_string(w.seq_len));
+  if (w.seq_len < 1)
+    return Bad("seq_len", "a whole number >= 1", std::to_string(w.seq_len));
   if (w.global_batch < 1) {
     return Bad("global_batch", "a whole number >= 1", std::to_string(w.global_batch));
   }
@@ -155,8 +180,7 @@ Status ValidateMethod(const Workload& w) {
   if (w.method == Method::kQlora && w.weight_bits == 8) {
     return Bad("weight_bits", "4 for qlora (NF4 base weights)", "8");
   }
-  if (w.task == Task::kHpc && w.precision != Precision::kFp64 &&
-      w.precision != Precision::kFp32) {
+  if (w.task == Task::kHpc && w.precision != Precision::kFp64 && w.precision != Precision::kFp32) {
     return Bad("precision", "fp64 or fp32 for task hpc", std::string(PrecisionName(w.precision)));
   }
   return Status::Ok();
@@ -245,13 +269,15 @@ Status ValidateWorkload(const Workload& w) {
   if (Status s = ValidateConstraints(w); !s.ok())
     return s;
   if (w.inline_arch) {
-    if (Status s = ValidateModelArch(*w.inline_arch); !s.ok()) return s.WithContext("model");
+    if (Status s = ValidateModelArch(*w.inline_arch); !s.ok())
+      return s.WithContext("model");
   }
   return Status::Ok();
 }
 
 Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
-  if (w.inline_arch) return *w.inline_arch;
+  if (w.inline_arch)
+    return *w.inline_arch;
   if (!w.model_config.empty()) {
     return Status::Unsupported("field \"model.config\": " + w.model_config +
                                " is read only by the command line (gpuplan estimate/plan "
@@ -265,12 +291,14 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
                "kv_heads, ffn, vocab}, got nothing")
         .AtField("model");
   }
-  if (const ModelArch* m = zoo.Find(w.model_name)) return *m;
+  if (const ModelArch* m = zoo.Find(w.model_name))
+    return *m;
   std::string msg = "field \"model\": unknown model \"" + w.model_name + "\"";
   const std::vector<std::string> near = zoo.Suggest(w.model_name);
   if (!near.empty()) {
     msg += "; did you mean ";
-    for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
+    for (size_t i = 0; i < near.size(); ++i)
+      msg += (i ? ", " : "") + near[i];
     msg += "?";
   }
   return Status::NotFound(msg + " (or give the architecture inline)").AtField("model");

@@ -80,7 +80,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
 
 GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& gpu) {
   for (GpuEfficiency& g : rows) {
-    if (g.gpu == gpu) return &g;
+    if (g.gpu == gpu)
+      return &g;
   }
   rows.push_back(GpuEfficiency{});
   rows.back().gpu = gpu;
@@ -91,7 +92,8 @@ GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& gp
 
 Result<Calibration> ParseCalibration(std::string_view text, const std::string& file) {
   Result<CsvTable> table = CsvTable::Parse(text, file);
-  if (!table.ok()) return table.status();
+  if (!table.ok())
+    return table.status();
   if (Status s = table->RequireColumns({"parameter", "scope", "value", "unit", "source", "fitted"});
       !s.ok()) {
     return s;
@@ -104,9 +106,11 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     const double v = r.Number("value", 0, 1e7);
     r.Text("source", true);
     r.Text("fitted", true);
-    if (!r.status().ok()) return r.status();
+    if (!r.status().ok())
+      return r.status();
     if (scope == "*") {
-      if (Status s = SetGlobal(c, name, v, r); !s.ok()) return s;
+      if (Status s = SetGlobal(c, name, v, r); !s.ok())
+        return s;
       continue;
     }
     // Per-architecture rows ("fallback" is the row for unlisted architectures) and per-GPU
@@ -117,8 +121,10 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
                                                   {"simt_fraction", 3}};
     const auto field = fractions.find(name);
     if (field == fractions.end()) {
-      r.Fail("parameter", "expected gemm_fraction, memory_bw_fraction, attention_fraction or "
-                          "simt_fraction for scope \"" + scope + "\", got \"" + name + "\"");
+      r.Fail("parameter",
+             "expected gemm_fraction, memory_bw_fraction, attention_fraction or "
+             "simt_fraction for scope \"" +
+                 scope + "\", got \"" + name + "\"");
       return r.status();
     }
     if (v <= 0 || v > 1) {
@@ -135,7 +141,8 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     ArchEfficiency* a = scope == "fallback" ? &c.fallback : nullptr;
     if (a == nullptr) {
       for (ArchEfficiency& x : c.archs) {
-        if (x.architecture == scope) a = &x;
+        if (x.architecture == scope)
+          a = &x;
       }
     }
     if (a == nullptr) {

@@ -21,7 +21,8 @@ void AddProvenance(nlohmann::json& j, const Provenance& p) {
 nlohmann::json GpuJson(const Gpu& g) {
   nlohmann::json tflops = nlohmann::json::object();
   for (Precision p : kAllPrecisions) {
-    if (auto v = g.Tflops(p)) tflops[std::string(PrecisionName(p))] = *v;
+    if (auto v = g.Tflops(p))
+      tflops[std::string(PrecisionName(p))] = *v;
   }
   nlohmann::json j = {
       {"name", g.name},
@@ -86,12 +87,9 @@ nlohmann::json InstanceJson(const InstanceType& t) {
 }
 
 nlohmann::json FamilyJson(const Family& f) {
-  nlohmann::json j = {{"name", f.name},
-                      {"gpu", f.gpu},
-                      {"kind", f.kind},
-                      {"status", LifecycleName(f.status)},
-                      {"good_for", f.good_for},
-                      {"avoid_for", f.avoid_for},
+  nlohmann::json j = {{"name", f.name},          {"gpu", f.gpu},
+                      {"kind", f.kind},          {"status", LifecycleName(f.status)},
+                      {"good_for", f.good_for},  {"avoid_for", f.avoid_for},
                       {"confusion", f.confusion}};
   AddProvenance(j, f.provenance);
   return j;

@@ -8,7 +8,8 @@
 
 namespace gpuplan::io {
 
-// {name, aliases, vendor, vendor_name, architecture, compute_capability, memory_gib, usable_memory_gib,
+// {name, aliases, vendor, vendor_name, architecture, compute_capability, memory_gib,
+// usable_memory_gib,
 //  memory_type, memory_bandwidth_gbs, tflops: {fp64..int8 where present}, nvlink_gbs, pcie_gen,
 //  tdp_w, alibaba, basis, source, as_of, notes}
 nlohmann::json GpuJson(const Gpu& gpu);

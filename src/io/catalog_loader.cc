@@ -1,10 +1,10 @@
 #include "io/catalog_loader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "io/csv.h"
 #include "io/embedded_data.h"
@@ -29,11 +29,15 @@ std::vector<std::string> SplitList(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
+    if (end == std::string::npos)
+      end = text.size();
     std::string item = text.substr(start, end - start);
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
+    while (!item.empty() && item.front() == ' ')
+      item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ')
+      item.pop_back();
+    if (!item.empty())
+      out.push_back(item);
     start = end + 1;
   }
   return out;
@@ -44,14 +48,18 @@ template <typename T, typename ParseRow>
 Status ParseRows(std::string_view text, const std::string& file,
                  const std::vector<std::string_view>& required, std::vector<T>& out,
                  ParseRow parse_row) {
-  if (text.empty()) return Status::Ok();
+  if (text.empty())
+    return Status::Ok();
   Result<CsvTable> table = CsvTable::Parse(text, file);
-  if (!table.ok()) return table.status();
-  if (Status s = table->RequireColumns(required); !s.ok()) return s;
+  if (!table.ok())
+    return table.status();
+  if (Status s = table->RequireColumns(required); !s.ok())
+    return s;
   for (const CsvRow& row : table->rows()) {
     CsvRowReader r(*table, row);
     T value = parse_row(r);
-    if (!r.status().ok()) return r.status();
+    if (!r.status().ok())
+      return r.status();
     out.push_back(std::move(value));
   }
   return Status::Ok();
@@ -138,8 +146,7 @@ Architecture ParseArchitecture(CsvRowReader& r) {
 
 // The status column of families.csv and instances.csv.
 Lifecycle ReadLifecycle(CsvRowReader& r) {
-  return ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames)))
-      .value_or(Lifecycle::kCurrent);
+  return ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames))).value_or(Lifecycle::kCurrent);
 }
 
 // The columns in Family's order (a braced list reads them, and reports errors, in that order).
@@ -204,23 +211,24 @@ std::pair<std::string, EriAttachment> ParseEri(CsvRowReader& r) {
 // Attaches the rows of eri.csv (`text`, read from `file`) to the catalog's instance types. A row
 // for a type that is not in the catalog, or that has no eRDMA, is an error unless `lenient` (the
 // embedded rows applied again after an overlay that may have changed the type).
-Status AttachEri(std::string_view text, const std::string& file, Catalog& c,
-                 bool lenient = false) {
+Status AttachEri(std::string_view text, const std::string& file, Catalog& c, bool lenient = false) {
   std::vector<std::pair<std::string, EriAttachment>> rows;
   Status s = ParseRows(text, file, {"instance", "eri_quantity", "network_cards"}, rows, ParseEri);
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   for (auto& [name, eri] : rows) {
     auto it = std::find_if(c.instances.begin(), c.instances.end(),
                            [&](const InstanceType& t) { return t.name == name; });
-    if (lenient && (it == c.instances.end() || !it->rdma || it->eri)) continue;
+    if (lenient && (it == c.instances.end() || !it->rdma || it->eri))
+      continue;
     if (it == c.instances.end()) {
       return Status::InvalidArgument(
           fmt::format("{}: instance \"{}\" is not in instances.csv", eri.provenance.origin, name));
     }
     if (!it->rdma) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: instance \"{}\" has rdma = no in instances.csv; ERIs need an eRDMA type",
-          eri.provenance.origin, name));
+      return Status::InvalidArgument(
+          fmt::format("{}: instance \"{}\" has rdma = no in instances.csv; ERIs need an eRDMA type",
+                      eri.provenance.origin, name));
     }
     it->eri = std::move(eri);
   }
@@ -230,7 +238,8 @@ Status AttachEri(std::string_view text, const std::string& file, Catalog& c,
 Price ParsePrice(CsvRowReader& r, PriceSource origin) {
   Price p;
   p.instance = r.Text("instance", true);
-  if (p.instance.rfind("ecs.", 0) != 0) p.instance = "ecs." + p.instance;
+  if (p.instance.rfind("ecs.", 0) != 0)
+    p.instance = "ecs." + p.instance;
   p.region = r.Text("region", true);
   p.zone = r.Text("zone");
   const std::string billing = r.OneOf("billing", BillingNames(BillingUse::kPriceRow));
@@ -254,11 +263,11 @@ Price ParsePrice(CsvRowReader& r, PriceSource origin) {
 Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
   Catalog c;
   Status s = ParseRows(texts.gpus, texts.dir + "gpus.csv",
-                       {"name", "vendor", "architecture", "memory_gib", "memory_bandwidth_gbs"}, c.gpus,
-                       ParseGpu);
+                       {"name", "vendor", "architecture", "memory_gib", "memory_bandwidth_gbs"},
+                       c.gpus, ParseGpu);
   if (s.ok()) {
-    s = ParseRows(texts.families, texts.dir + "families.csv",
-                  {"family", "gpu", "kind", "status"}, c.families, ParseFamily);
+    s = ParseRows(texts.families, texts.dir + "families.csv", {"family", "gpu", "kind", "status"},
+                  c.families, ParseFamily);
   }
   if (s.ok()) {
     s = ParseRows(texts.instances, texts.dir + "instances.csv",
@@ -277,7 +286,8 @@ Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
                   {"instance", "region", "billing", "currency", "price", "unit", "as_of", "trust"},
                   c.prices, [](CsvRowReader& r) { return ParsePrice(r, PriceSource::kBuiltin); });
   }
-  if (!s.ok()) return s;
+  if (!s.ok())
+    return s;
   return c;
 }
 
@@ -288,9 +298,12 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
                                           .prices = EmbeddedData("prices.csv"),
                                           .architectures = EmbeddedData("architectures.csv"),
                                           .dir = "data/"});
-  if (!catalog.ok()) return catalog;
-  if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog); !s.ok()) return s;
-  if (overlay_dir.empty()) return catalog;
+  if (!catalog.ok())
+    return catalog;
+  if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog); !s.ok())
+    return s;
+  if (overlay_dir.empty())
+    return catalog;
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(overlay_dir, ec)) {
@@ -317,14 +330,18 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
                                           .prices = files[3],
                                           .architectures = files[4],
                                           .dir = dir});
-  if (!overlay.ok()) return overlay.status();
-  for (Gpu& g : overlay->gpus) g.provenance.basis = g.provenance.basis.empty() ? "user" : g.provenance.basis;
+  if (!overlay.ok())
+    return overlay.status();
+  for (Gpu& g : overlay->gpus)
+    g.provenance.basis = g.provenance.basis.empty() ? "user" : g.provenance.basis;
   catalog->Overlay(*overlay);
   // The overlay's eri.csv, then the embedded rows again for types the overlay replaced.
   Result<std::string> eri = ReadFile(dir + "eri.csv");
-  if (!eri.ok() && eri.status().code() != ErrorCode::kNotFound) return eri.status();
+  if (!eri.ok() && eri.status().code() != ErrorCode::kNotFound)
+    return eri.status();
   if (eri.ok()) {
-    if (Status s = AttachEri(*eri, dir + "eri.csv", *catalog); !s.ok()) return s;
+    if (Status s = AttachEri(*eri, dir + "eri.csv", *catalog); !s.ok())
+      return s;
   }
   if (Status s = AttachEri(EmbeddedData("eri.csv"), "data/eri.csv", *catalog, true); !s.ok())
     return s;

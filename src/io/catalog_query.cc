@@ -1,8 +1,8 @@
 #include "io/catalog_query.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/strings.h"
@@ -12,9 +12,8 @@ namespace gpuplan::io {
 namespace {
 
 bool SoldIn(const Catalog& c, const std::string& instance, const std::string& region) {
-  return std::any_of(c.prices.begin(), c.prices.end(), [&](const Price& p) {
-    return p.instance == instance && p.region == region;
-  });
+  return std::any_of(c.prices.begin(), c.prices.end(),
+                     [&](const Price& p) { return p.instance == instance && p.region == region; });
 }
 
 }  // namespace
@@ -46,12 +45,18 @@ std::vector<const InstanceType*> MatchInstances(const Catalog& c, const Instance
   const Gpu* want_gpu = f.gpu.empty() ? nullptr : c.FindGpu(f.gpu);
   std::vector<const InstanceType*> out;
   for (const InstanceType& t : c.instances) {
-    if (want_gpu && t.gpu != want_gpu->name) continue;
-    if (t.gpu_memory_gib < f.min_gpu_memory || t.gpu_count < f.min_gpus) continue;
-    if (f.rdma && !t.rdma) continue;
-    if (!f.family.empty() && strings::Lower(t.family) != strings::Lower(f.family)) continue;
-    if (!f.status.empty() && LifecycleName(t.status) != f.status) continue;
-    if (!f.region.empty() && !SoldIn(c, t.name, f.region)) continue;
+    if (want_gpu && t.gpu != want_gpu->name)
+      continue;
+    if (t.gpu_memory_gib < f.min_gpu_memory || t.gpu_count < f.min_gpus)
+      continue;
+    if (f.rdma && !t.rdma)
+      continue;
+    if (!f.family.empty() && strings::Lower(t.family) != strings::Lower(f.family))
+      continue;
+    if (!f.status.empty() && LifecycleName(t.status) != f.status)
+      continue;
+    if (!f.region.empty() && !SoldIn(c, t.name, f.region))
+      continue;
     out.push_back(&t);
   }
   return out;
@@ -61,9 +66,12 @@ const Price* CheapestPayg(const Catalog& c, const std::string& instance,
                           const std::string& region) {
   const Price* best = nullptr;
   for (const Price& p : c.prices) {
-    if (p.instance != instance || p.billing != Billing::kPayg || p.unit != "hour") continue;
-    if (!region.empty() && p.region != region) continue;
-    if (!best || (p.currency == best->currency && p.amount < best->amount)) best = &p;
+    if (p.instance != instance || p.billing != Billing::kPayg || p.unit != "hour")
+      continue;
+    if (!region.empty() && p.region != region)
+      continue;
+    if (!best || (p.currency == best->currency && p.amount < best->amount))
+      best = &p;
   }
   return best;
 }
@@ -86,15 +94,16 @@ bool GpuMatches(const Gpu& g, double min_memory_gib, bool alibaba_only) {
 nlohmann::json GpuListJson(const Catalog& c, double min_memory_gib, bool alibaba_only) {
   nlohmann::json json = nlohmann::json::array();
   for (const Gpu& g : c.gpus) {
-    if (GpuMatches(g, min_memory_gib, alibaba_only)) json.push_back(GpuJson(g));
+    if (GpuMatches(g, min_memory_gib, alibaba_only))
+      json.push_back(GpuJson(g));
   }
   return json;
 }
 
 int FamilyTypeCount(const Catalog& c, const Family& family) {
-  return static_cast<int>(std::count_if(
-      c.instances.begin(), c.instances.end(),
-      [&](const InstanceType& t) { return t.family == family.name; }));
+  return static_cast<int>(
+      std::count_if(c.instances.begin(), c.instances.end(),
+                    [&](const InstanceType& t) { return t.family == family.name; }));
 }
 
 nlohmann::json FamilyListJson(const Catalog& c) {

@@ -5,10 +5,9 @@
 #ifndef GPUPLAN_SRC_IO_CATALOG_QUERY_H_
 #define GPUPLAN_SRC_IO_CATALOG_QUERY_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/status.h"

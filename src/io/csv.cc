@@ -1,12 +1,12 @@
 #include "io/csv.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace gpuplan::io {
 namespace {
@@ -19,7 +19,8 @@ std::string Lower(std::string_view s) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
@@ -158,7 +159,7 @@ Result<std::vector<std::string>> HeaderNames(const CsvRow& header, const std::st
     }
     if (std::find(names.begin(), names.end(), name) != names.end()) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: duplicate column \"{}\" in header", file, header.line, name))
+                 fmt::format("{}:{}: duplicate column \"{}\" in header", file, header.line, name))
           .At(file, header.line, header.columns[h], name);
     }
     names.push_back(std::move(name));
@@ -170,18 +171,21 @@ Result<std::vector<std::string>> HeaderNames(const CsvRow& header, const std::st
 
 std::optional<double> ParseDecimal(std::string_view text) {
   text = Trim(text);
-  if (text.empty()) return std::nullopt;
+  if (text.empty())
+    return std::nullopt;
   const size_t slash = text.find('/');
   if (slash != std::string_view::npos) {
     auto num = ParseDecimal(text.substr(0, slash));
     auto den = ParseDecimal(text.substr(slash + 1));
-    if (!num || !den || *den == 0) return std::nullopt;
+    if (!num || !den || *den == 0)
+      return std::nullopt;
     return *num / *den;
   }
   double value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  if (ec != std::errc() || ptr != end || !std::isfinite(value))
+    return std::nullopt;
   return value;
 }
 
@@ -218,7 +222,8 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string file) {
 
 int CsvTable::ColumnIndex(std::string_view name) const {
   for (size_t i = 0; i < header_.size(); ++i) {
-    if (header_[i] == name) return static_cast<int>(i);
+    if (header_[i] == name)
+      return static_cast<int>(i);
   }
   return -1;
 }
@@ -237,7 +242,8 @@ Status CsvTable::RequireColumns(const std::vector<std::string_view>& required) c
 
 const std::string* CsvRowReader::Field(std::string_view column, int* col) const {
   const int index = table_.ColumnIndex(column);
-  if (index < 0) return nullptr;
+  if (index < 0)
+    return nullptr;
   *col = row_.columns[static_cast<size_t>(index)];
   return &row_.fields[static_cast<size_t>(index)];
 }
@@ -245,11 +251,12 @@ const std::string* CsvRowReader::Field(std::string_view column, int* col) const 
 std::string CsvRowReader::Origin() const { return fmt::format("{}:{}", table_.file(), row_.line); }
 
 void CsvRowReader::Fail(std::string_view column, const std::string& what) {
-  if (!status_.ok()) return;
+  if (!status_.ok())
+    return;
   int col = 0;
   const std::string* field = Field(column, &col);
-  const std::string where = field ? fmt::format("{}:{}:{}", table_.file(), row_.line, col)
-                                  : Origin();
+  const std::string where =
+      field ? fmt::format("{}:{}:{}", table_.file(), row_.line, col) : Origin();
   status_ = Status::InvalidArgument(fmt::format("{}: field \"{}\": {}", where, column, what))
                 .At(table_.file(), row_.line, field ? col : 0, std::string(column));
 }
@@ -258,14 +265,16 @@ std::string CsvRowReader::Text(std::string_view column, bool required) {
   int col = 0;
   const std::string* field = Field(column, &col);
   std::string value = field ? std::string(Trim(*field)) : std::string();
-  if (required && value.empty()) Fail(column, "is required and empty");
+  if (required && value.empty())
+    Fail(column, "is required and empty");
   return value;
 }
 
 std::optional<double> CsvRowReader::OptionalNumber(std::string_view column, double min,
                                                    double max) {
   const std::string text = Text(column);
-  if (text.empty()) return std::nullopt;
+  if (text.empty())
+    return std::nullopt;
   auto value = ParseDecimal(text);
   if (!value || *value < min || *value > max) {
     Fail(column, fmt::format("expected a number from {} to {}, got \"{}\"", min, max, text));
@@ -297,9 +306,12 @@ int CsvRowReader::Integer(std::string_view column, int min, int max) {
 
 bool CsvRowReader::Bool(std::string_view column, bool fallback) {
   const std::string text = Lower(Text(column));
-  if (text.empty()) return fallback;
-  if (text == "yes" || text == "true" || text == "1") return true;
-  if (text == "no" || text == "false" || text == "0") return false;
+  if (text.empty())
+    return fallback;
+  if (text == "yes" || text == "true" || text == "1")
+    return true;
+  if (text == "no" || text == "false" || text == "0")
+    return false;
   Fail(column, fmt::format("expected yes or no, got \"{}\"", text));
   return fallback;
 }

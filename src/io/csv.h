@@ -16,9 +16,9 @@
 namespace gpuplan::io {
 
 struct CsvRow {
-  int line = 0;                   // 1-based line where the row starts
+  int line = 0;  // 1-based line where the row starts
   std::vector<std::string> fields;
-  std::vector<int> columns;       // 1-based column (byte) where each field starts
+  std::vector<int> columns;  // 1-based column (byte) where each field starts
 };
 
 class CsvTable {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "gpuplan/plan.h"
+#include "gpuplan/strings.h"
 #include "io/embedded_data.h"
 #include "io/text_template.h"
-#include "gpuplan/strings.h"
 
 namespace gpuplan::io {
 namespace {
@@ -124,7 +124,7 @@ struct Spec {
   const planner::Candidate* c = nullptr;
   const InstanceType* type = nullptr;
   const DeployOptions* o = nullptr;
-  std::string instance_name;  // InstanceName: "gpuplan-<family>"
+  std::string instance_name;     // InstanceName: "gpuplan-<family>"
   std::string_view charge_type;  // InstanceChargeType, from the billing table
   bool prepaid = false;          // a PrePaid term (subscription): Period and PeriodUnit go with it
   int period_months = 0;

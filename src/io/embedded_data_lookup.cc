@@ -4,7 +4,8 @@ namespace gpuplan::io {
 
 std::string_view EmbeddedData(std::string_view name) {
   for (const EmbeddedFile& f : EmbeddedDataFiles()) {
-    if (f.name == name) return f.content;
+    if (f.name == name)
+      return f.content;
   }
   return {};
 }

@@ -1,12 +1,12 @@
 #include "io/estimate_request.h"
 
-#include "gpuplan/layout_search.h"
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include "gpuplan/layout_search.h"
 
 namespace gpuplan::io {
 namespace {
@@ -26,8 +26,7 @@ std::string FieldValue(FieldSpelling s, std::string_view name, const T& value) {
 
 }  // namespace
 
-Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
-                                     FieldSpelling s) {
+Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, FieldSpelling s) {
   if (!o.instance.empty()) {
     if (!o.gpu.empty() || o.gpus) {
       return Usage(fmt::format("give either {} or {}/{}, not both", Field(s, "instance"),
@@ -44,7 +43,8 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
       return Usage("nodes", fmt::format("{} must be 1..65536", Field(s, "nodes")));
     }
     Result<perf::Hardware> hw = perf::HardwareFor(c, *t, o.nodes.value_or(1));
-    if (hw.ok() && o.inter_node_gbps) hw->inter_node_gbps = *o.inter_node_gbps;
+    if (hw.ok() && o.inter_node_gbps)
+      hw->inter_node_gbps = *o.inter_node_gbps;
     return hw;
   }
   if (o.gpu.empty()) {
@@ -70,7 +70,8 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c,
     return Usage("gpus", fmt::format("{} is not a multiple of {}", FieldValue(s, "gpus", gpus),
                                      FieldValue(s, "gpus_per_node", hw.gpus_per_node)));
   }
-  if (o.inter_node_gbps) hw.inter_node_gbps = *o.inter_node_gbps;
+  if (o.inter_node_gbps)
+    hw.inter_node_gbps = *o.inter_node_gbps;
   return hw;
 }
 
@@ -109,7 +110,8 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
     pins.ep = o.ep.value_or(1);
     pins.dp = o.dp;
   }
-  if (o.sequence_parallel) pins.sequence_parallel = true;
+  if (o.sequence_parallel)
+    pins.sequence_parallel = true;
   const perf::LayoutSearch found = perf::SearchLayout(w, arch, hw, cal, pins);
   if (found.evaluated == 0 || (!found.ok && found.min_memory_gib == 0)) {
     return Usage(found.reason.empty() ? "no layout has the given degrees on this hardware"
@@ -138,45 +140,72 @@ nlohmann::json ModelJson(const ModelArch& arch) {
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e) {
   nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();
-  for (const auto& [k, v] : e.memory.breakdown.Named()) mem_parts[std::string(k)] = v;
-  for (const auto& [k, v] : e.time.breakdown.Named()) time_parts[std::string(k)] = v;
+  for (const auto& [k, v] : e.memory.breakdown.Named())
+    mem_parts[std::string(k)] = v;
+  for (const auto& [k, v] : e.time.breakdown.Named())
+    time_parts[std::string(k)] = v;
   nlohmann::json j = {
-      {"workload", {{"task", TaskName(w.task)}, {"method", MethodName(w.method)},
-                    {"model", arch.name}, {"params", arch.Params()},
-                    {"precision", PrecisionName(w.precision)}, {"seq_len", w.seq_len},
-                    {"global_batch", w.global_batch}}},
+      {"workload",
+       {{"task", TaskName(w.task)},
+        {"method", MethodName(w.method)},
+        {"model", arch.name},
+        {"params", arch.Params()},
+        {"precision", PrecisionName(w.precision)},
+        {"seq_len", w.seq_len},
+        {"global_batch", w.global_batch}}},
       {"model", ModelJson(arch)},
-      {"hardware", {{"gpu", hw.gpu->name}, {"gpus", hw.Gpus()},
-                    {"gpus_per_node", hw.gpus_per_node}, {"nodes", hw.nodes},
-                    {"intra_link", perf::LinkKindName(hw.intra_link)},
-                    {"intra_gbs", hw.intra_gbs}, {"inter_node_gbps", hw.inter_node_gbps},
-                    {"rdma", hw.rdma}}},
-      {"layout", {{"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"vp", l.vp}, {"dp", l.dp},
-                  {"ep", l.ep}, {"zero", l.zero}, {"offload", OffloadName(l.offload)},
-                  {"optimizer_in_backward", l.optimizer_in_backward},
-                  {"activation_offload", l.activation_offload},
-                  {"micro_batch", l.micro_batch}, {"grad_accum", e.grad_accum},
-                  {"recompute", RecomputeName(l.recompute)},
-                  {"sequence_parallel", l.sequence_parallel},
-                  {"flash_attention", l.flash_attention}}},
-      {"memory", {{"per_gpu_gib", e.memory.per_gpu_gib}, {"allocated_gib", e.memory.allocated_gib},
-                  {"reserved_gib", e.memory.reserved_gib},
-                  {"capacity_gib", e.memory.capacity_gib}, {"host_gib", e.memory.host_gib},
-                  {"host_capacity_gib", e.memory.host_capacity_gib}, {"breakdown", mem_parts}}},
+      {"hardware",
+       {{"gpu", hw.gpu->name},
+        {"gpus", hw.Gpus()},
+        {"gpus_per_node", hw.gpus_per_node},
+        {"nodes", hw.nodes},
+        {"intra_link", perf::LinkKindName(hw.intra_link)},
+        {"intra_gbs", hw.intra_gbs},
+        {"inter_node_gbps", hw.inter_node_gbps},
+        {"rdma", hw.rdma}}},
+      {"layout",
+       {{"tp", l.tp},
+        {"cp", l.cp},
+        {"pp", l.pp},
+        {"vp", l.vp},
+        {"dp", l.dp},
+        {"ep", l.ep},
+        {"zero", l.zero},
+        {"offload", OffloadName(l.offload)},
+        {"optimizer_in_backward", l.optimizer_in_backward},
+        {"activation_offload", l.activation_offload},
+        {"micro_batch", l.micro_batch},
+        {"grad_accum", e.grad_accum},
+        {"recompute", RecomputeName(l.recompute)},
+        {"sequence_parallel", l.sequence_parallel},
+        {"flash_attention", l.flash_attention}}},
+      {"memory",
+       {{"per_gpu_gib", e.memory.per_gpu_gib},
+        {"allocated_gib", e.memory.allocated_gib},
+        {"reserved_gib", e.memory.reserved_gib},
+        {"capacity_gib", e.memory.capacity_gib},
+        {"host_gib", e.memory.host_gib},
+        {"host_capacity_gib", e.memory.host_capacity_gib},
+        {"breakdown", mem_parts}}},
       {"fits", e.memory.fits},
       {"time", {{"step_s", e.time.step_s}, {"breakdown", time_parts}}},
-      {"throughput", {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
-                      {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
-                      {"tflops_per_gpu", e.throughput.tflops_per_gpu},
-                      {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
-                      {"mfu", e.throughput.mfu}, {"mfu_basis", e.mfu_basis},
-                      {"peak_tflops", e.peak_tflops}}},
+      {"throughput",
+       {{"tokens_per_s_per_gpu", e.throughput.tokens_per_s_per_gpu},
+        {"samples_per_s_per_gpu", e.throughput.samples_per_s_per_gpu},
+        {"tflops_per_gpu", e.throughput.tflops_per_gpu},
+        {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
+        {"mfu", e.throughput.mfu},
+        {"mfu_basis", e.mfu_basis},
+        {"peak_tflops", e.peak_tflops}}},
       {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
   };
   if (e.inference) {
     const perf::InferenceTimes& it = *e.inference;
-    j["inference"] = {{"batch", it.batch}, {"prefill_s", it.prefill_s}, {"ttft_ms", it.ttft_ms},
-                      {"tpot_ms", it.tpot_ms}, {"decode_s", it.decode_s},
+    j["inference"] = {{"batch", it.batch},
+                      {"prefill_s", it.prefill_s},
+                      {"ttft_ms", it.ttft_ms},
+                      {"tpot_ms", it.tpot_ms},
+                      {"decode_s", it.decode_s},
                       {"request_s", it.request_s},
                       {"tokens_per_s_per_gpu", it.tokens_per_s_per_gpu},
                       {"requests_per_s", it.requests_per_s},

@@ -14,10 +14,9 @@
 #ifndef GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 #define GPUPLAN_SRC_IO_ESTIMATE_REQUEST_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "gpuplan/estimate.h"
 #include "io/field_spelling.h"

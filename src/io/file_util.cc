@@ -1,6 +1,7 @@
 #include "io/file_util.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,21 +10,22 @@
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-
 namespace gpuplan::io {
 
 Result<std::string> ReadFile(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
+  if (!std::filesystem::exists(path, ec))
+    return Status::NotFound(path + ": no such file");
   if (std::filesystem::is_directory(path, ec)) {
     return Status::InvalidArgument(path + ": is a directory, expected a file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (!in)
+    return Status::IoError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) return Status::IoError(path + ": read failed");
+  if (in.bad())
+    return Status::IoError(path + ": read failed");
   return buffer.str();
 }
 
@@ -31,16 +33,21 @@ Status WriteFileAtomic(const std::string& path, std::string_view content) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) return Status::IoError(fmt::format("{}: cannot create directory: {}", path, ec.message()));
+  if (target.has_parent_path())
+    fs::create_directories(target.parent_path(), ec);
+  if (ec)
+    return Status::IoError(fmt::format("{}: cannot create directory: {}", path, ec.message()));
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = mkstemp(tmp.data());
-  if (fd < 0) return Status::IoError(fmt::format("{}: cannot create temp file: {}", path, std::strerror(errno)));
+  if (fd < 0)
+    return Status::IoError(
+        fmt::format("{}: cannot create temp file: {}", path, std::strerror(errno)));
   size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       const std::string why = std::strerror(errno);
       ::close(fd);
       ::unlink(tmp.c_str());

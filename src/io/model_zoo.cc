@@ -44,7 +44,7 @@ ModelArch ParseModelRow(CsvRowReader& r) {
   ModelArch m;
   m.name = r.Text("name", true);
   const std::string kind = r.OneOf("kind", {"decoder", "encoder", "other"});
-  m.kind = kind == "decoder" ? ModelKind::kDecoder
+  m.kind = kind == "decoder"   ? ModelKind::kDecoder
            : kind == "encoder" ? ModelKind::kEncoder
                                : ModelKind::kOther;
   if (m.kind != ModelKind::kOther) {
@@ -76,7 +76,8 @@ ModelArch ParseModelRow(CsvRowReader& r) {
     r.Fail("params_b", "kind other needs params_b and forward_gflops_per_sample");
   }
   if (r.status().ok()) {
-    if (Status s = ValidateModelArch(m); !s.ok()) r.Fail("name", s.message());
+    if (Status s = ValidateModelArch(m); !s.ok())
+      r.Fail("name", s.message());
   }
   return m;
 }
@@ -97,7 +98,8 @@ Result<ModelZoo> ParseModelZoo(std::string_view text, const std::string& file) {
   for (const CsvRow& row : table->rows()) {
     CsvRowReader r(*table, row);
     ModelArch m = ParseModelRow(r);
-    if (!r.status().ok()) return r.status();
+    if (!r.status().ok())
+      return r.status();
     if (zoo.Find(m.name) != nullptr) {
       return Status::InvalidArgument(r.Origin() + ": duplicate model \"" + m.name + "\"");
     }
@@ -106,6 +108,8 @@ Result<ModelZoo> ParseModelZoo(std::string_view text, const std::string& file) {
   return zoo;
 }
 
-Result<ModelZoo> LoadModelZoo() { return ParseModelZoo(EmbeddedData("models.csv"), "data/models.csv"); }
+Result<ModelZoo> LoadModelZoo() {
+  return ParseModelZoo(EmbeddedData("models.csv"), "data/models.csv");
+}
 
 }  // namespace gpuplan::io

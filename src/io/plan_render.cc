@@ -1,8 +1,8 @@
 #include "io/plan_render.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/strings.h"
@@ -34,16 +34,23 @@ nlohmann::json LayoutJson(const perf::Layout& l) {
 
 std::string LayoutText(const perf::Layout& l) {
   std::string s = fmt::format("tp{}", l.tp);
-  if (l.cp > 1) s += fmt::format(" cp{}", l.cp);
+  if (l.cp > 1)
+    s += fmt::format(" cp{}", l.cp);
   s += fmt::format(" pp{}", l.pp);
-  if (l.vp > 1) s += fmt::format(" vp{}", l.vp);
+  if (l.vp > 1)
+    s += fmt::format(" vp{}", l.vp);
   s += fmt::format(" dp{}", l.dp);
-  if (l.ep > 1) s += fmt::format(" ep{}", l.ep);
+  if (l.ep > 1)
+    s += fmt::format(" ep{}", l.ep);
   s += fmt::format(" z{} mb{}", l.zero, l.micro_batch);
-  if (l.recompute != Recompute::kNone) s += " rc:" + std::string(RecomputeName(l.recompute));
-  if (l.offload != perf::Offload::kNone) s += " off:" + std::string(OffloadName(l.offload));
-  if (l.optimizer_in_backward) s += " oib";
-  if (l.activation_offload) s += " off:act";
+  if (l.recompute != Recompute::kNone)
+    s += " rc:" + std::string(RecomputeName(l.recompute));
+  if (l.offload != perf::Offload::kNone)
+    s += " off:" + std::string(OffloadName(l.offload));
+  if (l.optimizer_in_backward)
+    s += " oib";
+  if (l.activation_offload)
+    s += " off:act";
   return s;
 }
 
@@ -84,10 +91,12 @@ std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::
   for (const auto& r : plan.rejected) {
     // Reasons that name their own type ("ecs.x has no price ...") group as "this type ...".
     std::string reason = r.reason;
-    for (size_t at = reason.find(r.instance); at != std::string::npos; at = reason.find(r.instance, at)) {
+    for (size_t at = reason.find(r.instance); at != std::string::npos;
+         at = reason.find(r.instance, at)) {
       reason.replace(at, r.instance.size(), "this type");
     }
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == reason; });
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == reason; });
     if (it == groups.end()) {
       groups.push_back({reason, {r.instance}});
     } else {
@@ -97,8 +106,10 @@ std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [reason, types] : groups) {
     std::string names = types[0];
-    if (types.size() == 2) names += ", " + types[1];
-    if (types.size() > 2) names += fmt::format(" and {} more", types.size() - 1);
+    if (types.size() == 2)
+      names += ", " + types[1];
+    if (types.size() > 2)
+      names += fmt::format(" and {} more", types.size() - 1);
     out.emplace_back(reason, names);
   }
   return out;
@@ -107,13 +118,18 @@ std::vector<std::pair<std::string, std::string>> GroupRejections(const planner::
 // "finetune (lora) of llama-2-7b, bf16, seq 2048, global batch 32" and the like, per task.
 std::string Describe(const Workload& w) {
   std::string s(TaskName(w.task));
-  if (w.task == Task::kFinetune) s += fmt::format(" ({})", MethodName(w.method));
-  if (!w.model_name.empty()) s += " of " + w.model_name;
+  if (w.task == Task::kFinetune)
+    s += fmt::format(" ({})", MethodName(w.method));
+  if (!w.model_name.empty())
+    s += " of " + w.model_name;
   s += fmt::format(", {}", PrecisionName(w.precision));
-  if (w.IsTraining()) s += fmt::format(", seq {}, global batch {}", w.seq_len, w.global_batch);
+  if (w.IsTraining())
+    s += fmt::format(", seq {}, global batch {}", w.seq_len, w.global_batch);
   if (w.task == Task::kInference) {
-    s += fmt::format(", {} prompt + {} output tokens", w.inference.prompt_tokens, w.inference.output_tokens);
-    if (w.inference.requests_per_s) s += fmt::format(", {} requests/s", Num(*w.inference.requests_per_s));
+    s += fmt::format(", {} prompt + {} output tokens", w.inference.prompt_tokens,
+                     w.inference.output_tokens);
+    if (w.inference.requests_per_s)
+      s += fmt::format(", {} requests/s", Num(*w.inference.requests_per_s));
   }
   return s;
 }
@@ -125,12 +141,15 @@ std::string Hours(double h) { return h > 0 ? Num(h) : "-"; }
 nlohmann::json CandidateJson(const planner::Candidate& c) {
   const perf::Estimate& e = c.estimate;
   nlohmann::json memory_parts = nlohmann::json::object();
-  for (const auto& [name, gib] : e.memory.breakdown.Named()) memory_parts[std::string(name)] = gib;
+  for (const auto& [name, gib] : e.memory.breakdown.Named())
+    memory_parts[std::string(name)] = gib;
   nlohmann::json time_parts = nlohmann::json::object();
-  for (const auto& [name, s] : e.time.breakdown.Named()) time_parts[std::string(name)] = s;
+  for (const auto& [name, s] : e.time.breakdown.Named())
+    time_parts[std::string(name)] = s;
   nlohmann::json advice = nlohmann::json::array();
   for (const rules::Advice& a : c.advice) {
-    advice.push_back({{"rule", a.rule}, {"severity", rules::SeverityName(a.severity)}, {"message", a.message}});
+    advice.push_back(
+        {{"rule", a.rule}, {"severity", rules::SeverityName(a.severity)}, {"message", a.message}});
   }
   const cost::PriceQuote* used = planner::PriceUsed(c);
   nlohmann::json cost = {
@@ -151,9 +170,12 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
       {"price_derived", c.cost.price.derived},
       {"notes", c.cost.notes},
   };
-  if (c.cost.checkpoint_interval_hours) cost["checkpoint_interval_hours"] = *c.cost.checkpoint_interval_hours;
-  if (c.cost.commitment) cost["commitment"] = c.cost.commitment->amount();
-  if (c.monthly) cost["per_month"] = c.monthly->per_month.amount();
+  if (c.cost.checkpoint_interval_hours)
+    cost["checkpoint_interval_hours"] = *c.cost.checkpoint_interval_hours;
+  if (c.cost.commitment)
+    cost["commitment"] = c.cost.commitment->amount();
+  if (c.monthly)
+    cost["per_month"] = c.monthly->per_month.amount();
   if (!c.price_known)
     cost["how_to_price"] = c.price_hint;
   if (c.spot_cost_low)
@@ -211,17 +233,22 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
 
 nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
                            const planner::Plan& mine) {
-  nlohmann::json j = {{"instance", instance}, {"candidates", nlohmann::json::array()},
+  nlohmann::json j = {{"instance", instance},
+                      {"candidates", nlohmann::json::array()},
                       {"rejected", nlohmann::json::array()}};
-  for (const auto& c : mine.candidates) j["candidates"].push_back(CandidateJson(c));
-  for (const auto& r : mine.rejected) j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
-  if (!overall.candidates.empty()) j["winner"] = CandidateJson(overall.candidates[0]);
+  for (const auto& c : mine.candidates)
+    j["candidates"].push_back(CandidateJson(c));
+  for (const auto& r : mine.rejected)
+    j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
+  if (!overall.candidates.empty())
+    j["winner"] = CandidateJson(overall.candidates[0]);
   return j;
 }
 
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
   nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& c : plan.candidates) candidates.push_back(CandidateJson(c));
+  for (const auto& c : plan.candidates)
+    candidates.push_back(CandidateJson(c));
   nlohmann::json pareto = nlohmann::json::array();
   for (const auto& c : plan.pareto) {
     pareto.push_back(
@@ -235,7 +262,8 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
          {"currency", CurrencyName(c.cost.total.currency())}});
   }
   nlohmann::json rejected = nlohmann::json::array();
-  for (const auto& r : plan.rejected) rejected.push_back({{"instance", r.instance}, {"reason", r.reason}});
+  for (const auto& r : plan.rejected)
+    rejected.push_back({{"instance", r.instance}, {"reason", r.reason}});
   return {{"workload",
            {{"task", TaskName(w.task)},
             {"method", MethodName(w.method)},
@@ -255,12 +283,14 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
 
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch) {
   nlohmann::json j = PlanJson(w, plan);
-  if (arch.Params() > 0) j["model"] = ModelJson(arch);
+  if (arch.Params() > 0)
+    j["model"] = ModelJson(arch);
   return j;
 }
 
 std::string PlanText(const Workload& w, const planner::Plan& plan) {
-  std::string s = "Plan for " + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + "\n\n";
+  std::string s =
+      "Plan for " + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + "\n\n";
   if (plan.candidates.empty()) {
     s += "No instance type can run this workload under its constraints. Reasons:\n";
   } else {
@@ -277,7 +307,8 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
                         !modelled   ? "-"
                         : inference ? CopiesText(c)
                                     : LayoutText(c.layout),
-                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-", HoursCell(c, Hours(c.job_hours)),
+                        modelled ? Num(c.estimate.memory.per_gpu_gib) : "-",
+                        HoursCell(c, Hours(c.job_hours)),
                         c.price_known ? CostCell(c, CostText(c)) : CostText(c)});
     }
     s += RenderAligned(t);
@@ -286,22 +317,27 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     if (modelled) {
       s += "Memory per GPU (GiB):";
       for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
-        if (gib > 0.005) s += fmt::format(" {} {}", name, Num(gib));
+        if (gib > 0.005)
+          s += fmt::format(" {} {}", name, Num(gib));
       }
-      s += fmt::format(" = {} of {}\n", Num(best.estimate.memory.per_gpu_gib), Num(best.estimate.memory.capacity_gib));
+      s += fmt::format(" = {} of {}\n", Num(best.estimate.memory.per_gpu_gib),
+                       Num(best.estimate.memory.capacity_gib));
     }
     if (best.estimate.time.step_s > 0) {
       s += fmt::format("Step time (s):");
       for (const auto& [name, sec] : best.estimate.time.breakdown.Named()) {
-        if (sec > 0.0005) s += fmt::format(" {} {}", name, Num(sec));
+        if (sec > 0.0005)
+          s += fmt::format(" {} {}", name, Num(sec));
       }
       s += fmt::format(" = {}; {} tokens/s per GPU, MFU {}%\n", Num(best.estimate.time.step_s),
-                       Num(best.estimate.throughput.tokens_per_s_per_gpu), Num(best.estimate.throughput.mfu * 100));
+                       Num(best.estimate.throughput.tokens_per_s_per_gpu),
+                       Num(best.estimate.throughput.mfu * 100));
     }
     s += "Cost: ";
     if (!best.price_known)
       s += best.price_hint;
-    for (size_t i = 0; i < best.cost.notes.size(); ++i) s += (i ? "; " : "") + best.cost.notes[i];
+    for (size_t i = 0; i < best.cost.notes.size(); ++i)
+      s += (i ? "; " : "") + best.cost.notes[i];
     if (const cost::PriceQuote* q = planner::PriceUsed(best)) {
       s += fmt::format(
           "\nPrice: {} {} per {}, {}, as of {}{}", CurrencyName(q->price.currency()),
@@ -309,9 +345,10 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
           q->as_of.empty() ? "unknown" : q->as_of,
           planner::PriceStale(*q) ? fmt::format(" (stale: {} days old)", *q->age_days) : "");
     }
-    s += "\nStorage: " + best.storage.kind + " " + Num(best.storage.size_gib) + " GiB: " + best.storage.why + "\n";
-    s += "Image: " + best.image.os + "; driver " + best.image.driver + ", CUDA " + best.image.cuda + ", " +
-         best.image.framework + "\n";
+    s += "\nStorage: " + best.storage.kind + " " + Num(best.storage.size_gib) +
+         " GiB: " + best.storage.why + "\n";
+    s += "Image: " + best.image.os + "; driver " + best.image.driver + ", CUDA " + best.image.cuda +
+         ", " + best.image.framework + "\n";
     if (!best.advice.empty()) {
       s += "\nAdvice:\n";
       for (const auto& a : best.advice) {
@@ -327,17 +364,21 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     }
     s += "\nRejected:\n";
   }
-  for (const auto& [reason, types] : GroupRejections(plan)) s += "  " + types + ": " + reason + "\n";
-  for (const auto& n : plan.notes) s += "Note: " + n + "\n";
+  for (const auto& [reason, types] : GroupRejections(plan))
+    s += "  " + types + ": " + reason + "\n";
+  for (const auto& n : plan.notes)
+    s += "Note: " + n + "\n";
   return s;
 }
 
 std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
-  std::string s = "# GPU plan\n\n" + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + ".\n\n";
+  std::string s = "# GPU plan\n\n" + Describe(w) + ", objective " +
+                  std::string(ObjectiveName(w.objective)) + ".\n\n";
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";
-    if (std::string range = RangeSummary(best); !range.empty()) s += range + "\n";
+    if (std::string range = RangeSummary(best); !range.empty())
+      s += range + "\n";
     const bool inference = w.task == Task::kInference;
     s += fmt::format(
         "| # | instance | {} | GPUs | region | billing | {} | GiB/GPU | hours | cost |\n",
@@ -353,9 +394,10 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
                        c.price_known ? CostCell(c, CostText(c)) : CostText(c));
     }
     s += "\n## Storage and image\n\n";
-    s += "- Storage: " + best.storage.kind + ", " + Num(best.storage.size_gib) + " GiB. " + best.storage.why + "\n";
-    s += "- Image: " + best.image.os + "; NVIDIA driver " + best.image.driver + ", CUDA " + best.image.cuda +
-         ", " + best.image.framework + ". " + best.image.why + "\n";
+    s += "- Storage: " + best.storage.kind + ", " + Num(best.storage.size_gib) + " GiB. " +
+         best.storage.why + "\n";
+    s += "- Image: " + best.image.os + "; NVIDIA driver " + best.image.driver + ", CUDA " +
+         best.image.cuda + ", " + best.image.framework + ". " + best.image.why + "\n";
     s += "\n## Advice\n\n";
     for (const auto& a : best.advice) {
       s += fmt::format("- **{}** ({}): {}\n", a.rule, rules::SeverityName(a.severity), a.message);
@@ -364,10 +406,12 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
     s += "No instance type can run this workload under its constraints.\n";
   }
   s += "\n## Rejected\n\n";
-  for (const auto& [reason, types] : GroupRejections(plan)) s += "- " + types + ": " + reason + "\n";
+  for (const auto& [reason, types] : GroupRejections(plan))
+    s += "- " + types + ": " + reason + "\n";
   if (!plan.notes.empty()) {
     s += "\n## Notes\n\n";
-    for (const auto& n : plan.notes) s += "- " + n + "\n";
+    for (const auto& n : plan.notes)
+      s += "- " + n + "\n";
   }
   return s;
 }

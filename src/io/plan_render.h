@@ -3,9 +3,8 @@
 #ifndef GPUPLAN_SRC_IO_PLAN_RENDER_H_
 #define GPUPLAN_SRC_IO_PLAN_RENDER_H_
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "gpuplan/plan.h"
 

@@ -79,8 +79,9 @@ void AddRangesJson(nlohmann::json& j, const planner::Candidate& c) {
                       {"confidence", r.confidence},
                       {"job_hours_at_confidence", r.job_hours_at_confidence},
                       {"cost_at_confidence", r.cost_at_confidence}};
-  u["stale_spot_cap_per_hour"] =
-      r.stale_spot_cap_per_hour > 0 ? nlohmann::json(r.stale_spot_cap_per_hour) : nlohmann::json(nullptr);
+  u["stale_spot_cap_per_hour"] = r.stale_spot_cap_per_hour > 0
+                                     ? nlohmann::json(r.stale_spot_cap_per_hour)
+                                     : nlohmann::json(nullptr);
   u["reclaim_rate_per_hour_range"] =
       r.reclaim_rate_per_hour
           ? nlohmann::json::array({r.reclaim_rate_per_hour->first, r.reclaim_rate_per_hour->second})

@@ -56,8 +56,8 @@ Result<uncertainty::Table> ParseUncertainty(std::string_view text, const std::st
   Result<CsvTable> table = CsvTable::Parse(text, file);
   if (!table.ok())
     return table.status();
-  if (Status s =
-          table->RequireColumns({"regime", "rows", "sources", "p10", "p50", "p90", "from", "from_rows"});
+  if (Status s = table->RequireColumns(
+          {"regime", "rows", "sources", "p10", "p50", "p90", "from", "from_rows"});
       !s.ok()) {
     return s;
   }

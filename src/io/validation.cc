@@ -12,8 +12,6 @@
 #include <tuple>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "gpuplan/enum_names.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/strings.h"
@@ -25,10 +23,11 @@ namespace {
 
 // Metrics pooled as "throughput-like" for the issue's targets.
 bool IsThroughputMetric(const std::string& m) {
-  return m == "tokens_per_s_per_gpu" || m == "output_tokens_per_s_per_gpu" || m == "tflops_per_gpu" || m == "mfu" ||
-         m == "step_time_s" || m == "samples_per_s_per_gpu" || m == "ttft_ms" ||
-         m == "tpot_ms" || m == "prefill_tokens_per_s_per_gpu" ||
-         m == "decode_tokens_per_s_per_gpu" || m == "time_to_train_min" || m == "gpu_hours";
+  return m == "tokens_per_s_per_gpu" || m == "output_tokens_per_s_per_gpu" ||
+         m == "tflops_per_gpu" || m == "mfu" || m == "step_time_s" ||
+         m == "samples_per_s_per_gpu" || m == "ttft_ms" || m == "tpot_ms" ||
+         m == "prefill_tokens_per_s_per_gpu" || m == "decode_tokens_per_s_per_gpu" ||
+         m == "time_to_train_min" || m == "gpu_hours";
 }
 bool IsMemoryMetric(const std::string& m) { return m == "peak_mem_gib" || m == "max_seq_len_fit"; }
 
@@ -39,7 +38,8 @@ int CostDirection(const std::string& m) {
       m == "gpu_hours" || m == "peak_mem_gib") {
     return 1;
   }
-  if (IsThroughputMetric(m)) return -1;
+  if (IsThroughputMetric(m))
+    return -1;
   return 0;
 }
 
@@ -50,12 +50,15 @@ std::string NoteToken(const std::string& notes, std::string_view key) {
   while (pos != std::string::npos && pos > 0 && notes[pos - 1] != ' ' && notes[pos - 1] != ';') {
     pos = notes.find(k, pos + 1);
   }
-  if (pos == std::string::npos) return "";
+  if (pos == std::string::npos)
+    return "";
   const size_t start = pos + k.size();
   size_t end = notes.find(';', start);
-  if (end == std::string::npos) end = notes.size();
+  if (end == std::string::npos)
+    end = notes.size();
   std::string v = notes.substr(start, end - start);
-  while (!v.empty() && v.back() == ' ') v.pop_back();
+  while (!v.empty() && v.back() == ' ')
+    v.pop_back();
   return v;
 }
 
@@ -69,14 +72,14 @@ struct RowInputs {
   ModelArch arch;
   perf::Hardware hw;
   perf::Layout layout;
-  std::string memory_kind;   // allocated | reserved | nvidia_smi | ""
-  double mfu_peak = 0;       // peak_tflops from mfu_basis; 0 = the GPU's own peak
+  std::string memory_kind;      // allocated | reserved | nvidia_smi | ""
+  double mfu_peak = 0;          // peak_tflops from mfu_basis; 0 = the GPU's own peak
   bool hardware_flops = false;  // mfu_basis flops=hardware
   std::optional<double> vram_budget_gib;
   std::optional<double> train_tokens;
-  std::string task;  // the row's task column
+  std::string task;               // the row's task column
   bool balanced_routing = false;  // MoE benchmark that force-balances the routing (notes say)
-  bool batch_given = true;  // batch_size_inference stated (else: the engine at full load)
+  bool batch_given = true;        // batch_size_inference stated (else: the engine at full load)
   std::string assumptions;
 };
 
@@ -84,7 +87,8 @@ struct RowInputs {
 int NoteInt(const std::string& notes, std::string_view key) {
   const std::string v = NoteToken(notes, key);
   size_t n = 0;
-  while (n < v.size() && v[n] >= '0' && v[n] <= '9') ++n;
+  while (n < v.size() && v[n] >= '0' && v[n] <= '9')
+    ++n;
   return n > 0 ? std::stoi(v.substr(0, std::min<size_t>(n, 9))) : 0;
 }
 
@@ -100,7 +104,8 @@ int ToInt(double v) { return static_cast<int>(std::clamp(v, -1e6, 1e6)); }
 // 4h GELU for GPT/MPT/OPT/BLOOM/BERT/Falcon/GPT-J.
 MlpKind MlpOf(const std::string& model, int hidden, int ffn) {
   for (std::string_view swiglu : {"llama", "mistral", "qwen", "tinyllama", "phi-3", "gemma"}) {
-    if (Contains(model, swiglu)) return MlpKind::kSwiglu;
+    if (Contains(model, swiglu))
+      return MlpKind::kSwiglu;
   }
   return ffn == 4 * hidden ? MlpKind::kGelu : MlpKind::kSwiglu;
 }
@@ -160,7 +165,8 @@ std::string ReadGpu(CsvRowReader& r, const Catalog& catalog, const std::string& 
   const std::string gpu_name = r.Text("gpu");
   const std::string budget = NoteToken(notes, "vram_budget_gb");
   if (!budget.empty()) {
-    if (std::optional<double> b = ParseDecimal(budget)) in.vram_budget_gib = *b * 1e9 / (1 << 30);
+    if (std::optional<double> b = ParseDecimal(budget))
+      in.vram_budget_gib = *b * 1e9 / (1 << 30);
   }
   *gpu = catalog.FindGpu(gpu_name);
   if (*gpu == nullptr && in.vram_budget_gib && (gpu_name == "OTHER" || gpu_name.empty())) {
@@ -181,9 +187,8 @@ std::string ReadArchitecture(CsvRowReader& r, const ModelZoo& zoo, const std::st
   const ModelArch* zoo_arch = zoo.Find(model);
   a.name = model;
   const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),
-                              heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"),
-                              ffn = Opt(r, "ffn"), vocab = Opt(r, "vocab"),
-                              params_b = Opt(r, "params_b"),
+                              heads = Opt(r, "heads"), kv = Opt(r, "kv_heads"), ffn = Opt(r, "ffn"),
+                              vocab = Opt(r, "vocab"), params_b = Opt(r, "params_b"),
                               experts = Opt(r, "experts");
   // Every layer of a MoE model may be MoE: then ffn is empty.
   if (layers && hidden && heads && (ffn || (experts && *experts > 0))) {
@@ -194,22 +199,27 @@ std::string ReadArchitecture(CsvRowReader& r, const ModelZoo& zoo, const std::st
     a.ffn = ffn ? ToInt(*ffn) : 0;
     a.vocab = vocab ? ToInt(*vocab) : (zoo_arch ? zoo_arch->vocab : 0);
     a.mlp = experts ? MlpKind::kSwiglu : MlpOf(model, a.hidden, a.ffn);
-    if (std::string why = ReadModernShape(r, notes, zoo_arch, a); !why.empty()) return why;
+    if (std::string why = ReadModernShape(r, notes, zoo_arch, a); !why.empty())
+      return why;
     a.tied_embeddings = zoo_arch ? zoo_arch->tied_embeddings : Contains(notes, "tied embeddings");
     a.dropout = zoo_arch != nullptr && zoo_arch->dropout;
-    if (a.vocab == 0) return "missing vocab";
+    if (a.vocab == 0)
+      return "missing vocab";
   } else if (zoo_arch != nullptr) {
     a = *zoo_arch;
   } else {
     return "missing architecture (layers/hidden/heads/ffn) and model \"" + model +
            "\" not in the zoo";
   }
-  if (Contains(model, "bert")) a.kind = ModelKind::kEncoder;
-  if (params_b && *params_b > 0) a.params = *params_b * 1e9;
+  if (Contains(model, "bert"))
+    a.kind = ModelKind::kEncoder;
+  if (params_b && *params_b > 0)
+    a.params = *params_b * 1e9;
   if (std::optional<double> active = Opt(r, "active_params_b"); active && *active > 0) {
     a.active_params = *active * 1e9;
   }
-  if (Status s = ValidateModelArch(a); !s.ok()) return "architecture: " + s.message();
+  if (Status s = ValidateModelArch(a); !s.ok())
+    return "architecture: " + s.message();
   return "";
 }
 
@@ -261,10 +271,13 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   }
   const std::optional<double> seq = Opt(r, "seq_len");
   const bool seq_needed = metric != "max_seq_len_fit";
-  if (!seq && seq_needed) return "missing seq_len";
+  if (!seq && seq_needed)
+    return "missing seq_len";
   w.seq_len = seq ? std::max(1, ToInt(*seq)) : 2048;
-  if (std::optional<double> rank = Opt(r, "lora_rank")) w.lora_rank = ToInt(*rank);
-  w.train_embeddings = w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
+  if (std::optional<double> rank = Opt(r, "lora_rank"))
+    w.lora_rank = ToInt(*rank);
+  w.train_embeddings =
+      w.method != Method::kFull && Contains(notes, "embedding+lm_head also trained");
   // Adapted layers and adapter dropout as the notes state them ("on q_proj,k_proj,v_proj,o_proj
   // only", "lora_dropout=0.05"); unstated: every linear layer, no dropout.
   if (Contains(notes, "q_proj,k_proj,v_proj,o_proj only")) {
@@ -283,7 +296,8 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   const std::string opt = r.Text("optimizer");
   if (!opt.empty()) {
     std::optional<Optimizer> o = ParseOptimizer(opt);
-    if (!o) return "unknown optimizer \"" + opt + "\"";
+    if (!o)
+      return "unknown optimizer \"" + opt + "\"";
     w.optimizer = *o;
   }
   return "";
@@ -322,7 +336,8 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   l.vp = ToInt(vp.value_or(1));
   in.balanced_routing = Contains(notes, "force-balance");
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1) return "parallel degrees must be >= 1";
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1)
+    return "parallel degrees must be >= 1";
   l.zero = ToInt(Opt(r, "zero").value_or(0));
   // "cpu" is ZeRO-Offload of the optimizer (the original schema value); "optimizer" and
   // "params" are the layout's own names (params: FSDP/ZeRO-3 CPU offload of everything).
@@ -342,7 +357,8 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   l.flash_attention = in.w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
   const double degrees = 1.0 * l.tp * l.pp * l.dp * l.cp;
-  if (degrees != gpus) return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
+  if (degrees != gpus)
+    return fmt::format("tp*cp*pp*dp = {} but gpus = {}", degrees, gpus);
   in.hw = perf::HardwareFor(gpu, gpus, std::max(1, gpn), arch);
   ReadLinks(r, gpu, in);
   return "";
@@ -370,12 +386,12 @@ std::string ReadBatch(CsvRowReader& r, const std::string& notes, RowInputs& in) 
   perf::Layout& l = in.layout;
   if (w.IsTraining()) {
     const std::optional<double> mb = Opt(r, "micro_batch");
-    if (!mb) return "missing micro_batch";
+    if (!mb)
+      return "missing micro_batch";
     l.micro_batch = std::max(1, ToInt(*mb));
     const std::optional<double> gb = Opt(r, "global_batch");
     const std::optional<double> ga = Opt(r, "grad_accum");
-    w.global_batch = gb ? ToInt(*gb)
-                        : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
+    w.global_batch = gb ? ToInt(*gb) : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
     w.micro_batch = l.micro_batch;
     return "";
   }
@@ -405,10 +421,12 @@ void ReadMeasurementBasis(CsvRowReader& r, const std::string& notes, RowInputs& 
   in.memory_kind = r.Text("memory_kind");
   const std::string basis = r.Text("mfu_basis");
   const std::string peak = NoteToken(basis, "peak_tflops");
-  if (!peak.empty()) in.mfu_peak = ParseDecimal(peak).value_or(0);
+  if (!peak.empty())
+    in.mfu_peak = ParseDecimal(peak).value_or(0);
   in.hardware_flops = NoteToken(basis, "flops") == "hardware";
   const std::string tt = NoteToken(notes, "train_tokens");
-  if (!tt.empty()) in.train_tokens = ParseDecimal(tt);
+  if (!tt.empty())
+    in.train_tokens = ParseDecimal(tt);
   if (in.train_tokens)
     in.w.tokens = in.train_tokens;
 }
@@ -550,7 +568,8 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
   }
   const double tflops =
       in.hardware_flops ? e.throughput.hardware_tflops_per_gpu : e.throughput.tflops_per_gpu;
-  if (metric == "tflops_per_gpu") return tflops;
+  if (metric == "tflops_per_gpu")
+    return tflops;
   if (metric == "mfu")
     return tflops / (in.mfu_peak > 0 ? in.mfu_peak : e.peak_tflops);
   if (metric == "step_time_s")
@@ -591,7 +610,8 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
 void MarkSamples(std::vector<ValidationRow>& rows) {
   std::set<std::pair<std::string, std::string>> seen;
   for (ValidationRow& r : rows) {
-    if (r.regime.empty()) continue;
+    if (r.regime.empty())
+      continue;
     const std::string run = r.id.substr(0, r.id.find('.'));
     r.sample = seen.emplace(run, r.regime.front()).second;
   }
@@ -604,26 +624,32 @@ std::pair<std::optional<double>, int> HeldOutCoverage(const std::vector<Validati
   // The sources in name order, alternately in one half and the other.
   std::set<std::string> names;
   for (const ValidationRow& r : rows) {
-    if (r.sample) names.insert(r.source);
+    if (r.sample)
+      names.insert(r.source);
   }
   std::map<std::string, int> half_of;
-  for (const std::string& name : names) half_of.emplace(name, static_cast<int>(half_of.size() % 2));
+  for (const std::string& name : names)
+    half_of.emplace(name, static_cast<int>(half_of.size() % 2));
   std::vector<ValidationRow> half[2];
   for (const ValidationRow& r : rows) {
-    if (r.sample) half[half_of[r.source]].push_back(r);
+    if (r.sample)
+      half[half_of[r.source]].push_back(r);
   }
-  if (half[0].empty() || half[1].empty()) return {std::nullopt, 0};
+  if (half[0].empty() || half[1].empty())
+    return {std::nullopt, 0};
   int n = 0;
   double inside = 0;
   for (int fold = 0; fold < 2; ++fold) {
     const uncertainty::Table fitted =
         uncertainty::Fit(UncertaintySamples(half[1 - fold]), min_rows, min_sources);
     auto [cov, rows_checked] = Coverage80(half[fold], fitted);
-    if (!cov) continue;
+    if (!cov)
+      continue;
     inside += *cov * rows_checked;
     n += rows_checked;
   }
-  if (n == 0) return {std::nullopt, 0};
+  if (n == 0)
+    return {std::nullopt, 0};
   return {inside / n, n};
 }
 
@@ -633,30 +659,41 @@ void Summarise(ValidationReport& report) {
   std::vector<double> throughput, memory;
   for (const ValidationRow& row : report.rows) {
     ++s.total;
-    if (row.status == RowStatus::kUnsupported) ++s.unsupported;
-    if (row.status == RowStatus::kError) ++s.errors;
-    if (row.status != RowStatus::kOk) continue;
+    if (row.status == RowStatus::kUnsupported)
+      ++s.unsupported;
+    if (row.status == RowStatus::kError)
+      ++s.errors;
+    if (row.status != RowStatus::kOk)
+      continue;
     ++s.ok;
     if (row.metric == "fits") {
       ++s.fits_rows;
-      if ((row.predicted >= 0.5) == (row.measured >= 0.5)) ++s.fits_correct;
+      if ((row.predicted >= 0.5) == (row.measured >= 0.5))
+        ++s.fits_correct;
       continue;
     }
     if (row.implied_fit_ok) {
       ++s.fits_rows;
-      if (*row.implied_fit_ok) ++s.fits_correct;
+      if (*row.implied_fit_ok)
+        ++s.fits_correct;
     }
     by_metric[row.metric].push_back(row.ape);
     by_gpu[row.gpu].push_back(row.ape);
-    if (!row.task.empty()) by_task[row.task].push_back(row.ape);
-    if (IsThroughputMetric(row.metric)) throughput.push_back(row.ape);
-    if (IsMemoryMetric(row.metric)) memory.push_back(row.ape);
+    if (!row.task.empty())
+      by_task[row.task].push_back(row.ape);
+    if (IsThroughputMetric(row.metric))
+      throughput.push_back(row.ape);
+    if (IsMemoryMetric(row.metric))
+      memory.push_back(row.ape);
   }
   s.supported_fraction = s.total > 0 ? static_cast<double>(s.ok) / s.total : 0;
   s.fits_accuracy = s.fits_rows > 0 ? static_cast<double>(s.fits_correct) / s.fits_rows : 1;
-  for (auto& [k, v] : by_metric) s.by_metric[k] = Stats(std::move(v));
-  for (auto& [k, v] : by_gpu) s.by_gpu[k] = Stats(std::move(v));
-  for (auto& [k, v] : by_task) s.by_task[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_metric)
+    s.by_metric[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_gpu)
+    s.by_gpu[k] = Stats(std::move(v));
+  for (auto& [k, v] : by_task)
+    s.by_task[k] = Stats(std::move(v));
   s.throughput = Stats(std::move(throughput));
   s.memory = Stats(std::move(memory));
 }
@@ -671,7 +708,8 @@ std::string_view RowStatusName(RowStatus s) { return NameOf(kRowStatusNames, s);
 ErrorStats Stats(std::vector<double> values) {
   ErrorStats s;
   s.rows = static_cast<int>(values.size());
-  if (values.empty()) return s;
+  if (values.empty())
+    return s;
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   s.median_ape = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
@@ -683,10 +721,10 @@ ErrorStats Stats(std::vector<double> values) {
 
 Result<ValidationReport> Validate(std::string_view csv_text, const std::string& file,
                                   const Catalog& catalog, const ModelZoo& zoo,
-                                  const Calibration& cal,
-                                  const uncertainty::Table* error_model) {
+                                  const Calibration& cal, const uncertainty::Table* error_model) {
   Result<CsvTable> table = CsvTable::Parse(csv_text, file);
-  if (!table.ok()) return table.status();
+  if (!table.ok())
+    return table.status();
   if (Status s = table->RequireColumns({"id", "model", "task", "gpu", "metric", "value"});
       !s.ok()) {
     return s;
@@ -703,7 +741,8 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
     const std::optional<double> measured = r.OptionalNumber("value", -1e18, 1e18);
     RowInputs in;
     std::string why;
-    if (r.status().ok()) why = BuildInputs(r, catalog, zoo, in);
+    if (r.status().ok())
+      why = BuildInputs(r, catalog, zoo, in);
     if (!r.status().ok()) {
       row.status = RowStatus::kError;
       row.reason = r.status().message();
@@ -726,11 +765,12 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
         row.predicted = *predicted;
         row.reason = in.assumptions;
         // A measured peak memory means the run fitted: an implied fits = 1 verdict.
-        if (row.metric == "peak_mem_gib") row.implied_fit_ok = predicted_fits;
+        if (row.metric == "peak_mem_gib")
+          row.implied_fit_ok = predicted_fits;
         if (row.metric != "fits") {
-          row.ape = row.measured != 0 ? std::abs(row.predicted - row.measured) /
-                                            std::abs(row.measured)
-                                      : 0;
+          row.ape = row.measured != 0
+                        ? std::abs(row.predicted - row.measured) / std::abs(row.measured)
+                        : 0;
         }
         if (const int dir = CostDirection(row.metric);
             dir != 0 && row.predicted > 0 && row.measured > 0) {
@@ -746,7 +786,8 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
   MarkSamples(report.rows);
   if (error_model != nullptr && !error_model->regimes.empty()) {
     for (ValidationRow& row : report.rows) {
-      if (row.regime.empty()) continue;
+      if (row.regime.empty())
+        continue;
       const uncertainty::Band b = uncertainty::Lookup(*error_model, row.regime);
       row.predicted_range = CostDirection(row.metric) > 0
                                 ? std::pair(row.predicted * b.p10, row.predicted * b.p90)
@@ -766,7 +807,8 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
 std::vector<uncertainty::Sample> UncertaintySamples(const std::vector<ValidationRow>& rows) {
   std::vector<uncertainty::Sample> out;
   for (const ValidationRow& r : rows) {
-    if (r.sample) out.push_back({r.regime, r.ratio, r.source});
+    if (r.sample)
+      out.push_back({r.regime, r.ratio, r.source});
   }
   return out;
 }
@@ -775,21 +817,26 @@ std::pair<std::optional<double>, int> Coverage80(const std::vector<ValidationRow
                                                  const uncertainty::Table& table) {
   int n = 0, inside = 0;
   for (const ValidationRow& r : rows) {
-    if (!r.sample) continue;
+    if (!r.sample)
+      continue;
     const uncertainty::Band b = uncertainty::Lookup(table, r.regime);
     ++n;
     // In the ratio's terms: true / predicted within [p10, p90].
-    if (r.ratio >= b.p10 && r.ratio <= b.p90) ++inside;
+    if (r.ratio >= b.p10 && r.ratio <= b.p90)
+      ++inside;
   }
-  if (n == 0) return {std::nullopt, 0};
+  if (n == 0)
+    return {std::nullopt, 0};
   return {static_cast<double>(inside) / n, n};
 }
 
 std::string PredictionsHash(const std::vector<ValidationRow>& rows) {
   uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
   for (const ValidationRow& r : rows) {
-    if (!r.sample) continue;
-    for (unsigned char c : fmt::format("{},{},{:.6g},{:.6g}\n", r.id, r.metric, r.predicted, r.ratio)) {
+    if (!r.sample)
+      continue;
+    for (unsigned char c :
+         fmt::format("{},{},{:.6g},{:.6g}\n", r.id, r.metric, r.predicted, r.ratio)) {
       h ^= c;
       h *= 1099511628211ULL;
     }

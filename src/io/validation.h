@@ -33,8 +33,8 @@ struct ValidationRow {
   double predicted = 0;  // in the metric's unit; 0 unless status is kOk
   double measured = 0;
   RowStatus status = RowStatus::kOk;
-  std::string reason;    // why unsupported / error; notes on assumptions for ok rows
-  double ape = 0;        // |predicted - measured| / measured, for kOk rows of numeric metrics
+  std::string reason;  // why unsupported / error; notes on assumptions for ok rows
+  double ape = 0;      // |predicted - measured| / measured, for kOk rows of numeric metrics
   // For peak_mem_gib rows (a run that fitted): whether the model also says it fits.
   std::optional<bool> implied_fit_ok;
   // Uncertainty (gpuplan/uncertainty.h): the row's source column, its regime path (empty when
@@ -59,13 +59,13 @@ struct ErrorStats {
 
 struct ValidationSummary {
   int total = 0, ok = 0, unsupported = 0, errors = 0;
-  double supported_fraction = 0;         // ok / total
+  double supported_fraction = 0;  // ok / total
   std::map<std::string, ErrorStats> by_metric;
   std::map<std::string, ErrorStats> by_gpu;
   std::map<std::string, ErrorStats> by_task;
-  ErrorStats throughput;   // every time/throughput-like metric pooled
-  ErrorStats memory;       // peak_mem_gib and max_seq_len_fit
-  int fits_rows = 0;       // fits rows plus peak_mem_gib rows (measured runs that fitted)
+  ErrorStats throughput;  // every time/throughput-like metric pooled
+  ErrorStats memory;      // peak_mem_gib and max_seq_len_fit
+  int fits_rows = 0;      // fits rows plus peak_mem_gib rows (measured runs that fitted)
   int fits_correct = 0;
   double fits_accuracy = 0;  // fits_correct / fits_rows (1 when there are none)
   // Calibration of the ranges: the share of sample rows whose measurement falls inside the

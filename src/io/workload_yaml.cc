@@ -1,5 +1,8 @@
 #include "io/workload_yaml.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -9,9 +12,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "gpuplan/strings.h"
 #include "io/file_util.h"
@@ -28,7 +28,8 @@ class Reader {
   const Status& status() const { return status_; }
 
   void Fail(const YAML::Node& node, const std::string& field, const std::string& what) {
-    if (!status_.ok()) return;
+    if (!status_.ok())
+      return;
     const YAML::Mark mark = node.Mark();
     const int line = mark.is_null() ? 0 : mark.line + 1;
     const int col = mark.is_null() ? 0 : mark.column + 1;
@@ -39,9 +40,12 @@ class Reader {
 
   // The scalar text of `node` as the user wrote it (for "got ..." in messages).
   static std::string Got(const YAML::Node& node) {
-    if (node.IsScalar()) return "\"" + node.Scalar() + "\"";
-    if (node.IsSequence()) return "a list";
-    if (node.IsMap()) return "a mapping";
+    if (node.IsScalar())
+      return "\"" + node.Scalar() + "\"";
+    if (node.IsSequence())
+      return "a list";
+    if (node.IsMap())
+      return "a mapping";
     return "nothing";
   }
 
@@ -56,7 +60,8 @@ class Reader {
     }
     for (const auto& kv : node) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
+        continue;
       std::string best;
       int best_d = 1 << 20;
       for (std::string_view a : allowed) {
@@ -71,7 +76,8 @@ class Reader {
         msg += "; did you mean \"" + best + "\"?";
       } else {
         msg += "; expected one of ";
-        for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + std::string(allowed[i]);
+        for (size_t i = 0; i < allowed.size(); ++i)
+          msg += (i ? ", " : "") + std::string(allowed[i]);
       }
       const std::string full = field.empty() ? key : field + "." + key;
       Fail(kv.first, full, msg);
@@ -98,7 +104,8 @@ class Reader {
     if (v && !amount) {
       // Suffixes are for amounts of work only; plain numbers elsewhere.
       const char last = node.Scalar().back();
-      if (!(last >= '0' && last <= '9') && last != '.') v.reset();
+      if (!(last >= '0' && last <= '9') && last != '.')
+        v.reset();
     }
     if (!v || *v < min || *v > max) {
       Fail(node, field,
@@ -116,7 +123,8 @@ class Reader {
     std::optional<double> v = node.IsScalar() ? ParseAmount(node.Scalar()) : std::nullopt;
     if (v && node.IsScalar()) {
       const char last = node.Scalar().back();
-      if (!(last >= '0' && last <= '9')) v.reset();
+      if (!(last >= '0' && last <= '9'))
+        v.reset();
     }
     if (!v || *v != std::floor(*v) || *v < min || *v > max) {
       Fail(node, field,
@@ -129,8 +137,10 @@ class Reader {
   std::optional<bool> Bool(const YAML::Node& node, const std::string& field) {
     if (node.IsScalar()) {
       const std::string v = strings::Lower(node.Scalar());
-      if (v == "true" || v == "yes" || v == "on") return true;
-      if (v == "false" || v == "no" || v == "off") return false;
+      if (v == "true" || v == "yes" || v == "on")
+        return true;
+      if (v == "false" || v == "no" || v == "off")
+        return false;
     }
     Fail(node, field, "expected true or false, got " + Got(node));
     return std::nullopt;
@@ -140,9 +150,11 @@ class Reader {
   std::optional<E> Enum(const YAML::Node& node, const std::string& field,
                         std::optional<E> (*parse)(std::string_view), std::string_view expected) {
     std::optional<std::string> s = String(node, field);
-    if (!s) return std::nullopt;
+    if (!s)
+      return std::nullopt;
     std::optional<E> v = parse(*s);
-    if (!v) Fail(node, field, fmt::format("expected {}, got {}", expected, Got(node)));
+    if (!v)
+      Fail(node, field, fmt::format("expected {}, got {}", expected, Got(node)));
     return v;
   }
   // One of the names of `names` (any case); the error lists them.
@@ -169,7 +181,8 @@ class Reader {
       return out;
     }
     for (const YAML::Node& item : node) {
-      if (std::optional<std::string> s = String(item, field)) out.push_back(*s);
+      if (std::optional<std::string> s = String(item, field))
+        out.push_back(*s);
     }
     return out;
   }
@@ -288,7 +301,8 @@ void ReadArchSizes(Reader& r, const YAML::Node& node, ModelArch& m) {
       return;
     }
   }
-  if (node["name"]) m.name = r.String(node["name"], "model.name").value_or("inline");
+  if (node["name"])
+    m.name = r.String(node["name"], "model.name").value_or("inline");
   m.layers = r.Integer(node["layers"], "model.layers", 1, 1000).value_or(1);
   m.hidden = r.Integer(node["hidden"], "model.hidden", 1, 1 << 20).value_or(1);
   m.heads = r.Integer(node["heads"], "model.heads", 1, 4096).value_or(1);
@@ -376,7 +390,8 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
   if (!r.status().ok())
     return;
   ReadArchKinds(r, node, m);
-  if (!r.status().ok()) return;
+  if (!r.status().ok())
+    return;
   if (Status s = ValidateModelArch(m); !s.ok()) {
     r.Fail(node, "model", s.message());
     return;
@@ -388,24 +403,33 @@ void ReadModel(Reader& r, const YAML::Node& node, Workload& w) {
 void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
   if (!r.CheckMap(node, "constraints",
                   {"regions", "max_gpus", "max_nodes", "deadline_hours", "budget", "billing",
-                   "include_families", "exclude_families", "include_gpus", "exclude_gpus", "exclude_vendors",
-                   "need_fp64", "need_graphics", "no_spot", "need_rdma", "long_running",
-                   "min_gpu_memory_gib"})) {
+                   "include_families", "exclude_families", "include_gpus", "exclude_gpus",
+                   "exclude_vendors", "need_fp64", "need_graphics", "no_spot", "need_rdma",
+                   "long_running", "min_gpu_memory_gib"})) {
     return;
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     const std::string f = "constraints." + key;
-    if (key == "regions") c.regions = r.StringList(v, f);
-    if (key == "max_gpus") c.max_gpus = r.Integer(v, f, 1, 1 << 20);
-    if (key == "max_nodes") c.max_nodes = r.Integer(v, f, 1, 1 << 16);
-    if (key == "deadline_hours") c.deadline_hours = r.Number(v, f, 1e-6, 1e7);
-    if (key == "min_gpu_memory_gib") c.min_gpu_memory_gib = r.Number(v, f, 0, 1e4);
-    if (key == "include_families") c.include_families = r.StringList(v, f);
-    if (key == "exclude_families") c.exclude_families = r.StringList(v, f);
-    if (key == "include_gpus") c.include_gpus = r.StringList(v, f);
-    if (key == "exclude_gpus") c.exclude_gpus = r.StringList(v, f);
+    if (key == "regions")
+      c.regions = r.StringList(v, f);
+    if (key == "max_gpus")
+      c.max_gpus = r.Integer(v, f, 1, 1 << 20);
+    if (key == "max_nodes")
+      c.max_nodes = r.Integer(v, f, 1, 1 << 16);
+    if (key == "deadline_hours")
+      c.deadline_hours = r.Number(v, f, 1e-6, 1e7);
+    if (key == "min_gpu_memory_gib")
+      c.min_gpu_memory_gib = r.Number(v, f, 0, 1e4);
+    if (key == "include_families")
+      c.include_families = r.StringList(v, f);
+    if (key == "exclude_families")
+      c.exclude_families = r.StringList(v, f);
+    if (key == "include_gpus")
+      c.include_gpus = r.StringList(v, f);
+    if (key == "exclude_gpus")
+      c.exclude_gpus = r.StringList(v, f);
     if (key == "exclude_vendors") {
       c.exclude_vendors.clear();
       const std::string choices = GpuVendorChoices();
@@ -415,18 +439,25 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
         }
       };
       if (v.IsSequence()) {
-        for (const YAML::Node& item : v) add(item);
+        for (const YAML::Node& item : v)
+          add(item);
       } else {
         add(v);
       }
     }
-    if (key == "need_fp64") c.need_fp64 = r.Bool(v, f).value_or(false);
-    if (key == "need_graphics") c.need_graphics = r.Bool(v, f).value_or(false);
-    if (key == "no_spot") c.no_spot = r.Bool(v, f).value_or(false);
-    if (key == "need_rdma") c.need_rdma = r.Bool(v, f).value_or(false);
-    if (key == "long_running") c.long_running = r.Bool(v, f).value_or(false);
+    if (key == "need_fp64")
+      c.need_fp64 = r.Bool(v, f).value_or(false);
+    if (key == "need_graphics")
+      c.need_graphics = r.Bool(v, f).value_or(false);
+    if (key == "no_spot")
+      c.no_spot = r.Bool(v, f).value_or(false);
+    if (key == "need_rdma")
+      c.need_rdma = r.Bool(v, f).value_or(false);
+    if (key == "long_running")
+      c.long_running = r.Bool(v, f).value_or(false);
     if (key == "budget") {
-      if (!r.CheckMap(v, f, {"amount", "currency"})) return;
+      if (!r.CheckMap(v, f, {"amount", "currency"}))
+        return;
       Budget b;
       if (!v["amount"]) {
         r.Fail(v, f + ".amount", "expected an amount, got nothing");
@@ -453,49 +484,61 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
         }
       };
       if (list.IsSequence()) {
-        for (const YAML::Node& item : list) add(item);
+        for (const YAML::Node& item : list)
+          add(item);
       } else {
         add(list);
       }
     }
-    if (!r.status().ok()) return;
+    if (!r.status().ok())
+      return;
   }
 }
 
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
-  if (!r.CheckMap(node, "inference", {"requests_per_s", "prompt_tokens", "output_tokens",
-                                      "ttft_ms", "tpot_ms", "batch", "engine",
-                                      "continuous_batching"})) {
+  if (!r.CheckMap(node, "inference",
+                  {"requests_per_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
+                   "batch", "engine", "continuous_batching"})) {
     return;
   }
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     const std::string f = "inference." + key;
-    if (key == "requests_per_s") inf.requests_per_s = r.Number(v, f, 1e-9, 1e9);
-    if (key == "prompt_tokens") inf.prompt_tokens = r.Integer(v, f, 1, 1 << 24).value_or(1);
-    if (key == "output_tokens") inf.output_tokens = r.Integer(v, f, 0, 1 << 24).value_or(0);
-    if (key == "ttft_ms") inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
-    if (key == "tpot_ms") inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
-    if (key == "batch") inf.batch = r.Integer(v, f, 1, 1 << 20);
-    if (key == "continuous_batching") inf.continuous_batching = r.Bool(v, f);
+    if (key == "requests_per_s")
+      inf.requests_per_s = r.Number(v, f, 1e-9, 1e9);
+    if (key == "prompt_tokens")
+      inf.prompt_tokens = r.Integer(v, f, 1, 1 << 24).value_or(1);
+    if (key == "output_tokens")
+      inf.output_tokens = r.Integer(v, f, 0, 1 << 24).value_or(0);
+    if (key == "ttft_ms")
+      inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
+    if (key == "tpot_ms")
+      inf.tpot_ms = r.Number(v, f, 1e-6, 1e9);
+    if (key == "batch")
+      inf.batch = r.Integer(v, f, 1, 1 << 20);
+    if (key == "continuous_batching")
+      inf.continuous_batching = r.Bool(v, f);
     if (key == "engine") {
       inf.engine = r.Enum(v, f, kEngineNames).value_or(Engine::kVllm);
     }
-    if (!r.status().ok()) return;
+    if (!r.status().ok())
+      return;
   }
 }
 
 void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
-  if (!r.CheckMap(node, "dataset", {"size_gb", "sample_kb", "location"})) return;
-  if (node["size_gb"]) d.size_gb = r.Number(node["size_gb"], "dataset.size_gb", 0, 1e9);
-  if (node["sample_kb"]) d.sample_kb = r.Number(node["sample_kb"], "dataset.sample_kb", 0, 1e9);
+  if (!r.CheckMap(node, "dataset", {"size_gb", "sample_kb", "location"}))
+    return;
+  if (node["size_gb"])
+    d.size_gb = r.Number(node["size_gb"], "dataset.size_gb", 0, 1e9);
+  if (node["sample_kb"])
+    d.sample_kb = r.Number(node["sample_kb"], "dataset.sample_kb", 0, 1e9);
   if (node["location"]) {
     d.location = r.Enum(node["location"], "dataset.location", kDataLocationNames)
                      .value_or(DataLocation::kUnknown);
   }
 }
-
 
 // What runs: name, task, method, model, precision, weight_bits. False for any other key.
 bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w,
@@ -503,16 +546,14 @@ bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload
   if (key == "name") {
     w.name = r.String(v, key).value_or("");
   } else if (key == "task") {
-    w.task = r.Enum(v, key, kTaskNames)
-                 .value_or(w.task);
+    w.task = r.Enum(v, key, kTaskNames).value_or(w.task);
   } else if (key == "method") {
     w.method = r.Enum(v, key, kMethodNames).value_or(w.method);
     *method_given = true;
   } else if (key == "model") {
     ReadModel(r, v, w);
   } else if (key == "precision") {
-    w.precision = r.Enum(v, key, kWorkloadPrecisionNames)
-                      .value_or(w.precision);
+    w.precision = r.Enum(v, key, kWorkloadPrecisionNames).value_or(w.precision);
   } else if (key == "weight_bits") {
     w.weight_bits = r.Integer(v, key, 0, 16).value_or(0);
     if (r.status().ok() && w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
@@ -548,8 +589,7 @@ bool ReadAmountKey(Reader& r, const std::string& key, const YAML::Node& v, Workl
 // kernel, master weights. False for any other key.
 bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w) {
   if (key == "optimizer") {
-    w.optimizer = r.Enum(v, key, kOptimizerNames)
-                      .value_or(w.optimizer);
+    w.optimizer = r.Enum(v, key, kOptimizerNames).value_or(w.optimizer);
   } else if (key == "recompute") {
     if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) {
       w.recompute = v.Scalar() == "true" ? Recompute::kFull : Recompute::kNone;
@@ -569,8 +609,7 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
   } else if (key == "lora_rank") {
     w.lora_rank = r.Integer(v, key, 1, 65536).value_or(16);
   } else if (key == "lora_targets") {
-    w.lora_targets = r.Enum(v, key, kLoraTargetsNames)
-                         .value_or(LoraTargets::kAll);
+    w.lora_targets = r.Enum(v, key, kLoraTargetsNames).value_or(LoraTargets::kAll);
   } else if (key == "lora_dropout") {
     w.lora_dropout = r.Number(v, key, 0, 0.99).value_or(0);
   } else if (key == "train_embeddings") {
@@ -592,15 +631,13 @@ void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
   if (key == "constraints")
     ReadConstraints(r, v, w.constraints);
   if (key == "objective") {
-    w.objective = r.Enum(v, key, kObjectiveNames)
-                      .value_or(w.objective);
+    w.objective = r.Enum(v, key, kObjectiveNames).value_or(w.objective);
   }
   if (key == "inference")
     ReadInference(r, v, w.inference);
   if (key == "confidence")
     w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
 }
-
 
 Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
   Reader r(file);
@@ -622,17 +659,22 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
         !ReadTrainingKey(r, key, v, w)) {
       ReadPlanningKey(r, key, v, w);
     }
-    if (!r.status().ok()) return r.status();
+    if (!r.status().ok())
+      return r.status();
   }
   if (!root["task"]) {
     r.Fail(root, "task", "expected " + NameChoices(kTaskNames) + ", got nothing");
   } else if (!root["model"] && (w.task != Task::kRendering && w.task != Task::kHpc)) {
-    r.Fail(root, "model", "expected a zoo name or {layers, hidden, heads, kv_heads, ffn, vocab}, "
-                          "got nothing");
+    r.Fail(root, "model",
+           "expected a zoo name or {layers, hidden, heads, kv_heads, ffn, vocab}, "
+           "got nothing");
   }
-  if (!r.status().ok()) return r.status();
-  if (!method_given && w.task != Task::kFinetune) w.method = Method::kFull;
-  if (w.method == Method::kQlora && w.weight_bits == 0) w.weight_bits = 4;
+  if (!r.status().ok())
+    return r.status();
+  if (!method_given && w.task != Task::kFinetune)
+    w.method = Method::kFull;
+  if (w.method == Method::kQlora && w.weight_bits == 0)
+    w.weight_bits = 4;
   if (Status s = ValidateWorkload(w); !s.ok()) {
     // Point at the line of the field's top-level key ("inference" for "inference.batch").
     const std::string& field = s.location().field;
@@ -663,7 +705,8 @@ Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& fil
 
 Result<Workload> LoadWorkloadYaml(const std::string& path) {
   Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
+  if (!text.ok())
+    return text.status();
   Result<Workload> w = ParseWorkloadYaml(*text, path);
   // model.config is relative to the workload file's folder.
   if (w.ok() && !w->model_config.empty()) {

@@ -1,15 +1,15 @@
 #include "server/api.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/workload.h"
@@ -49,7 +49,8 @@ Response Json(const nlohmann::json& j) {
 
 Response FromError(const ApiError& e) {
   nlohmann::json err = {{"message", e.message}};
-  if (!e.field.empty()) err["field"] = e.field;
+  if (!e.field.empty())
+    err["field"] = e.field;
   if (e.line > 0) {
     err["line"] = e.line;
     err["column"] = e.column;
@@ -115,7 +116,8 @@ class ParamReader {
   std::optional<std::string> Text(std::string_view name) {
     std::optional<std::string> out;
     for (const auto& [n, v] : params_) {
-      if (n != name) continue;
+      if (n != name)
+        continue;
       if (out) {
         Fail(n, fmt::format("{}: given twice; give it once", n));
         return std::nullopt;
@@ -129,11 +131,13 @@ class ParamReader {
   std::vector<std::string> List(std::string_view name) {
     std::vector<std::string> out;
     for (const auto& [n, v] : params_) {
-      if (n != name) continue;
+      if (n != name)
+        continue;
       size_t start = 0;
       while (start <= v.size()) {
         const size_t comma = std::min(v.find(',', start), v.size());
-        if (comma > start) out.push_back(v.substr(start, comma - start));
+        if (comma > start)
+          out.push_back(v.substr(start, comma - start));
         start = comma + 1;
       }
     }
@@ -142,7 +146,8 @@ class ParamReader {
 
   std::optional<int> Int(std::string_view name, int min, int max) {
     std::optional<std::string> text = Text(name);
-    if (!text) return std::nullopt;
+    if (!text)
+      return std::nullopt;
     int v = 0;
     auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || p != text->data() + text->size() || v < min || v > max) {
@@ -155,13 +160,14 @@ class ParamReader {
 
   std::optional<double> Number(std::string_view name, double min, double max) {
     std::optional<std::string> text = Text(name);
-    if (!text) return std::nullopt;
+    if (!text)
+      return std::nullopt;
     double v = 0;
     auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || p != text->data() + text->size() || !std::isfinite(v) || v < min ||
         v > max) {
-      Fail(std::string(name), fmt::format("{}: expected a number from {} to {}, got \"{}\"", name,
-                                          min, max, *text));
+      Fail(std::string(name),
+           fmt::format("{}: expected a number from {} to {}, got \"{}\"", name, min, max, *text));
       return std::nullopt;
     }
     return v;
@@ -170,16 +176,20 @@ class ParamReader {
   // "true", "1", "yes" or an empty value (?rdma) are true; "false", "0", "no" false.
   bool Bool(std::string_view name) {
     std::optional<std::string> text = Text(name);
-    if (!text) return false;
-    if (*text == "" || *text == "true" || *text == "1" || *text == "yes") return true;
-    if (*text == "false" || *text == "0" || *text == "no") return false;
+    if (!text)
+      return false;
+    if (*text == "" || *text == "true" || *text == "1" || *text == "yes")
+      return true;
+    if (*text == "false" || *text == "0" || *text == "no")
+      return false;
     Fail(std::string(name), fmt::format("{}: expected true or false, got \"{}\"", name, *text));
     return false;
   }
 
  private:
   void Fail(const std::string& name, std::string message) {
-    if (error_) return;
+    if (error_)
+      return;
     ApiError e;
     e.message = std::move(message);
     e.field = name;
@@ -203,7 +213,8 @@ Result<Workload> ParseBody(const Request& req, const std::vector<std::string_vie
         .At(kBodyName, 1, 1);
   }
   Result<Workload> w = io::ParseWorkloadYaml(req.body, kBodyName);
-  if (w.ok()) return w;
+  if (w.ok())
+    return w;
   // An error at a top-level key that is no workload key is the reader's "unknown key".
   const Status error = w.status();
   for (std::string_view p : params) {
@@ -242,20 +253,26 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
                            "objective");
     }
   }
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
   Result<Workload> w = ParseBody(req, params.names());
-  if (!w.ok()) return FromError(FromStatus(w.status()));
+  if (!w.ok())
+    return FromError(FromStatus(w.status()));
   // The parameters replace the body's fields, as `plan --region/--objective` replace the file's.
-  if (!regions.empty()) w->constraints.regions = regions;
-  if (objective) w->objective = *objective;
+  if (!regions.empty())
+    w->constraints.regions = regions;
+  if (objective)
+    w->objective = *objective;
   if (Status s = ValidateWorkload(*w); !s.ok())
     return FromError(FromStatus(s));
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
-  if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
+  if (!arch.ok())
+    return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   in->workload = std::move(*w);
   in->arch = std::move(*arch);
   in->options = data.plan_options;  // a copy: requests never share state
-  if (data.today) in->options.today = data.today();
+  if (data.today)
+    in->options.today = data.today();
   in->options.top_n = top.value_or(10);
   return std::nullopt;
 }
@@ -263,17 +280,20 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
 Result<planner::Plan> MakePlan(const ServerData& data, const PlanInput& in) {
   Result<planner::Plan> plan =
       planner::MakePlan(in.workload, in.arch, data.catalog, data.calibration, in.options);
-  if (!plan.ok()) return plan.status().WithContext(kBodyName);
+  if (!plan.ok())
+    return plan.status().WithContext(kBodyName);
   return plan;
 }
 
 Response Plan(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {"top", "region", "objective"});
   PlanInput in;
-  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in))
+    return *error;
   // From here on the same calls as `gpuplan plan --json` (cli/plan_command.cc).
   Result<planner::Plan> plan = MakePlan(data, in);
-  if (!plan.ok()) return FromError(FromStatus(plan.status()));
+  if (!plan.ok())
+    return FromError(FromStatus(plan.status()));
   return Json(io::PlanJson(in.workload, *plan, in.arch));
 }
 
@@ -283,25 +303,28 @@ Response Explain(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {"instance", "region", "objective"});
   const std::optional<std::string> instance = params.Text("instance");
   PlanInput in;
-  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in))
+    return *error;
   if (!instance) {
     return ErrorResponse(400, "instance: required, e.g. ?instance=ecs.gn7i-c8g1.2xlarge",
                          "instance");
   }
   const InstanceType* type = data.catalog.FindInstance(*instance);
   if (!type) {
-    return ErrorResponse(400,
-                         fmt::format("instance: unknown instance type \"{}\"; did you mean {}?",
-                                     *instance,
-                                     fmt::join(data.catalog.SuggestInstances(*instance), ", ")),
-                         "instance");
+    return ErrorResponse(
+        400,
+        fmt::format("instance: unknown instance type \"{}\"; did you mean {}?", *instance,
+                    fmt::join(data.catalog.SuggestInstances(*instance), ", ")),
+        "instance");
   }
   Result<planner::Plan> overall = MakePlan(data, in);
-  if (!overall.ok()) return FromError(FromStatus(overall.status()));
+  if (!overall.ok())
+    return FromError(FromStatus(overall.status()));
   in.options.only_instance = type->name;  // as cli/plan_command.cc's RunExplain
   in.options.top_n = 100;
   Result<planner::Plan> mine = MakePlan(data, in);
-  if (!mine.ok()) return FromError(FromStatus(mine.status()));
+  if (!mine.ok())
+    return FromError(FromStatus(mine.status()));
   return Json(io::ExplainJson(type->name, *overall, *mine));
 }
 
@@ -310,31 +333,35 @@ Response Deploy(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {"rank", "region", "objective"});
   const int rank = params.Int("rank", 1, 1000).value_or(1);
   PlanInput in;
-  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in)) return *error;
+  if (std::optional<Response> error = ReadPlanInput(data, req, params, &in))
+    return *error;
   in.options.top_n = rank;
   Result<planner::Plan> plan = MakePlan(data, in);
-  if (!plan.ok()) return FromError(FromStatus(plan.status()));
+  if (!plan.ok())
+    return FromError(FromStatus(plan.status()));
   if (static_cast<size_t>(rank) > plan->candidates.size()) {
-    return ErrorResponse(400,
-                         fmt::format("rank {}: the plan has only {} candidate(s)", rank,
-                                     plan->candidates.size()),
-                         "rank");
+    return ErrorResponse(
+        400,
+        fmt::format("rank {}: the plan has only {} candidate(s)", rank, plan->candidates.size()),
+        "rank");
   }
   const planner::Candidate& c = plan->candidates[static_cast<size_t>(rank - 1)];
   const InstanceType* type = data.catalog.FindInstance(c.instance);
-  if (!type) return ErrorResponse(500, "planned instance type missing from the catalog");
+  if (!type)
+    return ErrorResponse(500, "planned instance type missing from the catalog");
   io::DeployOptions options;
   options.today = in.options.today;
   options.rank = rank;
   Result<io::DeployFiles> files = io::RenderDeploy(in.workload, c, *type, options);
-  if (!files.ok()) return FromError(FromStatus(files.status()));
+  if (!files.ok())
+    return FromError(FromStatus(files.status()));
   return Json({{"rank", rank}, {"instance", c.instance}, {"files", *files}});
 }
 
 Response Estimate(const ServerData& data, const Request& req) {
-  ParamReader params(req.params, {"gpu", "gpus", "gpus_per_node", "instance", "nodes",
-                                  "inter_node_gbps", "tp", "pp", "dp", "zero", "micro_batch",
-                                  "sequence_parallel"});
+  ParamReader params(req.params,
+                     {"gpu", "gpus", "gpus_per_node", "instance", "nodes", "inter_node_gbps", "tp",
+                      "pp", "dp", "zero", "micro_batch", "sequence_parallel"});
   io::HardwareChoice hw_choice;
   hw_choice.gpu = params.Text("gpu").value_or("");
   hw_choice.instance = params.Text("instance").value_or("");
@@ -350,26 +377,31 @@ Response Estimate(const ServerData& data, const Request& req) {
   layout_choice.zero = params.Int("zero", 0, 3);
   layout_choice.sequence_parallel = params.Bool("sequence_parallel");
   const std::optional<int> micro_batch = params.Int("micro_batch", 1, 1 << 20);
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
 
   Result<Workload> w = ParseBody(req, params.names());
-  if (!w.ok()) return FromError(FromStatus(w.status()));
-  if (micro_batch) w->micro_batch = *micro_batch;
+  if (!w.ok())
+    return FromError(FromStatus(w.status()));
+  if (micro_batch)
+    w->micro_batch = *micro_batch;
   if (Status s = ValidateWorkload(*w); !s.ok())
     return FromError(FromStatus(s));
 
   // From here on the same calls as `gpuplan estimate --json` (cli/estimate_command.cc).
   Result<ModelArch> arch = ResolveModel(*w, data.zoo);
-  if (!arch.ok()) return FromError(FromStatus(arch.status().WithContext(kBodyName)));
+  if (!arch.ok())
+    return FromError(FromStatus(arch.status().WithContext(kBodyName)));
   Result<perf::Hardware> hw = io::BuildHardware(hw_choice, data.catalog, io::FieldSpelling::kParam);
   if (!hw.ok())
     return FromError(FromStatus(hw.status()));
-  Result<perf::Layout> layout = io::BuildLayout(layout_choice, *w, *arch, *hw, data.calibration,
-                                                io::FieldSpelling::kParam);
+  Result<perf::Layout> layout =
+      io::BuildLayout(layout_choice, *w, *arch, *hw, data.calibration, io::FieldSpelling::kParam);
   if (!layout.ok())
     return FromError(FromStatus(layout.status()));
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, data.calibration);
-  if (!e.ok()) return FromError(FromStatus(e.status()));
+  if (!e.ok())
+    return FromError(FromStatus(e.status()));
   nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
   if (std::optional<planner::CandidateRanges> r =
           io::EstimateRanges(data.plan_options.uncertainty, *w, *arch, *hw, *e)) {
@@ -382,13 +414,14 @@ Response CatalogGpus(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {"min_gpu_memory", "alibaba"});
   const double min_memory = params.Number("min_gpu_memory", 0, 1e6).value_or(0);
   const bool alibaba = params.Bool("alibaba");
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
   return Json(io::GpuListJson(data.catalog, min_memory, alibaba));
 }
 
 Response CatalogInstances(const ServerData& data, const Request& req) {
-  ParamReader params(req.params, {"gpu", "min_gpu_memory", "min_gpus", "rdma", "family", "status",
-                                  "region"});
+  ParamReader params(req.params,
+                     {"gpu", "min_gpu_memory", "min_gpus", "rdma", "family", "status", "region"});
   io::InstanceFilter f;
   f.gpu = params.Text("gpu").value_or("");
   f.min_gpu_memory = params.Number("min_gpu_memory", 0, 1e6).value_or(0);
@@ -397,7 +430,8 @@ Response CatalogInstances(const ServerData& data, const Request& req) {
   f.family = params.Text("family").value_or("");
   f.status = params.Text("status").value_or("");
   f.region = params.Text("region").value_or("");
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
   if (Status s = io::CheckInstanceFilter(data.catalog, f, io::FieldSpelling::kParam); !s.ok()) {
     return FromError(FromStatus(s));
   }
@@ -406,19 +440,22 @@ Response CatalogInstances(const ServerData& data, const Request& req) {
 
 Response CatalogFamilies(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {});
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
   return Json(io::FamilyListJson(data.catalog));
 }
 
 Response Health(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {});
-  if (params.error()) return FromError(*params.error());
+  if (params.error())
+    return FromError(*params.error());
   return Json({{"ok", true},
-               {"catalog", {{"gpus", data.catalog.gpus.size()},
-                            {"instances", data.catalog.instances.size()},
-                            {"families", data.catalog.families.size()},
-                            {"prices", data.catalog.prices.size()},
-                            {"models", data.zoo.models.size()}}},
+               {"catalog",
+                {{"gpus", data.catalog.gpus.size()},
+                 {"instances", data.catalog.instances.size()},
+                 {"families", data.catalog.families.size()},
+                 {"prices", data.catalog.prices.size()},
+                 {"models", data.zoo.models.size()}}},
                {"version", data.version}});
 }
 
@@ -453,7 +490,8 @@ Response Dispatch(const ServerData& data, const Request& req) {
   const std::string_view method = req.method == "HEAD" ? std::string_view("GET") : req.method;
   std::string allow;
   for (const auto& route : kRoutes) {
-    if (route.path != req.path) continue;
+    if (route.path != req.path)
+      continue;
     if (route.method == method) {
       if (route.has_body && req.body.size() > data.max_body_bytes) {
         return ErrorResponse(413, fmt::format("request body of {} bytes is over the limit of {} "

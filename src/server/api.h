@@ -44,7 +44,7 @@ namespace gpuplan::server {
 // Everything the API reads, loaded once when the server starts and never modified while it
 // serves (the CLI's `serve` builds it the way `plan` and `estimate` load theirs).
 struct ServerData {
-  Catalog catalog;          // validated, with the price cache applied
+  Catalog catalog;  // validated, with the price cache applied
   ModelZoo zoo;
   Calibration calibration;
   // Price ratios and cached market data for the planner; top_n and today are set per request.

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <httplib.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -22,9 +24,6 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-#include <httplib.h>
-
 #include "io/utc_time.h"
 #include "server/api.h"
 
@@ -41,13 +40,15 @@ constexpr std::chrono::milliseconds kLinger{1000};
 httplib::Params QueryParams(const httplib::Request& req) {
   httplib::Params params;
   const size_t q = req.target.find('?');
-  if (q != std::string::npos) httplib::detail::parse_query_text(req.target.substr(q + 1), params);
+  if (q != std::string::npos)
+    httplib::detail::parse_query_text(req.target.substr(q + 1), params);
   return params;
 }
 
 void Write(const Response& from, httplib::Response& to) {
   to.status = from.status;
-  for (const auto& [name, value] : from.headers) to.set_header(name, value);
+  for (const auto& [name, value] : from.headers)
+    to.set_header(name, value);
   to.set_header("X-Content-Type-Options", "nosniff");
   to.set_content(from.body, from.content_type.c_str());
 }
@@ -57,8 +58,10 @@ ssize_t SendAll(int fd, const char* data, size_t size) {
   size_t done = 0;
   while (done < size) {
     const ssize_t n = send(fd, data + done, size - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return -1;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return -1;
     done += static_cast<size_t>(n);
   }
   return static_cast<ssize_t>(done);
@@ -111,7 +114,8 @@ class BufferedStream final : public httplib::Stream {
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) Address(addr, ip, port);
+    if (getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+      Address(addr, ip, port);
   }
   socket_t socket() const override { return fd_; }
 
@@ -146,8 +150,10 @@ struct Job {
 // The offset just past the blank line that ends the headers ("\r\n\r\n" or bare "\n\n"), or 0.
 size_t HeaderEnd(const std::string& data) {
   for (size_t nl = data.find('\n'); nl != std::string::npos; nl = data.find('\n', nl + 1)) {
-    if (nl + 1 < data.size() && data[nl + 1] == '\n') return nl + 2;
-    if (nl + 2 < data.size() && data[nl + 1] == '\r' && data[nl + 2] == '\n') return nl + 3;
+    if (nl + 1 < data.size() && data[nl + 1] == '\n')
+      return nl + 2;
+    if (nl + 2 < data.size() && data[nl + 1] == '\r' && data[nl + 2] == '\n')
+      return nl + 3;
   }
   return 0;
 }
@@ -160,7 +166,8 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
@@ -208,10 +215,12 @@ Framing ReadFraming(const std::string& data, size_t header_end) {
 std::pair<std::string, std::string> RequestLine(const std::string& data) {
   const std::string_view first(data.data(), std::min(data.find('\n'), data.size()));
   const size_t sp = first.find(' ');
-  if (sp == std::string_view::npos) return {"-", "-"};
+  if (sp == std::string_view::npos)
+    return {"-", "-"};
   const size_t sp2 = first.find(' ', sp + 1);
   std::string target(first.substr(sp + 1, sp2 == std::string_view::npos ? sp2 : sp2 - sp - 1));
-  if (target.size() > 200) target = target.substr(0, 200) + "...";
+  if (target.size() > 200)
+    target = target.substr(0, 200) + "...";
   return {std::string(first.substr(0, std::min<size_t>(sp, 16))), target};
 }
 
@@ -237,7 +246,8 @@ const char* Reason(int status) {
 
 std::string Printable(std::string s) {
   for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      c = '?';
   }
   return s;
 }
@@ -264,8 +274,10 @@ struct HttpServer::Impl {
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   }
   ~Impl() {
-    if (listen_fd >= 0) close(listen_fd);
-    if (wake_fd >= 0) close(wake_fd);
+    if (listen_fd >= 0)
+      close(listen_fd);
+    if (wake_fd >= 0)
+      close(wake_fd);
   }
 
   void Answer(const httplib::Request& req, httplib::Response& res) {
@@ -275,7 +287,8 @@ struct HttpServer::Impl {
     r.path = req.path;
     // The query string only: httplib also files an urlencoded form body under req.params,
     // and a body here is a workload (curl -d sends YAML as a "form").
-    for (const auto& [name, value] : QueryParams(req)) r.params.emplace_back(name, value);
+    for (const auto& [name, value] : QueryParams(req))
+      r.params.emplace_back(name, value);
     r.body = req.body;
     Write(Handle(data, r), res);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -329,7 +342,8 @@ struct HttpServer::Impl {
       const int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
-        if (errno == EINTR) continue;
+        if (errno == EINTR)
+          continue;
         return;  // EAGAIN: all accepted; EMFILE and the like: try on the next round
       }
       Connection c;
@@ -354,9 +368,12 @@ struct HttpServer::Impl {
   void Read(Connection& c) {
     char buf[64 * 1024];
     const ssize_t n = recv(c.fd, buf, sizeof buf, 0);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (n <= 0) return Close(c);  // closed by the client, or reset
-    if (c.lingering) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return;
+    if (n <= 0)
+      return Close(c);  // closed by the client, or reset
+    if (c.lingering)
+      return;
     c.data.append(buf, static_cast<size_t>(n));
     if (c.header_end == 0) {
       size_t end = HeaderEnd(c.data);
@@ -373,7 +390,8 @@ struct HttpServer::Impl {
         return Refuse(c, 411,
                       "Transfer-Encoding is not accepted: send the body with a Content-Length");
       }
-      if (f.bad_content_length) return Refuse(c, 400, "malformed Content-Length header");
+      if (f.bad_content_length)
+        return Refuse(c, 400, "malformed Content-Length header");
       const size_t length = f.content_length.value_or(0);
       if (length > data.max_body_bytes) {
         return Refuse(c, 413,
@@ -393,7 +411,8 @@ struct HttpServer::Impl {
       c.request_size = end + length;
       c.deadline = Clock::now() + limits.body_timeout;
     }
-    if (c.data.size() >= c.request_size) Dispatch(c);
+    if (c.data.size() >= c.request_size)
+      Dispatch(c);
   }
 
   void Dispatch(Connection& c) {
@@ -416,7 +435,8 @@ struct HttpServer::Impl {
   }
 
   void Expire(Connection& c) {
-    if (c.lingering || c.data.empty()) return Close(c);  // idle connections close quietly
+    if (c.lingering || c.data.empty())
+      return Close(c);  // idle connections close quietly
     Refuse(c, 408,
            c.header_end == 0
                ? fmt::format("request headers did not arrive within {} ms of connecting",
@@ -436,7 +456,8 @@ struct HttpServer::Impl {
           return queue_closed || !light.empty() || (!light_only && !heavy.empty());
         });
         std::deque<Job>& from = !light.empty() || light_only ? light : heavy;
-        if (from.empty()) return;  // closed and drained
+        if (from.empty())
+          return;  // closed and drained
         job = std::move(from.front());
         from.pop_front();
       }
@@ -468,16 +489,20 @@ struct HttpServer::Impl {
         (void)!::read(wake_fd, &n, sizeof n);
       }
       for (size_t i = 0; i < conns.size(); ++i) {
-        if (fds[i + 2].revents) Read(conns[i]);
+        if (fds[i + 2].revents)
+          Read(conns[i]);
       }
       const auto later = Clock::now();
       for (Connection& c : conns) {
-        if (c.fd >= 0 && c.deadline <= later) Expire(c);
+        if (c.fd >= 0 && c.deadline <= later)
+          Expire(c);
       }
       std::erase_if(conns, [](const Connection& c) { return c.fd < 0; });
-      if (fds[1].revents) Accept(conns);
+      if (fds[1].revents)
+        Accept(conns);
     }
-    for (Connection& c : conns) close(c.fd);
+    for (Connection& c : conns)
+      close(c.fd);
   }
 };
 
@@ -500,11 +525,15 @@ HttpServer::HttpServer(const ServerData& data, std::ostream& log, ServerLimits l
   // those the API's JSON error form too.
   http.set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        if (!res.body.empty())
+          return httplib::Server::HandlerResponse::Unhandled;
         std::string message = fmt::format("HTTP status {}", res.status);
-        if (res.status == 400) message = "malformed HTTP request";
-        if (res.status == 413) message = "request body is over the server's limit";
-        if (res.status == 414) message = "request URI too long";
+        if (res.status == 400)
+          message = "malformed HTTP request";
+        if (res.status == 413)
+          message = "request body is over the server's limit";
+        if (res.status == 414)
+          message = "request URI too long";
         if (res.status == 404 || res.status == 405) {
           message = "no such path or method \"" + req.path + "\"";
         }
@@ -536,7 +565,8 @@ Result<int> HttpServer::Bind(const std::string& host, int port) {
   int fd = -1;
   for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
     fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
+    if (fd < 0)
+      continue;
     // SO_REUSEADDR only: a restart may reuse a port in TIME_WAIT, but a second server on a port
     // in use must fail (SO_REUSEPORT would let both listen and split the requests).
     int yes = 1;
@@ -547,20 +577,23 @@ Result<int> HttpServer::Bind(const std::string& host, int port) {
     }
   }
   freeaddrinfo(found);
-  if (fd < 0) return unavailable;
+  if (fd < 0)
+    return unavailable;
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   std::string ip;
   int bound = 0;
   Address(addr, ip, bound);
-  if (impl_->listen_fd >= 0) close(impl_->listen_fd);
+  if (impl_->listen_fd >= 0)
+    close(impl_->listen_fd);
   impl_->listen_fd = fd;
   return bound;
 }
 
 Status HttpServer::Run() {
-  if (impl_->stop_requested) return Status::Ok();
+  if (impl_->stop_requested)
+    return Status::Ok();
   if (impl_->listen_fd < 0 || impl_->wake_fd < 0) {
     return Status::Unavailable("the HTTP server is not bound to an address");
   }
@@ -576,7 +609,8 @@ Status HttpServer::Run() {
     impl_->queue_closed = true;
   }
   impl_->queue_ready.notify_all();
-  for (std::thread& t : workers) t.join();  // requests already read are answered first
+  for (std::thread& t : workers)
+    t.join();  // requests already read are answered first
   if (!impl_->stop_requested) {
     return Status::Unavailable("the HTTP server stopped accepting connections");
   }

@@ -1,12 +1,11 @@
 // The three agent commands end to end through the command line (in-process).
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "agent/clock.h"
 #include "agent/probe_calibration.h"
@@ -34,11 +33,14 @@ TEST(WatchSpotCliTest, UsageErrorsExitTwo) {
       {"no_target", {"watch-spot"}, "give exactly one of --pid PID or --exec 'COMMAND'"},
       {"both_targets", {"watch-spot", "--pid", "1", "--exec", "true"}, "excludes"},
       {"signal_without_pid", {"watch-spot", "--exec", "true", "--signal", "USR2"}, "excludes"},
-      {"bad_signal", {"watch-spot", "--pid", "1", "--signal", "SIGFOO"},
+      {"bad_signal",
+       {"watch-spot", "--pid", "1", "--signal", "SIGFOO"},
        "--signal \"SIGFOO\": expected a signal name"},
-      {"bad_url", {"watch-spot", "--pid", "1", "--metadata-url", "100.100.100.200"},
+      {"bad_url",
+       {"watch-spot", "--pid", "1", "--metadata-url", "100.100.100.200"},
        "the scheme must be http:// or https://"},
-      {"zero_interval", {"watch-spot", "--exec", "true", "--interval", "0"},
+      {"zero_interval",
+       {"watch-spot", "--exec", "true", "--interval", "0"},
        "--interval 0: expected 0.01 to 3600 seconds"},
       {"pid_zero", {"watch-spot", "--pid", "0"}, "--pid: expected a process id"},
   };
@@ -55,8 +57,8 @@ TEST(WatchSpotCliTest, ExitCodesAgainstAMockService) {
   const std::string marker = "/tmp/gpuplan-cli-watch-" + std::to_string(getpid());
   unlink(marker.c_str());
   // No notice: --once polls one time and exits 5.
-  testing::CliRun none = RunGpuplan({"watch-spot", "--metadata-url", server.url(), "--once",
-                                     "--exec", "touch " + marker});
+  testing::CliRun none = RunGpuplan(
+      {"watch-spot", "--metadata-url", server.url(), "--once", "--exec", "touch " + marker});
   EXPECT_EQ(none.exit_code, 5) << none.err;
   EXPECT_EQ(access(marker.c_str(), F_OK), -1);
 
@@ -66,8 +68,8 @@ TEST(WatchSpotCliTest, ExitCodesAgainstAMockService) {
   agent::SystemClock clock;
   b.body = agent::FormatUtc(clock.UnixSeconds() + 300);
   server.Set(b);
-  testing::CliRun notice = RunGpuplan({"watch-spot", "--metadata-url", server.url(),
-                                       "--interval", "0.05", "--exec", "touch " + marker});
+  testing::CliRun notice = RunGpuplan({"watch-spot", "--metadata-url", server.url(), "--interval",
+                                       "0.05", "--exec", "touch " + marker});
   EXPECT_EQ(notice.exit_code, 0) << notice.err;
   EXPECT_EQ(access(marker.c_str(), F_OK), 0);
   EXPECT_NE(notice.err.find("termination notice"), std::string::npos);
@@ -81,8 +83,8 @@ TEST(WatchSpotCliTest, ExitCodesAgainstAMockService) {
 
 TEST(MonitorCliTest, FollowsACommandWritesCsvAndDiagnoses) {
   const std::string proc = testing::TestDataPath("proc/t0");
-  testing::CliRun r = RunGpuplan({"monitor", "--no-gpu", "--interval", "0.05", "--proc-root",
-                                  proc, "--", "sh", "-c", "sleep 0.2; exit 4"});
+  testing::CliRun r = RunGpuplan({"monitor", "--no-gpu", "--interval", "0.05", "--proc-root", proc,
+                                  "--", "sh", "-c", "sleep 0.2; exit 4"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_EQ(r.out.rfind("time_utc,elapsed_s,", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("diagnosis: no-gpu-data"), std::string::npos) << r.err;
@@ -90,14 +92,15 @@ TEST(MonitorCliTest, FollowsACommandWritesCsvAndDiagnoses) {
 
 TEST(MonitorCliTest, JsonToAnOutputFile) {
   const std::string path = "/tmp/gpuplan-cli-monitor-" + std::to_string(getpid()) + ".jsonl";
-  testing::CliRun r = RunGpuplan({"monitor", "--no-gpu", "--json", "--interval", "0.05",
-                                  "--samples", "2", "--output", path, "--proc-root",
-                                  testing::TestDataPath("proc/t0")});
+  testing::CliRun r =
+      RunGpuplan({"monitor", "--no-gpu", "--json", "--interval", "0.05", "--samples", "2",
+                  "--output", path, "--proc-root", testing::TestDataPath("proc/t0")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
   std::ifstream in(path);
   std::vector<nlohmann::json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::json::parse(line));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0]["type"], "sample");
   EXPECT_EQ(lines[2]["type"], "diagnosis");
@@ -113,7 +116,8 @@ TEST(MonitorCliTest, BadFlags) {
   const Case kCases[] = {
       {"pid_and_command", {"monitor", "--pid", "1", "--", "true"}, "not both"},
       {"negative_interval", {"monitor", "--interval", "-1"}, "--interval -1"},
-      {"unknown_instance", {"monitor", "--instance", "ecs.gn7i-c8g1.2xlarg", "--", "true"},
+      {"unknown_instance",
+       {"monitor", "--instance", "ecs.gn7i-c8g1.2xlarg", "--", "true"},
        "did you mean ecs.gn7i-c8g1.2xlarge"},
   };
   for (const Case& c : kCases) {
@@ -125,8 +129,8 @@ TEST(MonitorCliTest, BadFlags) {
 }
 
 TEST(ProbeCliTest, JsonWithoutGpuSaysWhatWasNotMeasured) {
-  testing::CliRun r = RunGpuplan({"probe", "--json", "--no-gpu", "--no-cpu", "--instance",
-                                  "ecs.gn7i-c8g1.2xlarge"});
+  testing::CliRun r = RunGpuplan(
+      {"probe", "--json", "--no-gpu", "--no-cpu", "--instance", "ecs.gn7i-c8g1.2xlarge"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["instance_type"], "ecs.gn7i-c8g1.2xlarge");
@@ -144,8 +148,8 @@ TEST(ProbeCliTest, DefaultRunPrintsOneJsonDocumentAndSavesACalibration) {
   MockMetadataServer server;
   const std::string cal = "/tmp/gpuplan-cli-cal-" + std::to_string(getpid()) + ".json";
   // Whatever this machine has (GPU or not, CUDA plugin or not), stdout is one JSON document.
-  testing::CliRun r = RunGpuplan({"probe", "--json", "--quick", "--metadata-url", server.url(),
-                                  "--save", cal});
+  testing::CliRun r =
+      RunGpuplan({"probe", "--json", "--quick", "--metadata-url", server.url(), "--save", cal});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["instance_source"], "metadata");
@@ -158,15 +162,15 @@ TEST(ProbeCliTest, DefaultRunPrintsOneJsonDocumentAndSavesACalibration) {
 }
 
 TEST(ProbeCliTest, UnreachableMetadataAndTableOutput) {
-  testing::CliRun r = RunGpuplan({"probe", "--no-gpu", "--no-cpu", "--metadata-url", DeadUrl(),
-                                  "--metadata-timeout", "0.2"});
+  testing::CliRun r = RunGpuplan(
+      {"probe", "--no-gpu", "--no-cpu", "--metadata-url", DeadUrl(), "--metadata-timeout", "0.2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("instance: unknown (unknown)", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("pass --instance"), std::string::npos);
   testing::CliRun bad = RunGpuplan({"probe", "--seconds", "0"});
   EXPECT_EQ(bad.exit_code, 2);
-  testing::CliRun save = RunGpuplan({"probe", "--no-gpu", "--no-cpu", "--no-metadata", "--save",
-                                     "/proc/nonexistent/cal.json"});
+  testing::CliRun save = RunGpuplan(
+      {"probe", "--no-gpu", "--no-cpu", "--no-metadata", "--save", "/proc/nonexistent/cal.json"});
   EXPECT_EQ(save.exit_code, 1) << save.err;
 }
 

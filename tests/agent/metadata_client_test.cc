@@ -1,8 +1,8 @@
 #include "agent/metadata_client.h"
 
-#include <chrono>
-
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 #include "agent/spot_watcher.h"
 #include "testing/mock_metadata_server.h"
@@ -47,8 +47,8 @@ TEST(MetadataClientTest, RepliesByKind) {
   };
   const Case kCases[] = {
       {"no_notice_404", b(Mode::kNoNotice), Kind::kNotFound, 404, "Not Found", "HTTP 404"},
-      {"notice", b(Mode::kNotice, "2026-11-30T14:08:56Z"), Kind::kOk, 200,
-       "2026-11-30T14:08:56Z", ""},
+      {"notice", b(Mode::kNotice, "2026-11-30T14:08:56Z"), Kind::kOk, 200, "2026-11-30T14:08:56Z",
+       ""},
       {"server_error", b(Mode::kStatus, "boom", 500), Kind::kHttpError, 500, "boom", "HTTP 500"},
       {"throttled", b(Mode::kStatus, "", 429), Kind::kHttpError, 429, "", "HTTP 429"},
       {"huge_reply", b(Mode::kGarbage, std::string(200000, 'x')), Kind::kUnreachable, 0, "",

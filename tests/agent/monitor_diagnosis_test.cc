@@ -1,8 +1,8 @@
 #include "agent/monitor_diagnosis.h"
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace gpuplan::agent {
 namespace {
@@ -70,37 +70,84 @@ TEST(MonitorDiagnosisTest, ClassifiesSyntheticTimelines) {
     return s;
   };
   const Case kCases[] = {
-      {"busy_gpus_full_power", Shape{}, std::nullopt, "gpu-bound", {"gpu-bound"}, "mixed precision"},
+      {"busy_gpus_full_power",
+       Shape{},
+       std::nullopt,
+       "gpu-bound",
+       {"gpu-bound"},
+       "mixed precision"},
       {"idle_gpu_saturated_cpu",
-       shape([](Shape& s) { s.gpu_util = 35, s.cpu = 97, s.max_core = 100; }), std::nullopt,
-       "data-loading-bound", {"data-loading-bound"}, "more vCPU per GPU"},
+       shape([](Shape& s) { s.gpu_util = 35, s.cpu = 97, s.max_core = 100; }),
+       std::nullopt,
+       "data-loading-bound",
+       {"data-loading-bound"},
+       "more vCPU per GPU"},
       {"idle_gpu_one_hot_core",
-       shape([](Shape& s) { s.gpu_util = 40, s.cpu = 20, s.max_core = 100; }), std::nullopt,
-       "data-loading-bound", {"data-loading-bound"}, "num_workers > 0"},
+       shape([](Shape& s) { s.gpu_util = 40, s.cpu = 20, s.max_core = 100; }),
+       std::nullopt,
+       "data-loading-bound",
+       {"data-loading-bound"},
+       "num_workers > 0"},
       {"idle_gpu_saturated_disk",
-       shape([](Shape& s) { s.gpu_util = 30, s.disk_util = 98, s.iowait = 35; }), std::nullopt,
-       "data-loading-bound", {"data-loading-bound"}, "faster disk"},
+       shape([](Shape& s) { s.gpu_util = 30, s.disk_util = 98, s.iowait = 35; }),
+       std::nullopt,
+       "data-loading-bound",
+       {"data-loading-bound"},
+       "faster disk"},
       {"idle_gpu_network_near_limit",
-       shape([](Shape& s) { s.gpu_util = 45, s.net_gbps = 28; }), 32.0, "communication-bound",
-       {"communication-bound"}, "eRDMA"},
+       shape([](Shape& s) { s.gpu_util = 45, s.net_gbps = 28; }),
+       32.0,
+       "communication-bound",
+       {"communication-bound"},
+       "eRDMA"},
       {"busy_but_low_power_multi_gpu",
-       shape([](Shape& s) { s.gpu_util = 99, s.power_frac = 0.25; }), std::nullopt,
-       "communication-bound", {"communication-bound"}, "eRDMA"},
+       shape([](Shape& s) { s.gpu_util = 99, s.power_frac = 0.25; }),
+       std::nullopt,
+       "communication-bound",
+       {"communication-bound"},
+       "eRDMA"},
       {"idle_gpu_nothing_saturated",
-       shape([](Shape& s) { s.gpu_util = 20, s.net_gbps = 2; }), 32.0, "underutilised",
-       {"underutilised"}, "batch size"},
-      {"middle_utilisation", shape([](Shape& s) { s.gpu_util = 72; }), std::nullopt, "mixed",
-       {"mixed"}, "overlap"},
-      {"lots_of_memory_left", shape([](Shape& s) { s.mem_frac = 0.3; }), std::nullopt,
-       "gpu-bound", {"gpu-bound", "memory-headroom"}, "mixed precision"},
-      {"memory_nearly_full", shape([](Shape& s) { s.mem_frac = 0.98; }), std::nullopt,
-       "gpu-bound", {"gpu-bound", "memory-near-full"}, "mixed precision"},
-      {"host_memory_nearly_full", shape([](Shape& s) { s.host_mem_frac = 0.95; }), std::nullopt,
-       "gpu-bound", {"gpu-bound", "host-memory-near-full"}, "mixed precision"},
-      {"no_gpus", shape([](Shape& s) { s.gpus = 0; }), std::nullopt, "no-gpu-data",
-       {"no-gpu-data"}, "NVIDIA driver"},
-      {"no_gpus_busy_host", shape([](Shape& s) { s.gpus = 0, s.cpu = 95; }), std::nullopt,
-       "no-gpu-data", {"no-gpu-data", "host-saturated"}, "NVIDIA driver"},
+       shape([](Shape& s) { s.gpu_util = 20, s.net_gbps = 2; }),
+       32.0,
+       "underutilised",
+       {"underutilised"},
+       "batch size"},
+      {"middle_utilisation",
+       shape([](Shape& s) { s.gpu_util = 72; }),
+       std::nullopt,
+       "mixed",
+       {"mixed"},
+       "overlap"},
+      {"lots_of_memory_left",
+       shape([](Shape& s) { s.mem_frac = 0.3; }),
+       std::nullopt,
+       "gpu-bound",
+       {"gpu-bound", "memory-headroom"},
+       "mixed precision"},
+      {"memory_nearly_full",
+       shape([](Shape& s) { s.mem_frac = 0.98; }),
+       std::nullopt,
+       "gpu-bound",
+       {"gpu-bound", "memory-near-full"},
+       "mixed precision"},
+      {"host_memory_nearly_full",
+       shape([](Shape& s) { s.host_mem_frac = 0.95; }),
+       std::nullopt,
+       "gpu-bound",
+       {"gpu-bound", "host-memory-near-full"},
+       "mixed precision"},
+      {"no_gpus",
+       shape([](Shape& s) { s.gpus = 0; }),
+       std::nullopt,
+       "no-gpu-data",
+       {"no-gpu-data"},
+       "NVIDIA driver"},
+      {"no_gpus_busy_host",
+       shape([](Shape& s) { s.gpus = 0, s.cpu = 95; }),
+       std::nullopt,
+       "no-gpu-data",
+       {"no-gpu-data", "host-saturated"},
+       "NVIDIA driver"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -112,7 +159,8 @@ TEST(MonitorDiagnosisTest, ClassifiesSyntheticTimelines) {
     EXPECT_EQ(d.findings.front().id, c.want_verdict);
     EXPECT_NE(d.findings.front().advice.find(c.want_advice), std::string::npos)
         << d.findings.front().advice;
-    for (const std::string& id : c.want_findings) EXPECT_TRUE(Has(d, id)) << id;
+    for (const std::string& id : c.want_findings)
+      EXPECT_TRUE(Has(d, id)) << id;
     EXPECT_EQ(d.samples, 20);
   }
 }
@@ -124,7 +172,8 @@ TEST(MonitorDiagnosisTest, OneSampleIsTooShort) {
 
 TEST(MonitorDiagnosisTest, UnevenGpusAreFlagged) {
   std::vector<MonitorSample> t = Timeline(Shape{});
-  for (MonitorSample& s : t) s.gpus[3].util_pct = 20;
+  for (MonitorSample& s : t)
+    s.gpus[3].util_pct = 20;
   Diagnosis d = Diagnose(t, {});
   EXPECT_TRUE(Has(d, "gpu-imbalance"));
   EXPECT_NEAR(*d.gpu_util_mean_pct, (95 * 7 + 20) / 8.0, 1e-9);

@@ -1,10 +1,10 @@
 #include "agent/monitor.h"
 
-#include <algorithm>
-#include <sstream>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "agent/proc_reader.h"
 #include "testing/agent_fakes.h"
@@ -19,7 +19,8 @@ using testing::FakeGpuTelemetry;
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
   return out;
 }
 
@@ -111,8 +112,7 @@ TEST(MonitorTest, StopsWhenAskedAndWithoutGpus) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.samples.empty());
   EXPECT_EQ(r.diagnosis.verdict, "too-short");
-  EXPECT_NE(h.log.str().find("no GPU telemetry: cannot load libnvidia-ml.so.1"),
-            std::string::npos);
+  EXPECT_NE(h.log.str().find("no GPU telemetry: cannot load libnvidia-ml.so.1"), std::string::npos);
 }
 
 TEST(MonitorTest, BrokenProcIsAnError) {

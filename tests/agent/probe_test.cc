@@ -1,16 +1,15 @@
 #include "agent/probe.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "agent/metadata_client.h"
-#include "agent/proc_reader.h"
 #include "agent/probe_calibration.h"
+#include "agent/proc_reader.h"
 #include "gpuplan/catalog.h"
 #include "io/catalog_loader.h"
 #include "testing/agent_fakes.h"
@@ -36,7 +35,8 @@ const Catalog& Embedded() {
 
 const ProbeMetric* Find(const ProbeReport& r, const std::string& id, int gpu) {
   for (const ProbeMetric& m : r.metrics) {
-    if (m.id == id && m.gpu == gpu) return &m;
+    if (m.id == id && m.gpu == gpu)
+      return &m;
   }
   return nullptr;
 }
@@ -100,7 +100,8 @@ TEST(ProbeTest, WithoutGpusEveryGpuMetricSaysWhyItIsMissing) {
   EXPECT_TRUE(j["devices"].empty());
   bool listed = false;
   for (const auto& n : j["not_measured"]) {
-    if (n["id"] == "gemm_bf16_tflops") listed = n["reason"] == "CUDA probe plugin not loaded";
+    if (n["id"] == "gemm_bf16_tflops")
+      listed = n["reason"] == "CUDA probe plugin not loaded";
   }
   EXPECT_TRUE(listed);
   EXPECT_GT(j["summary"]["not-measured"].get<int>(), 10);
@@ -195,7 +196,8 @@ TEST(ProbeTest, InstanceTypeFromTheMetadataService) {
     EXPECT_EQ(r.instance_type, c.want_type);
     EXPECT_EQ(r.instance_source, c.want_source);
     bool noted = false;
-    for (const std::string& n : r.notes) noted |= *c.want_note && n.find(c.want_note) != n.npos;
+    for (const std::string& n : r.notes)
+      noted |= *c.want_note && n.find(c.want_note) != n.npos;
     EXPECT_EQ(noted, *c.want_note != 0);
   }
 }
@@ -261,11 +263,9 @@ TEST(ProbeCalibrationTest, MalformedFilesNameTheField) {
       {"efficiency_text",
        R"({"format":"gpuplan-probe-calibration","version":1,"efficiency":{"h2d":"fast"}})",
        "field \"efficiency.h2d\""},
-      {"gpu_count_negative",
-       R"({"format":"gpuplan-probe-calibration","version":1,"gpu_count":-1})",
+      {"gpu_count_negative", R"({"format":"gpuplan-probe-calibration","version":1,"gpu_count":-1})",
        "field \"gpu_count\": expected a whole number from 0 to 1024"},
-      {"instance_number",
-       R"({"format":"gpuplan-probe-calibration","version":1,"instance_type":7})",
+      {"instance_number", R"({"format":"gpuplan-probe-calibration","version":1,"instance_type":7})",
        "field \"instance_type\": expected a string or null"},
   };
   for (const Case& c : kCases) {

@@ -52,8 +52,8 @@ TEST(ProbeVerdictTest, MeasuredAgainstCatalogExpectations) {
       {"pcie_gen_down", "ecs.gn7i-c8g1.2xlarge", "pcie_gen", 3, Verdict::kBad, 4},
       {"host_memory_visible", "ecs.gn7i-c8g1.2xlarge", "host_memory_gib", 29.4, Verdict::kOk, 27},
       {"nvlink_p2p", "ecs.gn7e-c16g1.32xlarge", "p2p_gbs", 240, Verdict::kOk, 225},
-      {"nvlink_allreduce_low", "ecs.gn7e-c16g1.32xlarge", "allreduce_busbw_gbs", 150,
-       Verdict::kLow, 210},
+      {"nvlink_allreduce_low", "ecs.gn7e-c16g1.32xlarge", "allreduce_busbw_gbs", 150, Verdict::kLow,
+       210},
       {"pcie_allreduce", "ecs.gn7i-2x.8xlarge", "allreduce_busbw_gbs", 21, Verdict::kOk, 22.4},
       {"not_measured", "ecs.gn7i-c8g1.2xlarge", "gemm_fp16_tflops", std::nullopt,
        Verdict::kNotMeasured, 87.5},
@@ -81,9 +81,9 @@ TEST(ProbeVerdictTest, MeasuredAgainstCatalogExpectations) {
 }
 
 TEST(ProbeVerdictTest, HealthyFractionsAreFractions) {
-  for (const char* id : {"gemm_fp32_tflops", "gemm_tf32_tflops", "gemm_bf16_tflops",
-                         "gemm_fp16_tflops", "memory_bandwidth_gbs", "h2d_gbs", "d2h_gbs",
-                         "p2p_gbs", "allreduce_busbw_gbs"}) {
+  for (const char* id :
+       {"gemm_fp32_tflops", "gemm_tf32_tflops", "gemm_bf16_tflops", "gemm_fp16_tflops",
+        "memory_bandwidth_gbs", "h2d_gbs", "d2h_gbs", "p2p_gbs", "allreduce_busbw_gbs"}) {
     SCOPED_TRACE(id);
     ASSERT_TRUE(HealthyFraction(id));
     EXPECT_GT(*HealthyFraction(id), 0.5);

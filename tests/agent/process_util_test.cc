@@ -1,9 +1,8 @@
 #include "agent/process_util.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "agent/clock.h"
 
@@ -16,9 +15,10 @@ TEST(ProcessUtilTest, ParseSignal) {
     std::optional<int> want;
   };
   const Case kCases[] = {
-      {"SIGUSR1", SIGUSR1}, {"USR1", SIGUSR1}, {"usr2", SIGUSR2}, {"sigterm", SIGTERM},
-      {"10", 10},           {"64", 64},        {"0", std::nullopt}, {"65", std::nullopt},
-      {"", std::nullopt},   {"SIGFOO", std::nullopt}, {"-9", std::nullopt},
+      {"SIGUSR1", SIGUSR1},     {"USR1", SIGUSR1},    {"usr2", SIGUSR2},
+      {"sigterm", SIGTERM},     {"10", 10},           {"64", 64},
+      {"0", std::nullopt},      {"65", std::nullopt}, {"", std::nullopt},
+      {"SIGFOO", std::nullopt}, {"-9", std::nullopt},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);

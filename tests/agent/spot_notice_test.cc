@@ -58,8 +58,7 @@ TEST(SpotNoticeTest, AnythingElseIsGarbageWithAReason) {
     SCOPED_TRACE(c.name);
     Result<double> t = ParseTerminationTime(c.body);
     ASSERT_FALSE(t.ok());
-    EXPECT_NE(t.status().message().find(c.want_reason), std::string::npos)
-        << t.status().message();
+    EXPECT_NE(t.status().message().find(c.want_reason), std::string::npos) << t.status().message();
     EXPECT_NE(t.status().message().find("expected an ISO-8601 UTC timestamp"), std::string::npos);
   }
 }

@@ -1,12 +1,11 @@
 #include "agent/spot_watcher.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "agent/clock.h"
 #include "agent/metadata_client.h"
@@ -33,7 +32,7 @@ struct Watch {
 // Runs the watcher against `server` on a fake clock: intervals pass without real sleeping (each
 // fake sleep takes 1 ms of real time, so real child processes still progress).
 Watch RunWatch(MockMetadataServer& server, SpotWatchOptions o, double timeout = 0.3,
-          const std::atomic<bool>* stop = nullptr, const std::string& url = "") {
+               const std::atomic<bool>* stop = nullptr, const std::string& url = "") {
   MetadataOptions mo;
   mo.base_url = url.empty() ? server.url() : url;
   mo.timeout_seconds = timeout;

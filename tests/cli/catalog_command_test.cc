@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "testing/cli_runner.h"
@@ -58,7 +59,8 @@ TEST(CatalogCommandTest, FiltersKeepOnlyMatchingTypes) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     auto rows = nlohmann::json::parse(run.out);
     EXPECT_GE(rows.size(), c.min_rows);
-    for (const auto& row : rows) EXPECT_TRUE(c.every(row)) << row["name"];
+    for (const auto& row : rows)
+      EXPECT_TRUE(c.every(row)) << row["name"];
   }
 }
 
@@ -81,18 +83,23 @@ TEST(CatalogCommandTest, JsonHasTheContractFields) {
     for (const auto& [precision, v] : g["tflops"].items()) {
       EXPECT_TRUE(precision == "fp64" || precision == "fp32" || precision == "tf32" ||
                   precision == "bf16" || precision == "fp16" || precision == "fp8" ||
-                  precision == "int8") << precision;
+                  precision == "int8")
+          << precision;
       EXPECT_GT(v.get<double>(), 0);
     }
   }
   // T4 has no BF16 unit: the key is absent, not 0.
-  auto t4 = std::find_if(rows.begin(), rows.end(), [](const auto& g) { return g["name"] == "T4-16G"; });
+  auto t4 =
+      std::find_if(rows.begin(), rows.end(), [](const auto& g) { return g["name"] == "T4-16G"; });
   ASSERT_NE(t4, rows.end());
   EXPECT_FALSE((*t4)["tflops"].contains("bf16"));
 }
 
 TEST(CatalogCommandTest, OutputFormatsMatchGoldenFiles) {
-  struct Golden { const char* file; std::vector<std::string> args; };
+  struct Golden {
+    const char* file;
+    std::vector<std::string> args;
+  };
   const Golden kCases[] = {
       {"catalog_instances_gn7e.txt", {"catalog", "instances", "--family", "gn7e"}},
       {"catalog_instances_gn7e.csv", {"catalog", "instances", "--family", "gn7e", "--csv"}},
@@ -117,15 +124,25 @@ struct ErrorCase {
 
 TEST(CatalogCommandTest, UnknownNamesFailWithSuggestions) {
   const ErrorCase kCases[] = {
-      {"article_confusion", {"catalog", "show", "gn7-m20"}, 1,
+      {"article_confusion",
+       {"catalog", "show", "gn7-m20"},
+       1,
        "the 80 GB A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex"},
-      {"typo_gets_did_you_mean", {"catalog", "show", "ecs.gn7i-c8g1.4xlarge"}, 1,
+      {"typo_gets_did_you_mean",
+       {"catalog", "show", "ecs.gn7i-c8g1.4xlarge"},
+       1,
        "did you mean ecs.gn7i-"},
       {"no_gni_family", {"catalog", "show", "gni"}, 1, "There is no gni family"},
-      {"unknown_gpu_filter", {"catalog", "instances", "--gpu", "H2OO"}, 2, "--gpu: unknown GPU \"H2OO\""},
+      {"unknown_gpu_filter",
+       {"catalog", "instances", "--gpu", "H2OO"},
+       2,
+       "--gpu: unknown GPU \"H2OO\""},
       {"bad_status", {"catalog", "instances", "--status", "old"}, 2, "--status: expected current"},
       {"bad_flag", {"catalog", "instances", "--bogus"}, 2, "Run 'gpuplan --help'"},
-      {"missing_overlay", {"--catalog", "/nonexistent", "catalog", "gpus"}, 1, "is not a directory"},
+      {"missing_overlay",
+       {"--catalog", "/nonexistent", "catalog", "gpus"},
+       1,
+       "is not a directory"},
   };
   for (const ErrorCase& c : kCases) {
     SCOPED_TRACE(c.name);

@@ -1,11 +1,11 @@
 // End-to-end checks of `gpuplan estimate` and `gpuplan validate` through the CLI.
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "testing/cli_runner.h"
 
@@ -13,16 +13,16 @@ namespace gpuplan::testing {
 namespace {
 
 TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
-  const CliRun run = RunGpuplan({"estimate", "--task", "finetune", "--method", "lora",
-                                 "--model", "llama-2-7b", "--seq-len", "2048",
-                                 "--global-batch", "32", "--tokens", "10M", "--gpu",
-                                 "A100-80G-SXM", "--gpus", "1", "--json"});
+  const CliRun run =
+      RunGpuplan({"estimate", "--task", "finetune", "--method", "lora", "--model", "llama-2-7b",
+                  "--seq-len", "2048", "--global-batch", "32", "--tokens", "10M", "--gpu",
+                  "A100-80G-SXM", "--gpus", "1", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
-  for (const char* path : {"/memory/per_gpu_gib", "/memory/breakdown/weights", "/fits",
-                           "/time/step_s", "/time/breakdown/compute", "/time/breakdown/dp_comm",
-                           "/throughput/tokens_per_s_per_gpu", "/throughput/tflops_per_gpu",
-                           "/throughput/mfu", "/job/hours", "/job/gpu_hours"}) {
+  for (const char* path :
+       {"/memory/per_gpu_gib", "/memory/breakdown/weights", "/fits", "/time/step_s",
+        "/time/breakdown/compute", "/time/breakdown/dp_comm", "/throughput/tokens_per_s_per_gpu",
+        "/throughput/tflops_per_gpu", "/throughput/mfu", "/job/hours", "/job/gpu_hours"}) {
     SCOPED_TRACE(path);
     EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(path)));
   }
@@ -35,9 +35,8 @@ TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
 
 TEST(EstimateCommandTest, InstanceHardwareAndLayoutFlags) {
   const CliRun run = RunGpuplan({"estimate", "--task", "pretrain", "--model", "llama-2-13b",
-                                 "--instance", "ecs.gn7e-c16g1.32xlarge", "--nodes", "2",
-                                 "--tp", "2", "--zero", "1", "--micro-batch", "1",
-                                 "--global-batch", "64"});
+                                 "--instance", "ecs.gn7e-c16g1.32xlarge", "--nodes", "2", "--tp",
+                                 "2", "--zero", "1", "--micro-batch", "1", "--global-batch", "64"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("layout: tp=2 pp=1 dp=8 ZeRO-1"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("dp_comm"), std::string::npos);
@@ -51,19 +50,29 @@ TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
     const char* want_err;
   };
   const Case kCases[] = {
-      {"unknown_gpu", {"estimate", "--model", "llama-2-7b", "--gpu", "A1000", "--gpus", "1"}, 2,
+      {"unknown_gpu",
+       {"estimate", "--model", "llama-2-7b", "--gpu", "A1000", "--gpus", "1"},
+       2,
        "--gpu: unknown GPU \"A1000\"; did you mean"},
-      {"unknown_model", {"estimate", "--model", "llama-2-8b", "--gpu", "A10", "--gpus", "1"}, 1,
+      {"unknown_model",
+       {"estimate", "--model", "llama-2-8b", "--gpu", "A10", "--gpus", "1"},
+       1,
        "field \"model\": unknown model \"llama-2-8b\"; did you mean"},
       {"bad_precision",
-       {"estimate", "--model", "llama-2-7b", "--precision", "bf8", "--gpu", "A10"}, 2,
+       {"estimate", "--model", "llama-2-7b", "--precision", "bf8", "--gpu", "A10"},
+       2,
        "--precision: expected bf16, fp16, fp32, fp8 or fp64, got \"bf8\""},
       {"layout_mismatch",
-       {"estimate", "--model", "llama-2-7b", "--gpu", "A10", "--gpus", "2", "--tp", "4"}, 2,
+       {"estimate", "--model", "llama-2-7b", "--gpu", "A10", "--gpus", "2", "--tp", "4"},
+       2,
        "--tp 4 x --pp 1 does not divide the 2 GPUs"},
-      {"no_hardware", {"estimate", "--model", "llama-2-7b"}, 2,
+      {"no_hardware",
+       {"estimate", "--model", "llama-2-7b"},
+       2,
        "give --gpu NAME --gpus N, or --instance TYPE [--nodes K]"},
-      {"missing_file", {"estimate", "/nonexistent/w.yaml", "--gpu", "A10"}, 1,
+      {"missing_file",
+       {"estimate", "/nonexistent/w.yaml", "--gpu", "A10"},
+       1,
        "/nonexistent/w.yaml"},
   };
   for (const Case& c : kCases) {
@@ -81,10 +90,10 @@ TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
     "created": "2026-11-30T14:08:56Z", "instance_type": null, "gpu": "A100-80G-SXM",
     "gpu_count": 1, "efficiency": {"gemm_bf16": 0.30, "memory_bandwidth": 0.85},
     "measured": {}})";
-  const std::vector<std::string> base = {"estimate", "--task", "pretrain", "--model",
-                                         "llama-2-7b", "--gpu", "A100-80G-SXM", "--gpus", "1",
-                                         "--micro-batch", "1", "--global-batch", "1",
-                                         "--recompute", "full", "--json"};
+  const std::vector<std::string> base = {
+      "estimate", "--task", "pretrain",      "--model", "llama-2-7b",     "--gpu", "A100-80G-SXM",
+      "--gpus",   "1",      "--micro-batch", "1",       "--global-batch", "1",     "--recompute",
+      "full",     "--json"};
   std::vector<std::string> probed = base;
   probed.push_back("--probe-calibration");
   probed.push_back(path);
@@ -107,8 +116,7 @@ TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
 }
 
 TEST(ValidateCommandTest, ShippedCalibrationSetMeetsIssueTargets) {
-  const CliRun run =
-      RunGpuplan({"validate", TestDataPath("validation/calibration.csv"), "--json"});
+  const CliRun run = RunGpuplan({"validate", TestDataPath("validation/calibration.csv"), "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
   const nlohmann::json& s = j["summary"];

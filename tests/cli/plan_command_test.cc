@@ -1,6 +1,6 @@
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "testing/cli_runner.h"
@@ -11,7 +11,9 @@ namespace {
 using testing::RunGpuplan;
 using testing::TestDataPath;
 
-std::string Example(const std::string& name) { return std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name; }
+std::string Example(const std::string& name) {
+  return std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name;
+}
 
 TEST(PlanCommandTest, JsonHasTheDocumentedShape) {
   auto run = RunGpuplan({"plan", Example("llm-lora-finetune.yaml"), "--json"});
@@ -36,7 +38,8 @@ TEST(PlanCommandTest, JsonHasTheDocumentedShape) {
       EXPECT_TRUE(a.contains("rule") && a.contains("severity") && a.contains("message"));
     }
   }
-  for (const auto& r : j["rejected"]) EXPECT_FALSE(r["reason"].get<std::string>().empty());
+  for (const auto& r : j["rejected"])
+    EXPECT_FALSE(r["reason"].get<std::string>().empty());
 }
 
 TEST(PlanCommandTest, UnsatisfiableWorkloadExitsZeroWithReasons) {
@@ -60,29 +63,34 @@ TEST(PlanCommandTest, MalformedWorkloadFailsNamingLineAndField) {
 TEST(PlanCommandTest, TextAndMarkdownReportsExplainTheWinner) {
   auto text = RunGpuplan({"plan", Example("llm-lora-finetune.yaml")});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (const char* part : {"Why:", "Memory per GPU", "Storage:", "Image:", "Advice:", "Rejected:"}) {
+  for (const char* part :
+       {"Why:", "Memory per GPU", "Storage:", "Image:", "Advice:", "Rejected:"}) {
     EXPECT_NE(text.out.find(part), std::string::npos) << part;
   }
   auto md = RunGpuplan({"plan", Example("llm-lora-finetune.yaml"), "--markdown"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  for (const char* part : {"# GPU plan", "## Recommendation", "| # | instance", "## Advice", "## Rejected"}) {
+  for (const char* part :
+       {"# GPU plan", "## Recommendation", "| # | instance", "## Advice", "## Rejected"}) {
     EXPECT_NE(md.out.find(part), std::string::npos) << part;
   }
 }
 
 TEST(PlanCommandTest, ExplainSaysWhyNot) {
-  auto run = RunGpuplan({"explain", "ecs.gn6i-c4g1.xlarge", TestDataPath("workloads/full70b.yaml")});
+  auto run =
+      RunGpuplan({"explain", "ecs.gn6i-c4g1.xlarge", TestDataPath("workloads/full70b.yaml")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("cannot run this workload"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("first choice is"), std::string::npos) << run.out;
-  auto unknown = RunGpuplan({"explain", "ecs.gn7-m20.8xlarge", TestDataPath("workloads/full70b.yaml")});
+  auto unknown =
+      RunGpuplan({"explain", "ecs.gn7-m20.8xlarge", TestDataPath("workloads/full70b.yaml")});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("did you mean"), std::string::npos) << unknown.err;
 }
 
 TEST(PlanCommandTest, EveryExampleWorkloadPlans) {
-  for (const char* name : {"llm-lora-finetune.yaml", "high-concurrency-inference.yaml", "light-image-processing.yaml",
-                           "rendering-farm.yaml", "llama-70b-pretrain.yaml", "llama-13b-qlora-budget.yaml"}) {
+  for (const char* name :
+       {"llm-lora-finetune.yaml", "high-concurrency-inference.yaml", "light-image-processing.yaml",
+        "rendering-farm.yaml", "llama-70b-pretrain.yaml", "llama-13b-qlora-budget.yaml"}) {
     SCOPED_TRACE(name);
     auto run = RunGpuplan({"plan", Example(name), "--json"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -101,9 +109,12 @@ TEST(PlanCommandTest, ProbeCalibrationChangesOnlyTheMeasuredGpu) {
   const std::string dir = ::testing::TempDir();
   auto write = [&](const std::string& name, const std::string& gpu, double gemm) {
     const std::string path = dir + name;
-    std::ofstream(path) << R"({"format": "gpuplan-probe-calibration", "version": 1, "created": "2026-11-30T00:00:00Z",
-      "instance_type": "ecs.gn7i-c8g1.2xlarge", "gpu": ")" << gpu << R"(", "gpu_count": 1,
-      "efficiency": {"gemm_bf16": )" << gemm << R"(, "memory_bandwidth": 0.8}, "measured": {}})";
+    std::ofstream(path)
+        << R"({"format": "gpuplan-probe-calibration", "version": 1, "created": "2026-11-30T00:00:00Z",
+      "instance_type": "ecs.gn7i-c8g1.2xlarge", "gpu": ")"
+        << gpu << R"(", "gpu_count": 1,
+      "efficiency": {"gemm_bf16": )"
+        << gemm << R"(, "memory_bandwidth": 0.8}, "measured": {}})";
     return path;
   };
   const std::string workload = std::string(GPUPLAN_SOURCE_DIR) + "/examples/llm-lora-finetune.yaml";
@@ -128,7 +139,8 @@ TEST(PlanCommandTest, ProbeCalibrationChangesOnlyTheMeasuredGpu) {
   const double base_a100 = hours({}, "A100-80G-SXM");
   const double with_a10_file = hours({"--probe-calibration", slow}, "A100-80G-SXM");
   EXPECT_DOUBLE_EQ(base_a100, with_a10_file) << "another Ampere GPU keeps its fitted efficiency";
-  auto bad = testing::RunGpuplan({"plan", workload, "--probe-calibration", write("x.json", "H2OO", 0.5)});
+  auto bad =
+      testing::RunGpuplan({"plan", workload, "--probe-calibration", write("x.json", "H2OO", 0.5)});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("the catalog does not know"), std::string::npos) << bad.err;
 }

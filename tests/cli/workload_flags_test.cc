@@ -2,16 +2,15 @@
 // override a YAML file, the errors that name the flag, and the commands end to end.
 #include "cli/workload_flags.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "io/workload_yaml.h"
 #include "testing/cli_runner.h"
@@ -40,7 +39,8 @@ objective: cost
 )";
 
 std::optional<Workload> Base(const char* yaml) {
-  if (yaml == nullptr) return std::nullopt;
+  if (yaml == nullptr)
+    return std::nullopt;
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "base.yaml");
   EXPECT_TRUE(w.ok()) << w.status().message();
   return w.ok() ? std::optional<Workload>(*w) : std::nullopt;
@@ -74,8 +74,8 @@ TEST(WorkloadFlagsTest, FlagsSetTheFieldsTheyNameAndOverrideTheFile) {
        [](WorkloadFlags& f) { f.no_master_weights = true; },
        [](const Workload& w) { EXPECT_FALSE(w.master_weights); }},
       {"yaml_master_weights_false_is_kept", kEstimate,
-       "task: finetune\nmodel: llama-2-7b\nmaster_weights: false\n",
-       [](WorkloadFlags&) {}, [](const Workload& w) { EXPECT_FALSE(w.master_weights); }},
+       "task: finetune\nmodel: llama-2-7b\nmaster_weights: false\n", [](WorkloadFlags&) {},
+       [](const Workload& w) { EXPECT_FALSE(w.master_weights); }},
       {"qlora_implies_4_bit_weights", kPlan, nullptr,
        [](WorkloadFlags& f) {
          f.model = "llama-2-13b";
@@ -381,7 +381,8 @@ TEST_F(WorkloadFlagsCliTest, FlagsOverrideTheFile) {
        {"--billing", "payg"},
        [](const nlohmann::json& j) {
          ASSERT_FALSE(j["candidates"].empty());
-         for (const auto& c : j["candidates"]) EXPECT_EQ(c["billing"], "payg");
+         for (const auto& c : j["candidates"])
+           EXPECT_EQ(c["billing"], "payg");
        }},
       {"budget_too_small_is_an_empty_plan",
        {"--budget", "0.01"},

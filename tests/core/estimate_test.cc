@@ -1,11 +1,11 @@
 // Pins each formula of the performance model to a hand-worked example with its source.
 #include "gpuplan/estimate.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "testing/perf_fixtures.h"
 

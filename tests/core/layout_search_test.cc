@@ -2,17 +2,17 @@
 // fastest layout that fits among every valid configuration, each estimated.
 #include "gpuplan/layout_search.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
 namespace {
 
-using testing::A100;
 using testing::A10;
+using testing::A100;
 using testing::Llama;
 
 Workload Training(Method method, int seq, int global_batch) {
@@ -21,7 +21,8 @@ Workload Training(Method method, int seq, int global_batch) {
   w.method = method;
   w.seq_len = seq;
   w.global_batch = global_batch;
-  if (method == Method::kQlora) w.weight_bits = 4;
+  if (method == Method::kQlora)
+    w.weight_bits = 4;
   return w;
 }
 
@@ -40,8 +41,8 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
   const Case kCases[] = {
       {"7b_pretrain_one_node", Training(Method::kFull, 2048, 16), Llama(32, 4096, 32, 32, 11008),
        A100(), 8, 8, 0, true, 0},
-      {"13b_two_nodes_over_tcp", Training(Method::kFull, 2048, 32),
-       Llama(40, 5120, 40, 40, 13824), A100(), 16, 8, 64, false, 0},
+      {"13b_two_nodes_over_tcp", Training(Method::kFull, 2048, 32), Llama(40, 5120, 40, 40, 13824),
+       A100(), 16, 8, 64, false, 0},
       {"7b_lora_four_pcie_a10", Training(Method::kLora, 2048, 32), Llama(32, 4096, 32, 32, 11008),
        A10(), 4, 4, 0, true, 0},
       {"3b_long_context_cp", Training(Method::kFull, 32768, 8), Llama(16, 3072, 24, 8, 8192),
@@ -57,7 +58,8 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     Hardware hw = HardwareFor(c.gpu, c.gpus, c.per_node);
-    if (c.inter_gbps > 0) hw.inter_node_gbps = c.inter_gbps;
+    if (c.inter_gbps > 0)
+      hw.inter_node_gbps = c.inter_gbps;
     hw.rdma = c.rdma;
     hw.host_memory_gib = c.host_gib;
     const LayoutSearch fast = SearchLayout(c.w, c.arch, hw, cal);

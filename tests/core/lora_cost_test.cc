@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "perf/training_shape.h"
 #include "gpuplan/estimate.h"
+#include "perf/training_shape.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf::internal {

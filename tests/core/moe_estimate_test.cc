@@ -3,11 +3,10 @@
 // experts a batch touches, and MLA's KV cache.
 #include <gtest/gtest.h>
 
-#include "testing/perf_fixtures.h"
-
 #include <cmath>
 
 #include "gpuplan/estimate.h"
+#include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
 namespace {

@@ -1,14 +1,13 @@
 // Hand-worked pins of the training physics of the layout issue: data-parallel exposure once per
 // step, LoRA FLOPs, the interleaved pipeline, context parallelism, ZeRO-2 per micro-batch, and
 // the layouts the model refuses.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
 
-#include <gtest/gtest.h>
-
-#include "testing/perf_fixtures.h"
-
 #include "gpuplan/estimate.h"
+#include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
 namespace {

@@ -79,7 +79,8 @@ TEST(UncertaintyFitTest, BandIsForANewSourceLeavingEachSourceOut) {
     s.push_back(x);
   for (const Sample& x : Samples({"time"}, {1.25, 1.25, 1.25}, "c"))
     s.push_back(x);
-  const Band b = Fit(s, /*min_rows=*/1, /*min_sources=*/1).regimes.at("time");  // a copy: Fit returns a temporary
+  const Band b = Fit(s, /*min_rows=*/1, /*min_sources=*/1)
+                     .regimes.at("time");  // a copy: Fit returns a temporary
   const double half_width = 1.5 * std::log(1.25) * 1.886 / 1.2816;
   EXPECT_NEAR(b.p50, 1.0, 1e-12);
   EXPECT_NEAR(b.p90, std::exp(half_width), 1e-9);

@@ -1,7 +1,6 @@
-#include "gpuplan/catalog.h"
-
 #include <gtest/gtest.h>
 
+#include "gpuplan/catalog.h"
 #include "io/catalog_loader.h"
 
 namespace gpuplan {
@@ -15,7 +14,8 @@ Catalog Embedded() {
 
 TEST(CatalogTest, EmbeddedCatalogLoadsAndValidatesWithoutErrors) {
   Catalog c = Embedded();
-  for (const CatalogIssue& issue : c.Validate()) EXPECT_FALSE(issue.error) << issue.message;
+  for (const CatalogIssue& issue : c.Validate())
+    EXPECT_FALSE(issue.error) << issue.message;
   EXPECT_GE(c.instances.size(), 118u);
   EXPECT_GE(c.gpus.size(), 27u);
   EXPECT_GE(c.families.size(), 33u);
@@ -97,8 +97,7 @@ struct Corruption {
 TEST(CatalogTest, ValidateFindsBrokenReferencesAndImplausibleRows) {
   const Corruption kCases[] = {
       {"unknown_gpu", [](Catalog& c) { c.instances[0].gpu = "H2OO"; }, "unknown GPU \"H2OO\""},
-      {"memory_mismatch", [](Catalog& c) { c.instances[0].gpu_memory_gib = 80; },
-       "does not match"},
+      {"memory_mismatch", [](Catalog& c) { c.instances[0].gpu_memory_gib = 80; }, "does not match"},
       {"duplicate_instance", [](Catalog& c) { c.instances.push_back(c.instances[0]); },
        "duplicate name"},
       {"unknown_family", [](Catalog& c) { c.instances[0].family = "gn7v"; },
@@ -106,8 +105,9 @@ TEST(CatalogTest, ValidateFindsBrokenReferencesAndImplausibleRows) {
       {"price_unknown_instance", [](Catalog& c) { c.prices[0].instance = "ecs.gn7-m20.8xlarge"; },
        "price for unknown instance"},
       {"zero_price", [](Catalog& c) { c.prices[0].amount = 0; }, "price must be > 0"},
-      {"swapped_peaks", [](Catalog& c) {
-         c.gpus[5].tflops[static_cast<int>(Precision::kFp16)] = 1; }, "columns swapped"},
+      {"swapped_peaks",
+       [](Catalog& c) { c.gpus[5].tflops[static_cast<int>(Precision::kFp16)] = 1; },
+       "columns swapped"},
   };
   for (const Corruption& k : kCases) {
     SCOPED_TRACE(k.name);

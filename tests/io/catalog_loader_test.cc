@@ -1,7 +1,6 @@
 #include "io/catalog_loader.h"
 
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -16,7 +15,8 @@ namespace {
 constexpr char kGpuHeader[] =
     "name,architecture,memory_gib,memory_bandwidth_gbs,fp32,bf16,vendor\n";
 constexpr char kInstanceHeader[] =
-    "name,family,gpu,gpu_count,gpu_memory_gib,vcpu,memory_gib,network_gbps,rdma,interconnect,status,arch\n";
+    "name,family,gpu,gpu_count,gpu_memory_gib,vcpu,memory_gib,network_gbps,rdma,interconnect,"
+    "status,arch\n";
 
 struct BadFile {
   const char* name;
@@ -49,23 +49,31 @@ TEST(CatalogLoaderTest, EachKindOfMalformedRowGetsAClearError) {
       {"required_empty", std::string(kGpuHeader) + ",Hopper,80,3000,60,900,NVIDIA\n", "", "",
        "u/gpus.csv:2:1: field \"name\": is required and empty"},
       {"bad_enum", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8,64,10,no,infiniband,current,x86_64\n", "",
-       "u/instances.csv:2:34: field \"interconnect\": expected one of pcie|nvlink|nvswitch, got \"infiniband\""},
+       "u/instances.csv:2:34: field \"interconnect\": expected one of pcie|nvlink|nvswitch, got "
+       "\"infiniband\""},
       {"bad_bool", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8,64,10,maybe,pcie,current,x86_64\n", "",
        "u/instances.csv:2:31: field \"rdma\": expected yes or no, got \"maybe\""},
-      {"fractional_vcpu", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8.5,64,10,no,pcie,current,x86_64\n", "",
+      {"fractional_vcpu", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8.5,64,10,no,pcie,current,x86_64\n",
+       "",
        "u/instances.csv:2:23: field \"vcpu\": expected a whole number from 1 to 1024, got \"8.5\""},
       {"bad_arch", gpu_ok, ih + "ecs.x.large,x,X1,1,80,8,64,10,no,pcie,current,sparc\n", "",
        "u/instances.csv:2:47: field \"arch\": expected x86_64 or arm64, got \"sparc\""},
       {"bad_currency", "", "",
-       "instance,region,billing,currency,price,unit,as_of,trust\necs.x,cn-hangzhou,payg,EUR,1,hour,2025-01-01,high\n",
+       "instance,region,billing,currency,price,unit,as_of,trust\necs.x,cn-hangzhou,payg,EUR,1,hour,"
+       "2025-01-01,high\n",
        "u/prices.csv:2:24: field \"currency\": expected one of CNY|USD, got \"EUR\""},
-      {"unquoted_comma", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,NVIDIA,extra\n", "", "",
-       "u/gpus.csv:2: expected 7 fields as in the header, got 8 (quote fields that contain commas)"},
+      {"unquoted_comma", std::string(kGpuHeader) + "X1,Hopper,80,3000,60,900,NVIDIA,extra\n", "",
+       "",
+       "u/gpus.csv:2: expected 7 fields as in the header, got 8 (quote fields that contain "
+       "commas)"},
   };
   for (const BadFile& c : kCases) {
     SCOPED_TRACE(c.name);
-    Result<Catalog> r = ParseCatalog(
-        {.gpus = c.gpus, .families = "", .instances = c.instances, .prices = c.prices, .dir = "u/"});
+    Result<Catalog> r = ParseCatalog({.gpus = c.gpus,
+                                      .families = "",
+                                      .instances = c.instances,
+                                      .prices = c.prices,
+                                      .dir = "u/"});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().message(), c.want_error);
   }
@@ -74,7 +82,8 @@ TEST(CatalogLoaderTest, EachKindOfMalformedRowGetsAClearError) {
 TEST(CatalogLoaderTest, OverlayAddsAndOverridesRows) {
   Result<Catalog> c = LoadCatalog(testing::TestDataPath("overlay_ok"));
   ASSERT_TRUE(c.ok()) << c.status().message();
-  for (const CatalogIssue& issue : c->Validate()) EXPECT_FALSE(issue.error) << issue.message;
+  for (const CatalogIssue& issue : c->Validate())
+    EXPECT_FALSE(issue.error) << issue.message;
   const InstanceType* added = c->FindInstance("ecs.gn7i-c8g1.2xlarge-test");
   ASSERT_NE(added, nullptr);
   EXPECT_EQ(added->vcpu, 8);
@@ -129,8 +138,7 @@ TEST(CatalogLoaderTest, BadEriRowsNameTheFileAndLine) {
        "has rdma = no in instances.csv"},
       {"more_cards_than_eris", header + "ecs.ebmgn7ex.32xlarge,1,2,,doc,S3,2025\n",
        "expected at most eri_quantity (1) network cards"},
-      {"zero_eris", header + "ecs.ebmgn7ex.32xlarge,0,1,,doc,S3,2025\n",
-       "eri_quantity"},
+      {"zero_eris", header + "ecs.ebmgn7ex.32xlarge,0,1,,doc,S3,2025\n", "eri_quantity"},
   };
   for (const Case& k : kCases) {
     SCOPED_TRACE(k.name);

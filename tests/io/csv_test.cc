@@ -6,7 +6,8 @@ namespace gpuplan::io {
 namespace {
 
 TEST(CsvTest, ParsesQuotedFieldsAndComments) {
-  auto t = CsvTable::Parse("# comment\nname,notes\nA10,\"24 GB, GDDR6\"\nT4,\"say \"\"hi\"\"\"\n", "x.csv");
+  auto t = CsvTable::Parse("# comment\nname,notes\nA10,\"24 GB, GDDR6\"\nT4,\"say \"\"hi\"\"\"\n",
+                           "x.csv");
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->rows().size(), 2u);
   EXPECT_EQ(t->rows()[0].fields[1], "24 GB, GDDR6");
@@ -22,9 +23,12 @@ struct BadCsv {
 
 TEST(CsvTest, MalformedFilesNameLineAndWhat) {
   const BadCsv kCases[] = {
-      {"unterminated_quote", "a,b\n1,\"oops\n", "x.csv:3:1: unterminated quoted field (a '\"' is missing)"},
-      {"wrong_field_count", "a,b\n1,2\n3\n", "x.csv:3: expected 2 fields as in the header, got 1 (quote fields that contain commas)"},
-      {"text_after_quote", "a,b\n\"1\"x,2\n", "x.csv:2:4: text after a closing quote; quote the whole field"},
+      {"unterminated_quote", "a,b\n1,\"oops\n",
+       "x.csv:3:1: unterminated quoted field (a '\"' is missing)"},
+      {"wrong_field_count", "a,b\n1,2\n3\n",
+       "x.csv:3: expected 2 fields as in the header, got 1 (quote fields that contain commas)"},
+      {"text_after_quote", "a,b\n\"1\"x,2\n",
+       "x.csv:2:4: text after a closing quote; quote the whole field"},
       {"empty", "", "x.csv:1: empty file; expected a header row"},
       {"duplicate_header", "a,a\n1,2\n", "x.csv:1: duplicate column \"a\" in header"},
   };

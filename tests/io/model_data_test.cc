@@ -1,8 +1,8 @@
 // The embedded model zoo and calibration load, and their numbers agree with the sources.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "gpuplan/catalog.h"
 #include "io/calibration_csv.h"
@@ -21,11 +21,11 @@ TEST(ModelZooTest, EmbeddedZooLoadsAndShapesMatchPublishedParams) {
     const char* name;
     double want_b;
   };
-  const Case kCases[] = {{"llama-2-7b", 6.738},   {"llama-2-70b", 68.977},
+  const Case kCases[] = {{"llama-2-7b", 6.738},       {"llama-2-70b", 68.977},
                          {"llama-3.1-405b", 405.853}, {"qwen2.5-0.5b", 0.494},
-                         {"qwen2.5-72b", 72.706}, {"mistral-7b", 7.242},
-                         {"gpt3-175b", 175.0},    {"bloom-176b", 176.247},
-                         {"tinyllama-1.1b", 1.1}, {"opt-66b", 66.0}};
+                         {"qwen2.5-72b", 72.706},     {"mistral-7b", 7.242},
+                         {"gpt3-175b", 175.0},        {"bloom-176b", 176.247},
+                         {"tinyllama-1.1b", 1.1},     {"opt-66b", 66.0}};
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     const ModelArch* m = zoo->Find(c.name);
@@ -52,7 +52,8 @@ TEST(ModelZooTest, MoeRowsShapesMatchPublishedTotalAndActive) {
   // leaves it out of gpt-oss's 3.6B / 5.1B, the others count it).
   int checked = 0;
   for (const ModelArch& m : zoo->models) {
-    if (!m.IsMoe() || m.params <= 0 || m.active_params <= 0) continue;
+    if (!m.IsMoe() || m.params <= 0 || m.active_params <= 0)
+      continue;
     SCOPED_TRACE(m.name);
     ModelArch shape_only = m;
     shape_only.params = 0;
@@ -116,7 +117,8 @@ TEST(CalibrationCsvTest, EveryScopeNamesACatalogArchitectureOrGpu) {
   for (const ArchEfficiency& a : cal->archs) {
     SCOPED_TRACE(a.architecture);
     bool found = false;
-    for (const Gpu& g : catalog->gpus) found = found || g.architecture == a.architecture;
+    for (const Gpu& g : catalog->gpus)
+      found = found || g.architecture == a.architecture;
     EXPECT_TRUE(found) << "no catalog GPU has architecture " << a.architecture;
   }
   for (const GpuEfficiency& g : cal->gpus) {

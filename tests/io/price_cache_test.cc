@@ -79,7 +79,8 @@ TEST(PriceCacheTest, CorruptFilesAreClearErrors) {
       {"prices_not_list", R"({"version": 1, "prices": {}})", "p.json: \"prices\" must be a list"},
       {"builtin_source",
        R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "CNY", "unit": "hour", "source": "builtin", "as_of": "2026-01-01"}]})",
-       "p.json: prices[0]: field \"source\" expected \"api\", \"import\" or \"user\", got \"builtin\""},
+       "p.json: prices[0]: field \"source\" expected \"api\", \"import\" or \"user\", got "
+       "\"builtin\""},
       {"bad_currency",
        R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "EUR", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
        "p.json: prices[0]: field \"currency\" expected CNY or USD, got \"EUR\""},

@@ -1,8 +1,8 @@
 #include "io/validation.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
@@ -185,8 +185,9 @@ TEST(ValidationUncertaintyTest, RowsCarryPredictedRangeAndSummaryCoverage) {
       "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,task,precision,gpu,gpus,"
       "tp,pp,dp,zero,micro_batch,global_batch,recompute,metric,value,memory_kind,mfu_basis,"
       "notes\n";
-  const std::string run = ",mpt-7b,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,"
-                          "1,8,3,8,64,none,";
+  const std::string run =
+      ",mpt-7b,32,4096,32,32,16384,50368,2048,pretrain,bf16,A100-80G-SXM,8,1,"
+      "1,8,3,8,64,none,";
   const std::string csv = header + "R1,a" + run + "mfu,0.5,,peak_tflops=312;flops=model,\n" +
                           "R1.b,a" + run + "tokens_per_s_per_gpu,3000,,,\n" + "R2,b" + run +
                           "tokens_per_s_per_gpu,1000,,,\n";

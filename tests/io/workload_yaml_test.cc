@@ -1,8 +1,8 @@
 #include "io/workload_yaml.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace gpuplan::io {
 namespace {
@@ -84,8 +84,8 @@ TEST(WorkloadYamlTest, AmountsTakeSuffixes) {
     const char* text;
     double want;
   };
-  const Case kCases[] = {{"100M", 1e8}, {"1.5B", 1.5e9}, {"2T", 2e12}, {"50K", 5e4},
-                         {"123", 123}, {"3e9", 3e9}};
+  const Case kCases[] = {{"100M", 1e8}, {"1.5B", 1.5e9}, {"2T", 2e12},
+                         {"50K", 5e4},  {"123", 123},    {"3e9", 3e9}};
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.text);
     Result<Workload> w = ParseWorkloadYaml(
@@ -124,7 +124,8 @@ TEST(WorkloadYamlTest, ErrorsNameLineColumnFieldAndExpectedForm) {
        "heads, kv_heads, ffn, vocab}, got nothing"},
       {"inline_model_inconsistent",
        "task: pretrain\nmodel: {layers: 2, hidden: 64, heads: 5, ffn: 256, vocab: 100}\n",
-       "b.yaml:2:8: field \"model\": field \"heads\": expected a divisor of hidden (64) or a head_dim, got 5"},
+       "b.yaml:2:8: field \"model\": field \"heads\": expected a divisor of hidden (64) or a "
+       "head_dim, got 5"},
       {"lora_outside_finetune", "task: pretrain\nmethod: lora\nmodel: x\n",
        "b.yaml:2:9: field \"method\": expected full unless task is finetune (lora and qlora are "
        "fine-tuning methods), got lora"},
@@ -133,7 +134,8 @@ TEST(WorkloadYamlTest, ErrorsNameLineColumnFieldAndExpectedForm) {
        "nothing"},
       {"not_a_mapping", "- a\n- b\n",
        "b.yaml:1:1: field \"(document)\": expected a mapping of keys, got a list"},
-      {"malformed_yaml", "task: [finetune\n", "b.yaml:2:1: malformed YAML: end of sequence flow not found"},
+      {"malformed_yaml", "task: [finetune\n",
+       "b.yaml:2:1: malformed YAML: end of sequence flow not found"},
       {"empty", "", "b.yaml:1:1: empty workload: expected a mapping with at least task and model"},
   };
   for (const Case& c : kCases) {

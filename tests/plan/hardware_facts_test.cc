@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
-#include "gpuplan/provision.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/provision.h"
 #include "gpuplan/rules.h"
 #include "io/catalog_loader.h"
 #include "io/workload_yaml.h"

@@ -178,10 +178,9 @@ TEST(ServiceCostRangeTest, PricesTheInstancesEachEndNeeds) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const uncertainty::Range r =
-        ServiceCostRange(band, c.rate, c.group_rate, c.nodes_per_group, 1000,
-                         c.spares ? +[](int groups) { return std::max(1, (groups + 9) / 10); }
-                                  : nullptr);
+    const uncertainty::Range r = ServiceCostRange(
+        band, c.rate, c.group_rate, c.nodes_per_group, 1000,
+        c.spares ? +[](int groups) { return std::max(1, (groups + 9) / 10); } : nullptr);
     EXPECT_DOUBLE_EQ(r.point, c.point);
     EXPECT_DOUBLE_EQ(r.p10, c.p10);
     EXPECT_DOUBLE_EQ(r.p90, c.p90);

@@ -1,10 +1,9 @@
-#include "gpuplan/plan.h"
-#include "gpuplan/layout_search.h"
+#include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include <gtest/gtest.h>
-
+#include "gpuplan/layout_search.h"
+#include "gpuplan/plan.h"
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
 #include "io/model_zoo.h"
@@ -26,10 +25,13 @@ const Fixture& Embedded() {
     auto z = io::LoadModelZoo();
     auto k = io::LoadCalibration();
     EXPECT_TRUE(c.ok() && z.ok() && k.ok());
-    if (c.ok()) x->catalog = *c;
+    if (c.ok())
+      x->catalog = *c;
     (void)x->catalog.Validate();
-    if (z.ok()) x->zoo = *z;
-    if (k.ok()) x->cal = *k;
+    if (z.ok())
+      x->zoo = *z;
+    if (k.ok())
+      x->cal = *k;
     return x;
   }();
   return *f;
@@ -39,10 +41,12 @@ Plan PlanYaml(const std::string& yaml, std::string only = "", const cost::Market
   const Fixture& f = Embedded();
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   EXPECT_TRUE(w.ok()) << w.status().message();
-  if (!w.ok()) return {};
+  if (!w.ok())
+    return {};
   Result<ModelArch> arch = PlanModel(*w, f.zoo);
   EXPECT_TRUE(arch.ok()) << arch.status().message();
-  if (!arch.ok()) return {};
+  if (!arch.ok())
+    return {};
   PlanOptions options;
   options.today = "2026-11-30";
   options.only_instance = only;
@@ -59,7 +63,8 @@ const Rejection* RejectionOf(const Plan& p, const std::string& instance) {
 }
 
 bool HasAdvice(const Candidate& c, const std::string& rule) {
-  return std::any_of(c.advice.begin(), c.advice.end(), [&](const rules::Advice& a) { return a.rule == rule; });
+  return std::any_of(c.advice.begin(), c.advice.end(),
+                     [&](const rules::Advice& a) { return a.rule == rule; });
 }
 
 constexpr char kLora7bPayg[] = R"(task: finetune
@@ -128,8 +133,9 @@ constraints: {billing: [payg]}
 )");
   ASSERT_FALSE(p.candidates.empty());
   for (const Candidate& c : p.candidates) {
-    EXPECT_TRUE(c.gpu.rfind("A100", 0) == 0 || c.gpu.rfind("V100", 0) == 0 || c.gpu.rfind("P100", 0) == 0 ||
-                c.gpu.rfind("A30", 0) == 0) << c.gpu;
+    EXPECT_TRUE(c.gpu.rfind("A100", 0) == 0 || c.gpu.rfind("V100", 0) == 0 ||
+                c.gpu.rfind("P100", 0) == 0 || c.gpu.rfind("A30", 0) == 0)
+        << c.gpu;
   }
   for (const char* t : {"ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge", "ecs.gn8is.2xlarge"}) {
     const Rejection* r = RejectionOf(p, t);
@@ -150,7 +156,8 @@ constraints: {max_nodes: 2, billing: [payg], include_families: [gn7]}
 objective: time
 )");
   for (const Candidate& c : all.candidates) {
-    if (c.nodes == 2) two = &c;
+    if (c.nodes == 2)
+      two = &c;
   }
   ASSERT_NE(two, nullptr) << "a 2-node gn7 candidate";
   EXPECT_TRUE(HasAdvice(*two, "multi-node-needs-erdma"));
@@ -168,7 +175,8 @@ objective: cost
 )");
   EXPECT_TRUE(p.candidates.empty());
   EXPECT_FALSE(p.rejected.empty());
-  for (const Rejection& r : p.rejected) EXPECT_FALSE(r.reason.empty()) << r.instance;
+  for (const Rejection& r : p.rejected)
+    EXPECT_FALSE(r.reason.empty()) << r.instance;
 }
 
 constexpr char kLora7b[] = R"(task: finetune
@@ -255,7 +263,8 @@ TEST(PlannerTest, MarketDataExcludesSoldOutTypesAndPricesSpotRisk) {
   Plan p = PlanYaml(kLora7b, "", market);
   const Rejection* r = RejectionOf(p, "ecs.gn7i-c8g1.2xlarge");
   ASSERT_NE(r, nullptr) << "a sold-out type is excluded";
-  for (const Candidate& c : p.candidates) EXPECT_NE(c.instance, "ecs.gn7i-c8g1.2xlarge");
+  for (const Candidate& c : p.candidates)
+    EXPECT_NE(c.instance, "ecs.gn7i-c8g1.2xlarge");
   auto it = std::find_if(p.candidates.begin(), p.candidates.end(),
                          [](const Candidate& c) { return c.instance == "ecs.gn7i-c16g1.4xlarge"; });
   ASSERT_NE(it, p.candidates.end());

@@ -100,7 +100,8 @@ TEST(ProvisionImageTest, TheImageSupportsTheGpusArchitecture) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     const InstanceType& t = Type(c.instance);
-    const ImagePlan img = ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
+    const ImagePlan img =
+        ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
     EXPECT_NE(img.cuda.find(c.want_cuda), std::string::npos) << img.cuda;
     EXPECT_NE(img.os.find(c.want_os), std::string::npos) << img.os;
     EXPECT_FALSE(img.driver.empty());
@@ -114,7 +115,8 @@ TEST(ProvisionImageTest, GpusCuda13DroppedArePinnedToCuda12) {
   for (const char* instance : {"ecs.gn6v-c8g1.2xlarge", "ecs.gn5-c4g1.xlarge"}) {
     SCOPED_TRACE(instance);
     const InstanceType& t = Type(instance);
-    const ImagePlan img = ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
+    const ImagePlan img =
+        ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
     EXPECT_NE(img.cuda.find("12"), std::string::npos) << img.cuda;
     EXPECT_EQ(img.cuda.find("13 or newer"), std::string::npos) << img.cuda;
   }

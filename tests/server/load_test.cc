@@ -1,5 +1,7 @@
 // `gpuplan serve` under load on loopback: slow, idle, oversized and too many clients must get a
 // clear answer (or a quiet close) without delaying anyone else, and the server stays up.
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -8,14 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "server/api.h"
@@ -68,7 +67,8 @@ class RawClient {
     size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t n = send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-      if (n <= 0) return false;
+      if (n <= 0)
+        return false;
       done += static_cast<size_t>(n);
     }
     return true;
@@ -80,7 +80,8 @@ class RawClient {
     char buf[16384];
     for (;;) {
       const ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) break;
+      if (n <= 0)
+        break;
       out.append(buf, static_cast<size_t>(n));
     }
     return out;
@@ -89,7 +90,8 @@ class RawClient {
   // What arrives within `wait`, without waiting for the close.
   std::string ReadSome(milliseconds wait) {
     pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return "";
+    if (poll(&p, 1, static_cast<int>(wait.count())) <= 0)
+      return "";
     char buf[4096];
     const ssize_t n = recv(fd_, buf, sizeof buf, 0);
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
@@ -108,7 +110,8 @@ int StatusOf(const std::string& response) {
 
 nlohmann::json BodyOf(const std::string& response) {
   const size_t at = response.find("\r\n\r\n");
-  if (at == std::string::npos) return nullptr;
+  if (at == std::string::npos)
+    return nullptr;
   return nlohmann::json::parse(response.substr(at + 4), nullptr, /*allow_exceptions=*/false);
 }
 
@@ -140,7 +143,8 @@ class Running {
     client.set_read_timeout(10, 0);
     const auto start = Clock::now();
     auto r = client.Get("/healthz");
-    if (!r || r->status != 200) return -1;
+    if (!r || r->status != 200)
+      return -1;
     return std::chrono::duration<double>(Clock::now() - start).count();
   }
 
@@ -322,7 +326,8 @@ TEST_F(ServerLoadTest, ConcurrentPlansUnderMixedLoadAllAnswerRight) {
       RawClient big(server.port());
       (void)big.Send("GET / HTTP/1.1\r\nX: " + std::string(40000, 'x') + "\r\n\r\n");
       ++abusers_sent;
-      if (StatusOf(big.ReadAll()) == 431) ++abusers_answered;
+      if (StatusOf(big.ReadAll()) == 431)
+        ++abusers_answered;
       std::this_thread::sleep_for(milliseconds(100));
     }
   });
@@ -334,14 +339,16 @@ TEST_F(ServerLoadTest, ConcurrentPlansUnderMixedLoadAllAnswerRight) {
       client.set_read_timeout(60, 0);
       for (int k = 0; k < 2; ++k) {
         auto r = client.Post("/v1/plan", yaml, "application/yaml");
-        if (r && r->status == 200 && r->body == want.body) ++right;
+        if (r && r->status == 200 && r->body == want.body)
+          ++right;
       }
     });
   }
   // While the plans run (they take every worker but the GET-only one), /healthz still answers.
   std::this_thread::sleep_for(milliseconds(50));
   const double healthz = server.TimeHealthz();
-  for (std::thread& t : clients) t.join();
+  for (std::thread& t : clients)
+    t.join();
   done = true;
   abuse.join();
   EXPECT_EQ(right.load(), 12) << "every plan answer must equal the direct answer";

@@ -85,7 +85,8 @@ class ServerTest : public ::testing::Test {
   }
 
   static nlohmann::json Body(const httplib::Result& r) {
-    if (!r) return nlohmann::json();
+    if (!r)
+      return nlohmann::json();
     return nlohmann::json::parse(r->body, nullptr, /*allow_exceptions=*/false);
   }
 
@@ -105,8 +106,14 @@ TEST_F(ServerTest, PlanEqualsTheCliPlanJson) {
   };
   const Case cases[] = {
       {"lora example", "llm-lora-finetune.yaml", "", {}},
-      {"top and objective", "llm-lora-finetune.yaml", "?top=3&objective=time", {"--top", "3", "--objective", "time"}},
-      {"region replaces the file's", "llama-13b-qlora-budget.yaml", "?region=cn-beijing", {"--region", "cn-beijing"}},
+      {"top and objective",
+       "llm-lora-finetune.yaml",
+       "?top=3&objective=time",
+       {"--top", "3", "--objective", "time"}},
+      {"region replaces the file's",
+       "llama-13b-qlora-budget.yaml",
+       "?region=cn-beijing",
+       {"--region", "cn-beijing"}},
       {"inference", "high-concurrency-inference.yaml", "?top=5", {"--top", "5"}},
       {"rendering without a model", "rendering-farm.yaml", "", {}},
   };
@@ -116,7 +123,8 @@ TEST_F(ServerTest, PlanEqualsTheCliPlanJson) {
     std::vector<std::string> args = {"plan", Example(c.example), "--json"};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
     const nlohmann::json want = CliJson(args);
-    auto r = client.Post(("/v1/plan" + c.query).c_str(), ReadText(Example(c.example)), "application/yaml");
+    auto r = client.Post(("/v1/plan" + c.query).c_str(), ReadText(Example(c.example)),
+                         "application/yaml");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(r->get_header_value("Content-Type"), "application/json; charset=utf-8");
@@ -210,50 +218,59 @@ TEST_F(ServerTest, BadRequestsName400LineAndField) {
     std::string message_has;
   };
   const Case cases[] = {
-      {"yaml field with a bad value", "/v1/plan", "task: finetune\nmodel: llama-2-7b\nseq_len: long\n",
-       "seq_len", 3, "body:3:"},
+      {"yaml field with a bad value", "/v1/plan",
+       "task: finetune\nmodel: llama-2-7b\nseq_len: long\n", "seq_len", 3, "body:3:"},
       {"json key misspelt", "/v1/plan",
-       "{\"task\": \"finetune\",\n \"model\": \"llama-2-7b\",\n \"optimiser\": \"adamw\"}", "optimiser", 3,
-       "did you mean \"optimizer\""},
-      {"json cut short", "/v1/plan", "{\"task\": \"finetune\",\n \"model\": ", "", 2, "malformed YAML"},
+       "{\"task\": \"finetune\",\n \"model\": \"llama-2-7b\",\n \"optimiser\": \"adamw\"}",
+       "optimiser", 3, "did you mean \"optimizer\""},
+      {"json cut short", "/v1/plan", "{\"task\": \"finetune\",\n \"model\": ", "", 2,
+       "malformed YAML"},
       {"a list, not a workload", "/v1/plan", "[1, 2, 3]", "(document)", 1, "expected a mapping"},
       {"empty body", "/v1/plan", "", "", 1, "empty body"},
-      {"unknown model", "/v1/plan", "task: finetune\nmodel: llama-9-7b\n", "model", 0, "unknown model"},
+      {"unknown model", "/v1/plan", "task: finetune\nmodel: llama-9-7b\n", "model", 0,
+       "unknown model"},
       {"missing task", "/v1/plan", "model: llama-2-7b\n", "task", 1, "field \"task\""},
-      {"validated field at its key", "/v1/plan", "task: pretrain\nmodel: llama-2-7b\nmethod: lora\n",
-       "method", 3, "body:3:9: field \"method\""},
+      {"validated field at its key", "/v1/plan",
+       "task: pretrain\nmodel: llama-2-7b\nmethod: lora\n", "method", 3,
+       "body:3:9: field \"method\""},
       {"billing mode unknown", "/v1/plan",
        "task: finetune\nmodel: llama-2-7b\nconstraints:\n  billing: [weekly]\n",
        "constraints.billing", 4, "expected payg, spot, subscription_month (or subscription)"},
       {"top out of range", "/v1/plan?top=0", "task: finetune\nmodel: llama-2-7b\n", "top", 0,
        "top: expected a whole number from 1 to 1000"},
-      {"unknown objective", "/v1/plan?objective=cheapest", "task: finetune\nmodel: llama-2-7b\n", "objective", 0,
-       "time_within_budget"},
+      {"unknown objective", "/v1/plan?objective=cheapest", "task: finetune\nmodel: llama-2-7b\n",
+       "objective", 0, "time_within_budget"},
       {"unknown parameter", "/v1/plan?topp=3", "task: finetune\nmodel: llama-2-7b\n", "topp", 0,
        "unknown query parameter \"topp\""},
       {"estimate without hardware", "/v1/estimate", "task: finetune\nmodel: llama-2-7b\n", "", 0,
        "give gpu=NAME gpus=N, or instance=TYPE [nodes=K]"},
-      {"estimate unknown gpu", "/v1/estimate?gpu=H2OO&gpus=8", "task: finetune\nmodel: llama-2-7b\n", "gpu", 0,
-       "gpu: unknown GPU \"H2OO\""},
+      {"estimate unknown gpu", "/v1/estimate?gpu=H2OO&gpus=8",
+       "task: finetune\nmodel: llama-2-7b\n", "gpu", 0, "gpu: unknown GPU \"H2OO\""},
       {"estimate layout that does not divide", "/v1/estimate?gpu=A100-80G-SXM&gpus=8&tp=3",
        "task: finetune\nmodel: llama-2-7b\n", "tp", 0, "tp=3 x pp=1 does not divide the 8 GPUs"},
-      {"estimate zero stage", "/v1/estimate?gpu=A10&gpus=1&zero=4", "task: finetune\nmodel: llama-2-7b\n",
-       "zero", 0, "zero: expected a whole number from 0 to 3"},
+      {"estimate zero stage", "/v1/estimate?gpu=A10&gpus=1&zero=4",
+       "task: finetune\nmodel: llama-2-7b\n", "zero", 0,
+       "zero: expected a whole number from 0 to 3"},
       {"estimate gpu and instance", "/v1/estimate?gpu=A10&instance=ecs.gn7i-c8g1.2xlarge",
        "task: finetune\nmodel: llama-2-7b\n", "", 0, "give either instance or gpu/gpus, not both"},
-      {"hardware in the body", "/v1/estimate", "task: finetune\nmodel: llama-2-7b\ngpu: A10\n", "gpu", 3,
-       "gpu is a query parameter, not a workload field: /v1/estimate?gpu=..."},
-      {"top in the body", "/v1/plan", "{\"task\": \"finetune\", \"model\": \"llama-2-7b\", \"top\": 3}",
-       "top", 1, "top is a query parameter"},
-      {"catalog unknown gpu filter", "/v1/catalog/instances?gpu=H2OO", "", "gpu", 0, "did you mean"},
-      {"catalog bad status", "/v1/catalog/instances?status=old", "", "status", 0, "expected current"},
-      {"catalog bad number", "/v1/catalog/gpus?min_gpu_memory=lots", "", "min_gpu_memory", 0, "expected a number"},
+      {"hardware in the body", "/v1/estimate", "task: finetune\nmodel: llama-2-7b\ngpu: A10\n",
+       "gpu", 3, "gpu is a query parameter, not a workload field: /v1/estimate?gpu=..."},
+      {"top in the body", "/v1/plan",
+       "{\"task\": \"finetune\", \"model\": \"llama-2-7b\", \"top\": 3}", "top", 1,
+       "top is a query parameter"},
+      {"catalog unknown gpu filter", "/v1/catalog/instances?gpu=H2OO", "", "gpu", 0,
+       "did you mean"},
+      {"catalog bad status", "/v1/catalog/instances?status=old", "", "status", 0,
+       "expected current"},
+      {"catalog bad number", "/v1/catalog/gpus?min_gpu_memory=lots", "", "min_gpu_memory", 0,
+       "expected a number"},
   };
   httplib::Client client = Client();
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const bool get = c.target.starts_with("/v1/catalog");
-    auto r = get ? client.Get(c.target.c_str()) : client.Post(c.target.c_str(), c.body, "application/json");
+    auto r = get ? client.Get(c.target.c_str())
+                 : client.Post(c.target.c_str(), c.body, "application/json");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << r->body;
     const nlohmann::json e = Body(r)["error"];
@@ -324,12 +341,15 @@ TEST_F(ServerTest, CatalogEndpointsEqualTheCliJson) {
   };
   const Case cases[] = {
       {"gpus", "/v1/catalog/gpus", {"catalog", "gpus", "--json"}},
-      {"gpus filtered", "/v1/catalog/gpus?min_gpu_memory=80&alibaba=true",
+      {"gpus filtered",
+       "/v1/catalog/gpus?min_gpu_memory=80&alibaba=true",
        {"catalog", "gpus", "--json", "--min-gpu-memory", "80", "--alibaba"}},
       {"instances", "/v1/catalog/instances", {"catalog", "instances", "--json"}},
-      {"instances filtered", "/v1/catalog/instances?gpu=A10&region=cn-hangzhou",
+      {"instances filtered",
+       "/v1/catalog/instances?gpu=A10&region=cn-hangzhou",
        {"catalog", "instances", "--json", "--gpu", "A10", "--region", "cn-hangzhou"}},
-      {"instances rdma family", "/v1/catalog/instances?rdma&family=ebmgn7ex&min_gpus=8",
+      {"instances rdma family",
+       "/v1/catalog/instances?rdma&family=ebmgn7ex&min_gpus=8",
        {"catalog", "instances", "--json", "--rdma", "--family", "ebmgn7ex", "--min-gpus", "8"}},
       {"families", "/v1/catalog/families", {"catalog", "families", "--json"}},
   };
@@ -353,9 +373,11 @@ TEST_F(ServerTest, EstimateEqualsTheCliEstimateJson) {
   };
   const Case cases[] = {
       {"gpus", "?gpu=A100-80G-SXM&gpus=8", {"--gpu", "A100-80G-SXM", "--gpus", "8"}},
-      {"instance and nodes with a layout", "?instance=ecs.ebmgn7ex.32xlarge&nodes=2&tp=8&zero=1",
+      {"instance and nodes with a layout",
+       "?instance=ecs.ebmgn7ex.32xlarge&nodes=2&tp=8&zero=1",
        {"--instance", "ecs.ebmgn7ex.32xlarge", "--nodes", "2", "--tp", "8", "--zero", "1"}},
-      {"micro-batch replaces the body's", "?gpu=A10&gpus=4&gpus_per_node=4&micro_batch=1",
+      {"micro-batch replaces the body's",
+       "?gpu=A10&gpus=4&gpus_per_node=4&micro_batch=1",
        {"--gpu", "A10", "--gpus", "4", "--gpus-per-node", "4", "--micro-batch", "1"}},
   };
   const std::string workload = Example("llm-lora-finetune.yaml");
@@ -364,7 +386,8 @@ TEST_F(ServerTest, EstimateEqualsTheCliEstimateJson) {
     SCOPED_TRACE(c.name);
     std::vector<std::string> args = {"estimate", workload, "--json"};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    auto r = client.Post(("/v1/estimate" + c.query).c_str(), ReadText(workload), "application/yaml");
+    auto r =
+        client.Post(("/v1/estimate" + c.query).c_str(), ReadText(workload), "application/yaml");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(Body(r), CliJson(args));
@@ -390,16 +413,15 @@ TEST_F(ServerTest, PageHasTheFormAndNothingExternal) {
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
   const std::string& page = r->body;
-  for (const char* want : {"<form", "name=\"task\"", "name=\"method\"", "name=\"model\"",
-                           "name=\"precision\"", "name=\"seq_len\"", "name=\"tokens\"",
-                           "name=\"global_batch\"", "name=\"region\"", "name=\"objective\"",
-                           "fetch(\"/v1/plan", "<option value=\"llama-2-7b\">", "textContent",
-                           // every field a plan link can carry (the workload YAML's keys)
-                           "name=\"requests_per_s\"", "name=\"ttft_ms\"", "name=\"tpot_ms\"",
-                           "name=\"max_gpus\"", "name=\"max_nodes\"", "name=\"budget\"",
-                           "name=\"deadline_hours\"", "name=\"billing\"", "name=\"engine\"",
-                           "name=\"lora_rank\"", "name=\"micro_batch\"", "id=\"copy-link\"",
-                           "id=\"svg-ns\""}) {
+  for (const char* want :
+       {"<form", "name=\"task\"", "name=\"method\"", "name=\"model\"", "name=\"precision\"",
+        "name=\"seq_len\"", "name=\"tokens\"", "name=\"global_batch\"", "name=\"region\"",
+        "name=\"objective\"", "fetch(\"/v1/plan", "<option value=\"llama-2-7b\">", "textContent",
+        // every field a plan link can carry (the workload YAML's keys)
+        "name=\"requests_per_s\"", "name=\"ttft_ms\"", "name=\"tpot_ms\"", "name=\"max_gpus\"",
+        "name=\"max_nodes\"", "name=\"budget\"", "name=\"deadline_hours\"", "name=\"billing\"",
+        "name=\"engine\"", "name=\"lora_rank\"", "name=\"micro_batch\"", "id=\"copy-link\"",
+        "id=\"svg-ns\""}) {
     EXPECT_NE(page.find(want), std::string::npos) << want;
   }
   for (const char* banned : {"http://", "https://", "src=", "href=", "@import", "url(", "innerHTML",
@@ -419,11 +441,13 @@ TEST_F(ServerTest, ConcurrentRequestsGiveTheSameAnswer) {
     threads.emplace_back([&] {
       for (int k = 0; k < 3; ++k) {
         auto r = Client().Post("/v1/plan", body, "application/yaml");
-        if (r && r->status == 200 && r->body == first->body) ++same;
+        if (r && r->status == 200 && r->body == first->body)
+          ++same;
       }
     });
   }
-  for (std::thread& t : threads) t.join();
+  for (std::thread& t : threads)
+    t.join();
   EXPECT_EQ(same.load(), 18);
 }
 
@@ -514,7 +538,8 @@ TEST(ServeCommandTest, ServesThenExitsCleanlyOnSignals) {
     close(out[1]);
     std::string line;
     char ch = 0;
-    while (read(out[0], &ch, 1) == 1 && ch != '\n') line += ch;
+    while (read(out[0], &ch, 1) == 1 && ch != '\n')
+      line += ch;
     close(out[0]);
     const size_t at = line.find("http://127.0.0.1:");
     ASSERT_NE(at, std::string::npos) << line;

@@ -24,7 +24,8 @@ class FakeClock : public agent::Clock {
   double UnixSeconds() override { return unix_start_ + now_; }
   void SleepFor(double seconds) override {
     ++sleeps_;
-    if (seconds > 0) now_ += seconds;
+    if (seconds > 0)
+      now_ += seconds;
     if (real_sleep_ > 0) {
       timespec ts{0, static_cast<long>(real_sleep_ * 1e9)};
       nanosleep(&ts, nullptr);
@@ -48,12 +49,15 @@ class FakeGpuTelemetry : public agent::GpuTelemetry {
   Status fail = Status::Ok();
 
   Result<std::vector<agent::GpuInfo>> Devices() override {
-    if (!fail.ok()) return fail;
+    if (!fail.ok())
+      return fail;
     return devices;
   }
   Result<std::vector<agent::GpuSample>> Sample() override {
-    if (!fail.ok()) return fail;
-    if (samples.empty()) return std::vector<agent::GpuSample>{};
+    if (!fail.ok())
+      return fail;
+    if (samples.empty())
+      return std::vector<agent::GpuSample>{};
     const size_t i = std::min(next_++, samples.size() - 1);
     return samples[i];
   }

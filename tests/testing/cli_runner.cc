@@ -1,12 +1,11 @@
 #include "testing/cli_runner.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "cli/commands.h"
 
@@ -20,7 +19,8 @@ cli::CliEnvironment TestEnvironment() {
 
 CliRun RunGpuplan(const std::vector<std::string>& args, const cli::CliEnvironment& env) {
   std::vector<const char*> argv = {"gpuplan"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
   std::ostringstream out, err;
   CliRun run;
   run.exit_code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), env, out, err);

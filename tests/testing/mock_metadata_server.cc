@@ -1,8 +1,8 @@
 #include "testing/mock_metadata_server.h"
 
-#include <chrono>
-
 #include <httplib.h>
+
+#include <chrono>
 
 namespace gpuplan::testing {
 namespace {
@@ -24,7 +24,8 @@ MockMetadataServer::MockMetadataServer() : server_(std::make_unique<httplib::Ser
   });
   auto authorised = [this](const httplib::Request& req, const Behaviour& b) {
     const bool has = req.get_header_value("X-aliyun-ecs-metadata-token") == kToken;
-    if (has) ++token_uses_;
+    if (has)
+      ++token_uses_;
     return !b.require_token || has;
   };
   server_->Get("/latest/meta-data/instance/instance-type",
@@ -82,7 +83,8 @@ MockMetadataServer::MockMetadataServer() : server_(std::make_unique<httplib::Ser
                });
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!server_->is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 MockMetadataServer::~MockMetadataServer() {
@@ -96,9 +98,7 @@ void MockMetadataServer::Set(const Behaviour& b) {
   behaviour_ = b;
 }
 
-std::string MockMetadataServer::url() const {
-  return "http://127.0.0.1:" + std::to_string(port_);
-}
+std::string MockMetadataServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 std::string MockMetadataServer::last_ttl_header() const {
   std::lock_guard<std::mutex> lock(mu_);

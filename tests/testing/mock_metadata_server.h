@@ -36,7 +36,7 @@ class MockMetadataServer {
     std::string instance_type = "ecs.gn7i-c8g1.2xlarge";
   };
 
-  MockMetadataServer();  // starts listening
+  MockMetadataServer();   // starts listening
   ~MockMetadataServer();  // stops and joins
   MockMetadataServer(const MockMetadataServer&) = delete;
   MockMetadataServer& operator=(const MockMetadataServer&) = delete;

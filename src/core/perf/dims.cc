@@ -46,13 +46,15 @@ Dims DimsOf(const ModelArch& m) {
   d.mlp_mats = m.mlp == MlpKind::kSwiglu ? 3 : 2;
   d.params = m.Params();
   d.active_params = m.ActiveParams();
-  d.attn_dim = m.attention == AttentionKind::kMla
-                   ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim +
-                                m.mla.v_head_dim) / 2.0
-                   : m.QueryDim();
+  d.attn_dim =
+      m.attention == AttentionKind::kMla
+          ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+          : m.QueryDim();
   // MLA decompresses K per head (nope + rope): the activations hold that width.
-  if (m.attention == AttentionKind::kMla) d.kvd = m.QueryDim();
-  if (m.IsMoe() && m.layers > 0) ApplyMoeDims(m, d);
+  if (m.attention == AttentionKind::kMla)
+    d.kvd = m.QueryDim();
+  if (m.IsMoe() && m.layers > 0)
+    ApplyMoeDims(m, d);
   if (m.IsTransformer()) {
     d.layer_params = m.LayerParams() / m.layers;
     d.embed_params = m.EmbeddingParams();

@@ -187,8 +187,8 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
   }
   // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
   // weights (the embedding table too).
-  const double eff_dec =
-      GemmEfficiency(s.eff_row, cal, *hw.gpu, peak, d.h / tp, kSaturatedGemmRows, w.precision, s.layer_bytes);
+  const double eff_dec = GemmEfficiency(s.eff_row, cal, *hw.gpu, peak, d.h / tp, kSaturatedGemmRows,
+                                        w.precision, s.layer_bytes);
   const double t_arithmetic = 2 * s.gemm_weights * batch / tp / (s.peak_flops * eff_dec) * pp;
   // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
   const double touched =

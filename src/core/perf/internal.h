@@ -20,11 +20,11 @@ double QuantBits(int bits, bool nf4);
 // The model's per-layer sizes in elements, shared by the memory and time formulas.
 struct Dims {
   double layers = 0, h = 0, heads = 0, kvd = 0, ffn = 0, vocab = 0;
-  double mlp_mats = 2;      // weight matrices in the MLP (GELU 2, SwiGLU 3)
-  double layer_params = 0;  // one layer's parameters
-  double embed_params = 0;  // embedding (+ untied head)
-  double head_params = 0;   // the output projection's parameters (computed, tied or not)
-  double params = 0;        // total
+  double mlp_mats = 2;       // weight matrices in the MLP (GELU 2, SwiGLU 3)
+  double layer_params = 0;   // one layer's parameters
+  double embed_params = 0;   // embedding (+ untied head)
+  double head_params = 0;    // the output projection's parameters (computed, tied or not)
+  double params = 0;         // total
   double active_params = 0;  // used per token (= params for dense models)
   // Width of the attention core (QK^T and AV): heads x head_dim; MLA the mean of its QK
   // (nope + rope) and V widths. hidden for classic models.

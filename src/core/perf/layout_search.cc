@@ -15,8 +15,6 @@
 // no better than the best step found (best-first branch and bound).
 #include "gpuplan/layout_search.h"
 
-#include "gpuplan/strings.h"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,11 +26,12 @@
 #include <tuple>
 #include <vector>
 
+#include "gpuplan/strings.h"
+
 namespace gpuplan::perf {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
 
 // Ascending divisors of n, in O(sqrt n): the structure enumeration asks for them in its inner
 // loops, and a linear scan of a 1024-sequence batch there was half of a full-catalog plan's time.
@@ -81,10 +80,10 @@ class Recomputes {
 
 // The choices of one structure (everything but micro-batch and recomputation).
 struct Structure {
-  Layout base;                        // micro_batch and recompute to be set
+  Layout base;                         // micro_batch and recompute to be set
   std::span<const int> micro_batches;  // ascending; the list lives in Search's cache
   Recomputes recomputes;               // lightest first
-  int local_batch = 1;                // sequences per data-parallel replica per step
+  int local_batch = 1;                 // sequences per data-parallel replica per step
   double lower_bound = 0;
   double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
   double sequence_time = 0;         // compute per sequence at the largest micro-batch
@@ -212,12 +211,14 @@ class Search {
       const double mem = e->memory.per_gpu_gib;
       const Estimate::Memory& m = e->memory;
       if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
-        if (m.per_gpu_gib > m.capacity_gib) return e;  // fits neither: GPU memory says why
+        if (m.per_gpu_gib > m.capacity_gib)
+          return e;  // fits neither: GPU memory says why
         // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
         if (host_reason_.empty() || m.host_gib < host_need_) {
           host_need_ = m.host_gib;
-          host_reason_ = "fits GPU memory only with offload, which needs " + strings::Num(m.host_gib) +
-                         " GiB of host RAM per node (" + strings::Num(m.host_capacity_gib) + " usable)";
+          host_reason_ = "fits GPU memory only with offload, which needs " +
+                         strings::Num(m.host_gib) + " GiB of host RAM per node (" +
+                         strings::Num(m.host_capacity_gib) + " usable)";
         }
         return e;
       }
@@ -243,12 +244,15 @@ class Search {
     // Lightest first, but after `none` try `full`: it needs no more memory than selective, so
     // when neither fits the smallest micro-batch nothing does (two estimates, not three).
     std::vector<size_t> order(s.recomputes.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (order.size() == 3) order = {0, 2, 1};
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    if (order.size() == 3)
+      order = {0, 2, 1};
     std::optional<Estimate> smallest;
     size_t lightest = s.recomputes.size();
     for (size_t i : order) {
-      if (i > lightest) continue;  // a lighter one already fits
+      if (i > lightest)
+        continue;  // a lighter one already fits
       l.recompute = s.recomputes[i];
       Result<Estimate> e = Run(l);
       const bool fits = e.ok() && e->memory.fits;
@@ -256,16 +260,20 @@ class Search {
         smallest = *e;
         lightest = i;
       }
-      if (i == 0 && fits) break;
-      if (i == 2 && !fits) break;  // neither none nor full: infeasible
+      if (i == 0 && fits)
+        break;
+      if (i == 2 && !fits)
+        break;  // neither none nor full: infeasible
     }
-    if (!smallest) return kInf;
+    if (!smallest)
+      return kInf;
     s.recomputes.drop_front(lightest);
     l.micro_batch = s.micro_batches.back();
     Estimate largest = *smallest;
     if (s.micro_batches.size() > 1) {
       Result<Estimate> e = Run(l);
-      if (!e.ok()) return kInf;
+      if (!e.ok())
+        return kInf;
       largest = *e;
     }
     const TimeBreakdown& t = largest.time.breakdown;
@@ -291,14 +299,16 @@ class Search {
   // recomputation the largest micro-batch that fits is its best, found by bisection (memory grows
   // with b); a heavier recomputation only matters at micro-batches the lighter one cannot fit.
   bool ExploreFlat(const Structure& s) {
-    if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe()) return false;
+    if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe())
+      return false;
     const std::span<const int> bs = s.micro_batches;
     int floor = 0;  // micro-batches up to here are dominated by a lighter recomputation
     for (Recompute r : s.recomputes) {
       Layout l = s.base;
       l.recompute = r;
       size_t lo = 0, hi = bs.size();  // candidates bs[lo..hi), all above `floor`
-      while (lo < hi && bs[lo] <= floor) ++lo;
+      while (lo < hi && bs[lo] <= floor)
+        ++lo;
       std::optional<size_t> best;
       std::optional<Estimate> best_e;
       while (lo < hi) {  // the largest index whose micro-batch fits
@@ -325,7 +335,8 @@ class Search {
   // Per micro-batch the lightest recomputation that fits; the fastest of those.
   void Explore(const Structure& s, bool exhaustive) {
     ++result_.explored;
-    if (!exhaustive && ExploreFlat(s)) return;
+    if (!exhaustive && ExploreFlat(s))
+      return;
     for (int b : s.micro_batches) {
       // The bubble grows with the micro-batch: once the bound passes the best, stop.
       if (!exhaustive && result_.ok &&
@@ -406,7 +417,9 @@ class Search {
       size_t seq;    // insertion order: equal bounds pop first-in first
       bool group;    // a group to split into structures, or a structure to explore
       size_t index;  // into `groups` or `structures`
-      bool operator>(const Entry& o) const { return std::tie(bound, seq) > std::tie(o.bound, o.seq); }
+      bool operator>(const Entry& o) const {
+        return std::tie(bound, seq) > std::tie(o.bound, o.seq);
+      }
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
@@ -493,7 +506,8 @@ class Search {
       l.recompute = s.recomputes.back();
       ++result_.evaluated;
       Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
-      if (e.ok() && e->memory.per_gpu_gib <= e->memory.capacity_gib) return true;
+      if (e.ok() && e->memory.per_gpu_gib <= e->memory.capacity_gib)
+        return true;
     }
     return false;
   }

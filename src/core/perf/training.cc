@@ -88,9 +88,8 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
   c.fp32_adapters = t.mixed;
   BuildOpRecords(arch, d, c, t.ops);
   t.layer_activation =
-      t.transformer
-          ? LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
-          : 0;
+      t.transformer ? LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
+                    : 0;
   return t;
 }
 

@@ -21,7 +21,7 @@ struct TrainingShape {
   double b = 0;        // micro-batch
   double e = 0;        // bytes per weight/activation element
   double tp = 1, cp = 1, pp = 1, vp = 1, dp = 1;
-  double shard = 1;               // ranks that hold the same weights and shard ZeRO states: dp x cp
+  double shard = 1;  // ranks that hold the same weights and shard ZeRO states: dp x cp
   // ZeRO's divisor of this GPU's parameter mix: dense parameters shard over `shard`, routed
   // experts (sharded by ep) over their own replicas (= shard for dense models).
   double zero_shard = 1;
@@ -41,8 +41,8 @@ struct TrainingShape {
 TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l);
 
 // Memory of the step on the busiest GPU (and the host RAM offload needs), into `est.memory`.
-void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& hw,
-                    const Layout& l, const Calibration& cal, Estimate& est);
+void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& hw, const Layout& l,
+                    const Calibration& cal, Estimate& est);
 
 // Model and hardware FLOPs per token, and the basis the MFU is stated on.
 struct TrainingFlops {
@@ -63,7 +63,7 @@ double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
 // Compute of one micro-batch on the busiest stage, seconds (training_compute.cc).
 struct MicroBatchCompute {
   double seconds = 0;
-  double attention_rate = 0;  // achieved fraction of peak of the attention core
+  double attention_rate = 0;      // achieved fraction of peak of the attention core
   double elementwise_passes = 0;  // forward, backward (two) and a full-recompute forward
 };
 MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
