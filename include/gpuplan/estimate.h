@@ -170,7 +170,9 @@ struct Estimate {
   int grad_accum = 1;          // micro-batches per optimizer step per pipeline
   double peak_tflops = 0;      // dense peak of the GPU at the workload's precision
   double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)
-  std::string mfu_basis;  // what the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention"
+  // What the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention" (a static string:
+  // the layout search copies estimates by the thousand).
+  std::string_view mfu_basis;
 };
 
 // Estimates `w` with architecture `arch` on `hw` laid out as `layout`.

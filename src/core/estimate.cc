@@ -79,6 +79,14 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
 
 Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Hardware& hw,
                              const Layout& layout, const Calibration& cal) {
+  return EstimateRunShared(w, arch, hw, layout, cal, nullptr);
+}
+
+Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch& arch,
+                                             const Hardware& hw, const Layout& layout,
+                                             const Calibration& cal,
+                                             const TrainingInvariants* shared,
+                                             bool memory_only) {
   if (Status s = CheckLayout(w, arch, hw, layout); !s.ok())
     return s;
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
@@ -90,7 +98,7 @@ Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Har
     return Status::InvalidArgument(hw.gpu->name + " has no " +
                                    std::string(PrecisionName(w.precision)) + " support");
   }
-  Result<Estimate> est = w.IsTraining() ? EstimateTraining(w, arch, hw, layout, cal, *peak)
+  Result<Estimate> est = w.IsTraining() ? EstimateTraining(w, arch, hw, layout, cal, *peak, shared, memory_only)
                                         : EstimateInference(w, arch, hw, layout, cal, *peak);
   if (!est.ok())
     return est;

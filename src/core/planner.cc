@@ -859,7 +859,7 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
                       Num(best.estimate.memory.capacity_gib) + " GiB per GPU with " +
                       perf::DescribeLayout(best.layout) + ", " + Num(best.estimate.time.step_s) +
                       " s per step, MFU " + Num(best.estimate.throughput.mfu * 100) + "% (" +
-                      best.estimate.mfu_basis + ")";
+                      std::string(best.estimate.mfu_basis) + ")";
     const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
     if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
                            best.layout.optimizer_in_backward || best.layout.activation_offload)) {

@@ -195,7 +195,7 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
         {"tflops_per_gpu", e.throughput.tflops_per_gpu},
         {"hardware_tflops_per_gpu", e.throughput.hardware_tflops_per_gpu},
         {"mfu", e.throughput.mfu},
-        {"mfu_basis", e.mfu_basis},
+        {"mfu_basis", std::string(e.mfu_basis)},
         {"peak_tflops", e.peak_tflops}}},
       {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
   };

@@ -35,6 +35,17 @@ Layout OneGpu() {
   return l;
 }
 
+// The shape of `w` on one A100, beside the invariants it points into.
+struct Shaped {
+  Shaped(const Workload& w, const ModelArch& m)
+      : inv(InvariantsOf(w, m, A100(), Calibration{}, 1, w.flash_attention)),
+        t(ShapeOf(w, m, OneGpu(), inv)) {}
+  Shaped(const Shaped&) = delete;
+  Shaped& operator=(const Shaped&) = delete;
+  TrainingInvariants inv;
+  TrainingShape t;
+};
+
 const OpRecord& Op(const OpRecords& r, std::string_view name) {
   for (int i = 0; i < r.layer_ops; ++i) {
     if (r.layer[i].name == name)
@@ -68,16 +79,17 @@ TEST(LoraCostTest, AdapterRecordsMatchTheHandCount) {
   const ModelArch m = Llama(32, 4096, 32, 32, 11008);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const TrainingShape t = ShapeOf(Lora(c.targets, c.dropout), m, OneGpu());
-    const OpRecord& gemm = Op(t.ops, "lora adapters");
-    const OpRecord& glue = Op(t.ops, "lora casts, dropout, scaling and add");
+    const Shaped shaped(Lora(c.targets, c.dropout), m);
+    const TrainingShape& t = shaped.t;
+    const OpRecord& gemm = Op(t.ops(), "lora adapters");
+    const OpRecord& glue = Op(t.ops(), "lora casts, dropout, scaling and add");
     EXPECT_DOUBLE_EQ(gemm.weight_params, c.params);
     EXPECT_DOUBLE_EQ(gemm.flops, 2 * c.params);
     EXPECT_DOUBLE_EQ(gemm.moved, c.gemm_moved);
     EXPECT_DOUBLE_EQ(glue.moved * 2, c.glue_bytes);
     EXPECT_DOUBLE_EQ(glue.backward, c.glue_backward);
     EXPECT_DOUBLE_EQ(gemm.kernels + glue.kernels, c.kernels);
-    EXPECT_DOUBLE_EQ(Op(t.ops, "qkv projection").backward, 1) << "frozen: input gradients only";
+    EXPECT_DOUBLE_EQ(Op(t.ops(), "qkv projection").backward, 1) << "frozen: input gradients only";
   }
 }
 
@@ -88,7 +100,8 @@ TEST(LoraCostTest, AdapterTimeIsTheirBytesAtTheMemoryBandwidth) {
   // (3 x 65,792 + 2 x 360,448) x 2048 x 32 / 1.52925e12 = 39.35 ms.
   const Gpu g = A100();
   const ModelArch m = Llama(32, 4096, 32, 32, 11008);
-  const TrainingShape t = ShapeOf(Lora(LoraTargets::kAttention), m, OneGpu());
+  const Shaped shaped(Lora(LoraTargets::kAttention), m);
+  const TrainingShape& t = shaped.t;
   const double bw = 2039e9 * 0.75;
   const double want = (3 * 65792.0 + 2 * 360448.0) * 2048 * 32 / bw;
   EXPECT_NEAR(AdapterSeconds(t, 2048, 312e12, 0.6, bw), want, 1e-12);
@@ -102,9 +115,10 @@ TEST(LoraCostTest, HostLaunchesAreAFloorUnderTheMicroBatch) {
   // launch (far above the GPU time) one micro-batch takes 32 x 174 + 41 = 5609 launches.
   const Gpu g = A100();
   const ModelArch m = Llama(32, 4096, 32, 32, 11008);
-  const TrainingShape t = ShapeOf(Lora(LoraTargets::kAttention), m, OneGpu());
-  EXPECT_DOUBLE_EQ(LayerKernels(t.ops, Recompute::kNone), 174);
-  EXPECT_DOUBLE_EQ(ModelKernels(t.ops), 41);
+  const Shaped shaped(Lora(LoraTargets::kAttention), m);
+  const TrainingShape& t = shaped.t;
+  EXPECT_DOUBLE_EQ(LayerKernels(t.ops(), Recompute::kNone), 174);
+  EXPECT_DOUBLE_EQ(ModelKernels(t.ops()), 41);
   Calibration cal;
   cal.eager_launch_us = 1000;
   Result<Estimate> e =

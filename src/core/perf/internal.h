@@ -83,11 +83,23 @@ double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
 // `static_gib` of the allocation is made once in large blocks and not fragmented.
 void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, double static_gib = 0);
 
-// The two estimates behind EstimateRun (layout already checked; `peak` in TFLOPS).
+struct TrainingInvariants;  // training_shape.h
+
+// The two estimates behind EstimateRun (layout already checked; `peak` in TFLOPS). `shared`:
+// the invariants a layout search builds once (nullptr, or made for another cp: built here).
+// `memory_only`: only `memory` and `grad_accum` (what a fit probe needs), no time.
 Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                                  const Layout& l, const Calibration& cal, double peak);
+                                  const Layout& l, const Calibration& cal, double peak,
+                                  const TrainingInvariants* shared = nullptr,
+                                  bool memory_only = false);
 Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
                                    const Layout& l, const Calibration& cal, double peak);
+
+// EstimateRun with the training invariants a layout search shares over its estimates;
+// `memory_only` (training): the memory alone, for the search's fit probes.
+Result<Estimate> EstimateRunShared(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                   const Layout& layout, const Calibration& cal,
+                                   const TrainingInvariants* shared, bool memory_only = false);
 
 }  // namespace gpuplan::perf::internal
 

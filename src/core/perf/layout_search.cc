@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gpuplan/strings.h"
+#include "perf/training_shape.h"
 
 namespace gpuplan::perf {
 namespace {
@@ -136,6 +137,7 @@ class Search {
       if (Allowed(pin_r, r))
         recomputes.push_back(r);
     }
+    const std::vector<int> expert_degrees = ExpertDegrees(tp, dp);
     for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
       if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
         continue;
@@ -145,7 +147,7 @@ class Search {
       for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
         if (!Allowed(pins_.zero, zero))
           continue;
-        for (int ep : ExpertDegrees(tp, dp)) {
+        for (int ep : expert_degrees) {
           Structure s;
           s.local_batch = local;
           s.micro_batches = micro_batches;
@@ -204,9 +206,42 @@ class Search {
     return out;
   }
 
-  Result<Estimate> Run(const Layout& l) {
+  // The training invariants of layouts with `l`'s cp, built on first use (the records differ
+  // by cp only through what unfused attention keeps).
+  const internal::TrainingInvariants* Invariants(const Layout& l) {
+    if (!w_.IsTraining() || hw_.gpu == nullptr)
+      return nullptr;
+    auto it = invariants_.find(l.cp);
+    if (it == invariants_.end()) {
+      const bool flash = l.flash_attention && w_.flash_attention;
+      it = invariants_.emplace(l.cp, internal::InvariantsOf(w_, arch_, *hw_.gpu, cal_, l.cp, flash))
+               .first;
+    }
+    return &it->second;
+  }
+
+  Result<Estimate> Evaluate(const Layout& l, bool memory_only = false) {
     ++result_.evaluated;
-    Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
+    return internal::EstimateRunShared(w_, arch_, hw_, l, cal_, Invariants(l), memory_only);
+  }
+
+  // `l`'s estimate (Run) or its memory alone (Probe: a fit test costs about half an estimate).
+  Result<Estimate> Run(const Layout& l) { return Note(l, Evaluate(l), true); }
+  Result<Estimate> Probe(const Layout& l) { return Note(l, Evaluate(l, true), false); }
+
+  // `l`'s estimate when it fits (probed first: most layouts a search tries do not fit).
+  std::optional<Estimate> TimedIfFits(const Layout& l) {
+    Result<Estimate> probe = Probe(l);
+    if (!probe.ok() || !probe->memory.fits)
+      return std::nullopt;
+    Result<Estimate> e = Run(l);
+    if (!e.ok() || !e->memory.fits)
+      return std::nullopt;
+    return *e;
+  }
+
+  // Keeps the least memory seen, the least-memory layout while none fits, and why nothing fits.
+  Result<Estimate> Note(const Layout& l, Result<Estimate> e, bool timed) {
     if (e.ok()) {
       const double mem = e->memory.per_gpu_gib;
       const Estimate::Memory& m = e->memory;
@@ -227,6 +262,7 @@ class Search {
         if (!result_.ok) {  // the least-memory layout stands in until one fits
           result_.layout = l;
           result_.estimate = *e;
+          stand_in_timed_ = timed;
         }
       }
     } else if (result_.reason.empty()) {
@@ -243,21 +279,19 @@ class Search {
     l.micro_batch = s.micro_batches.front();
     // Lightest first, but after `none` try `full`: it needs no more memory than selective, so
     // when neither fits the smallest micro-batch nothing does (two estimates, not three).
-    std::vector<size_t> order(s.recomputes.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    if (order.size() == 3)
-      order = {0, 2, 1};
+    static constexpr std::array<size_t, 3> kThree = {0, 2, 1}, kInOrder = {0, 1, 2};
+    const std::span<const size_t> order(s.recomputes.size() == 3 ? kThree.data() : kInOrder.data(),
+                                        s.recomputes.size());
     std::optional<Estimate> smallest;
     size_t lightest = s.recomputes.size();
     for (size_t i : order) {
       if (i > lightest)
         continue;  // a lighter one already fits
       l.recompute = s.recomputes[i];
-      Result<Estimate> e = Run(l);
-      const bool fits = e.ok() && e->memory.fits;
+      std::optional<Estimate> e = TimedIfFits(l);
+      const bool fits = e.has_value();
       if (fits) {
-        smallest = *e;
+        smallest = std::move(e);
         lightest = i;
       }
       if (i == 0 && fits)
@@ -310,14 +344,12 @@ class Search {
       while (lo < hi && bs[lo] <= floor)
         ++lo;
       std::optional<size_t> best;
-      std::optional<Estimate> best_e;
-      while (lo < hi) {  // the largest index whose micro-batch fits
+      while (lo < hi) {  // the largest index whose micro-batch fits (memory probes)
         const size_t mid = lo + (hi - lo) / 2;
         l.micro_batch = bs[mid];
-        Result<Estimate> e = Run(l);
+        Result<Estimate> e = Probe(l);
         if (e.ok() && e->memory.fits) {
           best = mid;
-          best_e = *e;
           lo = mid + 1;
         } else {
           hi = mid;
@@ -325,7 +357,8 @@ class Search {
       }
       if (best) {
         l.micro_batch = bs[*best];
-        Consider(l, *best_e);
+        if (Result<Estimate> e = Run(l); e.ok() && e->memory.fits)
+          Consider(l, *e);
         floor = bs[*best];
       }
     }
@@ -349,8 +382,14 @@ class Search {
         Layout l = s.base;
         l.micro_batch = b;
         l.recompute = r;
-        Result<Estimate> e = Run(l);
-        if (!e.ok() || !e->memory.fits)
+        std::optional<Estimate> e;
+        if (exhaustive) {  // the reference: every configuration timed
+          if (Result<Estimate> timed = Run(l); timed.ok() && timed->memory.fits)
+            e = *timed;
+        } else {
+          e = TimedIfFits(l);
+        }
+        if (!e)
           continue;
         any_fits = true;
         Consider(l, *e);
@@ -398,19 +437,31 @@ class Search {
     // estimates each) only when the group comes up in best-first order, and a structure is
     // explored only when its own bound comes up. Every bound is at most the step time of every
     // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
-    std::map<std::tuple<int, int, int, int, int>, std::vector<size_t>> by_group;
-    for (size_t i = 0; i < structures.size(); ++i) {
+    // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
+    // the smallest micro-batch, ZeRO 0 and 1 cannot either. So a group lists its higher stages
+    // first. One sorted index list holds every group as a contiguous run.
+    std::vector<size_t> members(structures.size());
+    for (size_t i = 0; i < members.size(); ++i)
+      members[i] = i;
+    auto key = [&](size_t i) {
       const Layout& b = structures[i].base;
-      by_group[std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep)].push_back(i);
-    }
-    std::vector<std::vector<size_t>> groups;
-    for (auto& [key, members] : by_group) {
-      // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
-      // the smallest micro-batch, ZeRO 0 and 1 cannot either. Bound the higher stages first.
-      std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) {
-        return structures[a].base.zero > structures[b].base.zero;
-      });
-      groups.push_back(std::move(members));
+      return std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep, -b.zero, i);
+    };
+    std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+    std::vector<std::span<const size_t>> groups;
+    for (size_t begin = 0; begin < members.size();) {
+      const Layout& first = structures[members[begin]].base;
+      size_t end = begin + 1;
+      while (end < members.size()) {
+        const Layout& b = structures[members[end]].base;
+        if (std::tie(b.tp, b.cp, b.pp, b.vp, b.ep) !=
+            std::tie(first.tp, first.cp, first.pp, first.vp, first.ep)) {
+          break;
+        }
+        ++end;
+      }
+      groups.emplace_back(members.data() + begin, end - begin);
+      begin = end;
     }
     struct Entry {
       double bound;
@@ -423,8 +474,10 @@ class Search {
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
-    for (size_t g = 0; g < groups.size(); ++g)
-      queue.push({CheapBound(structures[groups[g].front()]), seq++, true, g});
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (GroupCanFit(structures, groups[g]))
+        queue.push({CheapBound(structures[groups[g].front()]), seq++, true, g});
+    }
     while (!queue.empty()) {
       const Entry top = queue.top();
       queue.pop();
@@ -446,6 +499,26 @@ class Search {
           queue.push({s.lower_bound, seq++, false, i});
       }
     }
+  }
+
+  // Whether any structure of a group (highest ZeRO stage first) can fit: a memory probe at the
+  // smallest micro-batch and the heaviest recomputation (the least memory of each structure) of
+  // the members that need the least: ZeRO 2 needs no more than 1 or 0, and ZeRO 3 shards the
+  // weights but holds a gathered layer, so either may be the least. Most of the layouts with the
+  // best compute bounds (little parallelism) do not fit; this rules their groups out before any
+  // estimate is timed.
+  bool GroupCanFit(const std::vector<Structure>& structures, std::span<const size_t> members) {
+    for (size_t i : members) {
+      const Structure& s = structures[i];
+      if (s.base.zero < 2 && i != members.front())
+        break;  // a lower stage needs at least the memory of the higher one probed before it
+      Layout l = s.base;
+      l.micro_batch = s.micro_batches.front();
+      l.recompute = s.recomputes.back();
+      if (Result<Estimate> e = Probe(l); e.ok() && e->memory.fits)
+        return true;
+    }
+    return false;
   }
 
   // A bound of every structure of `s`'s group (all ZeRO stages; `s` is its highest) from one
@@ -484,6 +557,11 @@ class Search {
     }
     if (result_.ok)
       result_.reason.clear();
+    // A probe's memory stood in for the least-memory layout: time it for the caller.
+    if (!result_.ok && result_.min_memory_gib > 0 && !stand_in_timed_) {
+      if (Result<Estimate> e = Evaluate(result_.layout); e.ok())
+        result_.estimate = *e;
+    }
     if (!result_.ok && !host_reason_.empty())
       result_.reason = host_reason_;
     if (!result_.ok && result_.reason.empty()) {
@@ -504,8 +582,7 @@ class Search {
       Layout l = s.base;
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
-      ++result_.evaluated;
-      Result<Estimate> e = EstimateRun(w_, arch_, hw_, l, cal_);
+      Result<Estimate> e = Evaluate(l, true);  // memory only
       if (e.ok() && e->memory.per_gpu_gib <= e->memory.capacity_gib)
         return true;
     }
@@ -571,6 +648,8 @@ class Search {
   LayoutSearch result_;
   // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
+  std::map<int, internal::TrainingInvariants> invariants_;  // by cp
+  bool stand_in_timed_ = true;  // result_.estimate, while nothing fits, has its time
   std::string host_reason_;  // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;
 };

@@ -217,6 +217,30 @@ void AddAdapters(Builder& b, const Dims& d, const OpContext& c) {
   glue.backward_kernels = n * (2 + casts + drop);
 }
 
+// The per-recomputation sums of op_records.h's Sums: the estimates ask for them on every call.
+void SumPasses(OpRecords& r) {
+  OpRecords::Sums& s = r.sums;
+  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    const auto i = static_cast<size_t>(rc);
+    for (int k = 0; k < r.layer_ops; ++k) {
+      const OpRecord& op = r.layer[k];
+      const bool recomputed =
+          rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
+      s.layer_kernels[i] += op.kernels + op.backward_kernels + (recomputed ? op.kernels : 0);
+      if (op.kind == OpKind::kCollective)
+        s.collective_passes[i][static_cast<size_t>(op.group)] += Passes(op, rc);
+      const double kept = op.saved_bytes - (rc == Recompute::kSelective ? op.selective_bytes : 0);
+      (op.tensor_sharded ? s.saved_sharded[i] : s.saved_replicated[i]) += kept;
+    }
+  }
+  for (int k = 0; k < r.layer_ops; ++k) {
+    if (r.layer[k].kind == OpKind::kCollective)
+      s.collective_forward_passes[static_cast<size_t>(r.layer[k].group)] += r.layer[k].forward;
+  }
+  for (int k = 0; k < r.model_ops; ++k)
+    s.model_kernels += r.model[k].kernels + r.model[k].backward_kernels;
+}
+
 }  // namespace
 
 // The records of one transformer layer, following the saved-activation accounting of
@@ -255,6 +279,7 @@ void BuildOpRecords(const ModelArch& arch, const Dims& d, const OpContext& c, Op
   }
   r.sums.attention_flops = r.layers * attention;
   r.sums.adapter_flops = r.layers * adapters;
+  SumPasses(r);
 }
 
 double LayerParamScale(const ModelArch& arch, const Dims& d) {
@@ -287,13 +312,8 @@ double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, 
   const double t = tp;
   if (rc == Recompute::kFull)
     return r.layer_input_bytes * tokens / (sp ? t : 1);
-  double replicated = 0, sharded = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    const OpRecord& op = r.layer[i];
-    const double kept = op.saved_bytes - (rc == Recompute::kSelective ? op.selective_bytes : 0);
-    (op.tensor_sharded ? sharded : replicated) += kept;
-  }
-  return replicated * tokens / (sp ? t : 1) + sharded * tokens / t;
+  const auto i = static_cast<size_t>(rc);
+  return r.sums.saved_replicated[i] * tokens / (sp ? t : 1) + r.sums.saved_sharded[i] * tokens / t;
 }
 
 double Passes(const OpRecord& op, Recompute rc) {
@@ -302,38 +322,17 @@ double Passes(const OpRecord& op, Recompute rc) {
 }
 
 double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc) {
-  double passes = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    if (r.layer[i].kind == OpKind::kCollective && r.layer[i].group == group)
-      passes += Passes(r.layer[i], rc);
-  }
-  return passes;
+  return r.sums.collective_passes[static_cast<size_t>(rc)][static_cast<size_t>(group)];
 }
 
 double LayerKernels(const OpRecords& r, Recompute rc) {
-  double kernels = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    const OpRecord& op = r.layer[i];
-    const bool recomputed = rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
-    kernels += op.kernels + op.backward_kernels + (recomputed ? op.kernels : 0);
-  }
-  return kernels;
+  return r.sums.layer_kernels[static_cast<size_t>(rc)];
 }
 
-double ModelKernels(const OpRecords& r) {
-  double kernels = 0;
-  for (int i = 0; i < r.model_ops; ++i)
-    kernels += r.model[i].kernels + r.model[i].backward_kernels;
-  return kernels;
-}
+double ModelKernels(const OpRecords& r) { return r.sums.model_kernels; }
 
 double CollectiveForwardPasses(const OpRecords& r, OpGroup group) {
-  double passes = 0;
-  for (int i = 0; i < r.layer_ops; ++i) {
-    if (r.layer[i].kind == OpKind::kCollective && r.layer[i].group == group)
-      passes += r.layer[i].forward;
-  }
-  return passes;
+  return r.sums.collective_forward_passes[static_cast<size_t>(group)];
 }
 
 }  // namespace gpuplan::perf::internal

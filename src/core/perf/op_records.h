@@ -78,6 +78,14 @@ struct OpRecords {
     double attention_flops = 0;
     double adapter_flops = 0;
     double elementwise_elements = 0;
+    // Per recomputation (indexed by Recompute): a layer's kernel launches, the passes of its
+    // collectives per group (indexed by OpGroup) and the activation bytes per token it keeps
+    // outside and inside the tensor-parallel region.
+    std::array<double, 3> layer_kernels{};
+    std::array<std::array<double, 4>, 3> collective_passes{};
+    std::array<double, 4> collective_forward_passes{};
+    std::array<double, 3> saved_replicated{}, saved_sharded{};
+    double model_kernels = 0;
   } sums;
   double layer_input_bytes = 0;  // per token: what full recomputation keeps of a layer
 };

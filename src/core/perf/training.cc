@@ -8,9 +8,49 @@
 
 namespace gpuplan::perf::internal {
 
-TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l) {
+namespace {
+
+OpContext ContextOf(const Workload& w, double seq_local, bool flash) {
+  OpContext c;
+  c.seq = w.seq_len;
+  c.seq_local = seq_local;
+  c.element_bytes = ElementBytes(w.precision);
+  c.flash = flash;
+  c.lora = w.method == Method::kLora || w.method == Method::kQlora;
+  c.lora_rank = w.lora_rank;
+  c.lora_targets = w.lora_targets;
+  c.lora_dropout = w.lora_dropout;
+  // Mixed precision keeps the trainable adapters in fp32 (PEFT); pure 16-bit training does not.
+  c.fp32_adapters = c.element_bytes == 2 && w.master_weights;
+  return c;
+}
+
+}  // namespace
+
+TrainingInvariants InvariantsOf(const Workload& w, const ModelArch& arch, const Gpu& gpu,
+                                const Calibration& cal, int cp, bool flash) {
+  TrainingInvariants inv;
+  inv.d = DimsOf(arch);
+  inv.eff = cal.For(gpu);
+  inv.cp = cp;
+  inv.flash = flash;
+  BuildOpRecords(arch, inv.d, ContextOf(w, static_cast<double>(w.seq_len) / cp, flash), inv.ops);
+  Layout l;
+  l.cp = cp;
+  l.flash_attention = flash;
+  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    l.recompute = rc;
+    inv.flops[static_cast<size_t>(rc)] = FlopsOf(ShapeOf(w, arch, l, inv), arch);
+  }
+  return inv;
+}
+
+TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
+                      const TrainingInvariants& inv) {
   TrainingShape t;
-  t.d = DimsOf(arch);
+  t.d = inv.d;
+  t.ops_ = &inv.ops;
+  t.eff_ = &inv.eff;
   const Dims& d = t.d;
   t.transformer = arch.IsTransformer();
   t.lora = w.method == Method::kLora || w.method == Method::kQlora;
@@ -76,26 +116,16 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l)
   } else {
     t.trainable_local = t.stage_params;
   }
-  OpContext c;
-  c.seq = t.s;
-  c.seq_local = t.s_local;
-  c.element_bytes = t.e;
-  c.flash = t.flash;
-  c.lora = t.lora;
-  c.lora_rank = w.lora_rank;
-  c.lora_targets = w.lora_targets;
-  c.lora_dropout = w.lora_dropout;
-  c.fp32_adapters = t.mixed;
-  BuildOpRecords(arch, d, c, t.ops);
   t.layer_activation =
-      t.transformer ? LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
+      t.transformer ? LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
                     : 0;
   return t;
 }
 
-Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                                  const Layout& l, const Calibration& cal, double peak) {
-  const TrainingShape t = ShapeOf(w, arch, l);
+namespace {
+
+// What the pipeline schedule and the attention kernel need of the layout.
+Status CheckSchedule(const TrainingShape& t, const Layout& l) {
   if (l.cp > 1 && !t.flash) {
     return Status::InvalidArgument(
         "layout: context parallelism (cp > 1) needs flash attention (ring attention passes "
@@ -121,10 +151,36 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
         "accumulate gradients over " +
         std::to_string(t.m) + " micro-batches (set micro_batch x dp = global_batch)");
   }
+  return Status::Ok();
+}
+
+[[gnu::noinline]] Result<Estimate> EstimateTrainingWithOwnInvariants(
+    const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& l,
+    const Calibration& cal, double peak, bool memory_only) {
+  const TrainingInvariants own =
+      InvariantsOf(w, arch, *hw.gpu, cal, l.cp, l.flash_attention && w.flash_attention);
+  return EstimateTraining(w, arch, hw, l, cal, peak, &own, memory_only);
+}
+
+}  // namespace
+
+Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                  const Layout& l, const Calibration& cal, double peak,
+                                  const TrainingInvariants* shared, bool memory_only) {
+  const bool flash = l.flash_attention && w.flash_attention;
+  // Invariants made for another cp or attention kernel would misstate the records: build them
+  // (out of line: they are kilobytes, and the layout search's estimates share theirs).
+  if (!shared || shared->cp != l.cp || shared->flash != flash)
+    return EstimateTrainingWithOwnInvariants(w, arch, hw, l, cal, peak, memory_only);
+  const TrainingShape t = ShapeOf(w, arch, l, *shared);
+  if (Status s = CheckSchedule(t, l); !s.ok())
+    return s;
   Estimate est;
   est.grad_accum = t.m;
   TrainingMemory(t, w, hw, l, cal, est);
-  const TrainingFlops f = FlopsOf(t, arch);
+  if (memory_only)
+    return est;
+  const TrainingFlops& f = shared->flops[static_cast<size_t>(t.rc)];
   est.flops_per_token = f.model_per_token;
   est.mfu_basis = f.basis;
   TrainingTime(t, f, w, arch, hw, l, cal, peak, est);

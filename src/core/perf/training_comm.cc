@@ -68,7 +68,7 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
                   const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
                   TimeBreakdown& tb) {
   const Dims& d = t.d;
-  const OpRecords& r = t.ops;
+  const OpRecords& r = t.ops();
   const double e = t.e;
   const double m = t.m;
   const double tokens_mb = t.s_local * t.b;

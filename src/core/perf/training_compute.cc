@@ -33,7 +33,7 @@ double KindPasses(const OpRecords& r, OpKind kind, Recompute rc) {
 // casts, dropout, scaling and adds at the memory bandwidth.
 double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
                       double gemm_fraction, double bw_bytes) {
-  const OpRecords& r = t.ops;
+  const OpRecords& r = t.ops();
   double per_layer = 0;
   for (int i = 0; i < r.layer_ops; ++i) {
     const OpRecord& op = r.layer[i];
@@ -60,7 +60,7 @@ double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
 TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
   TrainingFlops f;
   if (t.transformer) {
-    const OpRecords& r = t.ops;
+    const OpRecords& r = t.ops();
     const double gemm = ForwardFlops(r, OpKind::kGemm);
     const double attention = ForwardFlops(r, OpKind::kAttention);
     const double adapters = ForwardFlops(r, OpKind::kAdapter);
@@ -97,7 +97,7 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
                                     const Layout& l, const Calibration& cal, double peak) {
   const Dims& d = t.d;
   const Gpu& gpu = *hw.gpu;
-  const ArchEfficiency eff_row = cal.For(gpu);
+  const ArchEfficiency& eff_row = t.eff();
   const double e = t.e;
   MicroBatchCompute mb;
   const double tokens_mb = t.s_local * t.b;
@@ -135,7 +135,7 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   mb.elementwise_passes = 3 + (t.rc == Recompute::kFull ? 1 : 0);
   const double passes = mb.elementwise_passes;
   if (t.transformer) {
-    t_mb += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops) / t.tp * e * tokens_mb *
+    t_mb += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops()) / t.tp * e * tokens_mb *
             t.stage_layers * passes / bw_bytes;
     // Fixed per-layer cost of each forward/backward pass (launches, framework hooks); MoE
     // layers run more kernels and wait for the dispatch's token counts (a host sync).
@@ -157,7 +157,7 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
     // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
     // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
-    const double host = (LayerKernels(t.ops, t.rc) * t.stage_layers + ModelKernels(t.ops)) *
+    const double host = (LayerKernels(t.ops(), t.rc) * t.stage_layers + ModelKernels(t.ops())) *
                         cal.eager_launch_us * 1e-6;
     t_mb = std::max(t_mb, host);
   }

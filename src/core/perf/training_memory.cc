@@ -99,7 +99,7 @@ double Transients(const TrainingShape& t, const Layout& l, const Calibration& ca
   double transient = cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (t.e + 4);
   if (t.rc != Recompute::kNone) {
     transient +=
-        LayerActivationBytes(t.ops, t.s_local * t.b, l.tp, l.sequence_parallel, Recompute::kNone);
+        LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, Recompute::kNone);
   }
   if (l.zero >= 3 && t.shard > 1)
     transient += 2 * d.layer_params / t.tp * t.e;

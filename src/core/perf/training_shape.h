@@ -3,10 +3,36 @@
 #ifndef GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
 #define GPUPLAN_SRC_CORE_PERF_TRAINING_SHAPE_H_
 
+#include <array>
+
 #include "perf/internal.h"
 #include "perf/op_records.h"
 
 namespace gpuplan::perf::internal {
+
+// Model and hardware FLOPs per token, and the basis the MFU is stated on.
+struct TrainingFlops {
+  double model_per_token = 0;         // what the method must compute (no recomputation)
+  double hardware_per_token = 0;      // what the GPUs execute (with recomputation)
+  double attention_per_token = 0;     // attention core part of model_per_token
+  double attention_hw_per_token = 0;  // attention core part of hardware_per_token
+  double adapter_hw_per_token = 0;    // LoRA adapter GEMM part of hardware_per_token
+  const char* basis = "";
+};
+
+// What every training estimate of one workload and model on one GPU type shares for a given
+// context-parallel degree and attention kernel: the layout search builds it once and estimates
+// thousands of layouts with it (a one-off estimate builds its own).
+struct TrainingInvariants {
+  Dims d;
+  ArchEfficiency eff;  // the GPU's calibrated efficiency row
+  OpRecords ops;
+  std::array<TrainingFlops, 3> flops;  // by recomputation (FlopsOf)
+  int cp = 1;
+  bool flash = false;
+};
+TrainingInvariants InvariantsOf(const Workload& w, const ModelArch& arch, const Gpu& gpu,
+                                const Calibration& cal, int cp, bool flash);
 
 struct TrainingShape {
   Dims d;
@@ -35,24 +61,21 @@ struct TrainingShape {
   double trainable_local = 0;     // trainable parameters on one GPU before ZeRO
   double adapter_local = 0;       // LoRA adapter parameters on one GPU
   double layer_activation = 0;    // saved activations of one layer, one micro-batch, bytes
-  OpRecords ops;                  // the layer's and the model's operation records
+  // The layer's and the model's operation records and the GPU's efficiency row, from the
+  // invariants the shape was made with (which outlive it).
+  const OpRecords& ops() const { return *ops_; }
+  const ArchEfficiency& eff() const { return *eff_; }
+  const OpRecords* ops_ = nullptr;
+  const ArchEfficiency* eff_ = nullptr;
 };
 
-TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l);
+TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
+                      const TrainingInvariants& inv);
 
 // Memory of the step on the busiest GPU (and the host RAM offload needs), into `est.memory`.
 void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& hw, const Layout& l,
                     const Calibration& cal, Estimate& est);
 
-// Model and hardware FLOPs per token, and the basis the MFU is stated on.
-struct TrainingFlops {
-  double model_per_token = 0;         // what the method must compute (no recomputation)
-  double hardware_per_token = 0;      // what the GPUs execute (with recomputation)
-  double attention_per_token = 0;     // attention core part of model_per_token
-  double attention_hw_per_token = 0;  // attention core part of hardware_per_token
-  double adapter_hw_per_token = 0;    // LoRA adapter GEMM part of hardware_per_token
-  const char* basis = "";
-};
 TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch);
 
 // LoRA's adapter GEMMs (at their roofline) and casts, dropout, scaling and adds on one stage

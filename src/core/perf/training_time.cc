@@ -26,7 +26,7 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   // master, m, v and writes master, m, v and the 16-bit weight: (2+4+4+4) + (4+4+4+2) = 28
   // bytes per parameter (Adam-style kernels, e.g. apex FusedAdam).
   const double grad_b = t.half ? 2 : 4;
-  const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * cal.For(gpu).memory_bw_fraction;
+  const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * t.eff().memory_bw_fraction;
   const double params_local = t.trainable_local / (l.zero >= 1 ? t.shard : 1);
   const double per_param =
       grad_b + 2 * (t.master + t.state_bytes) + (t.mixed ? 2 : 0) + (t.lora ? 8 : 0);
