@@ -28,6 +28,9 @@ if [ ! -f "$contracts" ]; then
 fi
 python3 "$contracts" "$build/gpuplan" "${areas[@]}"
 
+echo "== style: clang-format and clang-tidy (.clang-format, .clang-tidy) =="
+"$here/scripts/check-style.sh" "$build"
+
 echo "== uncertainty table (data/uncertainty.csv regenerated from the model and compared) =="
 "$here/scripts/check-uncertainty.sh" "$build/gpuplan"
 

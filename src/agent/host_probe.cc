@@ -192,6 +192,7 @@ Result<DiskProbeResult> MeasureDiskRead(const std::string& path, const DiskProbe
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
   const int nthreads = std::max(1, o.random_threads);
+  threads.reserve(static_cast<size_t>(nthreads));
   start = Now();
   for (int t = 0; t < nthreads; ++t) {
     threads.emplace_back([&, t] {

@@ -70,7 +70,7 @@ class MetadataClient {
   MetadataReply Get(std::string_view path);
 
   // The largest reply body kept; longer replies are reported as kUnreachable.
-  static constexpr size_t kMaxBodyBytes = 64 * 1024;
+  static constexpr size_t kMaxBodyBytes = size_t{64} * 1024;
 
  private:
   struct Impl;

@@ -46,7 +46,7 @@ struct ServerLimits {
   // 500, and each connection holds one descriptor.
   int max_connections = 256;
   // Request line plus headers; a longer one gets 431.
-  size_t max_header_bytes = 16 * 1024;
+  size_t max_header_bytes = size_t{16} * 1024;
   // Threads that answer complete requests; 0 = one per CPU core, at least 4. One of them takes
   // only GET and HEAD, so /healthz and the page never wait behind plans.
   int workers = 0;  // at least 2 are started
