@@ -117,6 +117,20 @@ struct InstanceSpec {
   Lifecycle status = Lifecycle::kCurrent;
 };
 
+// ecs.ebmgn7ex.32xlarge as in data/instances.csv: eight A100-80G on NVLink, 160 Gbit/s eRDMA.
+// REQUIRES: GpuA100() added to the builder.
+inline InstanceSpec Ebmgn7ex32xlarge() {
+  return {.name = "ecs.ebmgn7ex.32xlarge",
+          .gpu = "A100-80G-SXM",
+          .gpus = 8,
+          .vcpu = 128,
+          .ram_gib = 1024,
+          .network_gbps = 160,
+          .rdma = true,
+          .rdma_gbps = 160,
+          .interconnect = Interconnect::kNvlink};
+}
+
 class CatalogBuilder {
  public:
   CatalogBuilder& AddGpu(Gpu gpu) {
