@@ -20,6 +20,7 @@
 #include "gpuplan/provision.h"
 #include "gpuplan/strings.h"
 #include "plan_latency.h"
+#include "plan_spot.h"
 #include "serving_search.h"
 
 namespace gpuplan::planner {
@@ -382,33 +383,6 @@ void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Can
   }
 }
 
-// The user asked for spot alone (constraints.billing lists nothing else): then spot is ranked
-// at its own price, whatever its age.
-bool AsksSpotOnly(const Workload& w) {
-  const auto& listed = w.constraints.billing;
-  return !listed.empty() &&
-         std::all_of(listed.begin(), listed.end(), [](Billing b) { return b == Billing::kSpot; });
-}
-
-// `rates` with the spot price raised to the PAYG cap (Alibaba never charges spot above PAYG),
-// when `c`'s spot price cannot rank a plan ranked by cost (SpotPriceRankable; a spot ratio the
-// caller gave is theirs to rank on); nullopt when it can, or when time ranks the plan.
-std::optional<cost::BillingRates> SpotAtPaygCap(const Workload& w, const PlanOptions& options,
-                                                const cost::BillingRates& rates,
-                                                const Candidate& c) {
-  const cost::PriceQuote* q = PriceUsed(c);
-  if (c.billing != cost::Mode::kSpot || q == nullptr || SpotPriceRankable(*q) ||
-      options.spot.spot_ratio || AsksSpotOnly(w) || RanksByTime(w)) {
-    return std::nullopt;
-  }
-  cost::BillingRates capped = rates;
-  std::optional<cost::PriceQuote>& spot = capped.quotes[static_cast<size_t>(Billing::kSpot)];
-  if (!spot || !rates.payg().price.Ratio(spot->price).ok())
-    return std::nullopt;
-  spot->price = rates.payg().price;
-  return capped;
-}
-
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
 // mode and appends the candidates that meet the budget. `hours` is the job's length (0 = no
 // amount of work: price one hour and rank by cost per `units_per_hour`). Returns whether any
@@ -444,7 +418,8 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       }
       AddServiceRange(w, base, serving, *c);
       c->score = c->score_at_quote = score(*c, CostForRanking(*c));
-      if (std::optional<cost::BillingRates> capped = SpotAtPaygCap(w, options, *rr.rates, *c)) {
+      if (std::optional<cost::BillingRates> capped =
+              SpotAtPaygCap(w, options, RanksByTime(w), *rr.rates, *c)) {
         p.rates = &*capped;
         if (Result<Candidate> at_cap = PriceIn(w, t, base, p, options); at_cap.ok()) {
           c->spot_ranked_at_payg = rr.rates->payg().price.amount();
@@ -822,17 +797,6 @@ std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> 
   return unique;
 }
 
-// Of `all` (every region, before ranking), the spot candidate ranked at its PAYG cap
-// (Candidate::spot_ranked_at_payg) that would rank best at its own price; nullopt when none.
-std::optional<Candidate> CheapestSpotAtQuote(const std::vector<Candidate>& all) {
-  const Candidate* best = nullptr;
-  for (const Candidate& c : all) {
-    if (c.spot_ranked_at_payg > 0 && (best == nullptr || c.score_at_quote < best->score_at_quote))
-      best = &c;
-  }
-  return best ? std::optional<Candidate>(*best) : std::nullopt;
-}
-
 // The Pareto front on (hours, cost) of the priced candidates: sweep by hours, keep strictly
 // cheaper. Marks them in `ranked` too.
 std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
@@ -859,56 +823,6 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
     }
   }
   return front;
-}
-
-// What a candidate costs in words: per month for a service, the job's total, or per hour.
-std::string CostText(const Candidate& c) {
-  if (c.monthly)
-    return c.monthly->per_month.ToString() + " per month";
-  return c.cost.total.ToString() + (c.job_hours > 0 ? "" : " per hour");
-}
-
-// Why a spot price is not ranked on: how old or how derived it is.
-std::string SpotPriceDoubt(const cost::PriceQuote& q) {
-  if (q.derived)
-    return "not a market price but " + q.basis;
-  std::string what = PriceTrust(q);  // "list", "user", "published figure (medium)", ...
-  if (what == "list" || what == "user")
-    what += " price";
-  return "a " + what + " of " + q.as_of +
-         (q.age_days ? ", " + std::to_string(*q.age_days) + " days old" : "");
-}
-
-// How to bring a spot price for `c` that can be ranked on.
-std::string SpotRefreshHint(const Candidate& c) {
-  return "'gpuplan prices refresh --region " + c.region +
-         "' reads today's spot prices (DescribeSpotPriceHistory), 'gpuplan prices add " +
-         c.instance + " AMOUNT --region " + c.region +
-         " --billing spot' stores a quote you hold, and --billing spot alone ranks spot on the "
-         "price as it is";
-}
-
-// The spot-price-not-ranked advice of `c` (Candidate::spot_ranked_at_payg > 0).
-std::string SpotNotRankedWhy(const Candidate& c) {
-  const cost::PriceQuote* q = PriceUsed(c);
-  return "ranked as if spot cost its PAYG cap " +
-         Money(c.spot_ranked_at_payg, c.cost.total.currency()).ToString() +
-         "/h, the most spot can cost: its spot price " + q->price.ToString() + "/h is " +
-         SpotPriceDoubt(*q) +
-         ", and spot prices follow the market. To rank on a current one: " + SpotRefreshHint(c);
-}
-
-// The note on the spot option that would come first at a price that cannot be relied on.
-std::string SpotAlternativeNote(const Candidate& alt, const Candidate& top) {
-  const cost::PriceQuote* q = PriceUsed(alt);
-  return "spot not ranked on its price: " + std::to_string(alt.nodes) + " x " + alt.instance +
-         " spot in " + alt.region + " would come first at " + CostText(alt) +
-         " (the pick: " + CostText(top) + "), but its spot price " + q->price.ToString() +
-         "/h is " + SpotPriceDoubt(*q) +
-         "; spot prices follow the market, so gpuplan ranks it at its PAYG "
-         "cap " +
-         Money(alt.spot_ranked_at_payg, alt.cost.total.currency()).ToString() +
-         "/h until it is refreshed: " + SpotRefreshHint(alt);
 }
 
 // The advice, storage and image of a shown candidate.
