@@ -39,50 +39,40 @@ enum class Billing {
 };
 inline constexpr std::size_t kBillingCount = 7;
 
+// One row. Unnamed fields take the usual case: no alias, no term, billed after use, costed,
+// not a planner default, PostPaid, no ratio.
 struct BillingMode {
   Billing billing;
-  std::string_view name;   // the spelling of flags, YAML, CSV, the price cache and JSON
-  std::string_view alias;  // another accepted spelling, or ""
+  std::string_view name;        // the spelling of flags, YAML, CSV, the price cache and JSON
+  std::string_view alias = "";  // another accepted spelling, or ""
   // Unit of a listed price: "hour", "month" or "year". "" = the mode has no price of its own
   // (a savings plan is a discount on PAYG), so no price row may name it.
   std::string_view unit;
-  int term_months;  // the commitment bought: 0 = none (payg, spot)
-  bool prepaid;     // some or all of the term is paid when it is bought
+  int term_months = 0;   // the commitment bought: 0 = none (payg, spot)
+  bool prepaid = false;  // some or all of the term is paid when it is bought
   // The cost model prices it. Reserved Partial Upfront is not: its upfront part is unknown
   // (price_ratios.csv), so its rows are shown but never costed.
-  bool costed;
-  bool job_default;      // the planner prices it for a job when constraints.billing is empty
-  bool service_default;  // ... and for a service (inference with a rate, or long_running)
-  std::string_view charge_type;  // RunInstances InstanceChargeType of the instances
+  bool costed = true;
+  bool job_default = false;  // the planner prices it for a job when constraints.billing is empty
+  bool service_default = false;  // ... and for a service (inference with a rate, or long_running)
+  std::string_view charge_type = "PostPaid";  // RunInstances InstanceChargeType of the instances
   // The data/price_ratios.csv row that derives its price from PAYG when none is listed; "" =
   // listed only, or derived otherwise (see `summary`).
-  std::string_view ratio;
+  std::string_view ratio = "";
   std::string_view summary;  // one line for people (README, help)
 };
 
 inline constexpr std::array<BillingMode, kBillingCount> kBillingModes = {{
     {.billing = Billing::kPayg,
      .name = "payg",
-     .alias = "",
      .unit = "hour",
-     .term_months = 0,
-     .prepaid = false,
-     .costed = true,
      .job_default = true,
      .service_default = true,
-     .charge_type = "PostPaid",
-     .ratio = "",
      .summary = "pay-as-you-go, billed per second at the listed hourly price"},
     {.billing = Billing::kSpot,
      .name = "spot",
-     .alias = "",
      .unit = "hour",
-     .term_months = 0,
-     .prepaid = false,
-     .costed = true,
      .job_default = true,
-     .service_default = false,
-     .charge_type = "PostPaid",
      .ratio = "spot_default",
      .summary = "market price, at most PAYG, with reclaims after a 5-minute notice"},
     {.billing = Billing::kSubscriptionMonth,
@@ -91,61 +81,37 @@ inline constexpr std::array<BillingMode, kBillingCount> kBillingModes = {{
      .unit = "month",
      .term_months = 1,
      .prepaid = true,
-     .costed = true,
-     .job_default = false,
      .service_default = true,
      .charge_type = "PrePaid",
      .ratio = "subscription_month_vs_payg",
      .summary = "whole months paid up front"},
     {.billing = Billing::kSubscriptionYear,
      .name = "subscription_year",
-     .alias = "",
      .unit = "year",
      .term_months = 12,
      .prepaid = true,
-     .costed = true,
-     .job_default = false,
-     .service_default = false,
      .charge_type = "PrePaid",
-     .ratio = "",
      .summary = "whole years paid up front; unlisted: at most 12 x monthly (no yearly discount "
                 "is documented)"},
     {.billing = Billing::kReservedNoUpfront,
      .name = "reserved_no_upfront",
-     .alias = "",
      .unit = "hour",
      .term_months = 12,
-     .prepaid = false,
-     .costed = true,
-     .job_default = false,
-     .service_default = false,
-     .charge_type = "PostPaid",
      .ratio = "reserved_no_upfront_vs_payg",
      .summary = "reserved instance, No Upfront: an hourly fee for every hour of a 1-year term"},
     {.billing = Billing::kReservedPartialUpfront,
      .name = "reserved_partial_upfront",
-     .alias = "",
      .unit = "hour",
      .term_months = 12,
      .prepaid = true,
      .costed = false,
-     .job_default = false,
-     .service_default = false,
-     .charge_type = "PostPaid",
      .ratio = "reserved_partial_hourly_vs_no_upfront",
      .summary = "reserved instance, Partial Upfront: shown when listed, never costed (the "
                 "upfront part is unknown)"},
     {.billing = Billing::kSavingsPlan,
      .name = "savings_plan",
-     .alias = "",
      .unit = "",
      .term_months = 12,
-     .prepaid = false,
-     .costed = true,
-     .job_default = false,
-     .service_default = false,
-     .charge_type = "PostPaid",
-     .ratio = "",
      .summary = "committed spend per hour at the rate you were quoted (no GPU rate is "
                 "documented), 1 or 3 years"},
 }};

@@ -183,6 +183,11 @@ struct Calibration {
   double disk_headroom_gib = 50;
   double min_data_disk_gib = 100;
   double serving_disk_extra_gib = 50;
+  // The latency targets of an interactive service (LatencyMode::kInteractive) for what the
+  // workload leaves unset, ms: MLPerf Inference's server-scenario limits for Llama 3.1 8B (p99
+  // TTFT 2 s, TPOT 100 ms, i.e. 10 tokens/s per user, faster than reading).
+  double interactive_ttft_ms = 2000;
+  double interactive_tpot_ms = 100;
 };
 
 }  // namespace gpuplan

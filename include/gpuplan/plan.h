@@ -120,12 +120,29 @@ struct Candidate {
   ImagePlan image;
   std::string why;                        // one paragraph: why this candidate
   std::optional<CandidateRanges> ranges;  // set when the plan had an uncertainty table
+  // Spot whose price cannot decide the plan (SpotPriceRankable is false) and a workload that
+  // does not ask for spot alone: ranked as if spot cost its PAYG cap, the most it can cost.
+  // The PAYG price per instance-hour it was ranked at; 0 = ranked at its own price.
+  double spot_ranked_at_payg = 0;
+  double score_at_quote = 0;  // the score at its own price (= score when ranked at it)
 };
 
 struct Rejection {
   std::string instance;  // instance type (or family/"*" for a whole-catalog reason)
   std::string reason;    // "needs 31.2 GiB per GPU, T4-16G has 14.8 GiB"
 };
+
+// The TTFT/TPOT targets a serving plan is held to (ServingTargets).
+struct LatencyTargets {
+  LatencyMode mode = LatencyMode::kBatch;
+  std::optional<double> ttft_ms, tpot_ms;           // unset = no target
+  bool ttft_default = false, tpot_default = false;  // the interactive default, not the workload's
+};
+
+// The targets of `w`: its own, and for an interactive workload (Workload::Latency) generating
+// tokens, Calibration::interactive_ttft_ms / interactive_tpot_ms for those it leaves unset.
+// None for other tasks.
+LatencyTargets ServingTargets(const Workload& w, const Calibration& cal);
 
 struct Plan {
   std::vector<Candidate> candidates;  // best first, at most top_n
@@ -136,6 +153,11 @@ struct Plan {
   // The date of the oldest price the candidates use ("" when none is priced), and its age.
   std::string prices_as_of;
   std::optional<int> prices_age_days;
+  LatencyTargets latency;  // what the serving search was held to (inference)
+  // The spot candidate that would come first at its own price when that price cannot decide
+  // the plan (stale or derived; Candidate::spot_ranked_at_payg): shown in the notes with how to
+  // refresh it.
+  std::optional<Candidate> spot_alternative;
 };
 
 // A price older than this many days is marked stale wherever it is shown.
@@ -149,6 +171,10 @@ const cost::PriceQuote* PriceUsed(const Candidate& c);
 std::string PriceTrust(const cost::PriceQuote& q);
 // Older than kStalePriceDays (false when its age is unknown).
 bool PriceStale(const cost::PriceQuote& q);
+// Whether a spot price may rank a plan: a listed market price (not derived from PAYG with a
+// ratio) that is not stale. Spot prices move with the market and the ratio is a 2024 median,
+// so anything else says little about what spot costs today; only the PAYG cap is certain.
+bool SpotPriceRankable(const cost::PriceQuote& q);
 
 // The architecture to plan with: ResolveModel(), except that rendering and HPC jobs need no
 // model (they get an empty kOther architecture).

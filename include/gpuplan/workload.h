@@ -95,6 +95,16 @@ inline constexpr EnumNames<Engine, 6> kEngineNames = {
      {Engine::kTrtllm, "trtllm"},
      {Engine::kTorch, "torch"}}};
 
+// How a serving workload's latency is judged. Interactive: a person reads the tokens as they
+// stream, so each TTFT/TPOT target the workload does not give takes the interactive default
+// (Calibration::interactive_ttft_ms, interactive_tpot_ms). Batch: offline throughput, held only
+// to the targets given ("none" is another spelling: no default target).
+enum class LatencyMode { kInteractive, kBatch };
+inline constexpr EnumNames<LatencyMode, 3> kLatencyModeNames = {
+    {{LatencyMode::kInteractive, "interactive"},
+     {LatencyMode::kBatch, "batch"},
+     {LatencyMode::kBatch, "none", NameKind::kAlias}}};
+
 // Names and parsers from the tables above; parsing ignores ASCII case.
 #define GPUPLAN_WORKLOAD_ENUM(Type, table)                                   \
   constexpr std::string_view Type##Name(Type v) { return NameOf(table, v); } \
@@ -110,6 +120,7 @@ GPUPLAN_WORKLOAD_ENUM(LoraTargets, kLoraTargetsNames)
 GPUPLAN_WORKLOAD_ENUM(Objective, kObjectiveNames)
 GPUPLAN_WORKLOAD_ENUM(DataLocation, kDataLocationNames)
 GPUPLAN_WORKLOAD_ENUM(Engine, kEngineNames)
+GPUPLAN_WORKLOAD_ENUM(LatencyMode, kLatencyModeNames)
 #undef GPUPLAN_WORKLOAD_ENUM
 
 struct Budget {
@@ -151,7 +162,9 @@ struct InferenceSpec {
   int output_tokens = 256;               // tokens generated per request
   std::optional<double> ttft_ms;         // target time to first token
   std::optional<double> tpot_ms;         // target time per output token
-  std::optional<int> batch;              // fixed batch / concurrency; unset = chosen
+  // Unset = Workload::Latency() decides: batch for an offline job, else interactive.
+  std::optional<LatencyMode> latency;
+  std::optional<int> batch;  // fixed batch / concurrency; unset = chosen
   Engine engine = Engine::kVllm;
   // Continuous (in-flight) batching: requests join and leave the running batch every step
   // (vLLM, SGLang, TensorRT-LLM's in-flight batching). Unset = what the engine does: vllm and
@@ -218,6 +231,9 @@ struct Workload {
   // Tokens processed by the whole job (tokens, else samples x epochs x seq_len); nullopt when
   // neither is given.
   std::optional<double> TotalTokens() const;
+  // The latency mode in force (inference.latency when given): batch for an offline job (samples
+  // or tokens to process and no requests_per_s), else interactive.
+  LatencyMode Latency() const;
 };
 
 // Checks cross-field rules (positive sizes, method only for finetune, qlora needs 4-bit,

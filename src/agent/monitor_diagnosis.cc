@@ -32,26 +32,33 @@ Finding DataLoading(const Diagnosis& d, const DiagnosisOptions& o, bool cpu, boo
   f.title = "Data-loading bound: the GPU waits for input";
   std::vector<std::string> ev = {fmt::format("GPU utilisation {}", Pct(*d.gpu_util_mean_pct))};
   std::vector<std::string> advice;
-  if (cpu) {
-    ev.push_back(fmt::format("CPU {} (saturated at {})", Pct(d.cpu_util_mean_pct),
-                             Pct(o.cpu_saturated_pct)));
-    advice.push_back(
-        "choose a type with more vCPU per GPU and raise DataLoader num_workers; "
-        "move decoding/augmentation to the GPU (DALI) or pre-process offline");
-  }
-  if (one_core) {
-    ev.push_back(fmt::format("busiest core {} while the average is {}", Pct(d.max_core_mean_pct),
-                             Pct(d.cpu_util_mean_pct)));
-    advice.push_back(
-        "one core is saturated: the loader runs in the main process; set "
-        "num_workers > 0 and pin_memory=True");
-  }
-  if (disk) {
-    ev.push_back(fmt::format("disk utilisation {}, iowait {}", Pct(d.disk_util_mean_pct),
-                             Pct(d.cpu_iowait_mean_pct)));
-    advice.push_back(
-        "the disk is saturated: use a faster disk (ESSD PL2/PL3 or the type's "
-        "local NVMe), cache the dataset locally, or store it in larger shards");
+  // Each bottleneck seen: its evidence and what to do about it.
+  struct Sign {
+    bool seen;
+    std::string evidence;
+    const char* advice;
+  };
+  const Sign signs[] = {
+      {cpu,
+       fmt::format("CPU {} (saturated at {})", Pct(d.cpu_util_mean_pct), Pct(o.cpu_saturated_pct)),
+       "choose a type with more vCPU per GPU and raise DataLoader num_workers; "
+       "move decoding/augmentation to the GPU (DALI) or pre-process offline"},
+      {one_core,
+       fmt::format("busiest core {} while the average is {}", Pct(d.max_core_mean_pct),
+                   Pct(d.cpu_util_mean_pct)),
+       "one core is saturated: the loader runs in the main process; set "
+       "num_workers > 0 and pin_memory=True"},
+      {disk,
+       fmt::format("disk utilisation {}, iowait {}", Pct(d.disk_util_mean_pct),
+                   Pct(d.cpu_iowait_mean_pct)),
+       "the disk is saturated: use a faster disk (ESSD PL2/PL3 or the type's "
+       "local NVMe), cache the dataset locally, or store it in larger shards"},
+  };
+  for (const Sign& s : signs) {
+    if (!s.seen)
+      continue;
+    ev.push_back(s.evidence);
+    advice.push_back(s.advice);
   }
   f.evidence = fmt::format("{}", fmt::join(ev, "; "));
   f.advice = fmt::format("{}", fmt::join(advice, "; "));

@@ -210,14 +210,14 @@ Status AskServing(const Asker& ask, std::string& yaml) {
                  PositiveNumber},
         Question{"output_tokens", "Output tokens per request", "256", "generated length",
                  PositiveNumber},
-        // No latency target unless one is given, as the CLI without --ttft-ms/--tpot-ms.
+        // Unset, a service gets the interactive default, as the CLI without --ttft-ms/--tpot-ms.
         Question{"ttft_ms", "Target time to first token, ms", "",
-                 "prefill latency target, e.g. 2000; Enter = no target (as 'gpuplan plan' "
-                 "without --ttft-ms)",
+                 "prefill latency target, e.g. 1000; Enter = the interactive default (2000, as "
+                 "'gpuplan plan' without --ttft-ms)",
                  PositiveNumber},
         Question{"tpot_ms", "Target time per output token, ms", "",
-                 "decode latency target, e.g. 50 (about 20 tokens/s per user); Enter = no target "
-                 "(as without --tpot-ms)",
+                 "decode latency target, e.g. 50 (about 20 tokens/s per user); Enter = the "
+                 "interactive default (100, as without --tpot-ms)",
                  PositiveNumber}}) {
     Result<std::string> a = ask(q);
     if (!a.ok())

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "gpuplan/calibration.h"
 #include "io/hf_config.h"
 #include "io/workload_yaml.h"
 
@@ -243,6 +244,8 @@ Status ApplyPlanningFlags(const WorkloadFlags& f, Workload& w) {
   SetIfGiven(f.requests_per_s, &w.inference.requests_per_s);
   SetIfGiven(f.ttft_ms, &w.inference.ttft_ms);
   SetIfGiven(f.tpot_ms, &w.inference.tpot_ms);
+  if (Status s = SetEnum("--latency", f.latency, kLatencyModeNames, &w.inference.latency); !s.ok())
+    return s;
   return SetEnum("--objective", f.objective, kObjectiveNames, &w.objective);
 }
 
@@ -425,6 +428,13 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "Inference: sustained requests per second to serve");
   cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms");
   cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms");
+  const Calibration defaults;  // data/calibration.csv's values
+  cmd->add_option("--latency", f->latency,
+                  fmt::format("Inference: interactive (what --ttft-ms/--tpot-ms leave unset gets "
+                              "TTFT {:g} ms, TPOT {:g} ms) or batch (offline throughput: only the "
+                              "targets given; also 'none'). Default: batch with --tokens or "
+                              "--samples and no --requests-per-s, else interactive",
+                              defaults.interactive_ttft_ms, defaults.interactive_tpot_ms));
 }
 
 Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Workload> base,

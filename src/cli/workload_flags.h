@@ -63,6 +63,7 @@ struct WorkloadFlags {
   std::string currency;          // constraints.budget.currency: CNY or USD
   std::string objective;
   std::optional<double> requests_per_s, ttft_ms, tpot_ms;
+  std::string latency;               // --latency interactive|batch (none)
   std::optional<double> confidence;  // replaces the workload's confidence
 };
 

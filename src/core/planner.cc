@@ -19,6 +19,8 @@
 #include "gpuplan/plan_ranges.h"
 #include "gpuplan/provision.h"
 #include "gpuplan/strings.h"
+#include "plan_latency.h"
+#include "plan_spot.h"
 #include "serving_search.h"
 
 namespace gpuplan::planner {
@@ -200,18 +202,15 @@ LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch,
   return found;
 }
 
-// Inference: the serving search (core/serving_search.h) as a LayoutResult.
-LayoutResult SearchInferenceLayout(const Workload& w, const ModelArch& arch,
-                                   const perf::Hardware& hw, const Calibration& cal,
-                                   int* evaluated) {
-  const ServingSetup s = SearchServing(w, arch, hw, cal, evaluated);
-  LayoutResult r;
-  r.ok = s.ok;
-  r.layout = s.layout;
-  r.estimate = s.estimate;
-  r.reason = s.reason;
-  r.min_memory_gib = s.min_memory_gib < kInf ? s.min_memory_gib : 0;
-  return r;
+// Inference: the serving search's answer (core/serving_search.h) as a LayoutResult. A setup
+// that fits but misses the latency targets is no memory problem: its reason says so.
+LayoutResult AsLayoutResult(const ServingSetup& s) {
+  const bool memory = s.min_memory_gib < kInf && !s.MissedTargets();
+  return {.ok = s.ok,
+          .layout = s.layout,
+          .estimate = s.estimate,
+          .min_memory_gib = memory ? s.min_memory_gib : 0,
+          .reason = s.reason};
 }
 
 std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes) {
@@ -307,6 +306,83 @@ std::string OverBudget(const Workload& w, const InstanceType& t, const Candidate
          ", over the budget of " + currency + " " + Num(w.constraints.budget->amount);
 }
 
+// What one region and billing mode of a candidate are priced with.
+struct PriceCase {
+  const cost::BillingRates* rates = nullptr;
+  std::string region;
+  cost::Mode mode = cost::Mode::kPayg;
+  double work_hours = 1;  // hours of work (one hour when there is no amount of work)
+  bool per_hour = false;  // no amount of work
+  bool serving = false;
+};
+
+// `base` priced in one region and mode: cost, spot spares, ranges and the monthly cost of a
+// service; errors from the cost model.
+Result<Candidate> PriceIn(const Workload& w, const InstanceType& t, const Candidate& base,
+                          const PriceCase& p, const PlanOptions& options) {
+  cost::CostOptions co;
+  co.mode = p.mode;
+  co.spot = options.spot;
+  if (!co.spot.reclaim_rate_per_hour)
+    co.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(options.market, t.name, p.region);
+  // A spot service keeps spare copies for reclaims (SpareInstances).
+  const int per_copy = std::max(base.nodes_per_copy, 1);
+  const int spare = p.serving && p.mode == cost::Mode::kSpot
+                        ? SpareInstances(base.nodes / per_copy) * per_copy
+                        : 0;
+  const int instances = base.nodes + spare;
+  Result<cost::JobCostEstimate> jc =
+      cost::JobCost(*p.rates, {.work_hours = p.work_hours, .instances = instances}, co);
+  if (!jc.ok())
+    return jc.status();
+  const std::optional<Money> spot_low =
+      ApplySpotAllowance(options, *p.rates, p.work_hours, instances, co, jc);
+  Candidate c = base;
+  c.spot_cost_low = spot_low;
+  if (spare > 0) {
+    c.spare_instances = spare;
+    c.nodes = instances;
+    c.gpus = base.gpus / std::max(base.nodes, 1) * instances;
+    c.copies = base.copies + spare / per_copy * base.copies_per_instance_group;
+    c.replicas = c.copies;
+  }
+  c.region = p.region;
+  c.billing = p.mode;
+  c.cost = *jc;
+  c.job_hours = p.per_hour ? 0 : jc->wall_hours;
+  if (c.ranges && !p.per_hour && !p.serving) {
+    c.ranges->job_hours.point = c.job_hours;
+    c.ranges->cost.point = c.cost.total.amount();
+    if (Status s = PriceRanges(*c.ranges, *p.rates, co, p.work_hours, base.nodes,
+                               SpotAdviceDesc(options.market, t.name, p.region));
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (p.serving || w.constraints.long_running) {
+    Result<cost::MonthlyCostEstimate> m =
+        cost::MonthlyCost(*p.rates, options.ratios.hours_per_month, instances, co, options.ratios);
+    if (m.ok())
+      c.monthly = *m;
+  }
+  return c;
+}
+
+// The service's monthly cost range: more copies when the engine is slower than predicted, in
+// whole instances.
+void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Candidate& c) {
+  if (!c.ranges || !c.monthly || c.ranges->time.regime == "none")
+    return;
+  c.ranges->cost = uncertainty::Scale(c.monthly->per_month.amount(), c.ranges->time);
+  if (serving && base.estimate.inference && base.estimate.inference->requests_per_s > 0) {
+    const double per_instance = c.monthly->per_month.amount() / std::max(c.nodes, 1);
+    c.ranges->cost =
+        ServiceCostRange(c.ranges->time, *w.inference.requests_per_s,
+                         base.estimate.inference->requests_per_s, std::max(base.nodes_per_copy, 1),
+                         per_instance, c.billing == cost::Mode::kSpot ? &SpareInstances : nullptr);
+  }
+}
+
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
 // mode and appends the candidates that meet the budget. `hours` is the job's length (0 = no
 // amount of work: price one hour and rank by cost per `units_per_hour`). Returns whether any
@@ -316,90 +392,41 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
                     std::vector<Candidate>& out, std::string& rejection) {
   const PlanOptions& options = *pricing.options;
   const bool per_hour = hours <= 0;
-  const double work_hours = per_hour ? 1.0 : hours;
+  // The objective's score of a candidate ranked at `money`.
+  auto score = [&](const Candidate& c, double money) {
+    if (RanksByTime(w))
+      return per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
+    return per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
+  };
   bool any = false;
   for (const RegionRates& rr : pricing.rates) {
-    const std::string& region = rr.region;
     if (!rr.rates) {
       rejection = rr.reason;
       continue;
     }
-    const cost::BillingRates* rates = &*rr.rates;
     for (cost::Mode mode : pricing.modes) {
-      cost::CostOptions co;
-      co.mode = mode;
-      co.spot = options.spot;
-      if (!co.spot.reclaim_rate_per_hour) {
-        co.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(options.market, t.name, region);
-      }
-      // A spot service keeps spare copies for reclaims (SpareInstances).
-      const int spare =
-          serving && mode == cost::Mode::kSpot
-              ? SpareInstances(base.nodes / std::max(base.nodes_per_copy, 1)) * base.nodes_per_copy
-              : 0;
-      const int instances = base.nodes + spare;
-      Result<cost::JobCostEstimate> jc =
-          cost::JobCost(*rates, {.work_hours = work_hours, .instances = instances}, co);
-      if (!jc.ok()) {
-        rejection = jc.status().message();
+      PriceCase p{&*rr.rates, rr.region, mode, per_hour ? 1.0 : hours, per_hour, serving};
+      Result<Candidate> c = PriceIn(w, t, base, p, options);
+      if (!c.ok()) {
+        rejection = c.status().message();
         continue;
       }
-      const std::optional<Money> spot_low =
-          ApplySpotAllowance(options, *rates, work_hours, instances, co, jc);
-      Candidate c = base;
-      c.spot_cost_low = spot_low;
-      if (spare > 0) {
-        c.spare_instances = spare;
-        c.nodes = instances;
-        c.gpus = base.gpus / std::max(base.nodes, 1) * instances;
-        c.copies =
-            base.copies + spare / std::max(base.nodes_per_copy, 1) * base.copies_per_instance_group;
-        c.replicas = c.copies;
-      }
-      c.region = region;
-      c.billing = mode;
-      c.cost = *jc;
-      c.job_hours = per_hour ? 0 : jc->wall_hours;
-      if (c.ranges && !per_hour && !serving) {
-        c.ranges->job_hours.point = c.job_hours;
-        c.ranges->cost.point = c.cost.total.amount();
-        if (Status s = PriceRanges(*c.ranges, *rates, co, work_hours, base.nodes,
-                                   SpotAdviceDesc(options.market, t.name, region));
-            !s.ok()) {
-          rejection = s.message();
-          continue;
-        }
-      }
-      if (serving || w.constraints.long_running) {
-        Result<cost::MonthlyCostEstimate> m = cost::MonthlyCost(
-            *rates, options.ratios.hours_per_month, instances, co, options.ratios);
-        if (m.ok())
-          c.monthly = *m;
-      }
-      if (std::string over = OverBudget(w, t, base, mode, c, per_hour, pricing.currency);
+      if (std::string over = OverBudget(w, t, base, mode, *c, per_hour, pricing.currency);
           !over.empty()) {
         rejection = over;
         continue;
       }
-      if (c.ranges && c.monthly && c.ranges->time.regime != "none") {
-        c.ranges->cost = uncertainty::Scale(c.monthly->per_month.amount(), c.ranges->time);
-        if (serving && base.estimate.inference && base.estimate.inference->requests_per_s > 0) {
-          // A service: more copies when the engine is slower than predicted, in whole instances.
-          const double per_instance = c.monthly->per_month.amount() / std::max(instances, 1);
-          c.ranges->cost = ServiceCostRange(c.ranges->time, *w.inference.requests_per_s,
-                                            base.estimate.inference->requests_per_s,
-                                            std::max(base.nodes_per_copy, 1), per_instance,
-                                            mode == cost::Mode::kSpot ? &SpareInstances : nullptr);
+      AddServiceRange(w, base, serving, *c);
+      c->score = c->score_at_quote = score(*c, CostForRanking(*c));
+      if (std::optional<cost::BillingRates> capped =
+              SpotAtPaygCap(w, options, RanksByTime(w), *rr.rates, *c)) {
+        p.rates = &*capped;
+        if (Result<Candidate> at_cap = PriceIn(w, t, base, p, options); at_cap.ok()) {
+          c->spot_ranked_at_payg = rr.rates->payg().price.amount();
+          c->score = score(*at_cap, CostForRanking(*at_cap));
         }
       }
-      const double money = CostForRanking(c);
-      const double cost_score =
-          per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
-      const double time_score =
-          per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
-      const bool time_first = RanksByTime(w);
-      c.score = time_first ? time_score : cost_score;
-      out.push_back(std::move(c));
+      out.push_back(std::move(*c));
       any = true;
     }
   }
@@ -454,6 +481,7 @@ class CandidateSearch {
   }
 
   const std::string& currency() const { return currency_; }
+  const LatencyMisses& latency_misses() const { return latency_misses_; }
   std::vector<Candidate> TakeCandidates() { return std::move(all_); }
 
   // Adds `t`'s candidates, or its rejection with the reason.
@@ -577,14 +605,23 @@ class CandidateSearch {
            PriceCandidate(w_, t, base, 0, capacity, false, pricing, all_, rejection);
   }
 
-  // The layout for `hw`: searched once per distinct hardware, or the fixed one evaluated.
-  const LayoutResult& LayoutFor(const perf::Hardware& hw) {
+  // The layout for `hw` (of `t`): searched once per distinct hardware, or the fixed one
+  // evaluated.
+  const LayoutResult& LayoutFor(const perf::Hardware& hw, const InstanceType& t) {
     auto [it, fresh] = searched_.try_emplace(KeyOf(hw));
     if (!fresh)
       return it->second;
+    if (!options_.fixed_layout && w_.IsTraining()) {
+      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, &plan_.evaluated);
+      return it->second;
+    }
     if (!options_.fixed_layout) {
-      it->second = w_.IsTraining() ? SearchTrainingLayout(w_, arch_, hw, cal_, &plan_.evaluated)
-                                   : SearchInferenceLayout(w_, arch_, hw, cal_, &plan_.evaluated);
+      const ServingSetup s = SearchServing(w_, arch_, hw, cal_, &plan_.evaluated);
+      if (s.MissedTargets()) {
+        latency_misses_.Add(s, t.name);
+        missed_targets_.insert(KeyOf(hw));
+      }
+      it->second = AsLayoutResult(s);
       return it->second;
     }
     Result<perf::Estimate> e = perf::EstimateRun(w_, arch_, hw, *options_.fixed_layout, cal_);
@@ -661,10 +698,11 @@ class CandidateSearch {
       rejection = t.family + " has no eRDMA and the constraints need RDMA between nodes";
       return {false, true};
     }
-    const LayoutResult& lr = LayoutFor(*hw);
+    const LayoutResult& lr = LayoutFor(*hw, t);
     if (!lr.ok) {
       rejection = NoFitReason(lr, t, g, nodes, *hw);
-      return {};  // More nodes may shard it enough.
+      // More nodes may shard it enough; a copy that fits but is too slow only gets slower.
+      return {false, missed_targets_.count(KeyOf(*hw)) > 0};
     }
     // Inference: a copy fits on this many nodes; more only add communication.
     const NodeOutcome fitted{false, !w_.IsTraining()};
@@ -723,6 +761,8 @@ class CandidateSearch {
   std::map<std::string, Catalog> price_book_;
   std::map<HardwareKey, LayoutResult> searched_;
   std::vector<Candidate> all_;
+  LatencyMisses latency_misses_;
+  std::set<HardwareKey> missed_targets_;  // fits, but misses the latency targets
 };
 
 // The cheapest region per (instance, nodes, billing), ranked by the objective.
@@ -787,7 +827,8 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
 
 // The advice, storage and image of a shown candidate.
 void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
-              const Calibration& cal, const PlanOptions& options, Candidate& c) {
+              const Calibration& cal, const PlanOptions& options, const LatencyTargets& targets,
+              Candidate& c) {
   const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   const InstanceType* t = catalog.FindInstance(c.instance);
   const Gpu& g = catalog.GpuOf(*t);
@@ -848,6 +889,10 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
   }
   if (!c.price_known)
     c.advice.push_back({"price-unknown", rules::Severity::kWarning, c.price_hint});
+  if (std::optional<rules::Advice> a = LatencyAdvice(w, targets, cal, c))
+    c.advice.push_back(std::move(*a));
+  if (c.spot_ranked_at_payg > 0)
+    c.advice.push_back({"spot-price-not-ranked", rules::Severity::kWarning, SpotNotRankedWhy(c)});
   c.image = ChooseImage(catalog.ArchitectureOf(g), g, *t);
 }
 
@@ -895,6 +940,7 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
 // The top pick's one-paragraph why: what, where, billed how, why it fits, what it costs, how
 // sure, and the runner-up.
 std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector<Candidate>& shown,
+                    const LatencyTargets& targets, bool spot_alternative,
                     const std::string& currency) {
   const Candidate& best = shown[0];
   std::string why =
@@ -902,6 +948,8 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
       " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
       (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
   why += WhyFits(w, catalog, best);
+  if (best.estimate.inference && (targets.ttft_ms || targets.tpot_ms))
+    why += "; within " + TargetsText(targets);
   why += !best.price_known ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " +
                                  best.price_hint
          : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
@@ -909,6 +957,13 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
                               : "; " + best.cost.total.ToString() + " per hour";
   if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty())
     why += "; " + sure;
+  if (best.spot_ranked_at_payg > 0) {
+    why += "; ranked as if spot cost its PAYG cap " +
+           Money(best.spot_ranked_at_payg, best.cost.total.currency()).ToString() +
+           "/h: its own spot price cannot be relied on (see the spot-price-not-ranked advice)";
+  } else if (spot_alternative) {
+    why += "; spot looks cheaper only at a price that cannot be relied on (see the notes)";
+  }
   if (shown.size() > 1) {
     const Candidate& next = shown[1];
     why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
@@ -924,7 +979,8 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
 
 // The plan's notes: how old the prices are, unpriced candidates, vendors, and what the numbers
 // do not cover.
-void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency, Plan& plan) {
+void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency,
+              const LatencyMisses& misses, Plan& plan) {
   // "As of" is the date of the oldest price the shown candidates rest on, not today.
   for (const Candidate& c : plan.candidates) {
     const cost::PriceQuote* q = PriceUsed(c);
@@ -956,8 +1012,16 @@ void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency, Pl
         ": 'gpuplan prices refresh --region R', 'gpuplan prices import FILE' or "
         "'gpuplan prices add TYPE AMOUNT --region R --billing payg' brings a price");
   }
+  if (plan.spot_alternative)
+    plan.notes.push_back(SpotAlternativeNote(*plan.spot_alternative, plan.candidates.front()));
   if (no_nvidia)
     plan.notes.push_back(kNoNvidiaNote);
+  if (std::string note = DefaultTargetsNote(plan.latency); !note.empty())
+    plan.notes.push_back(note);
+  if (plan.candidates.empty()) {
+    if (std::string note = NoSetupMeetsNote(w, plan.latency, misses); !note.empty())
+      plan.notes.push_back(note);
+  }
   const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
     plan.notes.push_back(
@@ -984,39 +1048,53 @@ Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
   return ResolveModel(w, zoo);
 }
 
-Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
+Result<Plan> MakePlan(const Workload& asked, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
-  if (Status s = ValidateWorkload(w); !s.ok())
+  if (Status s = ValidateWorkload(asked); !s.ok())
     return s;
-  if (Status s = CheckRegions(w.constraints.regions, catalog, options.market); !s.ok())
+  if (Status s = CheckRegions(asked.constraints.regions, catalog, options.market); !s.ok())
     return s;
   Plan plan;
-  const bool no_nvidia = VendorExcluded(w.constraints, GpuVendor::kNvidia);
-  if (std::string why = EveryVendorExcluded(w.constraints, catalog); !why.empty()) {
+  const bool no_nvidia = VendorExcluded(asked.constraints, GpuVendor::kNvidia);
+  if (std::string why = EveryVendorExcluded(asked.constraints, catalog); !why.empty()) {
     plan.rejected.push_back({"*", why});
     if (no_nvidia)
       plan.notes.push_back(kNoNvidiaNote);
     return plan;
   }
-  const std::vector<Billing> modes = AllowedModes(w);
+  const std::vector<Billing> modes = AllowedModes(asked);
   if (modes.empty()) {
     plan.rejected.push_back({"*", "constraints.billing allows no mode gpuplan can price (" +
                                       BillingChoices(BillingUse::kCosted) + ")"});
     return plan;
   }
+  // The serving search and everything after it hold the workload to the targets in force.
+  plan.latency = ServingTargets(asked, cal);
+  Workload w = asked;
+  if (w.task == Task::kInference) {
+    w.inference.ttft_ms = plan.latency.ttft_ms;
+    w.inference.tpot_ms = plan.latency.tpot_ms;
+  }
   CandidateSearch search(w, arch, catalog, cal, options, modes, plan);
   for (const InstanceType& t : catalog.instances)
     search.AddInstance(t);
-  std::vector<Candidate> ranked = RankCandidates(w, search.TakeCandidates());
+  std::vector<Candidate> all = search.TakeCandidates();
+  std::optional<Candidate> spot = CheapestSpotAtQuote(all);
+  std::vector<Candidate> ranked = RankCandidates(w, std::move(all));
+  // Shown only when it would have come first at its own price.
+  if (spot && !ranked.empty() && spot->score_at_quote < ranked.front().score)
+    plan.spot_alternative = std::move(spot);
   plan.pareto = ParetoFront(ranked);
   if (ranked.size() > static_cast<size_t>(options.top_n))
     ranked.resize(static_cast<size_t>(options.top_n));
   for (Candidate& c : ranked)
-    Annotate(w, arch, catalog, cal, options, c);
+    Annotate(w, arch, catalog, cal, options, plan.latency, c);
   plan.candidates = std::move(ranked);
-  if (!plan.candidates.empty())
-    plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, search.currency());
-  AddNotes(w, no_nvidia, search.currency(), plan);
+  if (!plan.candidates.empty()) {
+    plan.candidates[0].why = WhyBest(w, catalog, plan.candidates, plan.latency,
+                                     plan.spot_alternative.has_value(), search.currency());
+  }
+  AddNotes(w, no_nvidia, search.currency(), search.latency_misses(), plan);
   return plan;
 }
 

@@ -20,6 +20,8 @@ std::string PriceTrust(const cost::PriceQuote& q) {
 
 bool PriceStale(const cost::PriceQuote& q) { return q.age_days && *q.age_days > kStalePriceDays; }
 
+bool SpotPriceRankable(const cost::PriceQuote& q) { return !q.derived && !PriceStale(q); }
+
 const cost::PriceQuote* PriceUsed(const Candidate& c) {
   if (!c.price_known)
     return nullptr;

@@ -31,6 +31,33 @@ auto Rank(const ServingSetup& s) {
   return std::make_tuple(s.groups, -s.estimate.inference->requests_per_s, s.gpus_per_copy);
 }
 
+// Keeps the lower of `f` and `ms` seen at `layout`.
+void Note(ServingSetup::Fastest& f, double ms, const perf::Layout& layout) {
+  if (ms < f.ms)
+    f = {ms, layout.tp, layout.pp, layout.micro_batch};
+}
+
+std::string Where(const ServingSetup::Fastest& f) {
+  return "tp " + std::to_string(f.tp) + (f.pp > 1 ? " pp " + std::to_string(f.pp) : "") +
+         " batch " + std::to_string(f.batch);
+}
+
+// "misses TPOT <= 20 ms: at best 27.3 ms (tp 4 batch 1)", for the targets that were missed.
+std::string MissReason(const InferenceSpec& spec, const ServingSetup& s) {
+  std::string why;
+  auto miss = [&](const char* name, const std::optional<double>& target,
+                  const ServingSetup::Fastest& f) {
+    if (!target || f.ms <= *target)
+      return;
+    why += std::string(why.empty() ? "misses " : "; ") + name + " <= " + strings::Num(*target) +
+           " ms: at best " + strings::Num(f.ms) + " ms (" + Where(f) + ")";
+  };
+  miss("TTFT", spec.ttft_ms, s.fastest_ttft);
+  miss("TPOT", spec.tpot_ms, s.fastest_tpot);
+  // Each target alone is reachable, but not both in one setup.
+  return why.empty() ? "no setup meets TTFT and TPOT targets together" : why;
+}
+
 }  // namespace
 
 ServingSetup SearchServing(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
@@ -66,13 +93,10 @@ ServingSetup SearchServing(const Workload& w, const ModelArch& arch, const perf:
       if (!e->memory.fits)
         break;  // Larger batches need more KV cache.
       const perf::InferenceTimes& inf = *e->inference;
+      Note(best.fastest_tpot, inf.tpot_ms, layout);
+      Note(best.fastest_ttft, inf.ttft_ms, layout);
       if ((spec.ttft_ms && inf.ttft_ms > *spec.ttft_ms) ||
           (spec.tpot_ms && inf.tpot_ms > *spec.tpot_ms)) {
-        if (!best.ok) {
-          best.reason = "at tp " + std::to_string(tp) + " batch " + std::to_string(batch) +
-                        " TTFT " + strings::Num(inf.ttft_ms) + " ms / TPOT " +
-                        strings::Num(inf.tpot_ms) + " ms miss the targets";
-        }
         break;  // Larger batches only wait longer.
       }
       if (inf.requests_per_s <= 0)
@@ -89,10 +113,14 @@ ServingSetup SearchServing(const Workload& w, const ModelArch& arch, const perf:
       s.min_memory_gib = best.min_memory_gib;
       if (!best.ok || Rank(s) < Rank(best)) {
         s.reason = best.reason;
+        s.fastest_tpot = best.fastest_tpot;
+        s.fastest_ttft = best.fastest_ttft;
         best = s;
       }
     }
   }
+  if (best.MissedTargets())
+    best.reason = MissReason(spec, best);
   return best;
 }
 

@@ -32,6 +32,17 @@ struct ServingSetup {
   int groups = 0;
   std::string reason;  // why nothing fits or meets the targets
   double min_memory_gib = std::numeric_limits<double>::infinity();  // least per-GPU need seen
+  // The lowest TPOT and TTFT of the setups that fit in memory, targets or not, with where they
+  // were seen (infinity when nothing fits): how far a missed target is out of reach.
+  struct Fastest {
+    double ms = std::numeric_limits<double>::infinity();
+    int tp = 0, pp = 0, batch = 0;
+  };
+  Fastest fastest_tpot, fastest_ttft;
+  // Some setup fits, but none meets the TTFT/TPOT targets.
+  bool MissedTargets() const {
+    return !ok && fastest_tpot.ms < std::numeric_limits<double>::infinity();
+  }
 };
 
 // Batches tried for `w` on its engine: the fixed batch, else powers of two up to the engine's

@@ -47,6 +47,13 @@ std::optional<double> Workload::TotalTokens() const {
   return std::nullopt;
 }
 
+LatencyMode Workload::Latency() const {
+  if (inference.latency)
+    return *inference.latency;
+  const bool offline = !inference.requests_per_s && (tokens || samples);
+  return offline ? LatencyMode::kBatch : LatencyMode::kInteractive;
+}
+
 std::optional<double> ParseAmount(std::string_view text) {
   while (!text.empty() && text.back() == ' ')
     text.remove_suffix(1);

@@ -57,6 +57,8 @@ Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader
       {"conv_gemm_dim", {&c.conv_gemm_dim, {1, 1e6}}},
       {"fallback_link_gbs", {&c.fallback_link_gbs, {0.001, 1e4}}},
       {"static_max_batch", {&c.static_max_batch, {1, 1e6}}},
+      {"interactive_ttft_ms", {&c.interactive_ttft_ms, {1, 3.6e6}}},
+      {"interactive_tpot_ms", {&c.interactive_tpot_ms, {1, 3.6e6}}},
       {"hpc_min_fp64_tflops", {&c.hpc_min_fp64_tflops, {0, 1e4}}},
       {"page_cache_fraction", {&c.page_cache_fraction, {0.01, 1}}},
       {"dataset_disk_factor", {&c.dataset_disk_factor, {1, 10}}},

@@ -180,6 +180,9 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
     cost["how_to_price"] = c.price_hint;
   if (c.spot_cost_low)
     cost["range_low"] = c.spot_cost_low->amount();
+  // A spot price the ranking did not rest on: the PAYG cap it was ranked at.
+  if (c.spot_ranked_at_payg > 0)
+    cost["ranked_at_per_instance_hour"] = c.spot_ranked_at_payg;
   nlohmann::json j = {
       {"instance", c.instance},
       {"family", c.family},
@@ -264,21 +267,35 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected)
     rejected.push_back({{"instance", r.instance}, {"reason", r.reason}});
-  return {{"workload",
-           {{"task", TaskName(w.task)},
-            {"method", MethodName(w.method)},
-            {"model", w.model_name},
-            {"precision", PrecisionName(w.precision)},
-            {"seq_len", w.seq_len},
-            {"global_batch", w.global_batch},
-            {"objective", ObjectiveName(w.objective)}}},
-          {"candidates", candidates},
-          {"pareto", pareto},
-          {"rejected", rejected},
-          {"evaluated", plan.evaluated},
-          {"prices_as_of",
-           plan.prices_as_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.prices_as_of)},
-          {"notes", plan.notes}};
+  nlohmann::json out = {
+      {"workload",
+       {{"task", TaskName(w.task)},
+        {"method", MethodName(w.method)},
+        {"model", w.model_name},
+        {"precision", PrecisionName(w.precision)},
+        {"seq_len", w.seq_len},
+        {"global_batch", w.global_batch},
+        {"objective", ObjectiveName(w.objective)}}},
+      {"candidates", candidates},
+      {"pareto", pareto},
+      {"rejected", rejected},
+      {"evaluated", plan.evaluated},
+      {"prices_as_of",
+       plan.prices_as_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.prices_as_of)},
+      {"notes", plan.notes}};
+  if (w.task == Task::kInference) {
+    // The targets the serving search was held to (null = none), and which are defaults.
+    const planner::LatencyTargets& t = plan.latency;
+    auto ms = [](const std::optional<double>& v) {
+      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
+    out["latency"] = {{"mode", LatencyModeName(t.mode)},
+                      {"ttft_ms", ms(t.ttft_ms)},
+                      {"tpot_ms", ms(t.tpot_ms)},
+                      {"ttft_default", t.ttft_default},
+                      {"tpot_default", t.tpot_default}};
+  }
+  return out;
 }
 
 nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const ModelArch& arch) {

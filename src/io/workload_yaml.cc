@@ -498,7 +498,7 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
   if (!r.CheckMap(node, "inference",
                   {"requests_per_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
-                   "batch", "engine", "continuous_batching"})) {
+                   "batch", "engine", "continuous_batching", "latency"})) {
     return;
   }
   for (const auto& kv : node) {
@@ -522,6 +522,8 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     if (key == "engine") {
       inf.engine = r.Enum(v, f, kEngineNames).value_or(Engine::kVllm);
     }
+    if (key == "latency")
+      inf.latency = r.Enum(v, f, kLatencyModeNames);
     if (!r.status().ok())
       return;
   }

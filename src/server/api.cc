@@ -145,32 +145,11 @@ class ParamReader {
   }
 
   std::optional<int> Int(std::string_view name, int min, int max) {
-    std::optional<std::string> text = Text(name);
-    if (!text)
-      return std::nullopt;
-    int v = 0;
-    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || p != text->data() + text->size() || v < min || v > max) {
-      Fail(std::string(name), fmt::format("{}: expected a whole number from {} to {}, got \"{}\"",
-                                          name, min, max, *text));
-      return std::nullopt;
-    }
-    return v;
+    return Parsed(name, min, max, "a whole number");
   }
 
   std::optional<double> Number(std::string_view name, double min, double max) {
-    std::optional<std::string> text = Text(name);
-    if (!text)
-      return std::nullopt;
-    double v = 0;
-    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || p != text->data() + text->size() || !std::isfinite(v) || v < min ||
-        v > max) {
-      Fail(std::string(name),
-           fmt::format("{}: expected a number from {} to {}, got \"{}\"", name, min, max, *text));
-      return std::nullopt;
-    }
-    return v;
+    return Parsed(name, min, max, "a number");
   }
 
   // "true", "1", "yes" or an empty value (?rdma) are true; "false", "0", "no" false.
@@ -187,6 +166,24 @@ class ParamReader {
   }
 
  private:
+  // The value of `name` read as a T within [min, max]; nullopt when absent or not one (an
+  // error naming `kind`, "a whole number").
+  template <typename T>
+  std::optional<T> Parsed(std::string_view name, T min, T max, const char* kind) {
+    std::optional<std::string> text = Text(name);
+    if (!text)
+      return std::nullopt;
+    T v = 0;
+    auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || p != text->data() + text->size() || !std::isfinite(v) || v < min ||
+        v > max) {
+      Fail(std::string(name),
+           fmt::format("{}: expected {} from {} to {}, got \"{}\"", name, kind, min, max, *text));
+      return std::nullopt;
+    }
+    return v;
+  }
+
   void Fail(const std::string& name, std::string message) {
     if (error_)
       return;

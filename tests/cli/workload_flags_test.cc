@@ -214,6 +214,8 @@ TEST(WorkloadFlagsTest, BadValueIsAnErrorNamingTheFlag) {
       {"objective", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.objective = "cheapest"; },
        "--objective: expected cost, time, cost_within_deadline or time_within_budget, got "
        "\"cheapest\""},
+      {"latency", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.latency = "chat"; },
+       "--latency: expected interactive or batch (or none), got \"chat\""},
       {"currency", kPlan, kLoraYaml, [](WorkloadFlags& f) { f.currency = "EUR"; },
        "--currency: expected CNY or USD, got \"EUR\""},
       {"currency_without_budget", kPlan, "task: finetune\nmodel: llama-2-7b\n",

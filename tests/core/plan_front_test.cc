@@ -33,15 +33,7 @@ const Catalog& TradeOffCatalog() {
                         .ram_gib = 500,
                         .network_gbps = 32,
                         .interconnect = Interconnect::kNvlink})
-          .AddInstance({.name = kA100x8,
-                        .gpu = "A100-80G-SXM",
-                        .gpus = 8,
-                        .vcpu = 128,
-                        .ram_gib = 1024,
-                        .network_gbps = 160,
-                        .rdma = true,
-                        .rdma_gbps = 160,
-                        .interconnect = Interconnect::kNvlink})
+          .AddInstance(testing::Ebmgn7ex32xlarge())
           .AddPrice(kA10, "cn-hangzhou", Billing::kPayg, 10)
           // Dearer per GPU than the eight-GPU type, so it is dominated: slower and dearer.
           .AddPrice(kA100x4, "cn-hangzhou", Billing::kPayg, 800)

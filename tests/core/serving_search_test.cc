@@ -45,15 +45,7 @@ const Catalog& ServingCatalog() {
                         .ram_gib = 500,
                         .network_gbps = 32,
                         .interconnect = Interconnect::kNvlink})
-          .AddInstance({.name = "ecs.ebmgn7ex.32xlarge",
-                        .gpu = "A100-80G-SXM",
-                        .gpus = 8,
-                        .vcpu = 128,
-                        .ram_gib = 1024,
-                        .network_gbps = 160,
-                        .rdma = true,
-                        .rdma_gbps = 160,
-                        .interconnect = Interconnect::kNvlink})
+          .AddInstance(testing::Ebmgn7ex32xlarge())
           .AddInstance({.name = "ecs.gn8v-4x.8xlarge",
                         .gpu = "H20-96G",
                         .gpus = 4,

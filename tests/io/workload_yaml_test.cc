@@ -47,7 +47,7 @@ precision: fp16
 weight_bits: 4
 seq_len: 4096
 inference: {requests_per_s: 20, prompt_tokens: 1000, output_tokens: 300, ttft_ms: 500,
-            tpot_ms: 50, batch: 16, engine: vllm}
+            tpot_ms: 50, batch: 16, engine: vllm, latency: batch}
 dataset: {size_gb: 10, sample_kb: 4, location: oss}
 constraints:
   regions: [cn-hangzhou, cn-beijing]
@@ -71,6 +71,7 @@ objective: time
   EXPECT_EQ(w->weight_bits, 4);
   EXPECT_EQ(w->inference.engine, Engine::kVllm);
   EXPECT_EQ(w->inference.batch, 16);
+  EXPECT_EQ(w->inference.latency, LatencyMode::kBatch);
   EXPECT_EQ(w->dataset.location, DataLocation::kOss);
   EXPECT_EQ(w->constraints.billing.size(), 3u);
   EXPECT_EQ(w->constraints.billing[2], Billing::kSubscriptionMonth);

@@ -6,55 +6,16 @@
 #include <string>
 
 #include "gpuplan/plan.h"
-#include "io/calibration_csv.h"
-#include "io/catalog_loader.h"
-#include "io/model_zoo.h"
-#include "io/workload_yaml.h"
+#include "testing/embedded_data.h"
 
 namespace gpuplan::planner {
 namespace {
 
-struct Fixture {
-  Catalog catalog;
-  ModelZoo zoo;
-  Calibration cal;
-};
-
-const Fixture& Embedded() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;
-    auto c = io::LoadCatalog("");
-    auto z = io::LoadModelZoo();
-    auto k = io::LoadCalibration();
-    EXPECT_TRUE(c.ok() && z.ok() && k.ok());
-    if (c.ok())
-      x->catalog = *c;
-    (void)x->catalog.Validate();
-    if (z.ok())
-      x->zoo = *z;
-    if (k.ok())
-      x->cal = *k;
-    return x;
-  }();
-  return *f;
-}
-
 Plan PlanYaml(const std::string& yaml, int top = 200) {
-  const Fixture& f = Embedded();
-  Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
-  EXPECT_TRUE(w.ok()) << w.status().message();
-  if (!w.ok())
-    return {};
-  Result<ModelArch> arch = PlanModel(*w, f.zoo);
-  EXPECT_TRUE(arch.ok()) << arch.status().message();
-  if (!arch.ok())
-    return {};
   PlanOptions options;
   options.today = "2026-12-01";
   options.top_n = top;
-  Result<Plan> plan = MakePlan(*w, *arch, f.catalog, f.cal, options);
-  EXPECT_TRUE(plan.ok()) << plan.status().message();
-  return plan.ok() ? *plan : Plan{};
+  return testing::PlanFromYaml(yaml, options);
 }
 
 bool HasAdvice(const Candidate& c, const std::string& rule) {
@@ -258,8 +219,7 @@ TEST(PlanAnswersTest, PriceTrustNamesWhatAPriceIs) {
 }
 
 TEST(PlanAnswersTest, UnknownRegionIsAnErrorWithTheNearestAndTheList) {
-  const Fixture& f = Embedded();
-  Status s = CheckRegions({"cn-hangzhou", "cn-hangzhuo"}, f.catalog, {});
+  Status s = CheckRegions({"cn-hangzhou", "cn-hangzhuo"}, testing::EmbeddedCatalog(), {});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(
@@ -269,13 +229,13 @@ TEST(PlanAnswersTest, UnknownRegionIsAnErrorWithTheNearestAndTheList) {
                         0),
       0u)
       << s.message();
-  EXPECT_TRUE(CheckRegions({"cn-beijing", "us-east-1"}, f.catalog, {}).ok());
+  EXPECT_TRUE(CheckRegions({"cn-beijing", "us-east-1"}, testing::EmbeddedCatalog(), {}).ok());
   // A region only the market data names is known too.
   cost::MarketData market;
   cost::StockRecord r;
   r.region = "me-central-1";
   market.stock.push_back(r);
-  EXPECT_TRUE(CheckRegions({"me-central-1"}, f.catalog, market).ok());
+  EXPECT_TRUE(CheckRegions({"me-central-1"}, testing::EmbeddedCatalog(), market).ok());
 }
 
 }  // namespace

@@ -4,56 +4,17 @@
 
 #include "gpuplan/layout_search.h"
 #include "gpuplan/plan.h"
-#include "io/calibration_csv.h"
-#include "io/catalog_loader.h"
-#include "io/model_zoo.h"
-#include "io/workload_yaml.h"
+#include "testing/embedded_data.h"
 
 namespace gpuplan::planner {
 namespace {
 
-struct Fixture {
-  Catalog catalog;
-  ModelZoo zoo;
-  Calibration cal;
-};
-
-const Fixture& Embedded() {
-  static const Fixture* f = [] {
-    auto* x = new Fixture;
-    auto c = io::LoadCatalog("");
-    auto z = io::LoadModelZoo();
-    auto k = io::LoadCalibration();
-    EXPECT_TRUE(c.ok() && z.ok() && k.ok());
-    if (c.ok())
-      x->catalog = *c;
-    (void)x->catalog.Validate();
-    if (z.ok())
-      x->zoo = *z;
-    if (k.ok())
-      x->cal = *k;
-    return x;
-  }();
-  return *f;
-}
-
 Plan PlanYaml(const std::string& yaml, std::string only = "", const cost::MarketData& market = {}) {
-  const Fixture& f = Embedded();
-  Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
-  EXPECT_TRUE(w.ok()) << w.status().message();
-  if (!w.ok())
-    return {};
-  Result<ModelArch> arch = PlanModel(*w, f.zoo);
-  EXPECT_TRUE(arch.ok()) << arch.status().message();
-  if (!arch.ok())
-    return {};
   PlanOptions options;
   options.today = "2026-11-30";
   options.only_instance = only;
   options.market = market;
-  Result<Plan> plan = MakePlan(*w, *arch, f.catalog, f.cal, options);
-  EXPECT_TRUE(plan.ok()) << plan.status().message();
-  return plan.ok() ? *plan : Plan{};
+  return testing::PlanFromYaml(yaml, options);
 }
 
 const Rejection* RejectionOf(const Plan& p, const std::string& instance) {
@@ -298,16 +259,16 @@ objective: time
   ASSERT_FALSE(p.candidates.empty()) << (p.rejected.empty() ? "" : p.rejected[0].reason);
   const Candidate& best = p.candidates[0];
   EXPECT_EQ(best.nodes, 2);
-  const Fixture& f = Embedded();
-  const InstanceType* type = f.catalog.FindInstance(best.instance);
+  const InstanceType* type = testing::EmbeddedCatalog().FindInstance(best.instance);
   ASSERT_NE(type, nullptr);
-  Result<perf::Hardware> hw = perf::HardwareFor(f.catalog, *type, best.nodes);
+  Result<perf::Hardware> hw = perf::HardwareFor(testing::EmbeddedCatalog(), *type, best.nodes);
   ASSERT_TRUE(hw.ok());
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   ASSERT_TRUE(w.ok());
-  const ModelArch* arch = f.zoo.Find("llama-2-70b");
+  const ModelArch* arch = testing::EmbeddedZoo().Find("llama-2-70b");
   ASSERT_NE(arch, nullptr);
-  const perf::LayoutSearch s = perf::SearchLayout(*w, *arch, *hw, f.cal, perf::PinsFrom(*w));
+  const perf::LayoutSearch s =
+      perf::SearchLayout(*w, *arch, *hw, testing::EmbeddedCalibration(), perf::PinsFrom(*w));
   ASSERT_TRUE(s.ok);
   EXPECT_DOUBLE_EQ(best.estimate.time.step_s, s.estimate.time.step_s);
   EXPECT_EQ(perf::DescribeLayout(best.layout), perf::DescribeLayout(s.layout));
@@ -317,7 +278,8 @@ objective: time
   issue.micro_batch = 1;
   issue.recompute = Recompute::kFull;
   issue.sequence_parallel = true;
-  Result<perf::Estimate> hand = perf::EstimateRun(*w, *arch, *hw, issue, f.cal);
+  Result<perf::Estimate> hand =
+      perf::EstimateRun(*w, *arch, *hw, issue, testing::EmbeddedCalibration());
   ASSERT_TRUE(hand.ok()) << hand.status().message();
   EXPECT_LE(best.estimate.time.step_s, hand->time.step_s);
 }

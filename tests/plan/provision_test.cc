@@ -7,31 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "io/calibration_csv.h"
-#include "io/catalog_loader.h"
+#include "testing/embedded_data.h"
 
 namespace gpuplan::planner {
 namespace {
 
-// The embedded calibration (disk sizing rules live there).
-const Calibration& Cal() {
-  static const Calibration* cal = new Calibration(io::LoadCalibration().value());
-  return *cal;
-}
-
-const Catalog& Embedded() {
-  static const Catalog* c = [] {
-    Result<Catalog> loaded = io::LoadCatalog("");
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    auto* out = new Catalog(loaded.ok() ? *loaded : Catalog{});
-    (void)out->Validate();
-    return out;
-  }();
-  return *c;
-}
-
 const InstanceType& Type(const char* name) {
-  const InstanceType* t = Embedded().FindInstance(name);
+  const InstanceType* t = testing::EmbeddedCatalog().FindInstance(name);
   EXPECT_NE(t, nullptr) << name << " is in data/instances.csv";
   static const InstanceType kNone;
   return t ? *t : kNone;
@@ -63,7 +45,8 @@ TEST(ProvisionStorageTest, TheChoiceSustainsTheReadRate) {
     Workload w;
     w.task = Task::kFinetune;
     w.dataset.size_gb = c.dataset_gb;
-    const StoragePlan s = ChooseStorage(w, Type(c.instance), c.nodes, c.required_mbs, Cal());
+    const StoragePlan s =
+        ChooseStorage(w, Type(c.instance), c.nodes, c.required_mbs, testing::EmbeddedCalibration());
     EXPECT_EQ(s.kind, c.want_kind) << s.why;
     EXPECT_GE(s.expected_mbs, c.required_mbs) << "the choice is fast enough";
     EXPECT_DOUBLE_EQ(s.required_mbs, c.required_mbs);
@@ -78,7 +61,8 @@ TEST(ProvisionStorageTest, ARateNoDiskReachesGetsTheFastestLevelNotAFalsePromise
   Workload w;
   w.task = Task::kPretrain;
   w.dataset.size_gb = 2000;
-  const StoragePlan s = ChooseStorage(w, Type("ecs.gn7i-c8g1.2xlarge"), 1, 10000, Cal());
+  const StoragePlan s =
+      ChooseStorage(w, Type("ecs.gn7i-c8g1.2xlarge"), 1, 10000, testing::EmbeddedCalibration());
   EXPECT_EQ(s.kind, "essd_pl3");
   EXPECT_LT(s.expected_mbs, 10000) << "it says what the disk delivers, below what was asked";
 }
@@ -101,7 +85,8 @@ TEST(ProvisionImageTest, TheImageSupportsTheGpusArchitecture) {
     SCOPED_TRACE(c.name);
     const InstanceType& t = Type(c.instance);
     const ImagePlan img =
-        ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
+        ChooseImage(testing::EmbeddedCatalog().ArchitectureOf(testing::EmbeddedCatalog().GpuOf(t)),
+                    testing::EmbeddedCatalog().GpuOf(t), t);
     EXPECT_NE(img.cuda.find(c.want_cuda), std::string::npos) << img.cuda;
     EXPECT_NE(img.os.find(c.want_os), std::string::npos) << img.os;
     EXPECT_FALSE(img.driver.empty());
@@ -116,7 +101,8 @@ TEST(ProvisionImageTest, GpusCuda13DroppedArePinnedToCuda12) {
     SCOPED_TRACE(instance);
     const InstanceType& t = Type(instance);
     const ImagePlan img =
-        ChooseImage(Embedded().ArchitectureOf(Embedded().GpuOf(t)), Embedded().GpuOf(t), t);
+        ChooseImage(testing::EmbeddedCatalog().ArchitectureOf(testing::EmbeddedCatalog().GpuOf(t)),
+                    testing::EmbeddedCatalog().GpuOf(t), t);
     EXPECT_NE(img.cuda.find("12"), std::string::npos) << img.cuda;
     EXPECT_EQ(img.cuda.find("13 or newer"), std::string::npos) << img.cuda;
   }

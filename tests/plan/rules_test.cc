@@ -11,21 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "io/catalog_loader.h"
+#include "testing/embedded_data.h"
 
 namespace gpuplan::rules {
 namespace {
-
-const Catalog& Embedded() {
-  static const Catalog* c = [] {
-    Result<Catalog> loaded = io::LoadCatalog("");
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    auto* out = new Catalog(loaded.ok() ? *loaded : Catalog{});
-    (void)out->Validate();
-    return out;
-  }();
-  return *c;
-}
 
 Workload LoraFinetune() {
   Workload w;
@@ -70,14 +59,14 @@ class RulesTest : public ::testing::TestWithParam<RuleCase> {};
 
 TEST_P(RulesTest, FiresOnlyWhereItShould) {
   const RuleCase& c = GetParam();
-  const InstanceType* type = Embedded().FindInstance(c.instance);
+  const InstanceType* type = testing::EmbeddedCatalog().FindInstance(c.instance);
   ASSERT_NE(type, nullptr) << c.instance << " is in data/instances.csv";
   const Workload w = c.workload();
   Context ctx;
   ctx.workload = &w;
   ctx.instance = type;
-  ctx.gpu = &Embedded().GpuOf(*type);
-  ctx.architecture = Embedded().ArchitectureOf(*ctx.gpu);
+  ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
+  ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
   c.tweak(ctx);
   const std::vector<Advice> advice = Check(ctx);
   EXPECT_EQ(Fired(advice, c.rule), c.want);
@@ -220,14 +209,14 @@ INSTANTIATE_TEST_SUITE_P(Cases, RulesTest, ::testing::ValuesIn(kRuleCases),
 
 TEST(RulesOrderTest, CriticalFirstThenWarningThenInfo) {
   // bf16 on a V100 (critical), dropped by CUDA 13 (warning), data in the VPC (info).
-  const InstanceType* type = Embedded().FindInstance("ecs.gn6v-c8g1.2xlarge");
+  const InstanceType* type = testing::EmbeddedCatalog().FindInstance("ecs.gn6v-c8g1.2xlarge");
   ASSERT_NE(type, nullptr);
   const Workload w = LoraFinetune();
   Context ctx;
   ctx.workload = &w;
   ctx.instance = type;
-  ctx.gpu = &Embedded().GpuOf(*type);
-  ctx.architecture = Embedded().ArchitectureOf(*ctx.gpu);
+  ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
+  ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
   const std::vector<Advice> advice = Check(ctx);
   ASSERT_GE(advice.size(), 3u);
   EXPECT_EQ(advice.front().severity, Severity::kCritical);

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,78 +27,78 @@ namespace gpuplan::testing {
 // GPU rows as in data/gpus.csv (sources there: S1, S2, G1, G2, G5-G9, S7), every column the
 // core reads. usable_memory_gib is the usable_memory_mib column / 1024.
 namespace internal {
-inline Gpu GpuRow(std::string name, std::string architecture, std::string cc, double memory_gib,
-                  std::optional<double> usable_gib, double bandwidth_gbs, double nvlink_gbs,
-                  int pcie_gen) {
+struct GpuColumns {
+  const char* name;
+  const char* architecture;
+  const char* compute_capability;
+  double memory_gib;
+  std::optional<double> usable_gib;
+  double bandwidth_gbs, nvlink_gbs;
+  int pcie_gen;
+  const char* alias;
+  const char* memory_type;
+  double tdp_w;
+};
+inline Gpu GpuRow(const GpuColumns& c,
+                  std::initializer_list<std::pair<Precision, double>> dense_tflops) {
   Gpu g;
-  g.name = std::move(name);
-  g.vendor_name = "NVIDIA " + g.name;
-  g.architecture = std::move(architecture);
-  g.compute_capability = std::move(cc);
-  g.memory_gib = memory_gib;
-  g.usable_memory_gib = usable_gib;
-  g.memory_bandwidth_gbs = bandwidth_gbs;
-  g.nvlink_gbs = nvlink_gbs;
-  g.pcie_gen = pcie_gen;
+  g.name = c.name;
+  g.vendor_name = std::string("NVIDIA ") + c.name;
+  g.architecture = c.architecture;
+  g.compute_capability = c.compute_capability;
+  g.memory_gib = c.memory_gib;
+  g.usable_memory_gib = c.usable_gib;
+  g.memory_bandwidth_gbs = c.bandwidth_gbs;
+  g.nvlink_gbs = c.nvlink_gbs;
+  g.pcie_gen = c.pcie_gen;
+  g.aliases = {c.alias};
+  g.memory_type = c.memory_type;
+  g.tdp_w = c.tdp_w;
+  for (const auto& [precision, tflops] : dense_tflops)
+    g.tflops[static_cast<int>(precision)] = tflops;
   g.provenance = {"doc", "test: data/gpus.csv", "2025-11", "catalog_builder.h"};
   return g;
 }
-inline void SetTflops(Gpu& g, Precision p, double tflops) {
-  g.tflops[static_cast<int>(p)] = tflops;
-}
+using P = Precision;
 }  // namespace internal
 
 inline Gpu GpuA10() {
-  Gpu g = internal::GpuRow("A10-24G", "Ampere", "8.6", 24, 22731 / 1024.0, 600, 0, 4);
-  g.aliases = {"A10"};
-  g.memory_type = "GDDR6";
-  internal::SetTflops(g, Precision::kFp32, 31.2);
-  internal::SetTflops(g, Precision::kTf32, 62.5);
-  internal::SetTflops(g, Precision::kBf16, 125);
-  internal::SetTflops(g, Precision::kFp16, 125);
-  internal::SetTflops(g, Precision::kInt8, 250);
-  g.tdp_w = 150;
-  return g;
+  return internal::GpuRow(
+      {"A10-24G", "Ampere", "8.6", 24, 22731 / 1024.0, 600, 0, 4, "A10", "GDDR6", 150},
+      {{internal::P::kFp32, 31.2},
+       {internal::P::kTf32, 62.5},
+       {internal::P::kBf16, 125},
+       {internal::P::kFp16, 125},
+       {internal::P::kInt8, 250}});
 }
 
 inline Gpu GpuA100() {
-  Gpu g = internal::GpuRow("A100-80G-SXM", "Ampere", "8.0", 80, 81251 / 1024.0, 2039, 600, 4);
-  g.aliases = {"A100-80G"};
-  g.memory_type = "HBM2e";
-  internal::SetTflops(g, Precision::kFp64, 9.7);
-  internal::SetTflops(g, Precision::kFp32, 19.5);
-  internal::SetTflops(g, Precision::kTf32, 156);
-  internal::SetTflops(g, Precision::kBf16, 312);
-  internal::SetTflops(g, Precision::kFp16, 312);
-  internal::SetTflops(g, Precision::kInt8, 624);
-  g.tdp_w = 400;
-  return g;
+  return internal::GpuRow(
+      {"A100-80G-SXM", "Ampere", "8.0", 80, 81251 / 1024.0, 2039, 600, 4, "A100-80G", "HBM2e", 400},
+      {{internal::P::kFp64, 9.7},
+       {internal::P::kFp32, 19.5},
+       {internal::P::kTf32, 156},
+       {internal::P::kBf16, 312},
+       {internal::P::kFp16, 312},
+       {internal::P::kInt8, 624}});
 }
 
 inline Gpu GpuH20() {
-  Gpu g = internal::GpuRow("H20-96G", "Hopper", "9.0", 96, std::nullopt, 4000, 900, 5);
-  g.aliases = {"H20"};
-  g.memory_type = "HBM3";
-  internal::SetTflops(g, Precision::kFp64, 1);
-  internal::SetTflops(g, Precision::kFp32, 39.5);
-  internal::SetTflops(g, Precision::kTf32, 74);
-  internal::SetTflops(g, Precision::kBf16, 148);
-  internal::SetTflops(g, Precision::kFp16, 148);
-  internal::SetTflops(g, Precision::kFp8, 296);
-  internal::SetTflops(g, Precision::kInt8, 296);
-  g.tdp_w = 400;
-  return g;
+  return internal::GpuRow(
+      {"H20-96G", "Hopper", "9.0", 96, std::nullopt, 4000, 900, 5, "H20", "HBM3", 400},
+      {{internal::P::kFp64, 1},
+       {internal::P::kFp32, 39.5},
+       {internal::P::kTf32, 74},
+       {internal::P::kBf16, 148},
+       {internal::P::kFp16, 148},
+       {internal::P::kFp8, 296},
+       {internal::P::kInt8, 296}});
 }
 
 inline Gpu GpuT4() {
-  Gpu g = internal::GpuRow("T4-16G", "Turing", "7.5", 16, 15109 / 1024.0, 320, 0, 3);
-  g.aliases = {"T4"};
-  g.memory_type = "GDDR6";
-  internal::SetTflops(g, Precision::kFp32, 8.1);
-  internal::SetTflops(g, Precision::kFp16, 65);
-  internal::SetTflops(g, Precision::kInt8, 130);
-  g.tdp_w = 70;
-  return g;
+  return internal::GpuRow(
+      {"T4-16G", "Turing", "7.5", 16, 15109 / 1024.0, 320, 0, 3, "T4", "GDDR6", 70},
+      {{internal::P::kFp32, 8.1}, {internal::P::kFp16, 65}, {internal::P::kInt8, 130}});
 }
 
 // One instance type: the columns of data/instances.csv the core reads. The family is the name
@@ -115,6 +116,20 @@ struct InstanceSpec {
   double local_nvme_gib = 0;
   Lifecycle status = Lifecycle::kCurrent;
 };
+
+// ecs.ebmgn7ex.32xlarge as in data/instances.csv: eight A100-80G on NVLink, 160 Gbit/s eRDMA.
+// REQUIRES: GpuA100() added to the builder.
+inline InstanceSpec Ebmgn7ex32xlarge() {
+  return {.name = "ecs.ebmgn7ex.32xlarge",
+          .gpu = "A100-80G-SXM",
+          .gpus = 8,
+          .vcpu = 128,
+          .ram_gib = 1024,
+          .network_gbps = 160,
+          .rdma = true,
+          .rdma_gbps = 160,
+          .interconnect = Interconnect::kNvlink};
+}
 
 class CatalogBuilder {
  public:

@@ -1,0 +1,70 @@
+// The embedded data (catalog, model zoo, calibration), loaded once per test binary, and a plan
+// of a YAML workload on it: for the planner's tests on real data (tests/plan). Core tests use
+// catalog_builder.h instead.
+//
+//   const Catalog& c = testing::EmbeddedCatalog();
+//   planner::Plan p = testing::PlanFromYaml("task: inference\nmodel: qwen2.5-7b\n", options);
+#ifndef GPUPLAN_TESTS_TESTING_EMBEDDED_DATA_H_
+#define GPUPLAN_TESTS_TESTING_EMBEDDED_DATA_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpuplan/plan.h"
+#include "io/calibration_csv.h"
+#include "io/catalog_loader.h"
+#include "io/model_zoo.h"
+#include "io/workload_yaml.h"
+
+namespace gpuplan::testing {
+
+// The validated embedded catalog; a load error fails the test that first asks.
+inline const Catalog& EmbeddedCatalog() {
+  static const Catalog* c = [] {
+    Result<Catalog> loaded = io::LoadCatalog("");
+    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+    auto* out = new Catalog(loaded.ok() ? *loaded : Catalog{});
+    (void)out->Validate();
+    return out;
+  }();
+  return *c;
+}
+
+inline const ModelZoo& EmbeddedZoo() {
+  static const ModelZoo* z = [] {
+    Result<ModelZoo> loaded = io::LoadModelZoo();
+    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+    return new ModelZoo(loaded.ok() ? *loaded : ModelZoo{});
+  }();
+  return *z;
+}
+
+inline const Calibration& EmbeddedCalibration() {
+  static const Calibration* cal = [] {
+    Result<Calibration> loaded = io::LoadCalibration();
+    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+    return new Calibration(loaded.ok() ? *loaded : Calibration{});
+  }();
+  return *cal;
+}
+
+// The plan of `yaml` on the embedded data; a parse or plan error fails the test (empty plan).
+inline planner::Plan PlanFromYaml(const std::string& yaml, const planner::PlanOptions& options) {
+  Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  if (!w.ok())
+    return {};
+  Result<ModelArch> arch = planner::PlanModel(*w, EmbeddedZoo());
+  EXPECT_TRUE(arch.ok()) << arch.status().message();
+  if (!arch.ok())
+    return {};
+  Result<planner::Plan> plan =
+      planner::MakePlan(*w, *arch, EmbeddedCatalog(), EmbeddedCalibration(), options);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return plan.ok() ? *plan : planner::Plan{};
+}
+
+}  // namespace gpuplan::testing
+
+#endif  // GPUPLAN_TESTS_TESTING_EMBEDDED_DATA_H_
