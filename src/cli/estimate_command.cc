@@ -57,10 +57,10 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
                                  hw.rdma ? "RDMA" : "TCP")
                    : "");
   const Framework* f = FrameworkFor(w.frameworks, l);
-  s += fmt::format("layout: {} x {} accumulation{}{}\n\n", perf::DescribeLayout(l), e.grad_accum,
-                   l.sequence_parallel ? ", sequence parallel" : "",
-                   f && w.IsTraining() ? fmt::format(", on {} (launch: {})", f->name, f->launcher)
-                                       : "");
+  s += fmt::format(
+      "layout: {} x {} accumulation{}{}\n\n", perf::DescribeLayout(l), e.grad_accum,
+      l.sequence_parallel ? ", sequence parallel" : "",
+      f && w.IsTraining() ? fmt::format(", on {} (launch: {})", f->name, f->launcher) : "");
   io::Table mem{{"memory per GPU", "GiB"}, {}};
   for (const auto& [k, v] : e.memory.breakdown.Named()) {
     if (v > 0)

@@ -118,9 +118,9 @@ TEST(EstimateCommandTest, TheFrameworkIsInTheLayoutLineAndJson) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["layout"]["framework"], "peft");
-  EXPECT_EQ(j["layout"]["tp"].get<int>() * j["layout"]["cp"].get<int>() *
-                j["layout"]["pp"].get<int>(),
-            1);
+  EXPECT_EQ(
+      j["layout"]["tp"].get<int>() * j["layout"]["cp"].get<int>() * j["layout"]["pp"].get<int>(),
+      1);
   // Full training with an interleaved pipeline names the framework that runs one.
   run = RunGpuplan({"estimate", "--model", "llama-2-7b", "--task", "pretrain", "--gpu", "A100",
                     "--gpus", "8", "--pp", "2", "--virtual-stages", "2", "--json"});

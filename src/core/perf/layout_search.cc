@@ -159,7 +159,8 @@ class Search {
           l.dp = dp;
           l.ep = ep;
           l.zero = zero;
-          l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1 && SpaceHasSequenceParallel());
+          l.sequence_parallel =
+              pins_.sequence_parallel.value_or(tp > 1 && SpaceHasSequenceParallel());
           l.flash_attention = w_.flash_attention;
           l.offload = savers.offload;
           l.optimizer_in_backward = savers.optimizer_in_backward;
