@@ -126,6 +126,19 @@ TEST(EstimateCommandTest, TheFrameworkIsInTheLayoutLineAndJson) {
                     "--gpus", "8", "--pp", "2", "--virtual-stages", "2", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(nlohmann::json::parse(run.out)["layout"]["framework"], "megatron");
+  // The YAML key `framework` names one; an unknown name in the file is the same clear error.
+  const std::string path = ::testing::TempDir() + "framework_workload.yaml";
+  std::ofstream(path) << "task: finetune\nmethod: lora\nmodel: llama-2-7b\nframework: torchtune\n";
+  run = RunGpuplan({"estimate", path, "--gpu", "A10", "--gpus", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["layout"]["framework"], "torchtune");
+  std::ofstream(path) << "task: finetune\nmethod: lora\nmodel: llama-2-7b\nframework: unsloth\n";
+  run = RunGpuplan({"estimate", path, "--gpu", "A10"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("field \"framework\": unknown framework \"unsloth\"; expected auto, peft"),
+            std::string::npos)
+      << run.err;
+  std::remove(path.c_str());
 }
 
 TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
