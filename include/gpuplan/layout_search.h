@@ -10,7 +10,8 @@
 // Training space: every tp dividing the node's GPUs and the heads; cp dividing the rest with
 // seq_len divisible by 2 cp; pp any divisor of the rest with pp <= layers (inside a node too);
 // vp dividing layers / pp; dp the rest, dividing the global batch; ZeRO 0-3; micro-batch every
-// divisor of the local batch; recomputation none, selective or full. Offload (optimizer or
+// divisor of the local batch; recomputation none, selective or full; and of those only the
+// layouts one of the workload's frameworks runs (LayoutPins::frameworks). Offload (optimizer or
 // parameters), optimizer-in-backward and activation offload are tried only when nothing fits
 // without them. Pruning keeps the optimum provably (see layout_search.cc): best-first over
 // per-structure lower bounds, and per micro-batch only the lightest recomputation that fits.
@@ -21,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuplan/estimate.h"
 
@@ -33,10 +35,13 @@ struct LayoutPins {
   std::optional<Recompute> recompute;
   std::optional<Offload> offload;
   std::optional<bool> optimizer_in_backward, activation_offload, sequence_parallel;
+  // The frameworks whose layouts the space holds: a layout is tried only when one of them runs
+  // it (gpuplan/framework.h). Empty = every layout.
+  std::vector<FrameworkCaps> frameworks;
 };
 
 // The pins a workload sets: micro_batch, recompute, cp, virtual_stages, offload,
-// optimizer_in_backward, activation_offload.
+// optimizer_in_backward, activation_offload, and its frameworks' capabilities.
 LayoutPins PinsFrom(const Workload& w);
 
 struct LayoutSearch {

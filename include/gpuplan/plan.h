@@ -105,6 +105,9 @@ struct Candidate {
   bool price_known = true;
   std::string price_hint;
   perf::Layout layout;
+  // The training framework that runs `layout` (gpuplan/framework.h: the first of the
+  // workload's frameworks that does); "" for serving or a workload without frameworks.
+  std::string framework;
   perf::Estimate estimate;
   Billing billing = Billing::kPayg;
   cost::JobCostEstimate cost;  // for the job (training, batch inference)

@@ -19,6 +19,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/enum_names.h"
+#include "gpuplan/framework.h"
 #include "gpuplan/model.h"
 #include "gpuplan/status.h"
 
@@ -212,6 +213,12 @@ struct Workload {
   std::optional<Offload> offload;
   std::optional<bool> optimizer_in_backward;
   std::optional<bool> activation_offload;
+  // The training framework (--framework, YAML key `framework`): "auto" or a name of
+  // data/frameworks.csv. The edges resolve it (FrameworksFor, gpuplan/framework.h) into
+  // `frameworks`, the rows whose layouts the search may try; empty = no restriction (a workload
+  // built in code, the validation rows: every layout the model knows).
+  std::string framework = "auto";
+  std::vector<Framework> frameworks;
   int lora_rank = 16;  // LoRA/QLoRA adapter rank
   LoraTargets lora_targets = LoraTargets::kAll;
   double lora_dropout = 0;  // dropout on each adapter's input (PEFT LoraConfig default 0)

@@ -56,8 +56,11 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
       hw.nodes > 1 ? fmt::format(", {} Gbit/s {} between nodes", Num(hw.inter_node_gbps),
                                  hw.rdma ? "RDMA" : "TCP")
                    : "");
-  s += fmt::format("layout: {} x {} accumulation{}\n\n", perf::DescribeLayout(l), e.grad_accum,
-                   l.sequence_parallel ? ", sequence parallel" : "");
+  const Framework* f = FrameworkFor(w.frameworks, l);
+  s += fmt::format(
+      "layout: {} x {} accumulation{}{}\n\n", perf::DescribeLayout(l), e.grad_accum,
+      l.sequence_parallel ? ", sequence parallel" : "",
+      f && w.IsTraining() ? fmt::format(", on {} (launch: {})", f->name, f->launcher) : "");
   io::Table mem{{"memory per GPU", "GiB"}, {}};
   for (const auto& [k, v] : e.memory.breakdown.Named()) {
     if (v > 0)

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "gpuplan/calibration.h"
+#include "io/framework_csv.h"
 #include "io/hf_config.h"
 #include "io/workload_yaml.h"
 
@@ -190,6 +191,8 @@ Status ApplyJobFlags(const WorkloadFlags& f, Workload& w) {
   if (Status s = ApplyChoiceFlags(f, w); !s.ok())
     return s;
   ApplyNumberFlags(f, w);
+  if (!f.framework.empty())
+    w.framework = f.framework;
   if (Status s = ApplyModelFlags(f, w); !s.ok())
     return s;
   return ApplyInlineArchFlags(f, w);
@@ -266,6 +269,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"cp", "--cp", f.cp.has_value()},
       {"virtual_stages", "--virtual-stages", f.virtual_stages.has_value()},
       {"method", "--method", !f.method.empty()},
+      {"framework", "--framework", !f.framework.empty()},
       {"lora_rank", "--lora-rank", f.lora_rank.has_value()},
       {"lora_targets", "--lora-targets", !f.lora_targets.empty()},
       {"lora_dropout", "--lora-dropout", f.lora_dropout.has_value()},
@@ -379,6 +383,12 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
                 "Step each parameter during backward (no full gradient buffer)");
   cmd->add_flag("--activation-offload", f->activation_offload,
                 "Keep saved activations in host RAM");
+  Result<FrameworkTable> frameworks = io::LoadFrameworks();
+  cmd->add_option("--framework", f->framework,
+                  "Training framework whose layouts to search: auto (default: LoRA/QLoRA on "
+                  "peft, full training on the first that runs the layout) or " +
+                      (frameworks.ok() ? frameworks->Names() : std::string("(table unreadable)")) +
+                      " (data/frameworks.csv)");
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
   cmd->add_option("--lora-targets", f->lora_targets,
                   "all | attention | qv: the linear layers LoRA adapts (default all)");
@@ -455,6 +465,8 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
   if (Status s = ApplyPlanningFlags(flags, w); !s.ok())
     return s;
   if (Status s = ValidateWorkload(w); !s.ok())
+    return NameTheFlag(flags, s);
+  if (Status s = io::ResolveFrameworks(w); !s.ok())
     return NameTheFlag(flags, s);
   return std::move(w);
 }

@@ -36,6 +36,7 @@ struct WorkloadFlags {
   std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
   std::string offload;                    // --offload none|optimizer|params
   std::string lora_targets;               // --lora-targets all|attention|qv
+  std::string framework;                  // --framework auto|NAME (data/frameworks.csv)
   std::optional<double> lora_dropout;     // --lora-dropout P
   std::optional<int> cp, virtual_stages;  // --cp, --virtual-stages
   bool optimizer_in_backward = false, activation_offload = false;

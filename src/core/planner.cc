@@ -737,6 +737,8 @@ class CandidateSearch {
     base.nodes_per_copy = w_.IsTraining() ? z->instances : nodes;
     base.copies_per_instance_group = w_.IsTraining() ? 1 : lr.layout.dp;
     base.layout = lr.layout;
+    if (const Framework* f = FrameworkFor(w_.frameworks, lr.layout); f && w_.IsTraining())
+      base.framework = f->name;
     base.estimate = e;
     base.ranges = ranges;
     const double tokens_per_hour =
@@ -912,6 +914,8 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
              Num(best.estimate.memory.host_gib) + " of " +
              Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
     }
+    if (std::string framework = FrameworkWhy(w, best.layout); !framework.empty())
+      why += "; " + framework;
     return why;
   }
   if (best.estimate.inference) {

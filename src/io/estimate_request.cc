@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "gpuplan/framework.h"
 #include "gpuplan/layout_search.h"
+#include "io/framework_csv.h"
 
 namespace gpuplan::io {
 namespace {
@@ -22,6 +24,42 @@ std::string Field(FieldSpelling s, std::string_view name) { return FieldName(s, 
 template <typename T>
 std::string FieldValue(FieldSpelling s, std::string_view name, const T& value) {
   return FieldWithValue(s, name, fmt::format("{}", value));
+}
+
+// The layout the pins fix, unpinned dimensions at their plainest (1, ZeRO 0, no savers): what
+// every layout the search may return has at least.
+perf::Layout PinnedLayout(const perf::LayoutPins& p) {
+  perf::Layout l;
+  l.tp = p.tp.value_or(1);
+  l.cp = p.cp.value_or(1);
+  l.pp = p.pp.value_or(1);
+  l.vp = p.vp.value_or(1);
+  l.ep = p.ep.value_or(1);
+  l.zero = p.zero.value_or(0);
+  l.sequence_parallel = p.sequence_parallel.value_or(false);
+  l.offload = p.offload.value_or(Offload::kNone);
+  l.optimizer_in_backward = p.optimizer_in_backward.value_or(false);
+  l.activation_offload = p.activation_offload.value_or(false);
+  return l;
+}
+
+// An error naming the flag (or field) when none of the workload's frameworks runs what the user
+// pinned: `--framework peft --cp 2` cannot be run, so it is not estimated as if it could.
+Status CheckFrameworkRunsPins(const Workload& w, const perf::LayoutPins& pins, FieldSpelling s) {
+  if (w.frameworks.empty())
+    return Status::Ok();
+  Result<FrameworkTable> table = LoadFrameworks();
+  if (!table.ok())
+    return table.status();
+  if (std::optional<PinProblem> p = UnrunnablePins(*table, w.frameworks, w, PinnedLayout(pins)))
+    return Usage(p->field, Field(s, p->field) + ": " + p->message);
+  return Status::Ok();
+}
+
+// The name of the framework that runs `l`, or null (serving; a workload without frameworks).
+nlohmann::json FrameworkName(const Workload& w, const perf::Layout& l) {
+  const Framework* f = w.IsTraining() ? FrameworkFor(w.frameworks, l) : nullptr;
+  return f ? nlohmann::json(f->name) : nlohmann::json(nullptr);
 }
 
 }  // namespace
@@ -112,6 +150,8 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
   }
   if (o.sequence_parallel)
     pins.sequence_parallel = true;
+  if (Status st = CheckFrameworkRunsPins(w, pins, s); !st.ok())
+    return st;
   const perf::LayoutSearch found = perf::SearchLayout(w, arch, hw, cal, pins);
   if (found.evaluated == 0 || (!found.ok && found.min_memory_gib == 0)) {
     return Usage(found.reason.empty() ? "no layout has the given degrees on this hardware"
@@ -178,7 +218,8 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
         {"grad_accum", e.grad_accum},
         {"recompute", RecomputeName(l.recompute)},
         {"sequence_parallel", l.sequence_parallel},
-        {"flash_attention", l.flash_attention}}},
+        {"flash_attention", l.flash_attention},
+        {"framework", FrameworkName(w, l)}}},
       {"memory",
        {{"per_gpu_gib", e.memory.per_gpu_gib},
         {"allocated_gib", e.memory.allocated_gib},

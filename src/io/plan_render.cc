@@ -15,7 +15,7 @@ namespace {
 
 using strings::Num;
 
-nlohmann::json LayoutJson(const perf::Layout& l) {
+nlohmann::json LayoutJson(const perf::Layout& l, const std::string& framework) {
   return {{"tp", l.tp},
           {"cp", l.cp},
           {"pp", l.pp},
@@ -29,11 +29,14 @@ nlohmann::json LayoutJson(const perf::Layout& l) {
           {"micro_batch", l.micro_batch},
           {"recompute", RecomputeName(l.recompute)},
           {"sequence_parallel", l.sequence_parallel},
-          {"flash_attention", l.flash_attention}};
+          {"flash_attention", l.flash_attention},
+          {"framework", framework.empty() ? nlohmann::json(nullptr) : nlohmann::json(framework)}};
 }
 
-std::string LayoutText(const perf::Layout& l) {
-  std::string s = fmt::format("tp{}", l.tp);
+// "peft tp1 pp1 dp1 z0 mb4" (the framework first when known).
+std::string LayoutText(const perf::Layout& l, const std::string& framework) {
+  std::string s = framework.empty() ? "" : framework + " ";
+  s += fmt::format("tp{}", l.tp);
   if (l.cp > 1)
     s += fmt::format(" cp{}", l.cp);
   s += fmt::format(" pp{}", l.pp);
@@ -194,7 +197,7 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
       {"copies", c.copies},
       {"gpus_per_copy", c.gpus_per_copy},
       {"spare_instances", c.spare_instances},
-      {"layout", LayoutJson(c.layout)},
+      {"layout", LayoutJson(c.layout, c.framework)},
       {"billing", cost::ModeName(c.billing)},
       {"fits", e.memory.fits},
       {"memory",
@@ -323,7 +326,7 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
                         c.price_known ? std::string(cost::ModeName(c.billing)) : "-",
                         !modelled   ? "-"
                         : inference ? CopiesText(c)
-                                    : LayoutText(c.layout),
+                                    : LayoutText(c.layout, c.framework),
                         modelled ? Num(c.estimate.memory.per_gpu_gib) : "-",
                         HoursCell(c, Hours(c.job_hours)),
                         c.price_known ? CostCell(c, CostText(c)) : CostText(c)});
@@ -406,7 +409,7 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
       s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance,
                        c.nodes, c.gpus, c.region.empty() ? "any" : c.region,
                        c.price_known ? cost::ModeName(c.billing) : "-",
-                       inference ? CopiesText(c) : LayoutText(c.layout),
+                       inference ? CopiesText(c) : LayoutText(c.layout, c.framework),
                        Num(c.estimate.memory.per_gpu_gib), HoursCell(c, Hours(c.job_hours)),
                        c.price_known ? CostCell(c, CostText(c)) : CostText(c));
     }

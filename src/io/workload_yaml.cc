@@ -212,6 +212,7 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "recompute",
                                               "cp",
                                               "virtual_stages",
+                                              "framework",
                                               "offload",
                                               "optimizer_in_backward",
                                               "activation_offload",
@@ -600,6 +601,8 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     }
   } else if (key == "cp") {
     w.cp = r.Integer(v, key, 1, 1 << 16);
+  } else if (key == "framework") {
+    w.framework = r.String(v, key).value_or("auto");
   } else if (key == "virtual_stages") {
     w.virtual_stages = r.Integer(v, key, 1, 1024);
   } else if (key == "offload") {

@@ -16,6 +16,7 @@
 #include "io/catalog_query.h"
 #include "io/deploy_render.h"
 #include "io/estimate_request.h"
+#include "io/framework_csv.h"
 #include "io/plan_render.h"
 #include "io/range_render.h"
 #include "io/workload_yaml.h"
@@ -262,6 +263,8 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
     w->objective = *objective;
   if (Status s = ValidateWorkload(*w); !s.ok())
     return FromError(FromStatus(s));
+  if (Status s = io::ResolveFrameworks(*w); !s.ok())
+    return FromError(FromStatus(s));
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
   if (!arch.ok())
     return FromError(FromStatus(arch.status().WithContext(kBodyName)));
@@ -383,6 +386,8 @@ Response Estimate(const ServerData& data, const Request& req) {
   if (micro_batch)
     w->micro_batch = *micro_batch;
   if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
+  if (Status s = io::ResolveFrameworks(*w); !s.ok())
     return FromError(FromStatus(s));
 
   // From here on the same calls as `gpuplan estimate --json` (cli/estimate_command.cc).

@@ -74,6 +74,28 @@ TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
        {"estimate", "/nonexistent/w.yaml", "--gpu", "A10"},
        1,
        "/nonexistent/w.yaml"},
+      {"framework_cannot_run_the_flag",
+       {"estimate", "--model", "llama-2-7b", "--task", "finetune", "--method", "lora",
+        "--framework", "peft", "--cp", "2", "--gpu", "A10", "--gpus", "2"},
+       2,
+       "--cp: framework peft (HF PEFT + Transformers Trainer / TRL on accelerate (DDP / DeepSpeed "
+       "ZeRO / FSDP)) does not run context parallelism (cp 2) (data/frameworks.csv); frameworks "
+       "that do: megatron; or leave it out"},
+      {"auto_lora_is_the_peft_stack",
+       {"estimate", "--model", "llama-2-7b", "--task", "finetune", "--method", "lora", "--gpu",
+        "A10", "--gpus", "2", "--tp", "2"},
+       2,
+       "--tp: framework peft"},
+      {"unknown_framework",
+       {"estimate", "--model", "llama-2-7b", "--framework", "axolotl", "--gpu", "A10"},
+       2,
+       "--framework: unknown framework \"axolotl\"; expected auto, peft, torchtune, megatron, "
+       "torchtitan, deepspeed (data/frameworks.csv)"},
+      {"framework_without_the_method",
+       {"estimate", "--model", "llama-2-7b", "--task", "finetune", "--method", "qlora",
+        "--framework", "megatron", "--gpu", "A10"},
+       2,
+       "does not run QLoRA (a 4-bit base); frameworks that do: peft, torchtune"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -81,6 +103,42 @@ TEST(EstimateCommandTest, BadInputIsAClearErrorWithUsageExit) {
     EXPECT_EQ(run.exit_code, c.want_exit) << run.err;
     EXPECT_NE(run.err.find(c.want_err), std::string::npos) << run.err;
   }
+}
+
+TEST(EstimateCommandTest, TheFrameworkIsInTheLayoutLineAndJson) {
+  const std::vector<std::string> lora = {"estimate", "--model",  "llama-2-7b", "--task",
+                                         "finetune", "--method", "lora",       "--gpu",
+                                         "A10",      "--gpus",   "4"};
+  CliRun run = RunGpuplan(lora);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(", on peft (launch: accelerate)"), std::string::npos) << run.out;
+  std::vector<std::string> json = lora;
+  json.push_back("--json");
+  run = RunGpuplan(json);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["layout"]["framework"], "peft");
+  EXPECT_EQ(
+      j["layout"]["tp"].get<int>() * j["layout"]["cp"].get<int>() * j["layout"]["pp"].get<int>(),
+      1);
+  // Full training with an interleaved pipeline names the framework that runs one.
+  run = RunGpuplan({"estimate", "--model", "llama-2-7b", "--task", "pretrain", "--gpu", "A100",
+                    "--gpus", "8", "--pp", "2", "--virtual-stages", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["layout"]["framework"], "megatron");
+  // The YAML key `framework` names one; an unknown name in the file is the same clear error.
+  const std::string path = ::testing::TempDir() + "framework_workload.yaml";
+  std::ofstream(path) << "task: finetune\nmethod: lora\nmodel: llama-2-7b\nframework: torchtune\n";
+  run = RunGpuplan({"estimate", path, "--gpu", "A10", "--gpus", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["layout"]["framework"], "torchtune");
+  std::ofstream(path) << "task: finetune\nmethod: lora\nmodel: llama-2-7b\nframework: unsloth\n";
+  run = RunGpuplan({"estimate", path, "--gpu", "A10"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("field \"framework\": unknown framework \"unsloth\"; expected auto, peft"),
+            std::string::npos)
+      << run.err;
+  std::remove(path.c_str());
 }
 
 TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {

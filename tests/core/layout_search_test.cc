@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
@@ -13,55 +14,16 @@ namespace {
 
 using testing::A10;
 using testing::A100;
+using testing::LayoutCase;
 using testing::Llama;
-
-Workload Training(Method method, int seq, int global_batch) {
-  Workload w;
-  w.task = method == Method::kFull ? Task::kPretrain : Task::kFinetune;
-  w.method = method;
-  w.seq_len = seq;
-  w.global_batch = global_batch;
-  if (method == Method::kQlora)
-    w.weight_bits = 4;
-  return w;
-}
-
-struct Case {
-  std::string name;
-  Workload w;
-  ModelArch arch;
-  Gpu gpu;
-  int gpus, per_node;
-  double inter_gbps;  // between nodes (0 = the default fabric)
-  bool rdma;
-  double host_gib;  // host RAM per node (0 = unknown: no offload)
-};
+using testing::SmallLayoutCases;
+using testing::Training;
 
 TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
-  const Case kCases[] = {
-      {"7b_pretrain_one_node", Training(Method::kFull, 2048, 16), Llama(32, 4096, 32, 32, 11008),
-       A100(), 8, 8, 0, true, 0},
-      {"13b_two_nodes_over_tcp", Training(Method::kFull, 2048, 32), Llama(40, 5120, 40, 40, 13824),
-       A100(), 16, 8, 64, false, 0},
-      {"7b_lora_four_pcie_a10", Training(Method::kLora, 2048, 32), Llama(32, 4096, 32, 32, 11008),
-       A10(), 4, 4, 0, true, 0},
-      {"3b_long_context_cp", Training(Method::kFull, 32768, 8), Llama(16, 3072, 24, 8, 8192),
-       A100(), 8, 8, 0, true, 0},
-      {"8b_full_on_one_a10_needs_offload", Training(Method::kFull, 1024, 4),
-       Llama(32, 4096, 32, 8, 14336), A10(), 1, 1, 0, true, 500},
-      {"7b_full_on_eight_a10_needs_sharding", Training(Method::kFull, 2048, 16),
-       Llama(32, 4096, 32, 32, 11008), A10(), 8, 8, 0, true, 0},
-      {"gqa_pipeline_inside_node", Training(Method::kFull, 4096, 8), Llama(24, 2048, 16, 4, 5632),
-       A10(), 4, 4, 0, true, 0},
-  };
   const Calibration cal;
-  for (const Case& c : kCases) {
+  for (const LayoutCase& c : SmallLayoutCases()) {
     SCOPED_TRACE(c.name);
-    Hardware hw = HardwareFor(c.gpu, c.gpus, c.per_node);
-    if (c.inter_gbps > 0)
-      hw.inter_node_gbps = c.inter_gbps;
-    hw.rdma = c.rdma;
-    hw.host_memory_gib = c.host_gib;
+    const Hardware hw = c.Hardware();
     const LayoutSearch fast = SearchLayout(c.w, c.arch, hw, cal);
     const LayoutSearch all = ExhaustiveLayoutSearch(c.w, c.arch, hw, cal);
     ASSERT_TRUE(all.ok) << all.reason;

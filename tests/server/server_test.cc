@@ -373,9 +373,10 @@ TEST_F(ServerTest, EstimateEqualsTheCliEstimateJson) {
   };
   const Case cases[] = {
       {"gpus", "?gpu=A100-80G-SXM&gpus=8", {"--gpu", "A100-80G-SXM", "--gpus", "8"}},
+      // A layout the LoRA workload's framework (the PEFT stack: data parallel only) runs.
       {"instance and nodes with a layout",
-       "?instance=ecs.ebmgn7ex.32xlarge&nodes=2&tp=8&zero=1",
-       {"--instance", "ecs.ebmgn7ex.32xlarge", "--nodes", "2", "--tp", "8", "--zero", "1"}},
+       "?instance=ecs.ebmgn7ex.32xlarge&nodes=2&dp=16&zero=3",
+       {"--instance", "ecs.ebmgn7ex.32xlarge", "--nodes", "2", "--dp", "16", "--zero", "3"}},
       {"micro-batch replaces the body's",
        "?gpu=A10&gpus=4&gpus_per_node=4&micro_batch=1",
        {"--gpu", "A10", "--gpus", "4", "--gpus-per-node", "4", "--micro-batch", "1"}},
@@ -392,6 +393,20 @@ TEST_F(ServerTest, EstimateEqualsTheCliEstimateJson) {
     EXPECT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(Body(r), CliJson(args));
   }
+}
+
+TEST_F(ServerTest, ALayoutTheFrameworkCannotRunIsA400NamingTheParameter) {
+  // The LoRA example runs on the PEFT stack (data parallel only): tp 8 is not estimated.
+  auto r = Client().Post("/v1/estimate?instance=ecs.ebmgn7ex.32xlarge&nodes=2&tp=8",
+                         ReadText(Example("llm-lora-finetune.yaml")), "application/yaml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  const nlohmann::json j = nlohmann::json::parse(r->body);
+  EXPECT_EQ(j["error"]["field"], "tp");
+  EXPECT_NE(j["error"]["message"].get<std::string>().find(
+                "tp: framework peft (HF PEFT + Transformers Trainer / TRL on accelerate"),
+            std::string::npos)
+      << r->body;
 }
 
 TEST_F(ServerTest, HealthzCountsTheCatalog) {

@@ -97,8 +97,9 @@ class Search {
       : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
-  // divide the GPUs, then AddStructures for each.
-  std::vector<Structure> Structures(const Savers& savers) const {
+  // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
+  // framework runs (a memory bound over the parallel layouts, not a candidate list).
+  std::vector<Structure> Structures(const Savers& savers, bool any_savers = false) const {
     std::vector<Structure> out;
     const int gpus = hw_.Gpus();
     const bool transformer = arch_.IsTransformer();
@@ -116,7 +117,7 @@ class Search {
         for (int pp : Divisors(gpus / (tp * cp))) {
           if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer))
             continue;
-          AddStructures(tp, cp, pp, layers, savers, out);
+          AddStructures(tp, cp, pp, layers, savers, any_savers, out);
         }
       }
     }
@@ -125,7 +126,7 @@ class Search {
 
   // The structures of one (tp, cp, pp): dp takes the GPUs left; then every vp, ZeRO stage and
   // expert degree, with the micro-batches and recomputations allowed.
-  void AddStructures(int tp, int cp, int pp, int layers, const Savers& savers,
+  void AddStructures(int tp, int cp, int pp, int layers, const Savers& savers, bool any_savers,
                      std::vector<Structure>& out) const {
     const int dp = hw_.Gpus() / (tp * cp * pp);
     if (!Allowed(pins_.dp, dp) || w_.global_batch % dp != 0)
@@ -160,15 +161,36 @@ class Search {
           l.dp = dp;
           l.ep = ep;
           l.zero = zero;
-          l.sequence_parallel = pins_.sequence_parallel.value_or(tp > 1);
+          l.sequence_parallel =
+              pins_.sequence_parallel.value_or(tp > 1 && SpaceHasSequenceParallel());
           l.flash_attention = w_.flash_attention;
           l.offload = savers.offload;
           l.optimizer_in_backward = savers.optimizer_in_backward;
           l.activation_offload = savers.activation_offload;
-          out.push_back(s);
+          if (InSpace(l, any_savers))
+            out.push_back(s);
         }
       }
     }
+  }
+
+  // Whether one of the frameworks runs `l` (every layout when none is named); with
+  // `any_savers`, its parallel structure whatever its memory savers.
+  bool InSpace(const Layout& l, bool any_savers) const {
+    if (pins_.frameworks.empty())
+      return true;
+    Layout shape = l;
+    if (any_savers) {
+      shape.offload = Offload::kNone;
+      shape.optimizer_in_backward = shape.activation_offload = false;
+    }
+    return std::any_of(pins_.frameworks.begin(), pins_.frameworks.end(),
+                       [&](const FrameworkCaps& c) { return Runs(c, shape); });
+  }
+  bool SpaceHasSequenceParallel() const {
+    return pins_.frameworks.empty() ||
+           std::any_of(pins_.frameworks.begin(), pins_.frameworks.end(),
+                       [](const FrameworkCaps& c) { return c.sequence_parallel; });
   }
 
   // The micro-batches a replica's local batch allows (ascending), built once per (local batch,
@@ -578,7 +600,7 @@ class Search {
   // offloaded) at its smallest micro-batch and heaviest recomputation: no saver needs less GPU
   // memory, so when none does the ladder cannot find a layout and is skipped.
   bool SaversCanFitGpu() {
-    for (const Structure& s : Structures({Offload::kParams, false, true})) {
+    for (const Structure& s : Structures({Offload::kParams, false, true}, /*any_savers=*/true)) {
       Layout l = s.base;
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
@@ -665,6 +687,8 @@ LayoutPins PinsFrom(const Workload& w) {
   p.offload = w.offload;
   p.optimizer_in_backward = w.optimizer_in_backward;
   p.activation_offload = w.activation_offload;
+  for (const Framework& f : w.frameworks)
+    p.frameworks.push_back(f.caps);
   return p;
 }
 

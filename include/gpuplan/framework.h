@@ -1,0 +1,104 @@
+// Training frameworks as capabilities: which parallel layouts and memory savers a framework can
+// run (data/frameworks.csv, embedded; io/framework_csv.h reads it). A plan is actionable only
+// when some framework the user can run supports its layout, so the layout search tries only
+// layouts of the workload's frameworks (Workload::frameworks, perf::LayoutPins::frameworks).
+//
+//   Result<std::vector<Framework>> fw = FrameworksFor(table, "auto", w);  // LoRA: {peft}
+//   w.frameworks = *fw;                    // the search now stays inside their layouts
+//   const Framework* f = FrameworkFor(w.frameworks, layout);  // who runs the pick
+//
+// The `auto` rule: LoRA and QLoRA run on the PEFT stack (the first row with the method, "peft"
+// in the shipped table), since that is what people fine-tune adapters with; full training may
+// use every row with full training, and the pick names the first row, in the table's order, that
+// runs its layout. Rows lacking the workload's method or its 8-bit optimizer never qualify.
+//
+// Thread safety: plain values and pure functions.
+#ifndef GPUPLAN_INCLUDE_GPUPLAN_FRAMEWORK_H_
+#define GPUPLAN_INCLUDE_GPUPLAN_FRAMEWORK_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/status.h"
+
+namespace gpuplan {
+
+struct Workload;
+namespace perf {
+struct Layout;
+}
+
+// What a framework runs; every field false/empty = unsupported (or not documented).
+struct FrameworkCaps {
+  bool full = false, lora = false, qlora = false;  // training methods
+  bool tp = false, sequence_parallel = false, cp = false, pp = false, vp = false, ep = false;
+  unsigned zero_stages = 0;                 // bit s set = ZeRO stage s (0..3) over dp
+  unsigned zero_stages_model_parallel = 0;  // the stages allowed when tp or pp > 1
+  bool offload_optimizer = false, offload_params = false;
+  bool optimizer_in_backward = false, activation_offload = false;
+  bool optimizer_8bit = false;  // 8-bit optimizer states (bitsandbytes / torchao AdamW8bit)
+};
+
+struct Framework {
+  std::string name;      // "peft", "megatron": what --framework takes
+  std::string label;     // "HF PEFT + Transformers Trainer / TRL on accelerate (...)"
+  std::string launcher;  // accelerate, torchrun, tune, deepspeed
+  FrameworkCaps caps;
+  std::string source;   // docs URLs the capabilities come from
+  std::string checked;  // YYYY-MM-DD the sources were read
+  std::string note;     // what the sources say and what stays unsupported for want of one
+};
+
+struct FrameworkTable {
+  std::vector<Framework> rows;                         // in the table's order: `auto`'s preference
+  const Framework* Find(std::string_view name) const;  // ignoring ASCII case; nullptr if none
+  std::string Names() const;                           // "peft, torchtune, ..."
+};
+
+// The capability a layout needs that `caps` lacks, first in a fixed order (tp,
+// sequence_parallel, cp, pp, vp, ep, zero, offload, optimizer_in_backward, activation_offload):
+// `field` is the workload/flag field (snake_case: "cp", "virtual_stages", "zero" ...) and `what`
+// says it in words ("context parallelism (cp 2)"). nullopt when caps runs the layout.
+struct MissingCapability {
+  std::string field;
+  std::string what;
+};
+std::optional<MissingCapability> Missing(const FrameworkCaps& caps, const perf::Layout& l);
+inline bool Runs(const FrameworkCaps& caps, const perf::Layout& l) { return !Missing(caps, l); }
+
+// The frameworks a workload may use for `choice` ("auto" or a name of `table`), by the rule in
+// the file comment. InvalidArgument (field "framework") for an unknown name, a framework that
+// lacks the workload's method or 8-bit optimizer, or no framework at all for it; and (field
+// "cp", "virtual_stages", "offload" ...) when none of them runs what the workload pins
+// (UnrunnablePins). Workloads that do not train get an empty list (no restriction; serving has
+// its own engines).
+Result<std::vector<Framework>> FrameworksFor(const FrameworkTable& table, std::string_view choice,
+                                             const Workload& w);
+
+// When none of `frameworks` (non-empty) runs `pinned`, the layout the user fixed (unfixed
+// dimensions at 1, ZeRO 0, no savers): the field of the first capability the first of them lacks
+// and a message naming the framework, what it lacks, and the rows of `table` that run it and the
+// workload's method ("framework peft (...) does not run context parallelism (cp 2)
+// (data/frameworks.csv); frameworks that do: megatron; or leave it out"). The edges prefix the
+// field as their user spells it.
+struct PinProblem {
+  std::string field;
+  std::string message;
+};
+std::optional<PinProblem> UnrunnablePins(const FrameworkTable& table,
+                                         const std::vector<Framework>& frameworks,
+                                         const Workload& w, const perf::Layout& pinned);
+
+// The first of `frameworks` that runs `l`; nullptr when none does (or the list is empty).
+const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const perf::Layout& l);
+
+// Why the pick runs on its framework, for the plan's why: "runs on peft (HF PEFT ...): LoRA
+// fine-tuning uses the PEFT stack (--framework auto)" or, for full training, which capabilities
+// of the layout the frameworks before it lack. Empty when the workload has no frameworks.
+std::string FrameworkWhy(const Workload& w, const perf::Layout& l);
+
+}  // namespace gpuplan
+
+#endif  // GPUPLAN_INCLUDE_GPUPLAN_FRAMEWORK_H_
