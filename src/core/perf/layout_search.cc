@@ -8,9 +8,11 @@
 //    rises with rows, per-micro-batch overheads fall with fewer micro-batches, recomputation only
 //    adds work. Their sum at (largest b, lightest r) is a lower bound of every step time of the
 //    structure (the bubble, data-parallel and offload exposure are >= 0 and left out).
-//  - at a fixed b, a lighter recomputation is never slower, so per b only the lightest r that
-//    fits needs an estimate; and memory grows with b, so once nothing fits at b, nothing fits
-//    at a larger b.
+//  - at a fixed b, a heavier recomputation adds compute, bubble and collectives, and can save
+//    only exposure: its longer backward hides more data-parallel traffic and offload. So a
+//    heavier r at the same b takes at least the lighter one's step less its data-parallel and
+//    offload exposure (HeavierFloor), and is estimated only when that could beat the best; and
+//    memory grows with b, so once nothing fits at b, nothing fits at a larger b.
 // Structures are visited in increasing lower bound; the search stops when the next bound is
 // no better than the best step found (best-first branch and bound).
 #include "gpuplan/layout_search.h"
@@ -358,14 +360,15 @@ class Search {
     if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe())
       return false;
     const std::span<const int> bs = s.micro_batches;
-    int floor = 0;  // micro-batches up to here are dominated by a lighter recomputation
+    // The largest micro-batch a lighter recomputation fits (a heavier one fits it too), and
+    // that layout's estimate.
+    std::optional<size_t> floor;
+    std::optional<Estimate> lighter;
     for (Recompute r : s.recomputes) {
       Layout l = s.base;
       l.recompute = r;
-      size_t lo = 0, hi = bs.size();  // candidates bs[lo..hi), all above `floor`
-      while (lo < hi && bs[lo] <= floor)
-        ++lo;
-      std::optional<size_t> best;
+      size_t lo = floor ? *floor + 1 : 0, hi = bs.size();  // candidates bs[lo..hi)
+      std::optional<size_t> best = floor;
       while (lo < hi) {  // the largest index whose micro-batch fits (memory probes)
         const size_t mid = lo + (hi - lo) / 2;
         l.micro_batch = bs[mid];
@@ -377,14 +380,30 @@ class Search {
           hi = mid;
         }
       }
-      if (best) {
-        l.micro_batch = bs[*best];
-        if (Result<Estimate> e = Run(l); e.ok() && e->memory.fits)
-          Consider(l, *e);
-        floor = bs[*best];
+      if (!best)
+        continue;
+      // At the lighter one's micro-batch, only hiding more exposure can make r faster.
+      if (floor && *best == *floor && !CouldBeat(HeavierFloor(*lighter)))
+        continue;
+      l.micro_batch = bs[*best];
+      if (Result<Estimate> e = Run(l); e.ok() && e->memory.fits) {
+        Consider(l, *e);
+        floor = best;
+        lighter = *e;
       }
     }
     return true;
+  }
+
+  // What a heavier recomputation at the same layout takes at least (see the file comment).
+  static double HeavierFloor(const Estimate& lighter) {
+    const TimeBreakdown& t = lighter.time.breakdown;
+    return lighter.time.step_s - t.dp_comm - t.offload;
+  }
+  // Whether a layout whose step is at least `floor` can beat the best (beyond a tie).
+  bool CouldBeat(double floor) const {
+    return !result_.ok ||
+           floor < result_.estimate.time.step_s - 1e-6 * result_.estimate.time.step_s;
   }
 
   // Per micro-batch the lightest recomputation that fits; the fastest of those.
@@ -415,8 +434,8 @@ class Search {
           continue;
         any_fits = true;
         Consider(l, *e);
-        if (!exhaustive)
-          break;  // heavier recomputation only adds time
+        if (!exhaustive && !CouldBeat(HeavierFloor(*e)))
+          break;  // heavier recomputation cannot hide enough to win
       }
       // Memory grows with the micro-batch: once nothing fits, nothing larger does.
       if (!any_fits && !exhaustive)
