@@ -43,11 +43,11 @@ TEST(TechniqueCalibrationTest, RingAttentionHidesBehindBf16AttentionUnderFp8) {
   // llama-2-7b at 128K tokens, tp4 cp4 dp2 on 4 nodes of 8 H100 over 64 Gbit/s TCP, one
   // micro-batch. Each layer passes K and V of s/cp = 32768 tokens, 2 x 4096 / tp4 elements of 2
   // bytes each (134,217,728 bytes), cp - 1 = 3 hops at 64/8 GB/s x 0.4 (TCP) = 3.2 GB/s plus
-  // 20 us (the defaults of Calibration): 0.125889 s. It hides behind the forward attention of the local block:
-  // 4 h s x 32768 / tp4 = 1.7592e13 FLOPs at 989 TFLOPS (BF16, also under FP8: Transformer
-  // Engine's fp8_dpa is off by default) x 0.8 (causal: twice the default attention fraction
-  // 0.4) = 0.022235 s. Exposed 0.103654 s x 3 passes (forward; backward passes K, V and their
-  // gradients) x 32 layers = 9.9508 s. At the FP8 peak the attention would take half that and
+  // 20 us (the defaults of Calibration): 0.125889 s. It hides behind the forward attention of the
+  // local block: 4 h s x 32768 / tp4 = 1.7592e13 FLOPs at 989 TFLOPS (BF16, also under FP8:
+  // Transformer Engine's fp8_dpa is off by default) x 0.8 (causal: twice the default attention
+  // fraction 0.4) = 0.022235 s. Exposed 0.103654 s x 3 passes (forward; backward passes K, V and
+  // their gradients) x 32 layers = 9.9508 s. At the FP8 peak the attention would take half that and
   // expose 11.0181 s.
   struct Case {
     std::string name;
