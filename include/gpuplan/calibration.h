@@ -110,8 +110,10 @@ struct Calibration {
   // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
   // the host sync for the dispatch's token counts), microseconds.
   double moe_layer_overhead_us = 0;
-  // Host Adam throughput of one node for ZeRO-Offload (DeepSpeed CPU-Adam), 1e9 parameters/s.
-  double cpu_adam_gparams_per_s = 4.5;
+  // Host Adam throughput of one node for ZeRO-Offload (DeepSpeed CPU-Adam), 1e9 parameters/s
+  // of mixed-precision AdamW (28 bytes streamed per parameter; memory-bandwidth-bound, so
+  // states of fewer bytes update proportionally faster).
+  double cpu_adam_gparams_per_s = 10.4;
   // Share of an instance's RAM that offloaded states may take (the rest: OS, page cache,
   // data-loader workers, pinned staging buffers).
   double host_ram_usable_fraction = 0.8;

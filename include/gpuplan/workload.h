@@ -37,11 +37,16 @@ enum class Method { kFull, kLora, kQlora };
 inline constexpr EnumNames<Method, 3> kMethodNames = {
     {{Method::kFull, "full"}, {Method::kLora, "lora"}, {Method::kQlora, "qlora"}}};
 
-enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor };
-inline constexpr EnumNames<Optimizer, 4> kOptimizerNames = {{{Optimizer::kAdamw, "adamw"},
-                                                             {Optimizer::kAdamw8bit, "adamw_8bit"},
-                                                             {Optimizer::kSgd, "sgd"},
-                                                             {Optimizer::kAdafactor, "adafactor"}}};
+// adamw_8bit: bitsandbytes AdamW8bit, block-wise 8-bit moments (Dettmers et al. 2022);
+// paged_adamw_8bit: its PagedAdamW8bit, the same states in CUDA unified memory, which the driver
+// evicts to host RAM page by page when the GPU runs out of memory.
+enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor, kPagedAdamw8bit };
+inline constexpr EnumNames<Optimizer, 5> kOptimizerNames = {
+    {{Optimizer::kAdamw, "adamw"},
+     {Optimizer::kAdamw8bit, "adamw_8bit"},
+     {Optimizer::kSgd, "sgd"},
+     {Optimizer::kAdafactor, "adafactor"},
+     {Optimizer::kPagedAdamw8bit, "paged_adamw_8bit"}}};
 
 // Activation recomputation (Korthikanti et al. 2022): none keeps all activations, selective
 // recomputes attention's softmax/dropout, full keeps only each layer's input.

@@ -84,10 +84,16 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
       "\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "
       "{} dense peak{}\n",
       e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu, 100 * e.throughput.mfu,
-      Num(e.peak_tflops), e.mfu_basis.empty() ? "" : " (model FLOPs: " + std::string(e.mfu_basis) + ")");
-  if (e.memory.host_gib > 0) {
+      Num(e.peak_tflops),
+      e.mfu_basis.empty() ? "" : " (model FLOPs: " + std::string(e.mfu_basis) + ")");
+  if (e.memory.host_gib > 0 && e.memory.host_capacity_gib > 0) {
     s += fmt::format("host RAM for offload: {:.1f} GiB per node of {:.1f} usable\n",
                      e.memory.host_gib, e.memory.host_capacity_gib);
+  } else if (e.memory.host_gib > 0) {
+    s += fmt::format(
+        "host RAM for offload: {:.1f} GiB per node (not checked: the host's RAM is unknown "
+        "without --instance)\n",
+        e.memory.host_gib);
   }
   if (e.job.hours > 0) {
     s += fmt::format("job: {:.0f} steps, {:.2f} hours, {:.1f} GPU-hours\n", e.job.steps,

@@ -127,7 +127,8 @@ TEST(EnumNamesTest, ChoicesListTheTableNames) {
   const Case kCases[] = {
       {"task", NameChoices(kTaskNames), "pretrain, finetune, inference, rendering or hpc"},
       {"method", NameChoices(kMethodNames), "full, lora or qlora"},
-      {"optimizer", NameChoices(kOptimizerNames), "adamw, adamw_8bit, sgd or adafactor"},
+      {"optimizer", NameChoices(kOptimizerNames),
+       "adamw, adamw_8bit, sgd, adafactor or paged_adamw_8bit"},
       {"recompute", NameChoices(kRecomputeNames), "none, selective or full"},
       {"offload", NameChoices(kOffloadNames), "none, optimizer or params"},
       {"objective", NameChoices(kObjectiveNames),

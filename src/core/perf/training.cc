@@ -99,9 +99,12 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
     case Optimizer::kAdamw:
       t.state_bytes = 2 * state_e;
       break;  // m and v
+    // 8-bit m and v, block-wise quantised (Dettmers et al. 2022): one byte each plus one fp32
+    // absmax per 256-element block of each (bitsandbytes Optimizer2State: blocksize 256).
     case Optimizer::kAdamw8bit:
-      t.state_bytes = 2;
-      break;  // 8-bit m and v (Dettmers et al. 2022)
+    case Optimizer::kPagedAdamw8bit:
+      t.state_bytes = 2 * (1 + 4.0 / 256);
+      break;
     case Optimizer::kSgd:
       t.state_bytes = state_e;
       break;  // momentum

@@ -65,8 +65,7 @@ double DataParallelSeconds(const TrainingShape& t, double t_mb, double backward_
 }  // namespace
 
 void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBatchCompute& mb,
-                  const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
-                  TimeBreakdown& tb) {
+                  const Hardware& hw, const Layout& l, const Calibration& cal, TimeBreakdown& tb) {
   const Dims& d = t.d;
   const OpRecords& r = t.ops();
   const double e = t.e;
@@ -91,7 +90,8 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
       const double bw = GroupBandwidth(hw, cal, l.tp * l.cp, hw.gpus_per_node);
       const double block = tokens_mb * CollectiveElements(r, OpGroup::kContext) / t.tp * e;
       const double comm = (t.cp - 1) * (block / bw + latency);
-      const double attention = 4 * d.h * t.s * tokens_mb / t.tp / (peak * 1e12 * mb.attention_rate);
+      const double attention =
+          4 * d.h * t.s * tokens_mb / t.tp / (mb.attention_peak * 1e12 * mb.attention_rate);
       const double exposed = std::max(0.0, comm - attention);
       tb.cp_comm = m * t.stage_layers * CollectivePasses(r, OpGroup::kContext, t.rc) * exposed;
     }

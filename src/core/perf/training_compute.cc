@@ -110,14 +110,20 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   // and is memory-bound.
   mb.attention_rate =
       t.flash ? 2 * eff_row.attention_fraction : gemm_eff * cal.unfused_attention_factor;
+  // FP8 training casts the GEMMs' inputs to FP8 but runs dot-product attention in BF16:
+  // Transformer Engine's recipes default to fp8_dpa = False (FP8 attention is opt-in), so the
+  // attention core runs against the BF16 peak, not the FP8 one.
+  mb.attention_peak = peak;
+  if (w.precision == Precision::kFp8)
+    mb.attention_peak = PeakTflops(gpu, Precision::kBf16).value_or(peak);
   const double stage_share = t.transformer ? t.stage_layers / d.layers : 1;
   const double gemm_flops_mb =
       (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb *
       stage_share / t.tp;
   const double attn_flops_mb = f.attention_hw_per_token * tokens_mb * stage_share / t.tp;
   const double peak_flops = peak * 1e12;
-  double t_mb =
-      gemm_flops_mb / (peak_flops * gemm_eff) + attn_flops_mb / (peak_flops * mb.attention_rate);
+  double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
+                attn_flops_mb / (mb.attention_peak * 1e12 * mb.attention_rate);
   // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
   // together), and every rank waits for the busiest expert (load imbalance).
   if (arch.IsMoe() && t.transformer) {

@@ -10,13 +10,18 @@ namespace gpuplan::perf::internal {
 
 namespace {
 
+// What ZeRO divides the optimizer states by (stage 1 and up shard them over dp x cp).
+double StateShard(const TrainingShape& t, const Layout& l) {
+  return l.zero >= 1 ? t.zero_shard : 1;
+}
+
 // Weights, gradients, optimizer states and adapters on the GPU (bytes, into `mem`), and what
 // offloading moves to host RAM (bytes per GPU, returned).
 double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
                    MemoryBreakdown& mem) {
   const Dims& d = t.d;
   const double e = t.e;
-  const double zero_opt = l.zero >= 1 ? t.zero_shard : 1;
+  const double zero_opt = StateShard(t, l);
   const double zero_grad = l.zero >= 2 ? t.zero_shard : 1;
   const double zero_w = l.zero >= 3 ? t.zero_shard : 1;
   double host = 0;
@@ -119,7 +124,25 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   mem.gradients /= kGiB;
   mem.optimizer /= kGiB;
   mem.adapters /= kGiB;
+  // Paged optimizer states live in CUDA unified memory: they stay on the GPU while it has room
+  // and the driver evicts pages to host RAM once it is full (bitsandbytes docs, "Paged
+  // optimizers"). The rule: everything else is placed first; the states take what is left of
+  // the GPU's memory, the rest sits in host RAM (and pages in and out each step,
+  // training_time.cc). Unified memory is outside PyTorch's caching allocator: the resident
+  // states occupy the GPU (per_gpu_gib, the fit) but are neither fragmented by it nor in what
+  // torch.cuda.max_memory_allocated/reserved report (allocated_gib, reserved_gib).
+  const bool paged = w.optimizer == Optimizer::kPagedAdamw8bit && l.offload == Offload::kNone;
+  const double paged_gib =
+      paged && !t.lora ? t.stage_params * t.state_bytes / StateShard(t, l) / kGiB : 0;
+  mem.optimizer -= paged_gib;
   FinishMemory(est, hw, cal);
+  if (paged_gib > 0) {
+    const double resident =
+        std::clamp(est.memory.capacity_gib - est.memory.per_gpu_gib, 0.0, paged_gib);
+    mem.optimizer += resident;
+    est.memory.per_gpu_gib += resident;
+    host += (paged_gib - resident) * kGiB;
+  }
   // Host RAM of the node: every GPU's offloaded share, against what the instance leaves free.
   est.memory.host_gib = host * hw.gpus_per_node / kGiB;
   if (est.memory.host_gib > 0 && hw.host_memory_gib > 0) {

@@ -86,7 +86,8 @@ double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
 // Compute of one micro-batch on the busiest stage, seconds (training_compute.cc).
 struct MicroBatchCompute {
   double seconds = 0;
-  double attention_rate = 0;      // achieved fraction of peak of the attention core
+  double attention_rate = 0;      // achieved fraction of attention_peak of the attention core
+  double attention_peak = 0;      // TFLOPS the attention core runs against (BF16 under FP8)
   double elementwise_passes = 0;  // forward, backward (two) and a full-recompute forward
 };
 MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
@@ -96,8 +97,11 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
 // Communication of the step (training_comm.cc): tensor, context, pipeline and expert parallel
 // traffic and the data-parallel gradient synchronisation, into `tb`.
 void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBatchCompute& mb,
-                  const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
-                  TimeBreakdown& tb);
+                  const Hardware& hw, const Layout& l, const Calibration& cal, TimeBreakdown& tb);
+
+// The host's Adam (optimizer offload) over `params` parameters of `bytes_per_param` streamed
+// bytes each, seconds (training_time.cc).
+double HostAdamSeconds(double params, double bytes_per_param, const Calibration& cal);
 
 // Step time: compute and every communication part, into `est.time.breakdown`.
 void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload& w,
