@@ -85,8 +85,7 @@ Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Har
 Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch& arch,
                                              const Hardware& hw, const Layout& layout,
                                              const Calibration& cal,
-                                             const TrainingInvariants* shared,
-                                             bool memory_only) {
+                                             const TrainingInvariants* shared, bool memory_only) {
   if (Status s = CheckLayout(w, arch, hw, layout); !s.ok())
     return s;
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
@@ -98,8 +97,9 @@ Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch&
     return Status::InvalidArgument(hw.gpu->name + " has no " +
                                    std::string(PrecisionName(w.precision)) + " support");
   }
-  Result<Estimate> est = w.IsTraining() ? EstimateTraining(w, arch, hw, layout, cal, *peak, shared, memory_only)
-                                        : EstimateInference(w, arch, hw, layout, cal, *peak);
+  Result<Estimate> est =
+      w.IsTraining() ? EstimateTraining(w, arch, hw, layout, cal, *peak, shared, memory_only)
+                     : EstimateInference(w, arch, hw, layout, cal, *peak);
   if (!est.ok())
     return est;
   est->peak_tflops = *peak;

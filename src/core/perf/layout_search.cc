@@ -691,7 +691,7 @@ class Search {
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
   bool stand_in_timed_ = true;  // result_.estimate, while nothing fits, has its time
-  std::string host_reason_;  // the least host RAM an offloaded layout that fits the GPU needs
+  std::string host_reason_;     // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;
 };
 

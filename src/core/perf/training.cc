@@ -119,9 +119,9 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   } else {
     t.trainable_local = t.stage_params;
   }
-  t.layer_activation =
-      t.transformer ? LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, t.rc)
-                    : 0;
+  t.layer_activation = t.transformer ? LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp,
+                                                            l.sequence_parallel, t.rc)
+                                     : 0;
   return t;
 }
 
