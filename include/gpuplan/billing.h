@@ -43,8 +43,8 @@ inline constexpr std::size_t kBillingCount = 7;
 // not a planner default, PostPaid, no ratio.
 struct BillingMode {
   Billing billing;
-  std::string_view name;        // the spelling of flags, YAML, CSV, the price cache and JSON
-  std::string_view alias = "";  // another accepted spelling, or ""
+  std::string_view name;     // the spelling of flags, YAML, CSV, the price cache and JSON
+  std::string_view alias{};  // another accepted spelling, or ""
   // Unit of a listed price: "hour", "month" or "year". "" = the mode has no price of its own
   // (a savings plan is a discount on PAYG), so no price row may name it.
   std::string_view unit;
@@ -58,7 +58,7 @@ struct BillingMode {
   std::string_view charge_type = "PostPaid";  // RunInstances InstanceChargeType of the instances
   // The data/price_ratios.csv row that derives its price from PAYG when none is listed; "" =
   // listed only, or derived otherwise (see `summary`).
-  std::string_view ratio = "";
+  std::string_view ratio{};
   std::string_view summary;  // one line for people (README, help)
 };
 

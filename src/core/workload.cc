@@ -1,8 +1,8 @@
 #include "gpuplan/workload.h"
 
 #include <array>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "gpuplan/strings.h"
@@ -32,9 +32,11 @@ constexpr double kMaxBudget = 1e12;
 std::string Sci(double v) {
   if (std::fabs(v) < 1e9 && (v == 0 || std::fabs(v) >= 0.01))
     return strings::Num(v);
+  // %g's form (six significant digits) without <cstdio>: the core does no I/O.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  const std::to_chars_result r =
+      std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace

@@ -217,8 +217,9 @@ Status AttachEri(std::string_view text, const std::string& file, Catalog& c, boo
   if (!s.ok())
     return s;
   for (auto& [name, eri] : rows) {
+    const std::string& wanted = name;  // clang 14 cannot capture a structured binding
     auto it = std::find_if(c.instances.begin(), c.instances.end(),
-                           [&](const InstanceType& t) { return t.name == name; });
+                           [&](const InstanceType& t) { return t.name == wanted; });
     if (lenient && (it == c.instances.end() || !it->rdma || it->eri))
       continue;
     if (it == c.instances.end()) {

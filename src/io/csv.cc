@@ -318,7 +318,7 @@ bool CsvRowReader::Bool(std::string_view column, bool fallback) {
 
 std::string CsvRowReader::OneOf(std::string_view column,
                                 const std::vector<std::string_view>& allowed) {
-  const std::string text = Text(column);
+  std::string text = Text(column);
   if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
     Fail(column, fmt::format("expected one of {}, got \"{}\"", fmt::join(allowed, "|"), text));
   }

@@ -96,7 +96,7 @@ std::string FirstMatch(std::string_view text, bool dotted) {
     size_t j = i;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
       ++j;
-    const std::string major(text.substr(i, j - i));
+    std::string major(text.substr(i, j - i));
     if (!dotted)
       return major;
     if (j + 1 < text.size() && text[j] == '.') {
@@ -834,6 +834,7 @@ std::vector<std::string> StepsBeforeRenting(const Spec& s) {
 std::vector<std::string> StepsFromRenting(const Spec& s) {
   const bool spot = s.c->billing == cost::Mode::kSpot;
   return {
+      // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): each step is one long sentence
       "Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the "
       "question), or `terraform init && terraform apply`.",
       "Copy gpuplan to each instance: `scp gpuplan libgpuplan_cuda_probe.so "

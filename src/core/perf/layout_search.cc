@@ -315,7 +315,7 @@ class Search {
       std::optional<Estimate> e = TimedIfFits(l);
       const bool fits = e.has_value();
       if (fits) {
-        smallest = std::move(e);
+        smallest = e;
         lightest = i;
       }
       if (i == 0 && fits)
