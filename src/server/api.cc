@@ -158,7 +158,7 @@ class ParamReader {
     std::optional<std::string> text = Text(name);
     if (!text)
       return false;
-    if (*text == "" || *text == "true" || *text == "1" || *text == "yes")
+    if (text->empty() || *text == "true" || *text == "1" || *text == "yes")
       return true;
     if (*text == "false" || *text == "0" || *text == "no")
       return false;

@@ -50,7 +50,7 @@ void Write(const Response& from, httplib::Response& to) {
   for (const auto& [name, value] : from.headers)
     to.set_header(name, value);
   to.set_header("X-Content-Type-Options", "nosniff");
-  to.set_content(from.body, from.content_type.c_str());
+  to.set_content(from.body, from.content_type);
 }
 
 // Writes all of `data` (the socket is blocking, under SO_SNDTIMEO); -1 on error or timeout.
@@ -541,7 +541,7 @@ HttpServer::HttpServer(const ServerData& data, std::ostream& log, ServerLimits l
         return httplib::Server::HandlerResponse::Handled;
       }));
   http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
         Write(ErrorResponse(500, "internal error"), res);
       });
   http.set_logger(
@@ -601,6 +601,7 @@ Status HttpServer::Run() {
                     ? std::max(2, impl_->limits.workers)  // one light-only, one for everything
                     : std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::thread> workers;
+  workers.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i)
     workers.emplace_back([this, i] { impl_->Work(/*light_only=*/i == 0); });
   impl_->Loop();
