@@ -4,6 +4,11 @@
 namespace gpuplan::perf::internal {
 namespace {
 
+// Whether recomputation rc runs `op`'s forward again in backward.
+bool Recomputed(const OpRecord& op, Recompute rc) {
+  return rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
+}
+
 class Builder {
  public:
   // `frozen`: the base weights of LoRA compute input gradients only (backward = one forward).
@@ -224,9 +229,8 @@ void SumPasses(OpRecords& r) {
     const auto i = static_cast<size_t>(rc);
     for (int k = 0; k < r.layer_ops; ++k) {
       const OpRecord& op = r.layer[k];
-      const bool recomputed =
-          rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
-      s.layer_kernels[i] += op.kernels + op.backward_kernels + (recomputed ? op.kernels : 0);
+      s.layer_kernels[i] +=
+          op.kernels + op.backward_kernels + (Recomputed(op, rc) ? op.kernels : 0);
       if (op.kind == OpKind::kCollective)
         s.collective_passes[i][static_cast<size_t>(op.group)] += Passes(op, rc);
       const double kept = op.saved_bytes - (rc == Recompute::kSelective ? op.selective_bytes : 0);
@@ -317,8 +321,7 @@ double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, 
 }
 
 double Passes(const OpRecord& op, Recompute rc) {
-  const bool recomputed = rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
-  return op.forward + op.backward + (recomputed ? op.forward : 0);
+  return op.forward + op.backward + (Recomputed(op, rc) ? op.forward : 0);
 }
 
 double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc) {
