@@ -183,6 +183,10 @@ struct Estimate {
 Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Hardware& hw,
                              const Layout& layout, const Calibration& cal);
 
+// A training job of `w` at `step_s` seconds per step on `gpus` GPUs: the steps its tokens take
+// (all zero when it gives no amount of work), hours and GPU-hours.
+Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s);
+
 // The layout perf::SearchLayout (gpuplan/layout_search.h) picks with the workload's pins: the
 // fastest that fits, else the one with the least memory (check the estimate).
 Layout DefaultLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,

@@ -44,6 +44,11 @@ struct PlanOptions {
   std::optional<perf::Layout> fixed_layout;
   // Only this instance type ("" = all): gpuplan explain.
   std::string only_instance;
+  // Stop a training layout search once its hardware can no longer be shown (a lower bound of
+  // its step, priced, cannot enter the top_n, the time-cost front or the spot alternative):
+  // the shown candidates, front and alternative are the same either way; only the rejections
+  // of the unshown hardware and Plan::evaluated differ. Off: every hardware searched to the end.
+  bool prune_hardware = true;
   // The model's error per regime (data/uncertainty.csv, loaded at the edge); empty = no ranges,
   // and decisions at Workload::confidence use the point estimate.
   uncertainty::Table uncertainty;

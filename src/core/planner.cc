@@ -9,9 +9,11 @@
 // still does not reach the global batch (beyond that they only add time).
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "gpuplan/layout_search.h"
@@ -19,6 +21,7 @@
 #include "gpuplan/plan_ranges.h"
 #include "gpuplan/provision.h"
 #include "gpuplan/strings.h"
+#include "plan_bar.h"
 #include "plan_latency.h"
 #include "plan_spot.h"
 #include "serving_search.h"
@@ -196,8 +199,8 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
 // (gpuplan/layout_search.h), with the workload's pins.
 LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch,
                                   const perf::Hardware& hw, const Calibration& cal,
-                                  int* evaluated) {
-  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w));
+                                  const perf::StepMatters& matters, int* evaluated) {
+  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w), matters);
   *evaluated += static_cast<int>(found.evaluated);
   return found;
 }
@@ -474,7 +477,8 @@ class CandidateSearch {
         modes_(modes),
         plan_(plan),
         currency_(w.constraints.budget ? w.constraints.budget->currency : "CNY"),
-        serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()) {
+        serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()),
+        bar_(w, options.top_n) {
     // Prices grouped by instance once, so each lookup scans only its own rows.
     for (const Price& p : catalog.prices)
       price_book_[p.instance].prices.push_back(p);
@@ -484,7 +488,8 @@ class CandidateSearch {
   const LatencyMisses& latency_misses() const { return latency_misses_; }
   std::vector<Candidate> TakeCandidates() { return std::move(all_); }
 
-  // Adds `t`'s candidates, or its rejection with the reason.
+  // Adds `t`'s candidates, or its rejection with the reason (Finish). Training on searched
+  // layouts waits for Run, which searches every type's hardware together.
   void AddInstance(const InstanceType& t) {
     if (!options_.only_instance.empty() &&
         strings::Lower(t.name) != strings::Lower(options_.only_instance) &&
@@ -494,41 +499,118 @@ class CandidateSearch {
     const Gpu* g = catalog_.FindGpu(t.gpu);
     if (!g)
       return;
+    TypeRun& run = runs_.emplace_back();
+    run.t = &t;
+    run.g = g;
     if (std::string why = Filter(w_, catalog_, cal_, t, *g); !why.empty()) {
-      plan_.rejected.push_back({t.name, why});
+      run.early = why;
       return;
     }
-    const Pricing pricing = PriceRegions(t);
-    const bool unpriced = Unpriced(pricing);
-    std::string rejection;
-    bool any = false;
+    run.pricing = PriceRegions(t);
+    run.unpriced = Unpriced(run.pricing);
     if (w_.task == Task::kRendering || w_.task == Task::kHpc) {
-      any = AddByCapability(t, *g, pricing, unpriced, rejection);
-    } else {
-      const std::vector<int> node_counts = NodeCounts(w_, t, options_);
-      if (node_counts.empty()) {
-        plan_.rejected.push_back({t.name, std::to_string(t.whole_gpus()) +
-                                              " GPUs per instance, over constraints.max_gpus (" +
-                                              std::to_string(w_.constraints.max_gpus.value_or(0)) +
-                                              ")"});
-        return;
-      }
-      for (int nodes : node_counts) {
-        const NodeOutcome outcome = AddNodes(t, *g, nodes, pricing, unpriced, rejection);
-        any |= outcome.added;
-        if (outcome.stop)
-          break;
-      }
+      run.any = AddByCapability(t, *g, run.pricing, run.unpriced, run.rejection);
+      return;
     }
-    if (!any)
-      plan_.rejected.push_back({t.name, rejection.empty() ? "no priced region" : rejection});
+    const std::vector<int> node_counts = NodeCounts(w_, t, options_);
+    if (node_counts.empty()) {
+      run.early = std::to_string(t.whole_gpus()) +
+                  " GPUs per instance, over constraints.max_gpus (" +
+                  std::to_string(w_.constraints.max_gpus.value_or(0)) + ")";
+      return;
+    }
+    for (int nodes : node_counts) {
+      Result<perf::Hardware> hw = NodeHardware(run, nodes);
+      if (!hw.ok())
+        break;
+      if (Deferred()) {
+        jobs_.push_back({&run, nodes, *hw});
+        continue;
+      }
+      if (AddNodes(run, nodes, *hw, false))
+        break;
+    }
+  }
+
+  // Searches the deferred hardware, fastest first (GPUs x peak): the first candidates found
+  // are the likeliest to be shown, and set the bar (ShowBar) that lets the layout search stop
+  // early on hardware that cannot be.
+  void Run() {
+    auto speed = [&](const Job& j) {
+      return j.hw.Gpus() * j.run->g->Tflops(w_.precision).value_or(0);
+    };
+    std::stable_sort(jobs_.begin(), jobs_.end(),
+                     [&](const Job& a, const Job& b) { return speed(a) > speed(b); });
+    for (const Job& j : jobs_)
+      AddNodes(*j.run, j.nodes, j.hw, options_.prune_hardware);
+    jobs_.clear();
+  }
+
+  // Each type without a candidate into the plan's rejections, in catalog order.
+  void Finish() {
+    for (const TypeRun& run : runs_) {
+      if (!run.early.empty())
+        plan_.rejected.push_back({run.t->name, run.early});
+      else if (!run.any)
+        plan_.rejected.push_back({run.t->name, !run.cut.empty()        ? run.cut
+                                               : run.rejection.empty() ? "no priced region"
+                                                                       : run.rejection});
+    }
+    runs_.clear();
   }
 
  private:
-  struct NodeOutcome {
-    bool added = false;  // a candidate was added
-    bool stop = false;   // more nodes cannot help (or cannot be built)
+  // One instance type's state while its hardware is searched.
+  struct TypeRun {
+    const InstanceType* t = nullptr;
+    const Gpu* g = nullptr;
+    Pricing pricing;
+    bool unpriced = false;
+    bool any = false;       // a candidate was added
+    std::string early;      // rejected before any hardware was searched
+    std::string rejection;  // why not, from the largest node count that said why
+    int rejection_nodes = 0;
+    // Some node count fits but cannot be shown: that, at its least floor, says why the type is
+    // not in the plan better than what other node counts lack.
+    std::string cut;
+    double cut_floor_s = 0;
+    void Cut(double floor_step_s, std::string why) {
+      if (cut.empty() || floor_step_s < cut_floor_s) {
+        cut = std::move(why);
+        cut_floor_s = floor_step_s;
+      }
+    }
+    void Reject(int nodes, std::string why) {
+      if (!why.empty() && nodes >= rejection_nodes) {
+        rejection = std::move(why);
+        rejection_nodes = nodes;
+      }
+    }
   };
+  struct Job {
+    TypeRun* run;
+    int nodes;
+    perf::Hardware hw;
+  };
+
+  // Training layouts are searched in Run (not a fixed layout, not inference).
+  bool Deferred() const { return w_.IsTraining() && !options_.fixed_layout; }
+
+  // The hardware of `nodes` x `run.t`, or (recorded in `run`) why more nodes cannot be built.
+  Result<perf::Hardware> NodeHardware(TypeRun& run, int nodes) {
+    const InstanceType& t = *run.t;
+    Result<perf::Hardware> hw = perf::HardwareFor(catalog_, t, nodes);
+    if (!hw.ok()) {
+      run.Reject(nodes, hw.status().message());
+      return hw;
+    }
+    if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
+      std::string why = t.family + " has no eRDMA and the constraints need RDMA between nodes";
+      run.Reject(nodes, why);
+      return Status::Unsupported(why);
+    }
+    return hw;
+  }
 
   // `t`'s rates in every region the workload allows (or that has a price), each with why not.
   Pricing PriceRegions(const InstanceType& t) {
@@ -606,13 +688,15 @@ class CandidateSearch {
   }
 
   // The layout for `hw` (of `t`): searched once per distinct hardware, or the fixed one
-  // evaluated.
-  const LayoutResult& LayoutFor(const perf::Hardware& hw, const InstanceType& t) {
+  // evaluated. A search `matters` cut off for one type is searched again for another type with
+  // the same hardware when its floor matters to that one (its prices differ).
+  const LayoutResult& LayoutFor(const perf::Hardware& hw, const InstanceType& t,
+                                const perf::StepMatters& matters) {
     auto [it, fresh] = searched_.try_emplace(KeyOf(hw));
-    if (!fresh)
+    if (!fresh && !(it->second.cut_off && (!matters || matters(it->second.floor_step_s))))
       return it->second;
     if (!options_.fixed_layout && w_.IsTraining()) {
-      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, &plan_.evaluated);
+      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, matters, &plan_.evaluated);
       return it->second;
     }
     if (!options_.fixed_layout) {
@@ -686,36 +770,72 @@ class CandidateSearch {
     return z;
   }
 
-  // The candidates of `nodes` x `t`.
-  NodeOutcome AddNodes(const InstanceType& t, const Gpu& g, int nodes, const Pricing& pricing,
-                       bool unpriced, std::string& rejection) {
-    Result<perf::Hardware> hw = perf::HardwareFor(catalog_, t, nodes);
-    if (!hw.ok()) {
-      rejection = hw.status().message();
-      return {false, true};
+  // The candidates of `nodes` x `run.t` on `hw` into all_ (and the bar), or why none; with
+  // `prune`, the layout search stops once the hardware cannot be shown. Returns whether more
+  // nodes cannot help (serving: a copy that fits, or fits but misses its targets).
+  bool AddNodes(TypeRun& run, int nodes, const perf::Hardware& hw, bool prune) {
+    perf::StepMatters matters;
+    if (prune)
+      matters = [&](double floor_step_s) { return CouldShow(run, nodes, hw, floor_step_s); };
+    const LayoutResult& lr = LayoutFor(hw, *run.t, matters);
+    if (lr.cut_off) {
+      run.Cut(lr.floor_step_s, CutOffReason(nodes, hw, lr.floor_step_s));
+      return false;
     }
-    if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
-      rejection = t.family + " has no eRDMA and the constraints need RDMA between nodes";
-      return {false, true};
-    }
-    const LayoutResult& lr = LayoutFor(*hw, t);
     if (!lr.ok) {
-      rejection = NoFitReason(lr, t, g, nodes, *hw);
+      run.Reject(nodes, NoFitReason(lr, *run.t, *run.g, nodes, hw));
       // More nodes may shard it enough; a copy that fits but is too slow only gets slower.
-      return {false, missed_targets_.count(KeyOf(*hw)) > 0};
+      return missed_targets_.count(KeyOf(hw)) > 0;
     }
+    std::string why;
+    const size_t before = all_.size();
+    run.any |= Offer(run, nodes, hw, lr, all_, why);
+    run.Reject(nodes, std::move(why));
+    bar_.Add(std::span<const Candidate>(all_).subspan(before));
     // Inference: a copy fits on this many nodes; more only add communication.
-    const NodeOutcome fitted{false, !w_.IsTraining()};
+    return !w_.IsTraining();
+  }
+
+  // Whether `nodes` x `run.t` could be shown if its step took `floor_step_s`: its candidates
+  // priced at that step (every measure grows with the step time) against the bar.
+  bool CouldShow(const TypeRun& run, int nodes, const perf::Hardware& hw, double floor_step_s) {
+    LayoutResult floor;
+    floor.ok = true;
+    floor.layout.dp = hw.Gpus();
+    floor.estimate.time.step_s = floor_step_s;
+    floor.estimate.job = perf::TrainingJob(w_, hw.Gpus(), floor_step_s);
+    floor.estimate.throughput.tokens_per_s_per_gpu =
+        static_cast<double>(w_.global_batch) * w_.seq_len / hw.Gpus() / floor_step_s;
+    std::vector<Candidate> floors;
+    std::string ignored;
+    // Not priced even at the floor (a deadline, budget or price missed): searched to the end,
+    // so that its rejection says what it takes.
+    return !Offer(run, nodes, hw, floor, floors, ignored) || bar_.CouldShow(floors);
+  }
+
+  // Why hardware whose search was cut off is not in the plan.
+  std::string CutOffReason(int nodes, const perf::Hardware& hw, double floor_step_s) const {
+    const double hours = perf::TrainingJob(w_, hw.Gpus(), floor_step_s).hours;
+    return std::to_string(nodes) + " node(s): every layout takes at least " + Num(floor_step_s) +
+           " s per step" + (hours > 0 ? " (" + Num(hours) + " h)" : "") +
+           ": it can enter neither the " + std::to_string(options_.top_n) +
+           " shown nor the time-cost front";
+  }
+
+  // `lr` on `nodes` x `run.t` priced into `out` (sized, held to the deadline and budget), or
+  // why not. Returns whether a candidate was added.
+  bool Offer(const TypeRun& run, int nodes, const perf::Hardware& hw, const LayoutResult& lr,
+             std::vector<Candidate>& out, std::string& rejection) const {
+    const InstanceType& t = *run.t;
     const perf::Estimate& e = lr.estimate;
-    const std::optional<Sizing> z = Size(t, nodes, lr, *hw, rejection);
+    const std::optional<Sizing> z = Size(t, nodes, lr, hw, rejection);
     if (!z)
-      return fitted;
+      return false;
     const double hours = z->hours;
     const bool per_hour = hours <= 0;  // no amount of work: price one hour, rank by cost/token
     std::optional<CandidateRanges> ranges;
     if (!options_.uncertainty.regimes.empty()) {
-      ranges =
-          TimeRanges(options_.uncertainty, w_, arch_, *hw, e, per_hour || serving_ ? 0 : hours);
+      ranges = TimeRanges(options_.uncertainty, w_, arch_, hw, e, per_hour || serving_ ? 0 : hours);
     }
     const double hours_at_confidence =
         ranges && !serving_ ? ranges->job_hours_at_confidence : hours;
@@ -726,9 +846,9 @@ class CandidateSearch {
                                 Num(hours_at_confidence) + " h)"
                           : "") +
                   ", deadline " + Num(*w_.constraints.deadline_hours) + " h";
-      return fitted;
+      return false;
     }
-    Candidate base = Base(t, g);
+    Candidate base = Base(t, *run.g);
     base.nodes = z->instances;
     base.gpus = z->instances * t.whole_gpus();
     base.replicas = z->copies;
@@ -744,11 +864,10 @@ class CandidateSearch {
     const double tokens_per_hour =
         (e.inference ? e.inference->tokens_per_s_per_gpu : e.throughput.tokens_per_s_per_gpu) *
         base.gpus * 3600;
-    const bool added = unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour,
-                                              serving_, UnpricedRegion(), all_, rejection)
-                                : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour,
-                                                 serving_, pricing, all_, rejection);
-    return {added, fitted.stop};
+    return run.unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
+                                      UnpricedRegion(), out, rejection)
+                        : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour,
+                                         serving_, run.pricing, out, rejection);
   }
 
   const Workload& w_;
@@ -762,7 +881,10 @@ class CandidateSearch {
   const bool serving_;
   std::map<std::string, Catalog> price_book_;
   std::map<HardwareKey, LayoutResult> searched_;
+  std::deque<TypeRun> runs_;  // a deque: jobs_ point into it as it grows
+  std::vector<Job> jobs_;     // training hardware, searched in Run
   std::vector<Candidate> all_;
+  ShowBar bar_;
   LatencyMisses latency_misses_;
   std::set<HardwareKey> missed_targets_;  // fits, but misses the latency targets
 };
@@ -781,21 +903,8 @@ std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> 
     }
     unique.push_back(std::move(c));
   }
-  const bool time_first = RanksByTime(w);
-  std::stable_sort(unique.begin(), unique.end(), [&](const Candidate& a, const Candidate& b) {
-    const double ta = a.job_hours, tb = b.job_hours;
-    const double ma = a.cost.total.amount(), mb = b.cost.total.amount();
-    // Under a cost objective the unpriced follow the priced, in their own group.
-    if (!time_first && a.price_known != b.price_known)
-      return a.price_known;
-    if (a.score != b.score)
-      return a.score < b.score;
-    if (a.price_known != b.price_known)
-      return a.price_known;
-    if (time_first ? ma != mb : ta != tb)
-      return time_first ? ma < mb : ta < tb;
-    return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
-  });
+  std::stable_sort(unique.begin(), unique.end(),
+                   [&](const Candidate& a, const Candidate& b) { return RanksBefore(w, a, b); });
   return unique;
 }
 
@@ -816,8 +925,7 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
   for (size_t i : order) {
     if (!ranked[i].price_known)
       continue;  // no cost: not on a time-vs-cost front
-    const double money =
-        ranked[i].monthly ? ranked[i].monthly->per_month.amount() : ranked[i].cost.total.amount();
+    const double money = FrontMoney(ranked[i]);
     if (money < cheapest) {
       cheapest = money;
       ranked[i].pareto = true;
@@ -1082,6 +1190,8 @@ Result<Plan> MakePlan(const Workload& asked, const ModelArch& arch, const Catalo
   CandidateSearch search(w, arch, catalog, cal, options, modes, plan);
   for (const InstanceType& t : catalog.instances)
     search.AddInstance(t);
+  search.Run();
+  search.Finish();
   std::vector<Candidate> all = search.TakeCandidates();
   std::optional<Candidate> spot = CheapestSpotAtQuote(all);
   std::vector<Candidate> ranked = RankCandidates(w, std::move(all));

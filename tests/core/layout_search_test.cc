@@ -40,6 +40,46 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
   }
 }
 
+// A caller's cut-off (StepMatters) never changes a pick that matters and never hides one: with
+// a bar just above or below each case's optimum, the search either returns the same optimum or
+// stops with a floor that is a true lower bound of it, beyond the bar.
+TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
+  const Calibration cal;
+  int cuts = 0;
+  for (const LayoutCase& c : SmallLayoutCases()) {
+    SCOPED_TRACE(c.name);
+    const Hardware hw = c.Hardware();
+    const LayoutSearch full = SearchLayout(c.w, c.arch, hw, cal);
+    ASSERT_TRUE(full.ok) << full.reason;
+    const double best = full.estimate.time.step_s;
+    for (double bar : {best * 1.001, best * 0.8}) {
+      SCOPED_TRACE(bar);
+      int asked = 0;
+      const StepMatters matters = [&](double floor) {
+        ++asked;
+        return floor < bar;
+      };
+      const LayoutSearch cut = SearchLayout(c.w, c.arch, hw, cal, PinsFrom(c.w), matters);
+      if (bar > best) {
+        ASSERT_TRUE(cut.ok) << cut.reason;
+        EXPECT_FALSE(cut.cut_off);
+        EXPECT_EQ(DescribeLayout(cut.layout), DescribeLayout(full.layout));
+      } else if (cut.cut_off) {
+        ++cuts;
+        EXPECT_FALSE(cut.ok);
+        EXPECT_GE(cut.floor_step_s, bar);
+        EXPECT_LE(cut.floor_step_s, best);
+        EXPECT_LT(cut.evaluated, full.evaluated);
+        EXPECT_FALSE(cut.reason.empty());
+      } else {  // the bounds never rose past the bar before the optimum was proven
+        EXPECT_EQ(DescribeLayout(cut.layout), DescribeLayout(full.layout));
+      }
+      EXPECT_GT(asked, 0) << "a fit was found, so the caller is asked";
+    }
+  }
+  EXPECT_GT(cuts, 0) << "a bar 20% under the optimum stops some searches";
+}
+
 TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {
   const ModelArch m = Llama(32, 4096, 32, 8, 14336);  // ~8B
   const Workload w = Training(Method::kFull, 1024, 4);

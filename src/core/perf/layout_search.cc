@@ -95,8 +95,8 @@ struct Structure {
 class Search {
  public:
   Search(const Workload& w, const ModelArch& arch, const Hardware& hw, const Calibration& cal,
-         const LayoutPins& pins)
-      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins) {}
+         const LayoutPins& pins, const StepMatters* matters = nullptr)
+      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins), matters_(matters) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
@@ -515,15 +515,27 @@ class Search {
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
+    std::optional<Layout> fits;  // the first layout a group's probe found to fit
     for (size_t g = 0; g < groups.size(); ++g) {
-      if (GroupCanFit(structures, groups[g]))
+      if (std::optional<Layout> l = GroupFit(structures, groups[g])) {
         queue.push({CheapBound(structures[groups[g].front()]), seq++, true, g});
+        if (!fits)
+          fits = l;
+      }
+    }
+    // Timed, it is a first incumbent: the bound test and the caller's cut-off (CutOff) start
+    // from the first structure rather than wait for one whose own search finds a fit.
+    if (fits && !result_.ok) {
+      if (Result<Estimate> e = Run(*fits); e.ok() && e->memory.fits)
+        Consider(*fits, *e);
     }
     while (!queue.empty()) {
       const Entry top = queue.top();
       queue.pop();
       if (top.bound == kInf || (result_.ok && top.bound >= result_.estimate.time.step_s))
         break;
+      if (CutOff(top.bound))
+        return;
       if (!top.group) {
         Explore(structures[top.index], false);
         continue;
@@ -542,13 +554,28 @@ class Search {
     }
   }
 
-  // Whether any structure of a group (highest ZeRO stage first) can fit: a memory probe at the
+  // Whether the caller no longer needs this search: asked once a layout of this rung of savers
+  // fits (then no later rung is tried, so `floor`, the least bound left, bounds every step the
+  // search can still return), again each time the floor has risen 3% since last asked.
+  bool CutOff(double floor) {
+    if (matters_ == nullptr || !*matters_ || !result_.ok || floor <= asked_at_ * 1.10)
+      return false;
+    asked_at_ = floor;
+    if ((*matters_)(floor))
+      return false;
+    result_.cut_off = true;
+    result_.floor_step_s = floor;
+    return true;
+  }
+
+  // A layout of a group (highest ZeRO stage first) that fits, if any can: a memory probe at the
   // smallest micro-batch and the heaviest recomputation (the least memory of each structure) of
   // the members that need the least: ZeRO 2 needs no more than 1 or 0, and ZeRO 3 shards the
   // weights but holds a gathered layer, so either may be the least. Most of the layouts with the
   // best compute bounds (little parallelism) do not fit; this rules their groups out before any
   // estimate is timed.
-  bool GroupCanFit(const std::vector<Structure>& structures, std::span<const size_t> members) {
+  std::optional<Layout> GroupFit(const std::vector<Structure>& structures,
+                                 std::span<const size_t> members) {
     for (size_t i : members) {
       const Structure& s = structures[i];
       if (s.base.zero < 2 && i != members.front())
@@ -557,9 +584,9 @@ class Search {
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
       if (Result<Estimate> e = Probe(l); e.ok() && e->memory.fits)
-        return true;
+        return l;
     }
-    return false;
+    return std::nullopt;
   }
 
   // A bound of every structure of `s`'s group (all ZeRO stages; `s` is its highest) from one
@@ -590,11 +617,17 @@ class Search {
       // of cost (ZeRO-Offload; parameters too; activations; optimizer in backward).
       for (const Savers& s : SaverLadder()) {
         Solve(Structures(s), exhaustive);
-        if (result_.ok) {
+        if (result_.ok || result_.cut_off) {
           result_.memory_savers = true;
           break;
         }
       }
+    }
+    if (result_.cut_off) {
+      result_.ok = false;
+      result_.reason = "no layout can matter: every step takes at least " +
+                       strings::Num(result_.floor_step_s) + " s";
+      return result_;
     }
     if (result_.ok)
       result_.reason.clear();
@@ -686,6 +719,8 @@ class Search {
   const Hardware& hw_;
   const Calibration& cal_;
   const LayoutPins& pins_;
+  const StepMatters* matters_;  // may be null or empty: never cut off
+  double asked_at_ = 0;         // the floor StepMatters was last asked about
   LayoutSearch result_;
   // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
@@ -712,8 +747,9 @@ LayoutPins PinsFrom(const Workload& w) {
 }
 
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                          const Calibration& cal, const LayoutPins& pins) {
-  Search search(w, arch, hw, cal, pins);
+                          const Calibration& cal, const LayoutPins& pins,
+                          const StepMatters& matters) {
+  Search search(w, arch, hw, cal, pins, &matters);
   return w.IsTraining() ? search.Training(false) : search.Inference();
 }
 

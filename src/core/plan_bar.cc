@@ -1,0 +1,97 @@
+#include "plan_bar.h"
+
+#include <algorithm>
+
+namespace gpuplan::planner {
+namespace {
+
+bool ByTime(const Workload& w) {
+  return w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
+}
+
+}  // namespace
+
+bool RanksBefore(const Workload& w, const Candidate& a, const Candidate& b) {
+  const bool time_first = ByTime(w);
+  const double ta = a.job_hours, tb = b.job_hours;
+  const double ma = a.cost.total.amount(), mb = b.cost.total.amount();
+  // Under a cost objective the unpriced follow the priced, in their own group.
+  if (!time_first && a.price_known != b.price_known)
+    return a.price_known;
+  if (a.score != b.score)
+    return a.score < b.score;
+  if (a.price_known != b.price_known)
+    return a.price_known;
+  if (time_first ? ma != mb : ta != tb)
+    return time_first ? ma < mb : ta < tb;
+  return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
+}
+
+double FrontMoney(const Candidate& c) {
+  return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
+}
+
+ShowBar::ShowBar(const Workload& w, int top_n) : by_time_(ByTime(w)), top_n_(top_n) {}
+
+void ShowBar::Add(std::span<const Candidate> hardware) {
+  std::map<Billing, const Candidate*> kept;
+  for (const Candidate& c : hardware) {
+    const Candidate*& k = kept[c.billing];
+    if (k == nullptr || c.score < k->score)
+      k = &c;
+  }
+  for (const auto& [mode, c] : kept) {
+    auto [it, fresh] = best_.try_emplace({c->instance, c->nodes, mode});
+    if (fresh || c->score < it->second.score)
+      it->second = {c->score, c->price_known};
+    if (c->price_known)
+      priced_.push_back({c->job_hours, c->cost.total.amount(), FrontMoney(*c)});
+  }
+  // The spot alternative is picked before the ranking, from every region.
+  for (const Candidate& c : hardware) {
+    if (c.spot_ranked_at_payg > 0 && (!spot_quote_ || c.score_at_quote < *spot_quote_))
+      spot_quote_ = c.score_at_quote;
+  }
+}
+
+// Whether `a` ranks before every candidate no better than `floor` (RanksBefore's first keys).
+bool ShowBar::SurelyBefore(const Best& a, const Candidate& floor) const {
+  if (!by_time_ && a.price_known != floor.price_known)
+    return a.price_known;
+  return a.score < floor.score;
+}
+
+// Whether a candidate no better than `floor` is off the front: a priced candidate at most as
+// long and strictly cheaper sorts before it in the front's sweep (by hours, then cost) and
+// leaves it no cheaper than the cheapest so far.
+bool ShowBar::OffFront(const Candidate& floor) const {
+  if (!floor.price_known)
+    return true;
+  const double cost = floor.cost.total.amount(), money = FrontMoney(floor);
+  return std::any_of(priced_.begin(), priced_.end(), [&](const FrontPoint& p) {
+    return p.hours <= floor.job_hours && p.cost < cost && p.money < money;
+  });
+}
+
+bool ShowBar::CouldShow(const std::vector<Candidate>& floors) const {
+  std::map<Billing, const Candidate*> best_per_mode;
+  for (const Candidate& f : floors) {
+    if (f.spot_ranked_at_payg > 0 && (!spot_quote_ || f.score_at_quote <= *spot_quote_))
+      return true;
+    if (!OffFront(f))
+      return true;
+    const Candidate*& best = best_per_mode[f.billing];
+    if (best == nullptr || f.score < best->score)
+      best = &f;
+  }
+  for (const auto& [mode, f] : best_per_mode) {
+    int before = 0;
+    for (const auto& [key, b] : best_)
+      before += SurelyBefore(b, *f) ? 1 : 0;
+    if (before < top_n_)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace gpuplan::planner

@@ -1,0 +1,119 @@
+// The bound across hardware (PlanOptions::prune_hardware): a plan that stops searching hardware
+// once it cannot be shown must show exactly what the plan that searches every hardware to the
+// end shows (the candidates, the time-cost front, the spot alternative and the notes), on the
+// embedded catalog, under each objective and constraint that changes what can be shown.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/plan.h"
+#include "io/uncertainty_csv.h"
+#include "testing/embedded_data.h"
+
+namespace gpuplan::planner {
+namespace {
+
+// What a user sees of a candidate, for comparing plans.
+std::string Shown(const Candidate& c) {
+  return c.instance + " x" + std::to_string(c.nodes) + " " +
+         std::string(cost::ModeName(c.billing)) + " " + c.region + " " +
+         perf::DescribeLayout(c.layout) + " " + std::to_string(c.job_hours) + " h " +
+         (c.price_known ? c.cost.total.ToString() : "unpriced") + " score " +
+         std::to_string(c.score);
+}
+
+std::vector<std::string> Shown(const std::vector<Candidate>& cs) {
+  std::vector<std::string> out;
+  for (const Candidate& c : cs)
+    out.push_back(Shown(c));
+  return out;
+}
+
+struct PruneCase {
+  std::string name;
+  std::string yaml;
+  int top_n = 10;
+};
+
+class PlanPruning : public ::testing::TestWithParam<PruneCase> {};
+
+TEST_P(PlanPruning, ShowsWhatTheFullSearchShows) {
+  const PruneCase& c = GetParam();
+  PlanOptions options;
+  options.today = "2026-11-30";
+  options.top_n = c.top_n;
+  Result<uncertainty::Table> table = io::LoadUncertainty();
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  options.uncertainty = *table;
+  PlanOptions full = options;
+  full.prune_hardware = false;
+  const Plan pruned = testing::PlanFromYaml(c.yaml, options);
+  const Plan reference = testing::PlanFromYaml(c.yaml, full);
+  ASSERT_FALSE(reference.candidates.empty());
+  EXPECT_EQ(Shown(pruned.candidates), Shown(reference.candidates));
+  EXPECT_EQ(Shown(pruned.pareto), Shown(reference.pareto));
+  ASSERT_EQ(pruned.spot_alternative.has_value(), reference.spot_alternative.has_value());
+  if (reference.spot_alternative) {
+    EXPECT_EQ(Shown(*pruned.spot_alternative), Shown(*reference.spot_alternative));
+  }
+  EXPECT_EQ(pruned.notes, reference.notes);
+  EXPECT_EQ(pruned.candidates.front().why, reference.candidates.front().why);
+  // It must also save work, or the bound is not doing its job.
+  EXPECT_LT(pruned.evaluated, reference.evaluated);
+}
+
+INSTANTIATE_TEST_SUITE_P(EmbeddedCatalog, PlanPruning,
+                         ::testing::Values(PruneCase{"Llama70bPretrainByTime", R"(task: pretrain
+model: llama-2-70b
+seq_len: 4096
+global_batch: 1024
+tokens: 20B
+constraints: {max_nodes: 16, billing: [payg, spot]}
+objective: time
+)"},
+                                           PruneCase{"Llama13bPretrainByCost", R"(task: pretrain
+model: llama-2-13b
+seq_len: 2048
+global_batch: 1024
+tokens: 30B
+constraints: {max_nodes: 8}
+)"},
+                                           PruneCase{"Llama13bDeadline", R"(task: pretrain
+model: llama-2-13b
+seq_len: 2048
+global_batch: 1024
+tokens: 30B
+constraints: {max_nodes: 8, deadline_hours: 200}
+)"},
+                                           PruneCase{"Llama7bLoraSpotOnly", R"(task: finetune
+method: lora
+model: llama-2-7b
+seq_len: 2048
+global_batch: 32
+tokens: 100M
+constraints: {billing: [spot]}
+)"},
+                                           PruneCase{"Llama7bFullFinetuneTop3", R"(task: finetune
+model: llama-2-7b
+seq_len: 4096
+global_batch: 64
+tokens: 500M
+constraints: {max_nodes: 4, billing: [payg, spot]}
+objective: time
+)",
+                                                     3},
+                                           PruneCase{"Qwen7bLoraBudget", R"(task: finetune
+method: lora
+model: qwen2.5-7b
+seq_len: 2048
+global_batch: 32
+tokens: 200M
+constraints: {regions: [cn-hangzhou], budget: {amount: 2000, currency: CNY}}
+)"}),
+                         [](const ::testing::TestParamInfo<PruneCase>& param) {
+                           return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace gpuplan::planner
