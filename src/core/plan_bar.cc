@@ -3,16 +3,12 @@
 #include <algorithm>
 
 namespace gpuplan::planner {
-namespace {
-
-bool ByTime(const Workload& w) {
+bool RanksByTime(const Workload& w) {
   return w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
 }
 
-}  // namespace
-
 bool RanksBefore(const Workload& w, const Candidate& a, const Candidate& b) {
-  const bool time_first = ByTime(w);
+  const bool time_first = RanksByTime(w);
   const double ta = a.job_hours, tb = b.job_hours;
   const double ma = a.cost.total.amount(), mb = b.cost.total.amount();
   // Under a cost objective the unpriced follow the priced, in their own group.
@@ -31,7 +27,7 @@ double FrontMoney(const Candidate& c) {
   return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
 }
 
-ShowBar::ShowBar(const Workload& w, int top_n) : by_time_(ByTime(w)), top_n_(top_n) {}
+ShowBar::ShowBar(const Workload& w, int top_n) : by_time_(RanksByTime(w)), top_n_(top_n) {}
 
 void ShowBar::Add(std::span<const Candidate> hardware) {
   std::map<Billing, const Candidate*> kept;

@@ -19,6 +19,9 @@
 
 namespace gpuplan::planner {
 
+// Whether the objective ranks by time first (else by cost first).
+bool RanksByTime(const Workload& w);
+
 // Whether `a` ranks before `b` under `w`'s objective: by score (priced first when ranked by
 // cost), then price known, then the other measure (cost when ranked by time, hours when by
 // cost), then instance and node count.

@@ -252,10 +252,6 @@ std::string PriceHint(const std::string& instance, const std::string& region) {
 // the advice says so.
 int SpareInstances(int instances) { return std::max(1, (instances + 9) / 10); }
 
-// Whether the objective ranks by time first (else by cost first).
-bool RanksByTime(const Workload& w) {
-  return w.objective == Objective::kTime || w.objective == Objective::kTimeWithinBudget;
-}
 
 // Everything pricing needs that is the same for every candidate of one instance type.
 struct Pricing {
