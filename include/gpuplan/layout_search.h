@@ -56,23 +56,29 @@ struct LayoutSearch {
   long long explored = 0;        // structures whose micro-batches were searched (not pruned)
   double min_memory_gib = 0;     // least per-GPU memory over what was estimated (0 = none)
   std::string reason;            // why nothing fits or works (empty when ok)
-  // Stopped because StepMatters said no step of at least floor_step_s could matter (ok is then
+  // Stopped because CutOff::matters said no step of at least floor_step_s could matter (ok is then
   // false, and floor_step_s is a lower bound of the step time of every layout of the space).
   bool cut_off = false;
   double floor_step_s = 0;
 };
 
-// Whether a layout whose step takes at least `floor_step_s` could still matter to the caller
-// (the planner: could be shown among a plan's candidates). Must be monotone: once false for a
-// floor, false for every larger one. The search asks once a layout fits (with the memory savers
-// it then holds to), and again at floors risen by at least 3%.
-using StepMatters = std::function<bool(double floor_step_s)>;
+// A caller's reason to stop a search early. `matters(floor)`: whether a layout whose step takes
+// at least `floor` seconds could still matter to the caller (the planner: could be shown among
+// a plan's candidates); it must be monotone (once false for a floor, false for every larger
+// one). The search asks once a layout fits (with the memory savers it then holds to) and it has
+// made `ask_after` evaluations (asking may cost the caller as much as a hundred estimates), and
+// again each time the floor has risen by `ask_again` (a factor).
+struct CutOff {
+  std::function<bool(double floor_step_s)> matters;  // empty: never stop early
+  long long ask_after = 512;
+  double ask_again = 1.25;
+};
 
-// With `matters`, the search stops as soon as the least step it could still find does not
+// With `cut_off`, the search stops as soon as the least step it could still find does not
 // matter (LayoutSearch::cut_off).
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                           const Calibration& cal, const LayoutPins& pins = {},
-                          const StepMatters& matters = {});
+                          const CutOff& cut_off = {});
 
 // Every valid training layout of the same space, each estimated: the reference the tests
 // compare SearchLayout with on small cases (exponential; never used by the tool).

@@ -43,6 +43,8 @@ class ShowBar {
   // (the same hardware in every region and billing mode) could be shown: among the top_n, on
   // the front, or as the spot alternative. Ties count as could.
   bool CouldShow(const std::vector<Candidate>& floors) const;
+  // Whether fewer than top_n are ranked so far: then anything could be shown (no floor needed).
+  bool Open() const { return best_.size() < static_cast<size_t>(top_n_); }
 
  private:
   struct Best {  // the best-ranked candidate of one instance, node count and billing mode

@@ -199,8 +199,8 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
 // (gpuplan/layout_search.h), with the workload's pins.
 LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch,
                                   const perf::Hardware& hw, const Calibration& cal,
-                                  const perf::StepMatters& matters, int* evaluated) {
-  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w), matters);
+                                  const perf::CutOff& cut_off, int* evaluated) {
+  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w), cut_off);
   *evaluated += static_cast<int>(found.evaluated);
   return found;
 }
@@ -251,7 +251,6 @@ std::string PriceHint(const std::string& instance, const std::string& region) {
 // replace) never drops below the rate: one per ten instances, at least one. An assumption;
 // the advice says so.
 int SpareInstances(int instances) { return std::max(1, (instances + 9) / 10); }
-
 
 // Everything pricing needs that is the same for every candidate of one instance type.
 struct Pricing {
@@ -687,12 +686,13 @@ class CandidateSearch {
   // evaluated. A search `matters` cut off for one type is searched again for another type with
   // the same hardware when its floor matters to that one (its prices differ).
   const LayoutResult& LayoutFor(const perf::Hardware& hw, const InstanceType& t,
-                                const perf::StepMatters& matters) {
+                                const perf::CutOff& cut_off) {
     auto [it, fresh] = searched_.try_emplace(KeyOf(hw));
-    if (!fresh && !(it->second.cut_off && (!matters || matters(it->second.floor_step_s))))
+    if (!fresh &&
+        !(it->second.cut_off && (!cut_off.matters || cut_off.matters(it->second.floor_step_s))))
       return it->second;
     if (!options_.fixed_layout && w_.IsTraining()) {
-      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, matters, &plan_.evaluated);
+      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, cut_off, &plan_.evaluated);
       return it->second;
     }
     if (!options_.fixed_layout) {
@@ -770,10 +770,12 @@ class CandidateSearch {
   // `prune`, the layout search stops once the hardware cannot be shown. Returns whether more
   // nodes cannot help (serving: a copy that fits, or fits but misses its targets).
   bool AddNodes(TypeRun& run, int nodes, const perf::Hardware& hw, bool prune) {
-    perf::StepMatters matters;
+    perf::CutOff cut_off;
     if (prune)
-      matters = [&](double floor_step_s) { return CouldShow(run, nodes, hw, floor_step_s); };
-    const LayoutResult& lr = LayoutFor(hw, *run.t, matters);
+      cut_off.matters = [&](double floor_step_s) {
+        return CouldShow(run, nodes, hw, floor_step_s);
+      };
+    const LayoutResult& lr = LayoutFor(hw, *run.t, cut_off);
     if (lr.cut_off) {
       run.Cut(lr.floor_step_s, CutOffReason(nodes, hw, lr.floor_step_s));
       return false;
@@ -795,6 +797,8 @@ class CandidateSearch {
   // Whether `nodes` x `run.t` could be shown if its step took `floor_step_s`: its candidates
   // priced at that step (every measure grows with the step time) against the bar.
   bool CouldShow(const TypeRun& run, int nodes, const perf::Hardware& hw, double floor_step_s) {
+    if (bar_.Open())
+      return true;  // pricing the floor cannot change the answer
     LayoutResult floor;
     floor.ok = true;
     floor.layout.dp = hw.Gpus();

@@ -40,7 +40,7 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
   }
 }
 
-// A caller's cut-off (StepMatters) never changes a pick that matters and never hides one: with
+// A caller's cut-off (CutOff) never changes a pick that matters and never hides one: with
 // a bar just above or below each case's optimum, the search either returns the same optimum or
 // stops with a floor that is a true lower bound of it, beyond the bar.
 TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
@@ -55,11 +55,14 @@ TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
     for (double bar : {best * 1.001, best * 0.8}) {
       SCOPED_TRACE(bar);
       int asked = 0;
-      const StepMatters matters = [&](double floor) {
+      CutOff cut_off;
+      cut_off.ask_after = 0;  // these searches are small: ask from the first fit
+      cut_off.ask_again = 1.03;
+      cut_off.matters = [&](double floor) {
         ++asked;
         return floor < bar;
       };
-      const LayoutSearch cut = SearchLayout(c.w, c.arch, hw, cal, PinsFrom(c.w), matters);
+      const LayoutSearch cut = SearchLayout(c.w, c.arch, hw, cal, PinsFrom(c.w), cut_off);
       if (bar > best) {
         ASSERT_TRUE(cut.ok) << cut.reason;
         EXPECT_FALSE(cut.cut_off);

@@ -34,6 +34,9 @@ struct PruneCase {
   std::string name;
   std::string yaml;
   int top_n = 10;
+  // Searches long enough for the cut-off to be asked (CutOff::ask_after) save evaluations;
+  // small ones (a 7B LoRA per hardware) are never stopped and may search a shared hardware again.
+  bool saves = false;
 };
 
 class PlanPruning : public ::testing::TestWithParam<PruneCase> {};
@@ -59,8 +62,9 @@ TEST_P(PlanPruning, ShowsWhatTheFullSearchShows) {
   }
   EXPECT_EQ(pruned.notes, reference.notes);
   EXPECT_EQ(pruned.candidates.front().why, reference.candidates.front().why);
-  // It must also save work, or the bound is not doing its job.
-  EXPECT_LT(pruned.evaluated, reference.evaluated);
+  if (c.saves) {
+    EXPECT_LT(pruned.evaluated, reference.evaluated * 0.8) << "the bound saves a fifth at least";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EmbeddedCatalog, PlanPruning,

@@ -95,8 +95,8 @@ struct Structure {
 class Search {
  public:
   Search(const Workload& w, const ModelArch& arch, const Hardware& hw, const Calibration& cal,
-         const LayoutPins& pins, const StepMatters* matters = nullptr)
-      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins), matters_(matters) {}
+         const LayoutPins& pins, const perf::CutOff* cut_off = nullptr)
+      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins), cut_off_(cut_off) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
@@ -523,7 +523,7 @@ class Search {
           fits = l;
       }
     }
-    // Timed, it is a first incumbent: the bound test and the caller's cut-off (CutOff) start
+    // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
     // from the first structure rather than wait for one whose own search finds a fit.
     if (fits && !result_.ok) {
       if (Result<Estimate> e = Run(*fits); e.ok() && e->memory.fits)
@@ -534,7 +534,7 @@ class Search {
       queue.pop();
       if (top.bound == kInf || (result_.ok && top.bound >= result_.estimate.time.step_s))
         break;
-      if (CutOff(top.bound))
+      if (StopEarly(top.bound))
         return;
       if (!top.group) {
         Explore(structures[top.index], false);
@@ -556,12 +556,13 @@ class Search {
 
   // Whether the caller no longer needs this search: asked once a layout of this rung of savers
   // fits (then no later rung is tried, so `floor`, the least bound left, bounds every step the
-  // search can still return), again each time the floor has risen 3% since last asked.
-  bool CutOff(double floor) {
-    if (matters_ == nullptr || !*matters_ || !result_.ok || floor <= asked_at_ * 1.10)
+  // search can still return), when CutOff says to ask.
+  bool StopEarly(double floor) {
+    if (cut_off_ == nullptr || !cut_off_->matters || !result_.ok ||
+        result_.evaluated < cut_off_->ask_after || floor <= asked_at_ * cut_off_->ask_again)
       return false;
     asked_at_ = floor;
-    if ((*matters_)(floor))
+    if (cut_off_->matters(floor))
       return false;
     result_.cut_off = true;
     result_.floor_step_s = floor;
@@ -719,8 +720,8 @@ class Search {
   const Hardware& hw_;
   const Calibration& cal_;
   const LayoutPins& pins_;
-  const StepMatters* matters_;  // may be null or empty: never cut off
-  double asked_at_ = 0;         // the floor StepMatters was last asked about
+  const perf::CutOff* cut_off_;  // may be null: never stop early
+  double asked_at_ = 0;          // the floor CutOff::matters was last asked about
   LayoutSearch result_;
   // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
@@ -747,9 +748,8 @@ LayoutPins PinsFrom(const Workload& w) {
 }
 
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                          const Calibration& cal, const LayoutPins& pins,
-                          const StepMatters& matters) {
-  Search search(w, arch, hw, cal, pins, &matters);
+                          const Calibration& cal, const LayoutPins& pins, const CutOff& cut_off) {
+  Search search(w, arch, hw, cal, pins, &cut_off);
   return w.IsTraining() ? search.Training(false) : search.Inference();
 }
 
