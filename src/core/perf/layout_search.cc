@@ -106,17 +106,17 @@ class Search {
     const int gpus = hw_.Gpus();
     const bool transformer = arch_.IsTransformer();
     const int layers = transformer ? arch_.layers : 1;
-    for (int tp : Divisors(hw_.gpus_per_node)) {
+    for (int tp : DivisorsOf(hw_.gpus_per_node)) {
       if (!Allowed(pins_.tp, tp) || gpus % tp != 0)
         continue;
       if (tp > 1 && (!transformer || arch_.heads % tp != 0))
         continue;
-      for (int cp : Divisors(gpus / tp)) {
+      for (int cp : DivisorsOf(gpus / tp)) {
         if (!Allowed(pins_.cp, cp))
           continue;
         if (cp > 1 && (!transformer || !w_.flash_attention || w_.seq_len % (2 * cp) != 0))
           continue;
-        for (int pp : Divisors(gpus / (tp * cp))) {
+        for (int pp : DivisorsOf(gpus / (tp * cp))) {
           if (!Allowed(pins_.pp, pp) || pp > layers || (pp > 1 && !transformer))
             continue;
           AddStructures(tp, cp, pp, layers, savers, any_savers, out);
@@ -141,16 +141,20 @@ class Search {
         recomputes.push_back(r);
     }
     const std::vector<int> expert_degrees = ExpertDegrees(tp, dp);
-    for (int vp : pp > 1 ? Divisors(layers / pp) : std::vector<int>{1}) {
+    static constexpr int kOne[] = {1};
+    const std::span<const int> vps = pp > 1 ? std::span<const int>(DivisorsOf(layers / pp)) : kOne;
+    for (int vp : vps) {
       if (!Allowed(pins_.vp, vp) || (vp > 1 && layers % (pp * vp) != 0))
         continue;
       const std::span<const int> micro_batches = MicroBatches(local, pp, vp, savers);
       if (micro_batches.empty())
         continue;
-      for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
-        if (!Allowed(pins_.zero, zero))
-          continue;
-        for (int ep : expert_degrees) {
+      // In the order Solve groups them: a group (all but the ZeRO stage) is a contiguous run,
+      // highest stage first.
+      for (int ep : expert_degrees) {
+        for (int zero = dp * cp > 1 ? 3 : 0; zero >= 0; --zero) {
+          if (!Allowed(pins_.zero, zero))
+            continue;
           Structure s;
           s.local_batch = local;
           s.micro_batches = micro_batches;
@@ -195,6 +199,14 @@ class Search {
                        [](const FrameworkCaps& c) { return c.sequence_parallel; });
   }
 
+  // Divisors(n), computed once per n: the enumeration asks for the same few in every loop.
+  const std::vector<int>& DivisorsOf(int n) const {
+    auto [it, fresh] = divisors_.try_emplace(n);
+    if (fresh)
+      it->second = Divisors(n);
+    return it->second;
+  }
+
   // The micro-batches a replica's local batch allows (ascending), built once per (local batch,
   // pipeline, savers) and shared by the structures that have them.
   std::span<const int> MicroBatches(int local, int pp, int vp, const Savers& savers) const {
@@ -204,7 +216,7 @@ class Search {
       return it->second;
     std::vector<int>& out = it->second;
     const std::optional<int> pin_b = pins_.micro_batch ? pins_.micro_batch : w_.micro_batch;
-    for (int b : Divisors(local)) {
+    for (int b : DivisorsOf(local)) {
       if (!Allowed(pin_b, b))
         continue;
       const int m = local / b;
@@ -223,7 +235,7 @@ class Search {
     if (!arch_.IsMoe())
       return {pins_.ep.value_or(1)};
     std::vector<int> out;
-    for (int ep : Divisors(tp * dp)) {
+    for (int ep : DivisorsOf(tp * dp)) {
       if (arch_.moe.experts % ep == 0 && Allowed(pins_.ep, ep))
         out.push_back(ep);
     }
@@ -480,15 +492,11 @@ class Search {
     // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
     // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
     // the smallest micro-batch, ZeRO 0 and 1 cannot either. So a group lists its higher stages
-    // first. One sorted index list holds every group as a contiguous run.
+    // first.
+    // Structures() lists each group as a contiguous run, highest stage first.
     std::vector<size_t> members(structures.size());
     for (size_t i = 0; i < members.size(); ++i)
       members[i] = i;
-    auto key = [&](size_t i) {
-      const Layout& b = structures[i].base;
-      return std::make_tuple(b.tp, b.cp, b.pp, b.vp, b.ep, -b.zero, i);
-    };
-    std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
     std::vector<std::span<const size_t>> groups;
     for (size_t begin = 0; begin < members.size();) {
       const Layout& first = structures[members[begin]].base;
@@ -723,6 +731,7 @@ class Search {
   const perf::CutOff* cut_off_;  // may be null: never stop early
   double asked_at_ = 0;          // the floor CutOff::matters was last asked about
   LayoutSearch result_;
+  mutable std::map<int, std::vector<int>> divisors_;  // DivisorsOf's; a map keeps them in place
   // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
