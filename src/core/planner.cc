@@ -771,11 +771,24 @@ class CandidateSearch {
   // nodes cannot help (serving: a copy that fits, or fits but misses its targets).
   bool AddNodes(TypeRun& run, int nodes, const perf::Hardware& hw, bool prune) {
     perf::CutOff cut_off;
-    if (prune)
+    // A type priced in no usable region is rejected for that once any layout fits (and for its
+    // memory when none does): the search need not go past the first fit.
+    const bool priceless =
+        !run.unpriced && std::none_of(run.pricing.rates.begin(), run.pricing.rates.end(),
+                                      [](const RegionRates& r) { return r.rates.has_value(); });
+    if (prune && priceless) {
+      cut_off.matters = [](double) { return false; };
+      cut_off.ask_after = 0;
+    } else if (prune) {
       cut_off.matters = [&](double floor_step_s) {
         return CouldShow(run, nodes, hw, floor_step_s);
       };
+    }
     const LayoutResult& lr = LayoutFor(hw, *run.t, cut_off);
+    if (lr.cut_off && priceless) {
+      run.Reject(nodes, run.pricing.rates.back().reason);  // as PriceCandidate says it
+      return false;
+    }
     if (lr.cut_off) {
       run.Cut(lr.floor_step_s, CutOffReason(nodes, hw, lr.floor_step_s));
       return false;
