@@ -54,6 +54,13 @@ FrameworkCaps TensorParallelWithoutSequenceParallel() {
   return c;
 }
 
+// Model parallel with Megatron's selective recomputation.
+FrameworkCaps MegatronLike() {
+  FrameworkCaps c = ModelParallelLowZero();
+  c.selective_recompute = true;
+  return c;
+}
+
 bool AnyRuns(const std::vector<FrameworkCaps>& space, const Layout& l) {
   for (const FrameworkCaps& c : space) {
     if (Runs(c, l))
@@ -72,6 +79,7 @@ TEST(FrameworkSpaceTest, SearchOnlyReturnsLayoutsAFrameworkRunsAndMatchesBruteFo
       {"fsdp_with_savers", {FsdpWithSavers()}},
       {"model_parallel_low_zero", {ModelParallelLowZero()}},
       {"union_of_two", {DataParallelOnly(), ModelParallelLowZero()}},
+      {"selective_only_with_model_parallel", {DataParallelOnly(), MegatronLike()}},
   };
   const Calibration cal;
   for (const testing::LayoutCase& c : testing::SmallLayoutCases()) {
@@ -166,6 +174,16 @@ TEST(FrameworkSpaceTest, MissingNamesTheFirstCapabilityTheLayoutNeeds) {
        "", ""},
       {"params_offload_missing", ModelParallelLowZero(),
        with([](Layout& l) { l.offload = Offload::kParams; }), "offload", "parameter offload"},
+      {"selective_on_dp_stack", DataParallelOnly(),
+       with([](Layout& l) { l.recompute = Recompute::kSelective; }), "recompute",
+       "selective recomputation"},
+      {"full_recompute_runs_everywhere", DataParallelOnly(),
+       with([](Layout& l) { l.recompute = Recompute::kFull; }), "", ""},
+      {"selective_on_megatron", MegatronLike(), with([](Layout& l) {
+         l.tp = 2;
+         l.recompute = Recompute::kSelective;
+       }),
+       "", ""},
   };
   for (const Row& r : kRows) {
     SCOPED_TRACE(r.name);
