@@ -126,6 +126,26 @@ TEST(FrameworkSpaceTest, DataParallelOnlyStackNeverGetsModelParallelism) {
   EXPECT_FALSE(s.layout.sequence_parallel);
 }
 
+TEST(FrameworkSpaceTest, SelectiveRecomputationIsSearchedOnlyWhereAFrameworkRunsIt) {
+  // The 7B LoRA on four A10s without flash attention (selective recomputation drops the s x s
+  // scores there): the PEFT stack's shape checkpoints whole layers only, so its space holds two
+  // recomputations per micro-batch, and the same stack with Megatron's selective three.
+  testing::LayoutCase c = testing::SmallLayoutCases()[2];
+  ASSERT_EQ(c.name, "7b_lora_four_pcie_a10");
+  c.w.flash_attention = false;
+  FrameworkCaps with_selective = DataParallelOnly();
+  with_selective.selective_recompute = true;
+  LayoutPins full_only, all_three;
+  full_only.frameworks = {DataParallelOnly()};
+  all_three.frameworks = {with_selective};
+  const LayoutSearch a = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, full_only);
+  const LayoutSearch b = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, all_three);
+  ASSERT_TRUE(a.ok && b.ok) << a.reason << " / " << b.reason;
+  EXPECT_EQ(a.configurations * 3, b.configurations * 2);
+  EXPECT_NE(a.layout.recompute, Recompute::kSelective) << DescribeLayout(a.layout);
+  EXPECT_LE(b.estimate.time.step_s, a.estimate.time.step_s * (1 + 2e-6));
+}
+
 TEST(FrameworkSpaceTest, MissingNamesTheFirstCapabilityTheLayoutNeeds) {
   const auto with = [](auto set) {
     Layout l;

@@ -158,6 +158,9 @@ TEST(MemoryConfidenceTest, MemoryErrorRatioReadsTheBandAtTheConfidence) {
   }
   EXPECT_DOUBLE_EQ(uncertainty::MemoryErrorRatio({}, Lora7B(), Model7B(), hw), 1)
       << "no error table: the point";
+  EXPECT_EQ(uncertainty::ErrorPercent(1.0475), "+4.75%");
+  EXPECT_EQ(uncertainty::ErrorPercent(0.9288), "-7.12%");
+  EXPECT_EQ(uncertainty::ErrorPercent(3), "+200%");
 }
 
 }  // namespace
