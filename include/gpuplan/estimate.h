@@ -77,6 +77,11 @@ struct Hardware {
   bool rdma = false;           // inter-node NCCL over eRDMA/IB/RoCE (else VPC TCP)
   double host_memory_gib = 0;  // host RAM per node (0 = unknown: offload is not checked)
   double gpu_memory_gib = 0;   // usable per GPU (vGPU slices and instances may be smaller)
+  // The model's memory error the fit test allows for: true / predicted peak memory at the
+  // workload's confidence (uncertainty::MemoryErrorRatio; the planner and `estimate` set it
+  // from data/uncertainty.csv). A layout fits when its predicted memory times this is within
+  // the usable memory. 1 = the point prediction (validation judges the model there).
+  double memory_error_ratio = 1;
 
   int Gpus() const { return gpus_per_node * nodes; }
 };
@@ -145,7 +150,8 @@ struct Estimate {
     double allocated_gib = 0;  // peak bytes held by tensors (torch.cuda.max_memory_allocated)
     double reserved_gib = 0;   // allocated + allocator fragmentation (max_memory_reserved)
     double capacity_gib = 0;   // usable memory per GPU
-    bool fits = false;         // per_gpu_gib <= capacity_gib (and host_gib <= host_capacity_gib)
+    double checked_gib = 0;    // per_gpu_gib x Hardware::memory_error_ratio: what `fits` checks
+    bool fits = false;         // checked_gib <= capacity_gib (and host_gib <= host_capacity_gib)
     double host_gib = 0;       // host RAM per node that offloading needs (0 = no offload)
     double host_capacity_gib = 0;  // what the node's RAM leaves for it (0 = not checked)
     MemoryBreakdown breakdown;

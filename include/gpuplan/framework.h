@@ -38,6 +38,8 @@ struct FrameworkCaps {
   unsigned zero_stages_model_parallel = 0;  // the stages allowed when tp or pp > 1
   bool offload_optimizer = false, offload_params = false;
   bool optimizer_in_backward = false, activation_offload = false;
+  // Megatron-style selective recomputation (the attention core); none and full run everywhere.
+  bool selective_recompute = false;
   bool optimizer_8bit = false;  // 8-bit optimizer states (bitsandbytes / torchao AdamW8bit)
 };
 
@@ -58,7 +60,8 @@ struct FrameworkTable {
 };
 
 // The capability a layout needs that `caps` lacks, first in a fixed order (tp,
-// sequence_parallel, cp, pp, vp, ep, zero, offload, optimizer_in_backward, activation_offload):
+// sequence_parallel, cp, pp, vp, ep, zero, offload, optimizer_in_backward, activation_offload,
+// recompute):
 // `field` is the workload/flag field (snake_case: "cp", "virtual_stages", "zero" ...) and `what`
 // says it in words ("context parallelism (cp 2)"). nullopt when caps runs the layout.
 struct MissingCapability {

@@ -90,6 +90,16 @@ std::vector<std::string> TimeRegime(const Workload& w, const ModelArch& arch,
 std::vector<std::string> MemoryRegime(const Workload& w, const ModelArch& arch,
                                       const perf::Hardware& hw);
 
+// The training fit test's allowance for the model's memory error (perf::Hardware::
+// memory_error_ratio): true / predicted peak memory at `w.confidence` in the memory regime of
+// `hw` (0.5 = the median error, about 1.05 on the shipped table; 0.9 = p90). 1 with an empty
+// table.
+double MemoryErrorRatio(const Table& table, const Workload& w, const ModelArch& arch,
+                        const perf::Hardware& hw);
+
+// A true / predicted ratio as the error it means: "+4.75%" for 1.0475, "-7.12%" for 0.9288.
+std::string ErrorPercent(double ratio);
+
 // A range of a quantity: the point prediction and its p10 and p90.
 struct Range {
   double point = 0, p10 = 0, p90 = 0;

@@ -235,7 +235,8 @@ struct Workload {
   Constraints constraints;
   Objective objective = Objective::kCost;
   // Deadline and budget checks (and ranking) use this percentile of the calibrated time and
-  // cost range (gpuplan/uncertainty.h): 0.9 = "met with 90% confidence". 0.1..0.9.
+  // cost range, and the training fit test that of the memory range (gpuplan/uncertainty.h,
+  // perf::Hardware::memory_error_ratio): 0.9 = "met with 90% confidence". 0.1..0.9.
   double confidence = 0.5;
   InferenceSpec inference;
 

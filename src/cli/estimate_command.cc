@@ -42,6 +42,26 @@ struct EstimateOptions {
   OutputFormat format = OutputFormat::kTable;
 };
 
+// The fit verdict; when the layout fits only at the point estimate (not with the model's memory
+// error at the workload's confidence) it says so, since the user may accept that risk.
+std::string FitText(const Workload& w, const perf::Estimate& e) {
+  const perf::Estimate::Memory& m = e.memory;
+  if (m.fits)
+    return "fits\n\n";
+  const bool host_ok = m.host_capacity_gib <= 0 || m.host_gib <= m.host_capacity_gib;
+  if (host_ok && m.per_gpu_gib <= m.capacity_gib && m.checked_gib > m.capacity_gib) {
+    return fmt::format(
+        "DOES NOT FIT at p{:.0f}: {} GiB per GPU with the model's memory error ({}, "
+        "data/uncertainty.csv) passes the {} GiB usable; it fits at the point estimate, so a "
+        "lower --confidence (now {}) accepts the risk of an OOM; or reduce micro-batch, add "
+        "recompute, ZeRO or GPUs\n\n",
+        w.confidence * 100, Num(m.checked_gib),
+        uncertainty::ErrorPercent(m.checked_gib / m.per_gpu_gib), Num(m.capacity_gib),
+        Num(w.confidence));
+  }
+  return "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
+}
+
 std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                          const perf::Layout& l, const perf::Estimate& e) {
   std::string s =
@@ -69,8 +89,7 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   mem.rows.push_back({"total", fmt::format("{:.2f}", e.memory.per_gpu_gib)});
   mem.rows.push_back({"capacity", fmt::format("{:.2f}", e.memory.capacity_gib)});
   s += io::RenderAligned(mem);
-  s += e.memory.fits ? "fits\n\n"
-                     : "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
+  s += FitText(w, e);
   io::Table time{{"time per step", "s", "share"}, {}};
   for (const auto& [k, v] : e.time.breakdown.Named()) {
     if (v > 0) {
@@ -155,6 +174,12 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
     if (!applied.ok())
       return ctx.Fail(applied.status().WithContext("--probe-calibration " + o.probe_calibration));
   }
+  Result<uncertainty::Table> table = io::LoadUncertainty();
+  if (!table.ok())
+    return ctx.Fail(table.status());
+  // Training fits at the workload's confidence, as in `plan` (so both pick the same layout).
+  if (w->IsTraining())
+    hw->memory_error_ratio = uncertainty::MemoryErrorRatio(*table, *w, *arch, *hw);
   Result<perf::Layout> layout =
       io::BuildLayout(o.layout, *w, *arch, *hw, *cal, io::FieldSpelling::kFlag);
   if (!layout.ok())
@@ -162,9 +187,6 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   Result<perf::Estimate> e = perf::EstimateRun(*w, *arch, *hw, *layout, *cal);
   if (!e.ok())
     return ctx.Fail(e.status());
-  Result<uncertainty::Table> table = io::LoadUncertainty();
-  if (!table.ok())
-    return ctx.Fail(table.status());
   const std::optional<planner::CandidateRanges> ranges =
       io::EstimateRanges(*table, *w, *arch, *hw, *e);
   if (o.format == OutputFormat::kJson) {
@@ -194,6 +216,9 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
       "with breakdowns");
   cmd->add_option("workload", o->workload_file, "Workload YAML file (flags override its fields)");
   AddWorkloadFlags(cmd, &o->workload);
+  cmd->add_option("--confidence", o->workload.confidence,
+                  "Check the memory fit at this percentile of the model's memory error, as plan "
+                  "does: 0.9 = fits with 90% confidence (default 0.5)");
   // Hardware.
   cmd->add_option("--gpu", o->hardware.gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
   cmd->add_option("--gpus", o->hardware.gpus, "Total GPUs (with --gpu)");

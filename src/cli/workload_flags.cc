@@ -268,6 +268,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"confidence", "--confidence", f.confidence.has_value()},
       {"cp", "--cp", f.cp.has_value()},
       {"virtual_stages", "--virtual-stages", f.virtual_stages.has_value()},
+      {"recompute", "--recompute", !f.recompute.empty()},
       {"method", "--method", !f.method.empty()},
       {"framework", "--framework", !f.framework.empty()},
       {"lora_rank", "--lora-rank", f.lora_rank.has_value()},
@@ -428,7 +429,8 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "Finish within this many hours (needs --tokens or --samples)");
   cmd->add_option("--confidence", f->confidence,
                   "Check the deadline and budget (and rank) at this percentile of the calibrated "
-                  "time and cost range: 0.9 = met with 90% confidence (default 0.5)");
+                  "time and cost range, and the memory fit at it of the memory range: 0.9 = met "
+                  "with 90% confidence (default 0.5)");
   cmd->add_option("--budget", f->budget,
                   "Spend at most this much (in --currency, default CNY; needs --tokens or "
                   "--samples, or a service's "

@@ -76,6 +76,10 @@ std::optional<MissingCapability> Missing(const FrameworkCaps& c, const perf::Lay
     return MissingCapability{"optimizer_in_backward", "the optimizer step in backward"};
   if (l.activation_offload && !c.activation_offload)
     return MissingCapability{"activation_offload", "activation offload to host RAM"};
+  if (l.recompute == Recompute::kSelective && !c.selective_recompute) {
+    return MissingCapability{"recompute",
+                             "selective recomputation (Megatron's attention-core recompute)"};
+  }
   return std::nullopt;
 }
 
@@ -134,6 +138,7 @@ Result<std::vector<Framework>> FrameworksFor(const FrameworkTable& table, std::s
   pinned.offload = w.offload.value_or(Offload::kNone);
   pinned.optimizer_in_backward = w.optimizer_in_backward.value_or(false);
   pinned.activation_offload = w.activation_offload.value_or(false);
+  pinned.recompute = w.recompute.value_or(Recompute::kNone);
   if (std::optional<PinProblem> p = UnrunnablePins(table, out, w, pinned)) {
     return Status::InvalidArgument("field \"" + p->field + "\": " + p->message).AtField(p->field);
   }

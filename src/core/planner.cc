@@ -21,6 +21,7 @@
 #include "gpuplan/plan_ranges.h"
 #include "gpuplan/provision.h"
 #include "gpuplan/strings.h"
+#include "gpuplan/uncertainty.h"
 #include "plan_bar.h"
 #include "plan_latency.h"
 #include "plan_spot.h"
@@ -39,17 +40,19 @@ struct HardwareKey {
   std::string gpu;
   int gpus_per_node, nodes;
   perf::LinkKind link;
-  double intra_gbs, inter_gbps, memory;
+  double intra_gbs, inter_gbps, memory, memory_error_ratio;
   bool rdma;
   auto Tie() const {
-    return std::tie(gpu, gpus_per_node, nodes, link, intra_gbs, inter_gbps, memory, rdma);
+    return std::tie(gpu, gpus_per_node, nodes, link, intra_gbs, inter_gbps, memory,
+                    memory_error_ratio, rdma);
   }
   bool operator<(const HardwareKey& o) const { return Tie() < o.Tie(); }
 };
 
 HardwareKey KeyOf(const perf::Hardware& hw) {
-  return {hw.gpu->name, hw.gpus_per_node,   hw.nodes,          hw.intra_link,
-          hw.intra_gbs, hw.inter_node_gbps, hw.gpu_memory_gib, hw.rdma};
+  return {hw.gpu->name,      hw.gpus_per_node,      hw.nodes,
+          hw.intra_link,     hw.intra_gbs,          hw.inter_node_gbps,
+          hw.gpu_memory_gib, hw.memory_error_ratio, hw.rdma};
 }
 
 // A service (inference with a request rate, or long_running) runs around the clock and cannot
@@ -216,7 +219,20 @@ LayoutResult AsLayoutResult(const ServingSetup& s) {
           .reason = s.reason};
 }
 
-std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes) {
+std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu& g, int nodes,
+                         const perf::Hardware& hw, double confidence) {
+  // Fits at the point but not with the model's memory error: the user may take the risk.
+  const double at_confidence = r.min_memory_gib * hw.memory_error_ratio;
+  if (r.min_memory_gib > 0 && r.min_memory_gib <= hw.gpu_memory_gib &&
+      at_confidence > hw.gpu_memory_gib) {
+    const std::string p = "p" + std::to_string(std::lround(confidence * 100));
+    return "fits only at the point estimate: needs " + Num(r.min_memory_gib) +
+           " GiB per GPU at its leanest layout on " + std::to_string(nodes) + " node(s), " +
+           Num(at_confidence) + " GiB at " + p + " of the model's memory error (" +
+           uncertainty::ErrorPercent(hw.memory_error_ratio) + ", data/uncertainty.csv), " + g.name +
+           " has " + Num(hw.gpu_memory_gib) + " GiB usable; a lower confidence (now " +
+           Num(confidence) + ") accepts the risk of an OOM";
+  }
   if (r.min_memory_gib > 0) {
     std::string why = "needs " + Num(r.min_memory_gib) +
                       " GiB per GPU even at its best layout on " + std::to_string(nodes) +
@@ -599,6 +615,9 @@ class CandidateSearch {
       run.Reject(nodes, hw.status().message());
       return hw;
     }
+    // A training layout fits at the workload's confidence, with the model's memory error.
+    if (w_.IsTraining())
+      hw->memory_error_ratio = uncertainty::MemoryErrorRatio(options_.uncertainty, w_, arch_, *hw);
     if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
       std::string why = t.family + " has no eRDMA and the constraints need RDMA between nodes";
       run.Reject(nodes, why);
@@ -720,7 +739,7 @@ class CandidateSearch {
   // Why `lr` does not fit `nodes` x `t`.
   std::string NoFitReason(const LayoutResult& lr, const InstanceType& t, const Gpu& g, int nodes,
                           const perf::Hardware& hw) const {
-    std::string why = MemoryReason(lr, t, g, nodes);
+    std::string why = MemoryReason(lr, t, g, nodes, hw, w_.confidence);
     // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
     // replicas more GPUs cannot shard the states further, which the user may not expect.
     if (w_.IsTraining() && hw.Gpus() > w_.global_batch) {
@@ -975,6 +994,7 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
   ctx.tp_comm_s = c.estimate.time.breakdown.tp_comm;
   ctx.memory_per_gpu_gib = c.estimate.memory.per_gpu_gib;
   ctx.memory_capacity_gib = c.estimate.memory.capacity_gib;
+  ctx.memory_p90_gib = c.ranges && w.IsTraining() ? c.ranges->memory_gib.p90 : 0;
   ctx.samples_per_s = c.estimate.throughput.samples_per_s_per_gpu * c.gpus;
   ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
   ctx.vocab = arch.vocab;
@@ -1023,10 +1043,19 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
 // serving, price per TFLOPS for rendering and HPC.
 std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& best) {
   if (w.IsTraining()) {
-    std::string why = "fits at " + Num(best.estimate.memory.per_gpu_gib) + " of " +
-                      Num(best.estimate.memory.capacity_gib) + " GiB per GPU with " +
-                      perf::DescribeLayout(best.layout) + ", " + Num(best.estimate.time.step_s) +
-                      " s per step, MFU " + Num(best.estimate.throughput.mfu * 100) + "% (" +
+    const perf::Estimate::Memory& m = best.estimate.memory;
+    // The headroom the fit test left at the workload's confidence (the model's memory error).
+    const std::string headroom =
+        m.checked_gib != m.per_gpu_gib
+            ? " (" + Num(m.checked_gib) + " at p" +
+                  std::to_string(std::lround(w.confidence * 100)) +
+                  " of the model's memory error: " + Num(m.capacity_gib - m.checked_gib) +
+                  " GiB headroom)"
+            : "";
+    std::string why = "fits at " + Num(m.per_gpu_gib) + " of " + Num(m.capacity_gib) +
+                      " GiB per GPU" + headroom + " with " + perf::DescribeLayout(best.layout) +
+                      ", " + Num(best.estimate.time.step_s) + " s per step, MFU " +
+                      Num(best.estimate.throughput.mfu * 100) + "% (" +
                       std::string(best.estimate.mfu_basis) + ")";
     const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
     if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||

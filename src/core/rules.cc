@@ -216,11 +216,17 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
   if (c.memory_capacity_gib <= 0)
     return;
   const double used = c.memory_per_gpu_gib / c.memory_capacity_gib;
-  if (used > 0.9) {
+  // The model's memory error: at p90 the job may need more than the GPU has.
+  const bool p90_over = c.memory_p90_gib > c.memory_capacity_gib;
+  if (used > 0.9 || p90_over) {
     Add(out, "memory-headroom", Severity::kWarning,
-        "the estimate uses " + Num(used * 100) +
-            "% of GPU memory; fragmentation or a longer batch can OOM. Keep "
-            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and test the first steps");
+        "the estimate uses " + Num(used * 100) + "% of GPU memory" +
+            (p90_over ? " (" + Num(c.memory_p90_gib) + " of " + Num(c.memory_capacity_gib) +
+                            " GiB at p90 of the model's memory error)"
+                      : "") +
+            "; fragmentation or a longer batch can OOM. Keep "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and test the first steps" +
+            (p90_over ? "; confidence 0.9 plans a layout that fits at p90" : ""));
   }
 }
 

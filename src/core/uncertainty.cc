@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/strings.h"
+
 namespace gpuplan::uncertainty {
 namespace {
 
@@ -196,6 +198,17 @@ std::vector<std::string> TimeRegime(const Workload& w, const ModelArch& arch,
 std::vector<std::string> MemoryRegime(const Workload& w, const ModelArch& arch,
                                       const perf::Hardware& hw) {
   return RegimeOf("memory", w, arch, hw);
+}
+
+double MemoryErrorRatio(const Table& table, const Workload& w, const ModelArch& arch,
+                        const perf::Hardware& hw) {
+  if (table.regimes.empty())
+    return 1;
+  return Lookup(table, MemoryRegime(w, arch, hw)).At(w.confidence);
+}
+
+std::string ErrorPercent(double ratio) {
+  return (ratio >= 1 ? "+" : "") + strings::Num((ratio - 1) * 100) + "%";
 }
 
 Range Scale(double point, const Band& b) { return {point, point * b.p10, point * b.p90}; }

@@ -57,6 +57,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "offload_params",
                                         "optimizer_in_backward",
                                         "activation_offload",
+                                        "selective_recompute",
                                         "optimizer_8bit",
                                         "source",
                                         "checked",
@@ -87,6 +88,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     c.offload_params = YesNo(r, "offload_params");
     c.optimizer_in_backward = YesNo(r, "optimizer_in_backward");
     c.activation_offload = YesNo(r, "activation_offload");
+    c.selective_recompute = YesNo(r, "selective_recompute");
     c.optimizer_8bit = YesNo(r, "optimizer_8bit");
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);

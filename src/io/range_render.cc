@@ -71,6 +71,10 @@ void AddRangesJson(nlohmann::json& j, const planner::Candidate& c) {
     j["cost"]["total_range"] = Pair(r.cost);
   j["memory"]["per_gpu_gib_range"] = Pair(r.memory_gib);
   j["memory"]["verdict"] = MemoryVerdict(c.estimate.memory.fits, c.ranges);
+  // What the training fit test checked: the prediction with the model's memory error at the
+  // confidence (serving engines are checked at the point).
+  if (!c.estimate.inference)
+    j["memory"]["at_confidence_gib"] = c.estimate.memory.checked_gib;
   nlohmann::json u = {{"time_regime", r.time.regime},
                       {"time_regime_from", r.time.from},
                       {"time_rows", r.time.from_rows},

@@ -13,9 +13,11 @@ namespace gpuplan::io {
 
 // Adds to a candidate's JSON (CandidateJson): time.job_hours_range, time.step_s_range,
 // cost.total_range (two numbers each, [p10, p90]; null when not known), memory.per_gpu_gib_range,
-// memory.verdict, and "uncertainty" {time_regime, time_regime_from, time_rows, memory_regime,
-// memory_regime_from, confidence, job_hours_at_confidence, cost_at_confidence,
-// reclaim_rate_per_hour_range}. Nothing without ranges.
+// memory.verdict, memory.at_confidence_gib (training: what the fit test checked, the prediction
+// times the model's memory error at the confidence), and "uncertainty" {time_regime,
+// time_regime_from, time_rows, memory_regime, memory_regime_from, confidence,
+// job_hours_at_confidence, cost_at_confidence, reclaim_rate_per_hour_range}. Nothing without
+// ranges.
 void AddRangesJson(nlohmann::json& candidate, const planner::Candidate& c);
 
 // "33.8 (30.1–45.2)"; just the point when `r` has no spread.
@@ -34,8 +36,8 @@ std::optional<planner::CandidateRanges> EstimateRanges(const uncertainty::Table&
                                                        const Workload& w, const ModelArch& arch,
                                                        const perf::Hardware& hw,
                                                        const perf::Estimate& e);
-// Adds time.step_s_range, time.job_hours_range, memory.per_gpu_gib_range, memory.verdict and
-// "uncertainty" to an estimate's JSON (io::EstimateJson).
+// Adds time.step_s_range, time.job_hours_range, memory.per_gpu_gib_range, memory.verdict,
+// memory.at_confidence_gib and "uncertainty" to an estimate's JSON (io::EstimateJson).
 void AddEstimateRangesJson(nlohmann::json& j, const planner::CandidateRanges& r,
                            const perf::Estimate& e);
 

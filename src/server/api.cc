@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/uncertainty.h"
 #include "gpuplan/workload.h"
 #include "io/catalog_query.h"
 #include "io/deploy_render.h"
@@ -397,6 +398,11 @@ Response Estimate(const ServerData& data, const Request& req) {
   Result<perf::Hardware> hw = io::BuildHardware(hw_choice, data.catalog, io::FieldSpelling::kParam);
   if (!hw.ok())
     return FromError(FromStatus(hw.status()));
+  // Training fits at the workload's confidence, as in the plan.
+  if (w->IsTraining()) {
+    hw->memory_error_ratio =
+        uncertainty::MemoryErrorRatio(data.plan_options.uncertainty, *w, *arch, *hw);
+  }
   Result<perf::Layout> layout =
       io::BuildLayout(layout_choice, *w, *arch, *hw, data.calibration, io::FieldSpelling::kParam);
   if (!layout.ok())

@@ -54,6 +54,13 @@ FrameworkCaps TensorParallelWithoutSequenceParallel() {
   return c;
 }
 
+// Model parallel with Megatron's selective recomputation.
+FrameworkCaps MegatronLike() {
+  FrameworkCaps c = ModelParallelLowZero();
+  c.selective_recompute = true;
+  return c;
+}
+
 bool AnyRuns(const std::vector<FrameworkCaps>& space, const Layout& l) {
   for (const FrameworkCaps& c : space) {
     if (Runs(c, l))
@@ -72,6 +79,7 @@ TEST(FrameworkSpaceTest, SearchOnlyReturnsLayoutsAFrameworkRunsAndMatchesBruteFo
       {"fsdp_with_savers", {FsdpWithSavers()}},
       {"model_parallel_low_zero", {ModelParallelLowZero()}},
       {"union_of_two", {DataParallelOnly(), ModelParallelLowZero()}},
+      {"selective_only_with_model_parallel", {DataParallelOnly(), MegatronLike()}},
   };
   const Calibration cal;
   for (const testing::LayoutCase& c : testing::SmallLayoutCases()) {
@@ -116,6 +124,26 @@ TEST(FrameworkSpaceTest, DataParallelOnlyStackNeverGetsModelParallelism) {
   EXPECT_EQ(s.layout.tp * s.layout.cp * s.layout.pp * s.layout.vp, 1) << DescribeLayout(s.layout);
   EXPECT_EQ(s.layout.dp, 4);
   EXPECT_FALSE(s.layout.sequence_parallel);
+}
+
+TEST(FrameworkSpaceTest, SelectiveRecomputationIsSearchedOnlyWhereAFrameworkRunsIt) {
+  // The 7B LoRA on four A10s without flash attention (selective recomputation drops the s x s
+  // scores there): the PEFT stack's shape checkpoints whole layers only, so its space holds two
+  // recomputations per micro-batch, and the same stack with Megatron's selective three.
+  testing::LayoutCase c = testing::SmallLayoutCases()[2];
+  ASSERT_EQ(c.name, "7b_lora_four_pcie_a10");
+  c.w.flash_attention = false;
+  FrameworkCaps with_selective = DataParallelOnly();
+  with_selective.selective_recompute = true;
+  LayoutPins full_only, all_three;
+  full_only.frameworks = {DataParallelOnly()};
+  all_three.frameworks = {with_selective};
+  const LayoutSearch a = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, full_only);
+  const LayoutSearch b = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, all_three);
+  ASSERT_TRUE(a.ok && b.ok) << a.reason << " / " << b.reason;
+  EXPECT_EQ(a.configurations * 3, b.configurations * 2);
+  EXPECT_NE(a.layout.recompute, Recompute::kSelective) << DescribeLayout(a.layout);
+  EXPECT_LE(b.estimate.time.step_s, a.estimate.time.step_s * (1 + 2e-6));
 }
 
 TEST(FrameworkSpaceTest, MissingNamesTheFirstCapabilityTheLayoutNeeds) {
@@ -166,6 +194,16 @@ TEST(FrameworkSpaceTest, MissingNamesTheFirstCapabilityTheLayoutNeeds) {
        "", ""},
       {"params_offload_missing", ModelParallelLowZero(),
        with([](Layout& l) { l.offload = Offload::kParams; }), "offload", "parameter offload"},
+      {"selective_on_dp_stack", DataParallelOnly(),
+       with([](Layout& l) { l.recompute = Recompute::kSelective; }), "recompute",
+       "selective recomputation"},
+      {"full_recompute_runs_everywhere", DataParallelOnly(),
+       with([](Layout& l) { l.recompute = Recompute::kFull; }), "", ""},
+      {"selective_on_megatron", MegatronLike(), with([](Layout& l) {
+         l.tp = 2;
+         l.recompute = Recompute::kSelective;
+       }),
+       "", ""},
   };
   for (const Row& r : kRows) {
     SCOPED_TRACE(r.name);

@@ -33,6 +33,16 @@ Gpu H100() {
   return g;
 }
 
+// One optimizer step of `task` over `global_batch` sequences of `seq_len` tokens, the rest of the
+// workload at its defaults.
+Workload Step(Task task, int seq_len, int global_batch) {
+  Workload w;
+  w.task = task;
+  w.seq_len = seq_len;
+  w.global_batch = global_batch;
+  return w;
+}
+
 Estimate Estimated(const Workload& w, const ModelArch& m, const Hardware& hw, const Layout& l) {
   Result<Estimate> e = EstimateRun(w, m, hw, l, Calibration{});
   EXPECT_TRUE(e.ok()) << e.status().message();
@@ -72,10 +82,7 @@ TEST(TechniqueCalibrationTest, RingAttentionHidesBehindBf16AttentionUnderFp8) {
   l.micro_batch = 1;
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Workload w;
-    w.task = Task::kPretrain;
-    w.seq_len = 131072;
-    w.global_batch = 2;
+    Workload w = Step(Task::kPretrain, 131072, 2);
     w.precision = c.precision;
     const Estimate e = Estimated(w, Llama2_7B(), hw, l);
     EXPECT_NEAR(e.time.breakdown.cp_comm, c.want_cp_comm_s, 1e-3);
@@ -95,10 +102,7 @@ TEST(TechniqueCalibrationTest, Fp8SpeedsUpTheGemmsNotTheAttentionCore) {
   l.tp = 8;
   l.cp = 32;
   l.micro_batch = 1;
-  Workload w;
-  w.task = Task::kPretrain;
-  w.seq_len = 1048576;
-  w.global_batch = 1;
+  Workload w = Step(Task::kPretrain, 1048576, 1);
   const Estimate bf16 = Estimated(w, Llama2_7B(), hw, l);
   w.precision = Precision::kFp8;
   const Estimate fp8 = Estimated(w, Llama2_7B(), hw, l);
@@ -126,10 +130,7 @@ TEST(TechniqueCalibrationTest, EightBitAdamStatesArePerBlockQuantised) {
   const Gpu g = A100();
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Workload w;
-    w.task = Task::kFinetune;
-    w.seq_len = 512;
-    w.global_batch = 1;
+    Workload w = Step(Task::kFinetune, 512, 1);
     w.optimizer = c.optimizer;
     w.master_weights = c.master_weights;
     Layout l;
@@ -148,10 +149,7 @@ TEST(TechniqueCalibrationTest, PagedStatesTakeWhatIsLeftOfTheGpuAndSpillTheRest)
   // the GPU to its capacity and the rest lives in host RAM, paging in and out once per step
   // over PCIe 4.0 (32 GB/s x 0.6, Calibration's default). Unpaged: the run does not fit.
   const Gpu g = A10();
-  Workload w;
-  w.task = Task::kFinetune;
-  w.seq_len = 512;
-  w.global_batch = 1;
+  Workload w = Step(Task::kFinetune, 512, 1);
   w.master_weights = false;
   Layout l;
   l.micro_batch = 1;
@@ -193,10 +191,7 @@ TEST(TechniqueCalibrationTest, HostAdamIsMemoryBoundAtTheSuperOffloadRate) {
   const Gpu g = A100();
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Workload w;
-    w.task = Task::kFinetune;
-    w.seq_len = 512;
-    w.global_batch = 1;
+    Workload w = Step(Task::kFinetune, 512, 1);
     w.master_weights = c.master_weights;
     Layout l;
     l.micro_batch = 1;

@@ -36,8 +36,16 @@ uncertainty::Table WideTable() {
   return t;
 }
 
-Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_table = true,
-                      const cost::MarketData& market = {}) {
+// Every time regime as WideTable; memory true / predicted `p10`, `p50`, `p90`.
+uncertainty::Table MemoryTable(double p10, double p50, double p90) {
+  uncertainty::Table t = WideTable();
+  uncertainty::Band& m = t.regimes.at("memory");
+  m.p10 = p10, m.p50 = p50, m.p90 = p90;
+  return t;
+}
+
+Result<Plan> PlanOn(const std::string& yaml, double confidence, uncertainty::Table table,
+                    const cost::MarketData& market = {}) {
   Result<Catalog> catalog = io::LoadCatalog("");
   Result<ModelZoo> zoo = io::LoadModelZoo();
   Result<Calibration> cal = io::LoadCalibration();
@@ -54,9 +62,13 @@ Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_tabl
   options.today = "2026-11-30";
   options.only_instance = kInstance;
   options.market = market;
-  if (with_table)
-    options.uncertainty = WideTable();
+  options.uncertainty = std::move(table);
   return MakePlan(*w, *arch, *catalog, *cal, options);
+}
+
+Result<Plan> PlanWith(const std::string& yaml, double confidence, bool with_table = true,
+                      const cost::MarketData& market = {}) {
+  return PlanOn(yaml, confidence, with_table ? WideTable() : uncertainty::Table{}, market);
 }
 
 TEST(PlanRangesTest, CandidatesCarryTimeCostAndMemoryRanges) {
@@ -135,6 +147,57 @@ TEST(PlanRangesTest, SpotRangeRunsOverTheReclaimBracket) {
   EXPECT_GT(c.ranges->job_hours.p90, point_rate.ranges->job_hours.p90);
   EXPECT_LT(c.ranges->job_hours.p10, point_rate.ranges->job_hours.p10);
   EXPECT_GT(c.ranges->cost.p90, point_rate.ranges->cost.p90);
+}
+
+TEST(PlanRangesTest, TheLayoutFitsAtTheConfidenceWithTheModelsMemoryError) {
+  // Memory true / predicted 0.95 (p10), 1.05 (p50), 1.15 (p90): the pick's predicted memory
+  // times the band at the workload's confidence stays within the GPU, and the why shows the
+  // headroom left there.
+  struct Case {
+    const char* name;
+    double confidence;
+    double ratio;
+    const char* percentile;
+  };
+  const Case kCases[] = {
+      {"median", 0.5, 1.05, "at p50"},
+      {"ninety_percent", 0.9, 1.15, "at p90"},
+      {"seventy_percent_interpolates", 0.7, 1.10, "at p70"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Plan> p = PlanOn(Yaml(""), c.confidence, MemoryTable(0.95, 1.05, 1.15));
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    ASSERT_FALSE(p->candidates.empty());
+    const perf::Estimate::Memory& m = p->candidates[0].estimate.memory;
+    EXPECT_NEAR(m.checked_gib, m.per_gpu_gib * c.ratio, 1e-9);
+    EXPECT_LE(m.checked_gib, m.capacity_gib);
+    EXPECT_TRUE(m.fits);
+    const std::string& why = p->candidates[0].why;
+    EXPECT_NE(why.find(c.percentile + std::string(" of the model's memory error")),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("GiB headroom"), std::string::npos) << why;
+  }
+}
+
+TEST(PlanRangesTest, HardwareThatFitsOnlyAtThePointIsRejectedSayingSo) {
+  // A 7B LoRA fits one A10 at the point; three times the predicted memory fits nothing (no
+  // offload: the frozen weights stay on the GPU). The rejection says it fits at the point and
+  // that a lower confidence accepts the risk, rather than dropping the hardware as too small.
+  const std::string yaml = "offload: none\n" + Yaml("");
+  Result<Plan> point = PlanOn(yaml, 0.5, MemoryTable(1, 1, 1));
+  ASSERT_TRUE(point.ok() && !point->candidates.empty());
+  Result<Plan> p = PlanOn(yaml, 0.5, MemoryTable(2.5, 3, 3.5));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_TRUE(p->candidates.empty());
+  ASSERT_FALSE(p->rejected.empty());
+  const std::string& why = p->rejected[0].reason;
+  EXPECT_NE(why.find("fits only at the point estimate"), std::string::npos) << why;
+  EXPECT_NE(why.find("at p50 of the model's memory error (+200%, data/uncertainty.csv)"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("a lower confidence (now 0.5) accepts the risk"), std::string::npos) << why;
 }
 
 TEST(PlanRangesTest, ReclaimBracketReadsTheAdviceText) {

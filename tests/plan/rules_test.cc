@@ -163,6 +163,21 @@ const RuleCase kRuleCases[] = {
        c.memory_capacity_gib = 22;
      },
      "memory-headroom", std::nullopt},
+    // The model's memory error: at p90 the job may pass the capacity below 90% at the point.
+    {"P90MemoryOverCapacityWarnsBelowNinetyPercent", "ecs.gn7i-c8g1.2xlarge", LoraFinetune,
+     [](Context& c) {
+       c.memory_per_gpu_gib = 19.5;
+       c.memory_capacity_gib = 22;
+       c.memory_p90_gib = 22.3;
+     },
+     "memory-headroom", Severity::kWarning},
+    {"P90MemoryInsideCapacityLeavesHeadroom", "ecs.gn7i-c8g1.2xlarge", LoraFinetune,
+     [](Context& c) {
+       c.memory_per_gpu_gib = 19.0;
+       c.memory_capacity_gib = 22;
+       c.memory_p90_gib = 21.8;
+     },
+     "memory-headroom", std::nullopt},
     // Data.
     {"SmallFilesOnNasAreMetadataBound", "ecs.gn7i-c8g1.2xlarge",
      [] {

@@ -121,6 +121,10 @@ void ServingMemory(const Serving& s, const Workload& w, const ModelArch& arch, c
   const bool engine_pool = inf.engine == Engine::kVllm || inf.engine == Engine::kTrtllm;
   FinishMemory(est, hw, cal, engine_pool ? mem.weights + mem.kv_cache : 0);
   // A serving engine lets the copy fill only part of the GPU (vLLM gpu_memory_utilization).
+  // Checked at the point: an engine sizes its KV-cache pool to what is left, so the training
+  // fit test's allowance for the model's memory error (Hardware::memory_error_ratio) does not
+  // apply as such; the serving search sizes batches against this limit.
+  est.memory.checked_gib = est.memory.per_gpu_gib;
   est.memory.fits =
       est.memory.per_gpu_gib <= cal.EngineMemoryLimitGib(inf.engine, est.memory.capacity_gib,
                                                          est.memory.per_gpu_gib - mem.kv_cache);

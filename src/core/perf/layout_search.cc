@@ -158,7 +158,6 @@ class Search {
           Structure s;
           s.local_batch = local;
           s.micro_batches = micro_batches;
-          s.recomputes = recomputes;
           Layout& l = s.base;
           l.tp = tp;
           l.cp = cp;
@@ -173,7 +172,15 @@ class Search {
           l.offload = savers.offload;
           l.optimizer_in_backward = savers.optimizer_in_backward;
           l.activation_offload = savers.activation_offload;
-          if (InSpace(l, any_savers))
+          // Only the recomputations a framework runs with this structure (selective is
+          // Megatron's; FrameworkCaps::selective_recompute).
+          for (Recompute r : recomputes) {
+            l.recompute = r;
+            if (InSpace(l, any_savers))
+              s.recomputes.push_back(r);
+          }
+          l.recompute = Recompute::kNone;
+          if (s.recomputes.size() > 0)
             out.push_back(s);
         }
       }
@@ -282,7 +289,7 @@ class Search {
       const double mem = e->memory.per_gpu_gib;
       const Estimate::Memory& m = e->memory;
       if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
-        if (m.per_gpu_gib > m.capacity_gib)
+        if (m.checked_gib > m.capacity_gib)
           return e;  // fits neither: GPU memory says why
         // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
         if (host_reason_.empty() || m.host_gib < host_need_) {
@@ -666,7 +673,7 @@ class Search {
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
       Result<Estimate> e = Evaluate(l, true);  // memory only
-      if (e.ok() && e->memory.per_gpu_gib <= e->memory.capacity_gib)
+      if (e.ok() && e->memory.checked_gib <= e->memory.capacity_gib)
         return true;
     }
     return false;

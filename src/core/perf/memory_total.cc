@@ -15,7 +15,10 @@ void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, doubl
   m.overhead = e.memory.reserved_gib - allocated + cal.cuda_context_gib;
   e.memory.per_gpu_gib = allocated + m.overhead;
   e.memory.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
-  e.memory.fits = e.memory.per_gpu_gib <= e.memory.capacity_gib;
+  // At the workload's confidence, not the point: a job that OOMs at its first step is worth
+  // nothing, and the model's memory error is known (Hardware::memory_error_ratio).
+  e.memory.checked_gib = e.memory.per_gpu_gib * hw.memory_error_ratio;
+  e.memory.fits = e.memory.checked_gib <= e.memory.capacity_gib;
 }
 
 }  // namespace gpuplan::perf::internal

@@ -16,12 +16,11 @@ OpContext ContextOf(const Workload& w, double seq_local, bool flash) {
   c.seq_local = seq_local;
   c.element_bytes = ElementBytes(w.precision);
   c.flash = flash;
-  c.lora = w.method == Method::kLora || w.method == Method::kQlora;
+  c.lora = TrainsAdapters(w);
   c.lora_rank = w.lora_rank;
   c.lora_targets = w.lora_targets;
   c.lora_dropout = w.lora_dropout;
-  // Mixed precision keeps the trainable adapters in fp32 (PEFT); pure 16-bit training does not.
-  c.fp32_adapters = c.element_bytes == 2 && w.master_weights;
+  c.fp32_adapters = MixedPrecision(w);
   return c;
 }
 
@@ -53,12 +52,10 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   t.eff_ = &inv.eff;
   const Dims& d = t.d;
   t.transformer = arch.IsTransformer();
-  t.lora = w.method == Method::kLora || w.method == Method::kQlora;
+  t.lora = TrainsAdapters(w);
   t.e = ElementBytes(w.precision);
   t.half = t.e == 2;
-  // Mixed precision keeps an fp32 master copy and fp32 states; pure 16-bit training keeps
-  // neither (states in the compute precision).
-  t.mixed = t.half && w.master_weights;
+  t.mixed = MixedPrecision(w);
   t.flash = l.flash_attention && w.flash_attention;
   t.rc = l.recompute;
   t.s = w.seq_len;

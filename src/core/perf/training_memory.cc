@@ -137,10 +137,12 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   mem.optimizer -= paged_gib;
   FinishMemory(est, hw, cal);
   if (paged_gib > 0) {
+    // The room left at the workload's confidence (more pages move when the rest is larger).
     const double resident =
-        std::clamp(est.memory.capacity_gib - est.memory.per_gpu_gib, 0.0, paged_gib);
+        std::clamp(est.memory.capacity_gib - est.memory.checked_gib, 0.0, paged_gib);
     mem.optimizer += resident;
     est.memory.per_gpu_gib += resident;
+    est.memory.checked_gib += resident;
     host += (paged_gib - resident) * kGiB;
   }
   // Host RAM of the node: every GPU's offloaded share, against what the instance leaves free.

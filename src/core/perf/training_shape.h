@@ -34,6 +34,16 @@ struct TrainingInvariants {
 TrainingInvariants InvariantsOf(const Workload& w, const ModelArch& arch, const Gpu& gpu,
                                 const Calibration& cal, int cp, bool flash);
 
+// LoRA or QLoRA: a frozen base with trainable adapters (TrainingShape::lora, OpContext::lora).
+inline bool TrainsAdapters(const Workload& w) {
+  return w.method == Method::kLora || w.method == Method::kQlora;
+}
+// 16-bit compute with an fp32 master copy and fp32 optimizer states, and (PEFT) fp32 adapters;
+// pure 16-bit training keeps neither (TrainingShape::mixed, OpContext::fp32_adapters).
+inline bool MixedPrecision(const Workload& w) {
+  return ElementBytes(w.precision) == 2 && w.master_weights;
+}
+
 struct TrainingShape {
   Dims d;
   bool transformer = false;
