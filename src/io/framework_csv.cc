@@ -58,6 +58,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "optimizer_in_backward",
                                         "activation_offload",
                                         "optimizer_8bit",
+                                        "attention_kernel",
                                         "source",
                                         "checked",
                                         "note"});
@@ -88,6 +89,8 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     c.optimizer_in_backward = YesNo(r, "optimizer_in_backward");
     c.activation_offload = YesNo(r, "activation_offload");
     c.optimizer_8bit = YesNo(r, "optimizer_8bit");
+    f.attention_kernel = ParseAttentionKernel(r.OneOf("attention_kernel", {"flash2", "cudnn"}))
+                             .value_or(f.attention_kernel);
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");
