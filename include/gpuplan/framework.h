@@ -110,8 +110,7 @@ const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const pe
 // library caller, serving). No allocation: every training estimate asks it.
 AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks, const perf::Layout& l);
 
-// "flash2", "cudnn": the spelling of data/frameworks.csv; nullopt for another.
-std::string_view AttentionKernelName(AttentionKernel k);
+// "flash2" or "cudnn" (data/frameworks.csv's spelling); nullopt for another.
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name);
 
 // Why the pick runs on its framework, for the plan's why: "runs on peft (HF PEFT ...): LoRA

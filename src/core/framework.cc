@@ -237,10 +237,6 @@ AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks,
   return (f != nullptr ? *f : frameworks.front()).attention_kernel;
 }
 
-std::string_view AttentionKernelName(AttentionKernel k) {
-  return k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
-}
-
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name) {
   if (name == "flash2")
     return AttentionKernel::kFlash2;

@@ -474,7 +474,7 @@ class Search {
       return;
     }
     // Structures that differ only in their ZeRO stage form a group. One estimate bounds a whole
-    // group (CheapBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
+    // group (GroupBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
     // estimates each) only when the group comes up in best-first order, and a structure is
     // explored only when its own bound comes up. Every bound is at most the step time of every
     // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
