@@ -33,10 +33,20 @@ struct ArchEfficiency {
   // FLOPs it executes (causal: half the square). FlashAttention-2 is tuned for Ampere and
   // reaches a smaller share of Hopper's peak (Dao 2023; Shah et al. 2024).
   double attention_fraction = 0.4;
+  // The same for cuDNN's fused attention (Transformer Engine's FusedAttention: Megatron-Core and
+  // NeMo on Hopper, data/frameworks.csv attention_kernel cudnn), where measurements give it;
+  // unset = attention_fraction (no data: the kernels are not told apart).
+  std::optional<double> cudnn_attention_fraction;
   // Fraction of the datasheet FP32 (non-tensor) peak reached by FP32 GEMMs on the CUDA cores
   // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts
   // both halves and SGEMM reaches about half of what it reaches elsewhere.
   double simt_fraction = 0.7;
+
+  // The attention fraction of kernel `k`.
+  double AttentionFraction(AttentionKernel k) const {
+    return k == AttentionKernel::kCudnn ? cudnn_attention_fraction.value_or(attention_fraction)
+                                        : attention_fraction;
+  }
 };
 
 // A measured or fitted correction for one GPU model: the values it sets replace its
@@ -47,6 +57,7 @@ struct GpuEfficiency {
   std::optional<double> memory_bw_fraction;
   std::optional<double> attention_fraction;
   std::optional<double> simt_fraction;
+  std::optional<double> cudnn_attention_fraction;
 };
 
 struct Calibration {

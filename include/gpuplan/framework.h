@@ -30,6 +30,13 @@ namespace perf {
 struct Layout;
 }
 
+// The fused attention kernel a framework's training runs (data/frameworks.csv attention_kernel):
+// FlashAttention-2 (the flash-attn package, or PyTorch SDPA's flash backend, which is FA2), or
+// cuDNN's fused attention (Transformer Engine's FusedAttention, which TE prefers over
+// FlashAttention on Hopper and newer). Where they run at different speeds the calibration says
+// (ArchEfficiency::AttentionFraction); elsewhere they are the same.
+enum class AttentionKernel { kFlash2, kCudnn };
+
 // What a framework runs; every field false/empty = unsupported (or not documented).
 struct FrameworkCaps {
   bool full = false, lora = false, qlora = false;  // training methods
@@ -48,6 +55,7 @@ struct Framework {
   std::string label;     // "HF PEFT + Transformers Trainer / TRL on accelerate (...)"
   std::string launcher;  // accelerate, torchrun, tune, deepspeed
   FrameworkCaps caps;
+  AttentionKernel attention_kernel = AttentionKernel::kFlash2;
   std::string source;   // docs URLs the capabilities come from
   std::string checked;  // YYYY-MM-DD the sources were read
   std::string note;     // what the sources say and what stays unsupported for want of one
@@ -69,7 +77,9 @@ struct MissingCapability {
   std::string what;
 };
 std::optional<MissingCapability> Missing(const FrameworkCaps& caps, const perf::Layout& l);
-inline bool Runs(const FrameworkCaps& caps, const perf::Layout& l) { return !Missing(caps, l); }
+// Whether caps runs `l`: the same test without building the message (no allocation; the layout
+// search and every training estimate ask it).
+bool Runs(const FrameworkCaps& caps, const perf::Layout& l);
 
 // The frameworks a workload may use for `choice` ("auto" or a name of `table`), by the rule in
 // the file comment. InvalidArgument (field "framework") for an unknown name, a framework that
@@ -96,6 +106,15 @@ std::optional<PinProblem> UnrunnablePins(const FrameworkTable& table,
 
 // The first of `frameworks` that runs `l`; nullptr when none does (or the list is empty).
 const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const perf::Layout& l);
+
+// The attention kernel a training of `l` runs: that of the framework that runs it (FrameworkFor),
+// else, when none of them does (a measurement on a stack whose capabilities the table
+// understates), the first's; FlashAttention-2 when the list is empty (no framework named: a
+// library caller, serving). No allocation: every training estimate asks it.
+AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks, const perf::Layout& l);
+
+// "flash2" or "cudnn" (data/frameworks.csv's spelling); nullopt for another.
+std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name);
 
 // Why the pick runs on its framework, for the plan's why: "runs on peft (HF PEFT ...): LoRA
 // fine-tuning uses the PEFT stack (--framework auto)" or, for full training, which capabilities

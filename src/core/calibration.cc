@@ -20,6 +20,8 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
     row.memory_bw_fraction = g.memory_bw_fraction.value_or(row.memory_bw_fraction);
     row.attention_fraction = g.attention_fraction.value_or(row.attention_fraction);
     row.simt_fraction = g.simt_fraction.value_or(row.simt_fraction);
+    if (g.cudnn_attention_fraction)
+      row.cudnn_attention_fraction = g.cudnn_attention_fraction;
   }
   return row;
 }
@@ -40,6 +42,8 @@ void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {
     it->attention_fraction = values.attention_fraction;
   if (values.simt_fraction)
     it->simt_fraction = values.simt_fraction;
+  if (values.cudnn_attention_fraction)
+    it->cudnn_attention_fraction = values.cudnn_attention_fraction;
 }
 
 int Calibration::MaxConcurrentSequences(Engine engine) const {

@@ -47,38 +47,94 @@ std::string FrameworkTable::Names() const {
   return out;
 }
 
-std::optional<MissingCapability> Missing(const FrameworkCaps& c, const perf::Layout& l) {
+namespace {
+
+// The capabilities Missing reports, in the order it tests them.
+enum class Gap {
+  kNone,
+  kTp,
+  kSequenceParallel,
+  kCp,
+  kPp,
+  kVp,
+  kEp,
+  kZero,
+  kZeroModelParallel,
+  kOffloadOptimizer,
+  kOffloadParams,
+  kOptimizerInBackward,
+  kActivationOffload,
+  kSelectiveRecompute
+};
+
+Gap FirstGap(const FrameworkCaps& c, const perf::Layout& l) {
   if (l.tp > 1 && !c.tp)
-    return MissingCapability{"tp", Degree("tensor parallelism", "tp", l.tp)};
+    return Gap::kTp;
   if (l.tp > 1 && l.sequence_parallel && !c.sequence_parallel)
-    return MissingCapability{"sequence_parallel", "Megatron-style sequence parallelism"};
+    return Gap::kSequenceParallel;
   if (l.cp > 1 && !c.cp)
-    return MissingCapability{"cp", Degree("context parallelism", "cp", l.cp)};
+    return Gap::kCp;
   if (l.pp > 1 && !c.pp)
-    return MissingCapability{"pp", Degree("pipeline parallelism", "pp", l.pp)};
+    return Gap::kPp;
   if (l.vp > 1 && !c.vp)
-    return MissingCapability{"virtual_stages", Degree("an interleaved pipeline", "vp", l.vp)};
+    return Gap::kVp;
   if (l.ep > 1 && !c.ep)
-    return MissingCapability{"ep", Degree("expert parallelism", "ep", l.ep)};
-  const bool model_parallel = l.tp > 1 || l.pp > 1;
-  if (!HasStage(c.zero_stages, l.zero)) {
-    return MissingCapability{"zero", "ZeRO stage " + std::to_string(l.zero)};
-  }
-  if (model_parallel && !HasStage(c.zero_stages_model_parallel, l.zero)) {
-    return MissingCapability{"zero", "ZeRO stage " + std::to_string(l.zero) +
-                                         " together with tensor or pipeline parallelism"};
-  }
+    return Gap::kEp;
+  if (!HasStage(c.zero_stages, l.zero))
+    return Gap::kZero;
+  if ((l.tp > 1 || l.pp > 1) && !HasStage(c.zero_stages_model_parallel, l.zero))
+    return Gap::kZeroModelParallel;
   if (l.offload == Offload::kOptimizer && !c.offload_optimizer)
-    return MissingCapability{"offload", "optimizer-state offload to host RAM"};
+    return Gap::kOffloadOptimizer;
   if (l.offload == Offload::kParams && !c.offload_params)
-    return MissingCapability{"offload", "parameter offload to host RAM"};
+    return Gap::kOffloadParams;
   if (l.optimizer_in_backward && !c.optimizer_in_backward)
-    return MissingCapability{"optimizer_in_backward", "the optimizer step in backward"};
+    return Gap::kOptimizerInBackward;
   if (l.activation_offload && !c.activation_offload)
-    return MissingCapability{"activation_offload", "activation offload to host RAM"};
-  if (l.recompute == Recompute::kSelective && !c.selective_recompute) {
-    return MissingCapability{"recompute",
-                             "selective recomputation (Megatron's attention-core recompute)"};
+    return Gap::kActivationOffload;
+  if (l.recompute == Recompute::kSelective && !c.selective_recompute)
+    return Gap::kSelectiveRecompute;
+  return Gap::kNone;
+}
+
+}  // namespace
+
+bool Runs(const FrameworkCaps& caps, const perf::Layout& l) {
+  return FirstGap(caps, l) == Gap::kNone;
+}
+
+std::optional<MissingCapability> Missing(const FrameworkCaps& c, const perf::Layout& l) {
+  switch (FirstGap(c, l)) {
+    case Gap::kNone:
+      return std::nullopt;
+    case Gap::kTp:
+      return MissingCapability{"tp", Degree("tensor parallelism", "tp", l.tp)};
+    case Gap::kSequenceParallel:
+      return MissingCapability{"sequence_parallel", "Megatron-style sequence parallelism"};
+    case Gap::kCp:
+      return MissingCapability{"cp", Degree("context parallelism", "cp", l.cp)};
+    case Gap::kPp:
+      return MissingCapability{"pp", Degree("pipeline parallelism", "pp", l.pp)};
+    case Gap::kVp:
+      return MissingCapability{"virtual_stages", Degree("an interleaved pipeline", "vp", l.vp)};
+    case Gap::kEp:
+      return MissingCapability{"ep", Degree("expert parallelism", "ep", l.ep)};
+    case Gap::kZero:
+      return MissingCapability{"zero", "ZeRO stage " + std::to_string(l.zero)};
+    case Gap::kZeroModelParallel:
+      return MissingCapability{"zero", "ZeRO stage " + std::to_string(l.zero) +
+                                           " together with tensor or pipeline parallelism"};
+    case Gap::kOffloadOptimizer:
+      return MissingCapability{"offload", "optimizer-state offload to host RAM"};
+    case Gap::kOffloadParams:
+      return MissingCapability{"offload", "parameter offload to host RAM"};
+    case Gap::kOptimizerInBackward:
+      return MissingCapability{"optimizer_in_backward", "the optimizer step in backward"};
+    case Gap::kActivationOffload:
+      return MissingCapability{"activation_offload", "activation offload to host RAM"};
+    case Gap::kSelectiveRecompute:
+      return MissingCapability{"recompute",
+                               "selective recomputation (Megatron's attention-core recompute)"};
   }
   return std::nullopt;
 }
@@ -178,6 +234,22 @@ const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const pe
       return &f;
   }
   return nullptr;
+}
+
+AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks,
+                                   const perf::Layout& l) {
+  if (frameworks.empty())
+    return AttentionKernel::kFlash2;
+  const Framework* f = FrameworkFor(frameworks, l);
+  return (f != nullptr ? *f : frameworks.front()).attention_kernel;
+}
+
+std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name) {
+  if (name == "flash2")
+    return AttentionKernel::kFlash2;
+  if (name == "cudnn")
+    return AttentionKernel::kCudnn;
+  return std::nullopt;
 }
 
 std::string FrameworkWhy(const Workload& w, const perf::Layout& l) {

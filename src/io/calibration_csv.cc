@@ -120,12 +120,13 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     const std::map<std::string, int> fractions = {{"gemm_fraction", 0},
                                                   {"memory_bw_fraction", 1},
                                                   {"attention_fraction", 2},
-                                                  {"simt_fraction", 3}};
+                                                  {"simt_fraction", 3},
+                                                  {"cudnn_attention_fraction", 4}};
     const auto field = fractions.find(name);
     if (field == fractions.end()) {
       r.Fail("parameter",
-             "expected gemm_fraction, memory_bw_fraction, attention_fraction or "
-             "simt_fraction for scope \"" +
+             "expected gemm_fraction, memory_bw_fraction, attention_fraction, "
+             "cudnn_attention_fraction or simt_fraction for scope \"" +
                  scope + "\", got \"" + name + "\"");
       return r.status();
     }
@@ -136,7 +137,8 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     if (scope.rfind("gpu:", 0) == 0) {
       GpuEfficiency* g = FindOrAdd(c.gpus, scope.substr(4));
       std::optional<double>* slots[] = {&g->gemm_fraction, &g->memory_bw_fraction,
-                                        &g->attention_fraction, &g->simt_fraction};
+                                        &g->attention_fraction, &g->simt_fraction,
+                                        &g->cudnn_attention_fraction};
       *slots[field->second] = v;
       continue;
     }
@@ -151,6 +153,10 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       c.archs.push_back(c.fallback);  // unset fields start from the fallback's
       a = &c.archs.back();
       a->architecture = scope;
+    }
+    if (field->second == 4) {
+      a->cudnn_attention_fraction = v;
+      continue;
     }
     double* slots[] = {&a->gemm_fraction, &a->memory_bw_fraction, &a->attention_fraction,
                        &a->simt_fraction};

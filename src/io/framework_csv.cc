@@ -59,6 +59,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "activation_offload",
                                         "selective_recompute",
                                         "optimizer_8bit",
+                                        "attention_kernel",
                                         "source",
                                         "checked",
                                         "note"});
@@ -90,6 +91,8 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     c.activation_offload = YesNo(r, "activation_offload");
     c.selective_recompute = YesNo(r, "selective_recompute");
     c.optimizer_8bit = YesNo(r, "optimizer_8bit");
+    f.attention_kernel = ParseAttentionKernel(r.OneOf("attention_kernel", {"flash2", "cudnn"}))
+                             .value_or(f.attention_kernel);
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

@@ -17,6 +17,7 @@
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/csv.h"
+#include "io/framework_csv.h"
 
 namespace gpuplan::io {
 namespace {
@@ -431,9 +432,27 @@ void ReadMeasurementBasis(CsvRowReader& r, const std::string& notes, RowInputs& 
     in.w.tokens = in.train_tokens;
 }
 
+// The training stack the row was measured on (`framework`: a name of data/frameworks.csv;
+// empty when not stated or not in the table): its attention kernel times the run. An unknown
+// name fails the field.
+void ReadFramework(CsvRowReader& r, const FrameworkTable& frameworks, Workload& w) {
+  const std::string name = r.Text("framework");
+  if (name.empty())
+    return;
+  const Framework* f = frameworks.Find(name);
+  if (f == nullptr) {
+    r.Fail("framework", "unknown framework \"" + name +
+                            "\"; expected empty (not stated) or one of " + frameworks.Names() +
+                            " (data/frameworks.csv)");
+    return;
+  }
+  w.framework = f->name;
+  w.frameworks = {*f};
+}
+
 // Returns "" when the row can be predicted, else the reason it cannot.
 std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo& zoo,
-                        RowInputs& in) {
+                        const FrameworkTable& frameworks, RowInputs& in) {
   const std::string notes = r.Text("notes");
   const std::string model = r.Text("model");
   in.task = r.Text("task");
@@ -446,6 +465,7 @@ std::string BuildInputs(CsvRowReader& r, const Catalog& catalog, const ModelZoo&
   in.w.model_name = model;
   if (std::string why = ReadTask(in.task, notes, in.w); !why.empty())
     return why;
+  ReadFramework(r, frameworks, in.w);
   if (std::string why = ReadWorkloadColumns(r, notes, metric, in.arch, in.w, in.assumptions);
       !why.empty()) {
     return why;
@@ -729,6 +749,12 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
       !s.ok()) {
     return s;
   }
+  // The stacks rows may name in a `framework` column, read once.
+  Result<FrameworkTable> frameworks = table->ColumnIndex("framework") >= 0
+                                          ? LoadFrameworks()
+                                          : Result<FrameworkTable>(FrameworkTable{});
+  if (!frameworks.ok())
+    return frameworks.status();
   ValidationReport report;
   for (const CsvRow& csv_row : table->rows()) {
     CsvRowReader r(*table, csv_row);
@@ -742,7 +768,7 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
     RowInputs in;
     std::string why;
     if (r.status().ok())
-      why = BuildInputs(r, catalog, zoo, in);
+      why = BuildInputs(r, catalog, zoo, *frameworks, in);
     if (!r.status().ok()) {
       row.status = RowStatus::kError;
       row.reason = r.status().message();

@@ -267,3 +267,49 @@ TEST(ValidateCommandTest, ShippedCalibrationSetMeetsIssueTargets) {
 
 }  // namespace
 }  // namespace gpuplan::testing
+
+namespace gpuplan::testing {
+namespace {
+
+// A100 MFU at scale against published runs of the same model class (issue 10): Llama-2 13B on
+// 64 A100s under torchtitan FSDP2, no recomputation, measured 61.1% MFU (heldout_published.csv
+// HO-TITAN-008); the same model pre-trained on 16 x ecs.ebmgn7ex.32xlarge (128 A100s, 160
+// Gbit/s eRDMA per node) with the layout estimate picks (tp2 dp64 ZeRO-1, no recomputation)
+// sits between that and MPT-13B's 52.0% with full recomputation on 64 A100s (MPT-146.b). The
+// 44-52% of Narayanan et al. 2021, Table 1 counts hardware FLOPs with full recomputation (33-39%
+// model FLOPs), a different regime.
+TEST(EstimateCommandTest, A100MfuAtScaleIsInThePublishedBand) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    double low, high;
+  };
+  const std::vector<std::string> llama13b = {"estimate", "--task",  "pretrain", "--model",
+                                             "llama-2-13b", "--tokens", "100B", "--json"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = llama13b;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const Case kCases[] = {
+      {"torchtitan_64_a100_no_recompute",
+       with({"--seq-len", "4096", "--global-batch", "128", "--micro-batch", "2", "--recompute",
+             "none", "--gpu", "A100-80G-SXM", "--gpus", "64", "--tp", "1", "--zero", "3"}),
+       0.611 * 0.9, 0.611 * 1.1},
+      {"ebmgn7ex_16_nodes_searched",
+       with({"--seq-len", "2048", "--global-batch", "1024", "--instance", "ecs.ebmgn7ex.32xlarge",
+             "--nodes", "16"}),
+       0.52, 0.611},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const CliRun run = RunGpuplan(c.args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const double mfu = nlohmann::json::parse(run.out)["throughput"]["mfu"].get<double>();
+    EXPECT_GE(mfu, c.low);
+    EXPECT_LE(mfu, c.high);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::testing

@@ -15,13 +15,14 @@ constexpr char kHeader[] =
     "# a comment\n"
     "name,label,launcher,full,lora,qlora,tp,sequence_parallel,cp,pp,vp,ep,zero_stages,"
     "zero_stages_model_parallel,offload_optimizer,offload_params,optimizer_in_backward,"
-    "activation_offload,selective_recompute,optimizer_8bit,source,checked,note\n";
+    "activation_offload,selective_recompute,optimizer_8bit,attention_kernel,source,checked,note\n";
 // A good data-parallel row and a good model-parallel row.
 constexpr char kDp[] =
-    "dp,Data parallel,accelerate,yes,yes,yes,no,no,no,no,no,no,0 1 2 3,,yes,yes,no,no,no,yes,"
+    "dp,Data parallel,accelerate,yes,yes,yes,no,no,no,no,no,no,0 1 2 "
+    "3,,yes,yes,no,no,no,yes,flash2,"
     "https://example.org/dp,2026-12-01,\"a note, with a comma\"\n";
 constexpr char kMp[] =
-    "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 1,0,no,no,no,yes,yes,no,"
+    "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 1,0,no,no,no,yes,yes,no,cudnn,"
     "https://example.org/mp,2026-11-30,\n";
 
 TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
@@ -39,6 +40,7 @@ TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
   EXPECT_TRUE(dp.caps.optimizer_8bit);
   EXPECT_FALSE(dp.caps.selective_recompute);
   EXPECT_EQ(dp.note, "a note, with a comma");
+  EXPECT_EQ(dp.attention_kernel, AttentionKernel::kFlash2);
   const Framework& mp = t->rows[1];
   EXPECT_TRUE(mp.caps.vp);
   EXPECT_TRUE(mp.caps.activation_offload);
@@ -46,6 +48,7 @@ TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
   EXPECT_EQ(mp.caps.zero_stages, 0b0011u);
   EXPECT_EQ(mp.caps.zero_stages_model_parallel, 0b0001u);
   EXPECT_EQ(mp.checked, "2026-11-30");
+  EXPECT_EQ(mp.attention_kernel, AttentionKernel::kCudnn);
   EXPECT_EQ(t->Find("MP"), &t->rows[1]);
   EXPECT_EQ(t->Find("auto"), nullptr);
   EXPECT_EQ(t->Names(), "dp, mp");
@@ -87,9 +90,10 @@ TEST(FrameworkCsvTest, EachBadRowNamesFileLineAndField) {
       {"name_auto_is_reserved", DpWith(0, "auto"), "other than \"auto\"", "name"},
       {"name_upper_case", DpWith(0, "Peft"), "lower-case name", "name"},
       {"selective_recompute_misspelt", DpWith(18, "partly"), "f.csv:3:", "selective_recompute"},
-      {"missing_source", DpWith(20, ""), "f.csv:3:", "source"},
-      {"source_not_a_url", DpWith(20, "the docs"), "docs URL", "source"},
-      {"checked_not_a_date", DpWith(21, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
+      {"attention_kernel_unknown", DpWith(20, "flash3"), "f.csv:3:", "attention_kernel"},
+      {"missing_source", DpWith(21, ""), "f.csv:3:", "source"},
+      {"source_not_a_url", DpWith(21, "the docs"), "docs URL", "source"},
+      {"checked_not_a_date", DpWith(22, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
       {"listed_twice", std::string(kDp) + kDp, "listed twice", "name"},
   };
   for (const Case& c : kCases) {
@@ -116,16 +120,19 @@ TEST(FrameworkCsvTest, ShippedTableKeepsTheFactsThePlannerRestsOn) {
   struct Fact {
     std::string name;
     bool lora, qlora, tp, cp, pp, vp, selective_recompute;
+    AttentionKernel kernel;
   };
   // The PEFT stack is data parallel only and the one auto picks for adapters; Megatron-Core
-  // runs every model-parallel dimension but no QLoRA, and alone Megatron's selective
-  // recomputation (the others checkpoint whole layers, or select by their own op policies).
+  // runs every model-parallel dimension but no QLoRA, alone Megatron's selective recomputation
+  // (the others checkpoint whole layers, or select by their own op policies), and Transformer
+  // Engine's cuDNN attention (the others: FlashAttention-2 or SDPA's flash backend).
+  constexpr AttentionKernel kFa2 = AttentionKernel::kFlash2;
   const Fact kFacts[] = {
-      {"peft", true, true, false, false, false, false, false},
-      {"torchtune", true, true, false, false, false, false, false},
-      {"megatron", true, false, true, true, true, true, true},
-      {"torchtitan", false, false, true, true, true, true, false},
-      {"deepspeed", false, false, true, false, true, false, false},
+      {"peft", true, true, false, false, false, false, false, kFa2},
+      {"torchtune", true, true, false, false, false, false, false, kFa2},
+      {"megatron", true, false, true, true, true, true, true, AttentionKernel::kCudnn},
+      {"torchtitan", false, false, true, true, true, true, false, kFa2},
+      {"deepspeed", false, false, true, false, true, false, false, kFa2},
   };
   for (const Fact& f : kFacts) {
     SCOPED_TRACE(f.name);
@@ -138,6 +145,7 @@ TEST(FrameworkCsvTest, ShippedTableKeepsTheFactsThePlannerRestsOn) {
     EXPECT_EQ(row->caps.pp, f.pp);
     EXPECT_EQ(row->caps.vp, f.vp);
     EXPECT_EQ(row->caps.selective_recompute, f.selective_recompute);
+    EXPECT_EQ(row->attention_kernel, f.kernel);
     EXPECT_FALSE(row->source.empty());
     EXPECT_FALSE(row->checked.empty());
   }

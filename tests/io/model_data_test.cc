@@ -149,6 +149,54 @@ TEST(CalibrationCsvTest, GpuRowsOverrideOnlyTheirGpuAndValue) {
   EXPECT_DOUBLE_EQ(cal->For(a100).simt_fraction, 0.8);
 }
 
+// cuDNN's fused attention has its own fraction only where a row gives it; elsewhere (and for
+// FlashAttention-2) the architecture's attention_fraction. The shipped table tells the kernels
+// apart on Hopper only, where the NeMo/Megatron measurements are.
+TEST(CalibrationCsvTest, CudnnAttentionFractionOnlyWhereARowGivesIt) {
+  const char* text =
+      "parameter,scope,value,unit,source,fitted\n"
+      "attention_fraction,Hopper,0.2,f,x,fit\n"
+      "cudnn_attention_fraction,Hopper,0.3,f,x,fit\n"
+      "attention_fraction,Ampere,0.3,f,x,fit\n"
+      "cudnn_attention_fraction,gpu:H20-96G,0.25,f,x,prior\n";
+  Result<Calibration> cal = ParseCalibration(text, "c.csv");
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  Result<Calibration> shipped = LoadCalibration();
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  struct Case {
+    std::string name;
+    const Calibration* calibration;
+    std::string gpu, architecture;
+    double flash2, cudnn;
+  };
+  const Case kCases[] = {
+      {"hopper_row", &*cal, "H100-80G-SXM", "Hopper", 0.2, 0.3},
+      {"gpu_row_overrides_cudnn_only", &*cal, "H20-96G", "Hopper", 0.2, 0.25},
+      {"no_cudnn_row_is_flash2", &*cal, "A100-80G-SXM", "Ampere", 0.3, 0.3},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Gpu g;
+    g.name = c.gpu;
+    g.architecture = c.architecture;
+    const ArchEfficiency e = c.calibration->For(g);
+    EXPECT_DOUBLE_EQ(e.AttentionFraction(AttentionKernel::kFlash2), c.flash2);
+    EXPECT_DOUBLE_EQ(e.AttentionFraction(AttentionKernel::kCudnn), c.cudnn);
+  }
+  Gpu h100, a100;
+  h100.name = "H100-80G-SXM";
+  h100.architecture = "Hopper";
+  a100.name = "A100-80G-SXM";
+  a100.architecture = "Ampere";
+  const ArchEfficiency hopper = shipped->For(h100), ampere = shipped->For(a100);
+  EXPECT_GT(hopper.AttentionFraction(AttentionKernel::kCudnn),
+            hopper.AttentionFraction(AttentionKernel::kFlash2))
+      << "Transformer Engine's cuDNN attention outruns FlashAttention-2 on Hopper";
+  EXPECT_DOUBLE_EQ(ampere.AttentionFraction(AttentionKernel::kCudnn),
+                   ampere.AttentionFraction(AttentionKernel::kFlash2))
+      << "no measurement tells the kernels apart on Ampere";
+}
+
 TEST(CalibrationCsvTest, UnknownParametersAreErrors) {
   const char* text =
       "parameter,scope,value,unit,source,fitted\n"

@@ -171,6 +171,39 @@ TEST(ValidationTest, OffloadAndOptimizerInBackwardReachThePrediction) {
             "unknown offload \"nvme\" (expected none, cpu, optimizer or params)");
 }
 
+// The `framework` column names the stack a run used, and its attention kernel times the run:
+// Megatron on H100 runs cuDNN attention (the shipped calibration's Hopper cudnn fraction), an
+// unnamed stack FlashAttention-2; on A100 nothing tells them apart. An unknown name is an error
+// naming the field.
+TEST(ValidationTest, FrameworkColumnTimesTheRunWithItsAttentionKernel) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,recompute,"
+      "metric,value,framework,notes\n";
+  const std::string h100 = ",llama-2-7b,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,1,8,selective,"
+                           "tokens_per_s_per_gpu,3000,";
+  const std::string a100 = ",llama-2-7b,8192,pretrain,bf16,A100-80G-SXM,8,1,1,8,1,8,selective,"
+                           "tokens_per_s_per_gpu,3000,";
+  const std::string csv = header + "h100-megatron" + h100 + "megatron,\n" + "h100-unnamed" +
+                          h100 + ",\n" + "a100-megatron" + a100 + "megatron,\n" +
+                          "a100-unnamed" + a100 + ",\n" + "nemo" + h100 + "nemo,\n";
+  Result<ValidationReport> r = Validate(csv, "f.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 5u);
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(r->rows[i].id);
+    ASSERT_EQ(r->rows[i].status, RowStatus::kOk) << r->rows[i].reason;
+  }
+  // At 8K tokens the attention core is about a third of a 7B step on H100.
+  EXPECT_GT(r->rows[0].predicted, 1.05 * r->rows[1].predicted) << "cuDNN attention under megatron";
+  EXPECT_DOUBLE_EQ(r->rows[2].predicted, r->rows[3].predicted) << "A100: one attention fraction";
+  EXPECT_EQ(r->rows[4].status, RowStatus::kError);
+  EXPECT_NE(r->rows[4].reason.find("field \"framework\": unknown framework \"nemo\""),
+            std::string::npos)
+      << r->rows[4].reason;
+}
+
 }  // namespace
 }  // namespace gpuplan::io
 

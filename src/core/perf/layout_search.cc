@@ -96,7 +96,13 @@ class Search {
  public:
   Search(const Workload& w, const ModelArch& arch, const Hardware& hw, const Calibration& cal,
          const LayoutPins& pins, const perf::CutOff* cut_off = nullptr)
-      : w_(w), arch_(arch), hw_(hw), cal_(cal), pins_(pins), cut_off_(cut_off) {}
+      : w_(w),
+        arch_(arch),
+        hw_(hw),
+        cal_(cal),
+        pins_(pins),
+        cut_off_(cut_off),
+        kernels_differ_(KernelsDiffer()) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
@@ -493,7 +499,7 @@ class Search {
       return;
     }
     // Structures that differ only in their ZeRO stage form a group. One estimate bounds a whole
-    // group (CheapBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
+    // group (GroupBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
     // estimates each) only when the group comes up in best-first order, and a structure is
     // explored only when its own bound comes up. Every bound is at most the step time of every
     // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
@@ -533,7 +539,7 @@ class Search {
     std::optional<Layout> fits;  // the first layout a group's probe found to fit
     for (size_t g = 0; g < groups.size(); ++g) {
       if (std::optional<Layout> l = GroupFit(structures, groups[g])) {
-        queue.push({CheapBound(structures[groups[g].front()]), seq++, true, g});
+        queue.push({GroupBound(structures, groups[g]), seq++, true, g});
         if (!fits)
           fits = l;
       }
@@ -603,6 +609,24 @@ class Search {
         return l;
     }
     return std::nullopt;
+  }
+
+  // A bound of every structure of a group (highest ZeRO stage first): CheapBound of its highest
+  // stage. Where the stages run on frameworks whose attention kernels differ in speed (with tp
+  // or pp, megatron's cuDNN attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3),
+  // the compute differs by kernel: the least of CheapBound of each kernel's highest stage.
+  double GroupBound(const std::vector<Structure>& structures, std::span<const size_t> members) {
+    if (!kernels_differ_)
+      return CheapBound(structures[members.front()]);
+    double bound = kInf;
+    std::array<bool, 2> seen = {false, false};
+    for (size_t i : members) {
+      const auto k = static_cast<size_t>(AttentionKernelFor(w_.frameworks, structures[i].base));
+      if (!seen[k])
+        bound = std::min(bound, CheapBound(structures[i]));
+      seen[k] = true;
+    }
+    return bound;
   }
 
   // A bound of every structure of `s`'s group (all ZeRO stages; `s` is its highest) from one
@@ -742,6 +766,18 @@ class Search {
   // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
   mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
+  // Whether the attention kernels of the workload's frameworks run at different speeds on this
+  // GPU (the calibration tells them apart): then a layout's compute depends on its framework.
+  bool KernelsDiffer() const {
+    if (!w_.IsTraining() || hw_.gpu == nullptr || w_.frameworks.empty())
+      return false;
+    const ArchEfficiency eff = cal_.For(*hw_.gpu);
+    const double first = eff.AttentionFraction(w_.frameworks.front().attention_kernel);
+    return std::any_of(w_.frameworks.begin(), w_.frameworks.end(), [&](const Framework& f) {
+      return eff.AttentionFraction(f.attention_kernel) != first;
+    });
+  }
+  const bool kernels_differ_;
   bool stand_in_timed_ = true;  // result_.estimate, while nothing fits, has its time
   std::string host_reason_;     // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;

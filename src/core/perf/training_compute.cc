@@ -106,10 +106,11 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   const double gemm_rows = t.transformer ? tokens_mb : kSaturatedGemmRows;
   const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, e);
   // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
-  // the architecture's attention fraction of peak; unfused attention materialises the scores
-  // and is memory-bound.
-  mb.attention_rate =
-      t.flash ? 2 * eff_row.attention_fraction : gemm_eff * cal.unfused_attention_factor;
+  // the fraction of peak of the kernel the layout's framework runs (cuDNN's fused attention
+  // under Megatron/NeMo on Hopper, FlashAttention-2 elsewhere); unfused attention materialises
+  // the scores and is memory-bound.
+  mb.attention_rate = t.flash ? 2 * eff_row.AttentionFraction(AttentionKernelFor(w.frameworks, l))
+                              : gemm_eff * cal.unfused_attention_factor;
   // FP8 training casts the GEMMs' inputs to FP8 but runs dot-product attention in BF16:
   // Transformer Engine's recipes default to fp8_dpa = False (FP8 attention is opt-in), so the
   // attention core runs against the BF16 peak, not the FP8 one.
