@@ -178,11 +178,15 @@ class Search {
           l.offload = savers.offload;
           l.optimizer_in_backward = savers.optimizer_in_backward;
           l.activation_offload = savers.activation_offload;
-          // Only the recomputations a framework runs with this structure (selective is
-          // Megatron's; FrameworkCaps::selective_recompute).
+          // Only the recomputations a framework runs with this structure: every framework
+          // runs none and full (data/frameworks.csv), selective is Megatron's
+          // (FrameworkCaps::selective_recompute), so only selective needs its own check.
+          l.recompute = Recompute::kNone;
+          if (!InSpace(l, any_savers))
+            continue;
           for (Recompute r : recomputes) {
             l.recompute = r;
-            if (InSpace(l, any_savers))
+            if (r != Recompute::kSelective || InSpace(l, any_savers))
               s.recomputes.push_back(r);
           }
           l.recompute = Recompute::kNone;
