@@ -36,23 +36,32 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // A hardware candidate's layout: the layout search's answer, for serving too.
 using LayoutResult = perf::LayoutSearch;
 
+// Every field of perf::Hardware: a layout search depends on each (host RAM decides offload), so
+// two instance types share one search only when all are equal.
 struct HardwareKey {
   std::string gpu;
   int gpus_per_node, nodes;
   perf::LinkKind link;
-  double intra_gbs, inter_gbps, memory, memory_error_ratio;
+  double intra_gbs, inter_gbps, host_memory, memory, memory_error_ratio;
   bool rdma;
   auto Tie() const {
-    return std::tie(gpu, gpus_per_node, nodes, link, intra_gbs, inter_gbps, memory,
+    return std::tie(gpu, gpus_per_node, nodes, link, intra_gbs, inter_gbps, host_memory, memory,
                     memory_error_ratio, rdma);
   }
   bool operator<(const HardwareKey& o) const { return Tie() < o.Tie(); }
 };
 
 HardwareKey KeyOf(const perf::Hardware& hw) {
-  return {hw.gpu->name,      hw.gpus_per_node,      hw.nodes,
-          hw.intra_link,     hw.intra_gbs,          hw.inter_node_gbps,
-          hw.gpu_memory_gib, hw.memory_error_ratio, hw.rdma};
+  return {hw.gpu->name,
+          hw.gpus_per_node,
+          hw.nodes,
+          hw.intra_link,
+          hw.intra_gbs,
+          hw.inter_node_gbps,
+          hw.host_memory_gib,
+          hw.gpu_memory_gib,
+          hw.memory_error_ratio,
+          hw.rdma};
 }
 
 // A service (inference with a request rate, or long_running) runs around the clock and cannot

@@ -138,8 +138,10 @@ Result<perf::Layout> BuildLayout(const LayoutChoice& o, const Workload& w, const
   perf::LayoutPins pins = perf::PinsFrom(w);
   // Degrees given: the unnamed ones are 1 (ZeRO 0) and dp takes the GPUs left, as a user who
   // types `--tp 2` means; only micro-batch, recomputation (and memory savers, when nothing
-  // fits) are searched then. No degree given: the whole space is searched.
-  if (o.tp || o.pp || o.dp || o.zero || o.ep || w.cp || w.virtual_stages) {
+  // fits) are searched then. No degree given: the whole space is searched. The workload's cp
+  // and virtual_stages (`--cp`, `--virtual-stages`, YAML) pin only themselves, as in `plan`
+  // (PinsFrom), so both commands search the same space for the same workload.
+  if (o.tp || o.pp || o.dp || o.zero || o.ep) {
     pins.tp = o.tp.value_or(1);
     pins.pp = o.pp.value_or(1);
     pins.cp = w.cp.value_or(1);

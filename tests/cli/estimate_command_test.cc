@@ -72,6 +72,31 @@ TEST(EstimateCommandTest, PlanAndEstimatePickTheSameLayoutWithHeadroomAtTheConfi
   }
 }
 
+TEST(EstimateCommandTest, WorkloadPinsLikeCpLeaveTheOtherDegreesToTheSearchAsInPlan) {
+  // `--cp 2` (or YAML cp) pins context parallelism only: plan searches tp, pp, dp and ZeRO
+  // around it, so estimate on the pick's hardware must too (it used to pin them all to 1).
+  const std::vector<std::string> job = {"--task",         "pretrain", "--model",  "llama-2-7b",
+                                        "--seq-len",      "8192",     "--cp",     "2",
+                                        "--global-batch", "64",       "--tokens", "1B"};
+  std::vector<std::string> plan = {"plan", "--max-nodes", "1", "--json"};
+  plan.insert(plan.end(), job.begin(), job.end());
+  const CliRun p = RunGpuplan(plan);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const nlohmann::json pick = nlohmann::json::parse(p.out)["candidates"][0];
+  ASSERT_EQ(pick["layout"]["cp"], 2);
+  std::vector<std::string> estimate = {
+      "estimate", "--instance", pick["instance"].get<std::string>(), "--nodes", "1", "--json"};
+  estimate.insert(estimate.end(), job.begin(), job.end());
+  const CliRun e = RunGpuplan(estimate);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const nlohmann::json est = nlohmann::json::parse(e.out);
+  for (const char* key :
+       {"tp", "cp", "pp", "vp", "dp", "zero", "micro_batch", "recompute", "offload", "framework"}) {
+    EXPECT_EQ(pick["layout"][key], est["layout"][key]) << key;
+  }
+  EXPECT_EQ(pick["time"]["step_s"], est["time"]["step_s"]);
+}
+
 TEST(EstimateCommandTest, ALayoutThatFitsOnlyAtThePointSaysSoAndHowToAcceptTheRisk) {
   // llama-2-7b LoRA at micro-batch 4 with full recomputation and no offload on one A10: 21.26
   // of 22.2 GiB at the point, x 1.0475 (the median memory error) = 22.26 GiB.
@@ -284,8 +309,8 @@ TEST(EstimateCommandTest, A100MfuAtScaleIsInThePublishedBand) {
     std::vector<std::string> args;
     double low, high;
   };
-  const std::vector<std::string> llama13b = {"estimate", "--task",  "pretrain", "--model",
-                                             "llama-2-13b", "--tokens", "100B", "--json"};
+  const std::vector<std::string> llama13b = {"estimate",    "--task",   "pretrain", "--model",
+                                             "llama-2-13b", "--tokens", "100B",     "--json"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> a = llama13b;
     a.insert(a.end(), more.begin(), more.end());
