@@ -64,6 +64,14 @@ HardwareKey KeyOf(const perf::Hardware& hw) {
           hw.rdma};
 }
 
+// The key without host RAM: hardware whose search never looked at the host (see HostFree) serves
+// every type that differs from it only there.
+HardwareKey HostFreeKey(const perf::Hardware& hw) {
+  HardwareKey k = KeyOf(hw);
+  k.host_memory = 0;
+  return k;
+}
+
 // A service (inference with a request rate, or long_running) runs around the clock and cannot
 // be reclaimed at will: by default it is priced pay-as-you-go and by subscription, and spot only
 // when the workload lists it. A job defaults to pay-as-you-go and spot.
@@ -719,17 +727,26 @@ class CandidateSearch {
     if (!fresh &&
         !(it->second.cut_off && (!cut_off.matters || cut_off.matters(it->second.floor_step_s))))
       return it->second;
+    if (fresh && !options_.fixed_layout) {
+      if (auto twin = host_free_.find(HostFreeKey(hw)); twin != host_free_.end()) {
+        it->second = *twin->second;
+        return it->second;
+      }
+    }
     if (!options_.fixed_layout && w_.IsTraining()) {
       it->second = SearchTrainingLayout(w_, arch_, hw, cal_, cut_off, &plan_.evaluated);
+      if (HostFree(it->second))
+        host_free_.try_emplace(HostFreeKey(hw), &it->second);
       return it->second;
     }
     if (!options_.fixed_layout) {
       const ServingSetup s = SearchServing(w_, arch_, hw, cal_, &plan_.evaluated);
       if (s.MissedTargets()) {
         latency_misses_.Add(s, t.name);
-        missed_targets_.insert(KeyOf(hw));
+        missed_targets_.insert(HostFreeKey(hw));
       }
       it->second = AsLayoutResult(s);
+      host_free_.try_emplace(HostFreeKey(hw), &it->second);  // serving never uses host RAM
       return it->second;
     }
     Result<perf::Estimate> e = perf::EstimateRun(w_, arch_, hw, *options_.fixed_layout, cal_);
@@ -743,6 +760,14 @@ class CandidateSearch {
       it->second.estimate = *e;
     }
     return it->second;
+  }
+
+  // Whether a training search's answer is the same whatever the host's RAM: a layout found
+  // without memory savers (so the savers' ladder never ran), holding nothing in host RAM (no
+  // offload, no paged optimizer states), and not cut off (a cut-off's floor may be a saver's).
+  bool HostFree(const LayoutResult& r) const {
+    return r.ok && !r.cut_off && !r.memory_savers && r.layout.offload == perf::Offload::kNone &&
+           !r.layout.activation_offload && w_.optimizer != Optimizer::kPagedAdamw8bit;
   }
 
   // Why `lr` does not fit `nodes` x `t`.
@@ -824,7 +849,7 @@ class CandidateSearch {
     if (!lr.ok) {
       run.Reject(nodes, NoFitReason(lr, *run.t, *run.g, nodes, hw));
       // More nodes may shard it enough; a copy that fits but is too slow only gets slower.
-      return missed_targets_.count(KeyOf(hw)) > 0;
+      return missed_targets_.count(HostFreeKey(hw)) > 0;
     }
     std::string why;
     const size_t before = all_.size();
@@ -922,6 +947,7 @@ class CandidateSearch {
   const bool serving_;
   std::map<std::string, Catalog> price_book_;
   std::map<HardwareKey, LayoutResult> searched_;
+  std::map<HardwareKey, const LayoutResult*> host_free_;  // into searched_ (a map: stable)
   std::deque<TypeRun> runs_;  // a deque: jobs_ point into it as it grows
   std::vector<Job> jobs_;     // training hardware, searched in Run
   std::vector<Candidate> all_;

@@ -181,13 +181,15 @@ TEST(ValidationTest, FrameworkColumnTimesTheRunWithItsAttentionKernel) {
   const std::string header =
       "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,recompute,"
       "metric,value,framework,notes\n";
-  const std::string h100 = ",llama-2-7b,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,1,8,selective,"
-                           "tokens_per_s_per_gpu,3000,";
-  const std::string a100 = ",llama-2-7b,8192,pretrain,bf16,A100-80G-SXM,8,1,1,8,1,8,selective,"
-                           "tokens_per_s_per_gpu,3000,";
-  const std::string csv = header + "h100-megatron" + h100 + "megatron,\n" + "h100-unnamed" +
-                          h100 + ",\n" + "a100-megatron" + a100 + "megatron,\n" +
-                          "a100-unnamed" + a100 + ",\n" + "nemo" + h100 + "nemo,\n";
+  const std::string h100 =
+      ",llama-2-7b,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,1,8,selective,"
+      "tokens_per_s_per_gpu,3000,";
+  const std::string a100 =
+      ",llama-2-7b,8192,pretrain,bf16,A100-80G-SXM,8,1,1,8,1,8,selective,"
+      "tokens_per_s_per_gpu,3000,";
+  const std::string csv = header + "h100-megatron" + h100 + "megatron,\n" + "h100-unnamed" + h100 +
+                          ",\n" + "a100-megatron" + a100 + "megatron,\n" + "a100-unnamed" + a100 +
+                          ",\n" + "nemo" + h100 + "nemo,\n";
   Result<ValidationReport> r = Validate(csv, "f.csv", *data.catalog, *data.zoo, *data.cal);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 5u);
