@@ -115,6 +115,8 @@ AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks, con
 
 // "flash2" or "cudnn" (data/frameworks.csv's spelling); nullopt for another.
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name);
+// The spelling ParseAttentionKernel reads (JSON `layout.attention_kernel`).
+std::string_view AttentionKernelName(AttentionKernel k);
 
 // Why the pick runs on its framework, for the plan's why: "runs on peft (HF PEFT ...): LoRA
 // fine-tuning uses the PEFT stack (--framework auto)" or, for full training, which capabilities

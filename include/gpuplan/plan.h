@@ -113,6 +113,9 @@ struct Candidate {
   // The training framework that runs `layout` (gpuplan/framework.h: the first of the
   // workload's frameworks that does); "" for serving or a workload without frameworks.
   std::string framework;
+  // The attention kernel the estimate timed a training with ("flash2", "cudnn":
+  // AttentionKernelFor); "" for serving.
+  std::string attention_kernel;
   perf::Estimate estimate;
   Billing billing = Billing::kPayg;
   cost::JobCostEstimate cost;  // for the job (training, batch inference)

@@ -245,11 +245,15 @@ AttentionKernel AttentionKernelFor(const std::vector<Framework>& frameworks,
 }
 
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view name) {
-  if (name == "flash2")
-    return AttentionKernel::kFlash2;
-  if (name == "cudnn")
-    return AttentionKernel::kCudnn;
+  for (AttentionKernel k : {AttentionKernel::kFlash2, AttentionKernel::kCudnn}) {
+    if (name == AttentionKernelName(k))
+      return k;
+  }
   return std::nullopt;
+}
+
+std::string_view AttentionKernelName(AttentionKernel k) {
+  return k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
 }
 
 std::string FrameworkWhy(const Workload& w, const perf::Layout& l) {

@@ -925,6 +925,8 @@ class CandidateSearch {
     base.layout = lr.layout;
     if (const Framework* f = FrameworkFor(w_.frameworks, lr.layout); f && w_.IsTraining())
       base.framework = f->name;
+    if (w_.IsTraining())
+      base.attention_kernel = AttentionKernelName(AttentionKernelFor(w_.frameworks, lr.layout));
     base.estimate = e;
     base.ranges = ranges;
     const double tokens_per_hour =

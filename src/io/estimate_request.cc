@@ -221,7 +221,10 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
         {"recompute", RecomputeName(l.recompute)},
         {"sequence_parallel", l.sequence_parallel},
         {"flash_attention", l.flash_attention},
-        {"framework", FrameworkName(w, l)}}},
+        {"framework", FrameworkName(w, l)},
+        {"attention_kernel",
+         w.IsTraining() ? nlohmann::json(AttentionKernelName(AttentionKernelFor(w.frameworks, l)))
+                        : nlohmann::json(nullptr)}}},
       {"memory",
        {{"per_gpu_gib", e.memory.per_gpu_gib},
         {"allocated_gib", e.memory.allocated_gib},

@@ -15,7 +15,8 @@ namespace {
 
 using strings::Num;
 
-nlohmann::json LayoutJson(const perf::Layout& l, const std::string& framework) {
+nlohmann::json LayoutJson(const perf::Layout& l, const std::string& framework,
+                          const std::string& attention_kernel) {
   return {{"tp", l.tp},
           {"cp", l.cp},
           {"pp", l.pp},
@@ -30,7 +31,9 @@ nlohmann::json LayoutJson(const perf::Layout& l, const std::string& framework) {
           {"recompute", RecomputeName(l.recompute)},
           {"sequence_parallel", l.sequence_parallel},
           {"flash_attention", l.flash_attention},
-          {"framework", framework.empty() ? nlohmann::json(nullptr) : nlohmann::json(framework)}};
+          {"framework", framework.empty() ? nlohmann::json(nullptr) : nlohmann::json(framework)},
+          {"attention_kernel",
+           attention_kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(attention_kernel)}};
 }
 
 // "peft tp1 pp1 dp1 z0 mb4" (the framework first when known).
@@ -197,7 +200,7 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
       {"copies", c.copies},
       {"gpus_per_copy", c.gpus_per_copy},
       {"spare_instances", c.spare_instances},
-      {"layout", LayoutJson(c.layout, c.framework)},
+      {"layout", LayoutJson(c.layout, c.framework, c.attention_kernel)},
       {"billing", cost::ModeName(c.billing)},
       {"fits", e.memory.fits},
       {"memory",

@@ -27,6 +27,9 @@ TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
     EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(path)));
   }
   EXPECT_TRUE(j["fits"].get<bool>());  // 7B LoRA fits one 80 GB GPU
+  // LoRA runs on the PEFT stack, whose attention is FlashAttention-2 / SDPA.
+  EXPECT_EQ(j["layout"]["framework"], "peft");
+  EXPECT_EQ(j["layout"]["attention_kernel"], "flash2");
   const double mfu = j["throughput"]["mfu"].get<double>();
   EXPECT_GT(mfu, 0.05);
   EXPECT_LT(mfu, 1.0);
