@@ -21,6 +21,8 @@
 #define GPUPLAN_INCLUDE_GPUPLAN_LAYOUT_SEARCH_H_
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,11 +76,38 @@ struct CutOff {
   double ask_again = 1.25;
 };
 
+// What the layout searches of one plan share. A plan searches one workload (one model, one
+// set of pins) on hundreds of hardware, and hardware of the same shape (GPU count and GPUs per
+// node) has the same parallel structures and, layout by layout, the same per-GPU memory; only
+// the fit (GPU capacity, memory error, host RAM) differs, and each search checks its own.
+// Bound to the workload, model and pins it is made with (by address): a search of other ones
+// ignores it. Not thread-safe: one per plan.
+class LayoutMemo {
+ public:
+  LayoutMemo(const Workload& w, const ModelArch& arch, const LayoutPins& pins);
+  ~LayoutMemo();
+  LayoutMemo(const LayoutMemo&) = delete;
+  LayoutMemo& operator=(const LayoutMemo&) = delete;
+
+  struct Shape;  // one hardware shape's share (layout_search.cc)
+  // The share of `gpus` GPUs, `gpus_per_node` per node, for a search of (w, arch, pins); null
+  // when the memo is bound to others.
+  Shape* For(const Workload& w, const ModelArch& arch, const LayoutPins& pins, int gpus,
+             int gpus_per_node);
+
+ private:
+  const Workload* w_;
+  const ModelArch* arch_;
+  const LayoutPins* pins_;
+  std::map<std::pair<int, int>, std::unique_ptr<Shape>> shapes_;
+};
+
 // With `cut_off`, the search stops as soon as the least step it could still find does not
-// matter (LayoutSearch::cut_off).
+// matter (LayoutSearch::cut_off). With `memo`, it shares structures and memory with the other
+// searches of the memo's workload (the result is the same as without).
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                           const Calibration& cal, const LayoutPins& pins = {},
-                          const CutOff& cut_off = {});
+                          const CutOff& cut_off = {}, LayoutMemo* memo = nullptr);
 
 // Every valid training layout of the same space, each estimated: the reference the tests
 // compare SearchLayout with on small cases (exponential; never used by the tool).

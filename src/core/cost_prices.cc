@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "gpuplan/cost.h"
+#include "gpuplan/enum_names.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan::cost {
@@ -54,8 +55,9 @@ std::string RatioText(double v) {
   return ec == std::errc() ? std::string(buf, end) : strings::Num(v);
 }
 
+// Without copies: the planner compares names for every price row of every candidate.
 bool SameName(std::string_view a, std::string_view b) {
-  return strings::Lower(a) == strings::Lower(b);
+  return internal::SameName(a, b, NameCase::kIgnore);
 }
 
 PriceQuote Quote(const Price& p, Currency currency, std::string_view today) {

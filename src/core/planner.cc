@@ -219,8 +219,9 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
 // (gpuplan/layout_search.h), with the workload's pins.
 LayoutResult SearchTrainingLayout(const Workload& w, const ModelArch& arch,
                                   const perf::Hardware& hw, const Calibration& cal,
-                                  const perf::CutOff& cut_off, int* evaluated) {
-  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, perf::PinsFrom(w), cut_off);
+                                  const perf::LayoutPins& pins, const perf::CutOff& cut_off,
+                                  perf::LayoutMemo& memo, int* evaluated) {
+  LayoutResult found = perf::SearchLayout(w, arch, hw, cal, pins, cut_off, &memo);
   *evaluated += static_cast<int>(found.evaluated);
   return found;
 }
@@ -506,7 +507,9 @@ class CandidateSearch {
         plan_(plan),
         currency_(w.constraints.budget ? w.constraints.budget->currency : "CNY"),
         serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()),
-        bar_(w, options.top_n) {
+        bar_(w, options.top_n),
+        pins_(perf::PinsFrom(w)),
+        memo_(w, arch, pins_) {
     // Prices grouped by instance once, so each lookup scans only its own rows.
     for (const Price& p : catalog.prices)
       price_book_[p.instance].prices.push_back(p);
@@ -734,7 +737,8 @@ class CandidateSearch {
       }
     }
     if (!options_.fixed_layout && w_.IsTraining()) {
-      it->second = SearchTrainingLayout(w_, arch_, hw, cal_, cut_off, &plan_.evaluated);
+      it->second =
+          SearchTrainingLayout(w_, arch_, hw, cal_, pins_, cut_off, memo_, &plan_.evaluated);
       if (HostFree(it->second))
         host_free_.try_emplace(HostFreeKey(hw), &it->second);
       return it->second;
@@ -956,6 +960,8 @@ class CandidateSearch {
   ShowBar bar_;
   LatencyMisses latency_misses_;
   std::set<HardwareKey> missed_targets_;  // fits, but misses the latency targets
+  const perf::LayoutPins pins_;           // the workload's, for every layout search
+  perf::LayoutMemo memo_;                 // what the layout searches share (after pins_)
 };
 
 // The cheapest region per (instance, nodes, billing), ranked by the objective.

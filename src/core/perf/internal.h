@@ -82,6 +82,12 @@ double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
 // Fills the overhead, totals and fit of `e.memory` from its breakdown.
 // `static_gib` of the allocation is made once in large blocks and not fragmented.
 void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, double static_gib = 0);
+// The fit of memory whose needs are known, on `hw`: its GPU's usable memory and the model's
+// memory error (FitGpu; FinishMemory calls it), then the host RAM offloading needs against
+// what the node leaves (FitHost, after FitGpu). The layout search refits memory it has
+// computed on other hardware of the same shape with them.
+void FitGpu(Estimate::Memory& m, const Hardware& hw);
+void FitHost(Estimate::Memory& m, const Hardware& hw, const Calibration& cal);
 
 struct TrainingInvariants;  // training_shape.h
 

@@ -81,6 +81,13 @@ class Recomputes {
   size_t begin_ = 0, end_ = 0;
 };
 
+// What the fit test needs of a layout's memory, as a layout search estimated it: the same on
+// all hardware of one shape (LayoutMemo), refit to each. per_gpu_gib < 0: not estimated yet.
+struct KnownMemory {
+  double per_gpu_gib = -1;
+  double host_gib = 0;
+};
+
 // The choices of one structure (everything but micro-batch and recomputation).
 struct Structure {
   Layout base;                         // micro_batch and recompute to be set
@@ -90,24 +97,87 @@ struct Structure {
   double lower_bound = 0;
   double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
   double sequence_time = 0;         // compute per sequence at the largest micro-batch
+  // Its layouts' memory by [micro-batch index][recomputation], in the memo's StructureList.
+  KnownMemory* memory = nullptr;
+  size_t kernel = 0;  // its attention kernel where the frameworks' kernels differ (else 0)
 };
+
+// The structures of one set of savers on one hardware shape, and the memory of their layouts
+// as far as some search has estimated it.
+struct StructureList {
+  std::vector<Structure> structures;
+  std::vector<KnownMemory> memory;  // Structure::memory points into it
+};
+
+}  // namespace
+
+struct LayoutMemo::Shape {
+  std::map<int, std::vector<int>> divisors;  // Search::DivisorsOf's; a map keeps them in place
+  // Search::MicroBatches' lists; a std::map keeps them in place as it grows, so the structures'
+  // spans stay valid.
+  std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists;
+  // Search::Structures' lists by (offload, optimizer in backward, activation offload, any);
+  // a std::map keeps them in place, so Structure::memory stays valid.
+  std::map<std::tuple<Offload, bool, bool, bool>, StructureList> structures;
+};
+
+LayoutMemo::LayoutMemo(const Workload& w, const ModelArch& arch, const LayoutPins& pins)
+    : w_(&w), arch_(&arch), pins_(&pins) {}
+LayoutMemo::~LayoutMemo() = default;
+
+LayoutMemo::Shape* LayoutMemo::For(const Workload& w, const ModelArch& arch,
+                                   const LayoutPins& pins, int gpus, int gpus_per_node) {
+  if (&w != w_ || &arch != arch_ || &pins != pins_)
+    return nullptr;
+  std::unique_ptr<Shape>& shape = shapes_[{gpus, gpus_per_node}];
+  if (!shape)
+    shape = std::make_unique<Shape>();
+  return shape.get();
+}
+
+namespace {
 
 class Search {
  public:
   Search(const Workload& w, const ModelArch& arch, const Hardware& hw, const Calibration& cal,
-         const LayoutPins& pins, const perf::CutOff* cut_off = nullptr)
+         const LayoutPins& pins, const perf::CutOff* cut_off = nullptr,
+         LayoutMemo::Shape* shared = nullptr)
       : w_(w),
         arch_(arch),
         hw_(hw),
         cal_(cal),
         pins_(pins),
         cut_off_(cut_off),
+        own_(shared ? nullptr : std::make_unique<LayoutMemo::Shape>()),
+        shape_(shared ? shared : own_.get()),
+        // Paged optimizer states take what the GPU leaves (training_memory.cc): their memory
+        // depends on the capacity, so it is not refit from another GPU's.
+        memorize_(w.IsTraining() && hw.gpu != nullptr &&
+                  w.optimizer != Optimizer::kPagedAdamw8bit),
         kernels_differ_(KernelsDiffer()) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
   // framework runs (a memory bound over the parallel layouts, not a candidate list).
   std::vector<Structure> Structures(const Savers& savers, bool any_savers = false) const {
+    auto [it, fresh] = shape_->structures.try_emplace(std::make_tuple(
+        savers.offload, savers.optimizer_in_backward, savers.activation_offload, any_savers));
+    StructureList& list = it->second;
+    if (fresh) {
+      list.structures = BuildStructures(savers, any_savers);
+      size_t slots = 0;
+      for (const Structure& s : list.structures)
+        slots += s.micro_batches.size() * kRecomputeNames.size();
+      list.memory.resize(slots);
+      size_t at = 0;
+      for (Structure& s : list.structures) {
+        s.memory = list.memory.data() + at;
+        at += s.micro_batches.size() * kRecomputeNames.size();
+      }
+    }
+    return list.structures;
+  }
+  std::vector<Structure> BuildStructures(const Savers& savers, bool any_savers) const {
     std::vector<Structure> out;
     const int gpus = hw_.Gpus();
     const bool transformer = arch_.IsTransformer();
@@ -190,6 +260,8 @@ class Search {
               s.recomputes.push_back(r);
           }
           l.recompute = Recompute::kNone;
+          if (kernels_differ_)
+            s.kernel = static_cast<size_t>(AttentionKernelFor(w_.frameworks, l));
           if (s.recomputes.size() > 0)
             out.push_back(s);
         }
@@ -218,7 +290,7 @@ class Search {
 
   // Divisors(n), computed once per n: the enumeration asks for the same few in every loop.
   const std::vector<int>& DivisorsOf(int n) const {
-    auto [it, fresh] = divisors_.try_emplace(n);
+    auto [it, fresh] = shape_->divisors.try_emplace(n);
     if (fresh)
       it->second = Divisors(n);
     return it->second;
@@ -228,7 +300,7 @@ class Search {
   // pipeline, savers) and shared by the structures that have them.
   std::span<const int> MicroBatches(int local, int pp, int vp, const Savers& savers) const {
     const auto key = std::make_tuple(local, vp > 1 ? pp : 0, savers.optimizer_in_backward);
-    auto [it, fresh] = micro_batch_lists_.try_emplace(key);
+    auto [it, fresh] = shape_->micro_batch_lists.try_emplace(key);
     if (!fresh)
       return it->second;
     std::vector<int>& out = it->second;
@@ -278,14 +350,41 @@ class Search {
     return internal::EstimateRunShared(w_, arch_, hw_, l, cal_, Invariants(l), memory_only);
   }
 
-  // `l`'s estimate (Run) or its memory alone (Probe: a fit test costs about half an estimate).
-  Result<Estimate> Run(const Layout& l) { return Note(l, Evaluate(l), true); }
-  Result<Estimate> Probe(const Layout& l) { return Note(l, Evaluate(l, true), false); }
+  // `l`'s estimate (Run) or its memory alone (Probe, for `l` of structure `s`: a fit test costs
+  // about half an estimate, and memory some search already estimated on this hardware shape is
+  // refit to this hardware instead).
+  Result<Estimate> Run(const Layout& l) {
+    Result<Estimate> e = Evaluate(l);
+    Note(l, e, true);
+    return e;
+  }
+  bool Probe(const Structure& s, const Layout& l) {
+    KnownMemory* known = memorize_ ? &s.memory[MemorySlot(s, l)] : nullptr;
+    if (known && known->per_gpu_gib >= 0) {
+      Estimate::Memory m;
+      m.per_gpu_gib = known->per_gpu_gib;
+      m.host_gib = known->host_gib;
+      internal::FitGpu(m, hw_);
+      internal::FitHost(m, hw_, cal_);
+      NoteMemory(l, m, nullptr, false);
+      return m.fits;
+    }
+    Result<Estimate> e = Evaluate(l, true);
+    if (known && e.ok())
+      *known = {e->memory.per_gpu_gib, e->memory.host_gib};
+    Note(l, e, false);
+    return e.ok() && e->memory.fits;
+  }
+  // Where `l` (`s` with one of its micro-batches and recomputations) is in s.memory.
+  static size_t MemorySlot(const Structure& s, const Layout& l) {
+    const auto b = std::lower_bound(s.micro_batches.begin(), s.micro_batches.end(), l.micro_batch);
+    return static_cast<size_t>(b - s.micro_batches.begin()) * kRecomputeNames.size() +
+           static_cast<size_t>(l.recompute);
+  }
 
   // `l`'s estimate when it fits (probed first: most layouts a search tries do not fit).
-  std::optional<Estimate> TimedIfFits(const Layout& l) {
-    Result<Estimate> probe = Probe(l);
-    if (!probe.ok() || !probe->memory.fits)
+  std::optional<Estimate> TimedIfFits(const Structure& s, const Layout& l) {
+    if (!Probe(s, l))
       return std::nullopt;
     Result<Estimate> e = Run(l);
     if (!e.ok() || !e->memory.fits)
@@ -294,34 +393,35 @@ class Search {
   }
 
   // Keeps the least memory seen, the least-memory layout while none fits, and why nothing fits.
-  Result<Estimate> Note(const Layout& l, Result<Estimate> e, bool timed) {
-    if (e.ok()) {
-      const double mem = e->memory.per_gpu_gib;
-      const Estimate::Memory& m = e->memory;
-      if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
-        if (m.checked_gib > m.capacity_gib)
-          return e;  // fits neither: GPU memory says why
-        // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
-        if (host_reason_.empty() || m.host_gib < host_need_) {
-          host_need_ = m.host_gib;
-          host_reason_ = "fits GPU memory only with offload, which needs " +
-                         strings::Num(m.host_gib) + " GiB of host RAM per node (" +
-                         strings::Num(m.host_capacity_gib) + " usable)";
-        }
-        return e;
-      }
-      if (result_.min_memory_gib == 0 || mem < result_.min_memory_gib) {
-        result_.min_memory_gib = mem;
-        if (!result_.ok) {  // the least-memory layout stands in until one fits
-          result_.layout = l;
-          result_.estimate = *e;
-          stand_in_timed_ = timed;
-        }
-      }
-    } else if (result_.reason.empty()) {
+  void Note(const Layout& l, const Result<Estimate>& e, bool timed) {
+    if (e.ok())
+      NoteMemory(l, e->memory, &*e, timed);
+    else if (result_.reason.empty())
       result_.reason = e.status().message();
+  }
+  // `m`, the memory of `l` (of `e` when it has been estimated, else only known).
+  void NoteMemory(const Layout& l, const Estimate::Memory& m, const Estimate* e, bool timed) {
+    if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
+      if (m.checked_gib > m.capacity_gib)
+        return;  // fits neither: GPU memory says why
+      // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
+      if (host_reason_.empty() || m.host_gib < host_need_) {
+        host_need_ = m.host_gib;
+        host_reason_ = "fits GPU memory only with offload, which needs " +
+                       strings::Num(m.host_gib) + " GiB of host RAM per node (" +
+                       strings::Num(m.host_capacity_gib) + " usable)";
+      }
+      return;
     }
-    return e;
+    if (result_.min_memory_gib == 0 || m.per_gpu_gib < result_.min_memory_gib) {
+      result_.min_memory_gib = m.per_gpu_gib;
+      if (!result_.ok) {  // the least-memory layout stands in until one fits
+        result_.layout = l;
+        result_.estimate = e ? *e : Estimate{};
+        result_.estimate.memory = m;
+        stand_in_timed_ = timed;
+      }
+    }
   }
 
   // The lower bound of a structure (see the file comment); kInf when it cannot be estimated.
@@ -341,7 +441,7 @@ class Search {
       if (i > lightest)
         continue;  // a lighter one already fits
       l.recompute = s.recomputes[i];
-      std::optional<Estimate> e = TimedIfFits(l);
+      std::optional<Estimate> e = TimedIfFits(s, l);
       const bool fits = e.has_value();
       if (fits) {
         smallest = e;
@@ -401,8 +501,7 @@ class Search {
       while (lo < hi) {  // the largest index whose micro-batch fits (memory probes)
         const size_t mid = lo + (hi - lo) / 2;
         l.micro_batch = bs[mid];
-        Result<Estimate> e = Probe(l);
-        if (e.ok() && e->memory.fits) {
+        if (Probe(s, l)) {
           best = mid;
           lo = mid + 1;
         } else {
@@ -457,7 +556,7 @@ class Search {
           if (Result<Estimate> timed = Run(l); timed.ok() && timed->memory.fits)
             e = *timed;
         } else {
-          e = TimedIfFits(l);
+          e = TimedIfFits(s, l);
         }
         if (!e)
           continue;
@@ -529,10 +628,17 @@ class Search {
       groups.emplace_back(members.data() + begin, end - begin);
       begin = end;
     }
+    // A group with virtual stages (vp > 1) is bounded without an estimate of its own, from
+    // its sibling without them (same tp, cp, pp, ep; Derived): interleaving leaves the compute
+    // and the tensor- and context-parallel traffic as they are, multiplies the pipeline
+    // traffic by vp, divides the bubble by vp, and only adds in-flight activations. So when the
+    // sibling fits nowhere, neither does the group; otherwise its fit probe and its own bound
+    // wait until the group comes up (kLazyGroup), and most never do.
+    enum class Kind { kLazyGroup, kGroup, kStructure };
     struct Entry {
       double bound;
       size_t seq;    // insertion order: equal bounds pop first-in first
-      bool group;    // a group to split into structures, or a structure to explore
+      Kind kind;     // a group to probe and bound, a group to split, or a structure to explore
       size_t index;  // into `groups` or `structures`
       bool operator>(const Entry& o) const {
         return std::tie(bound, seq) > std::tie(o.bound, o.seq);
@@ -541,12 +647,37 @@ class Search {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
     std::optional<Layout> fits;  // the first layout a group's probe found to fit
+    // The groups without virtual stages, by (tp, cp, pp, ep), with their fit and bound parts.
+    struct Sibling {
+      size_t group;
+      bool fits;
+      KernelParts parts;
+    };
+    std::map<std::tuple<int, int, int, int>, Sibling> flat_siblings;
     for (size_t g = 0; g < groups.size(); ++g) {
-      if (std::optional<Layout> l = GroupFit(structures, groups[g])) {
-        queue.push({GroupBound(structures, groups[g]), seq++, true, g});
+      const Layout& first = structures[groups[g].front()].base;
+      const auto key = std::make_tuple(first.tp, first.cp, first.pp, first.ep);
+      if (first.vp > 1) {
+        auto it = flat_siblings.find(key);
+        if (it != flat_siblings.end() && Covers(structures, groups[it->second.group], groups[g])) {
+          if (!it->second.fits)
+            continue;  // more activations in flight than a sibling that fits nowhere
+          if (std::optional<double> b = Derived(it->second.parts, structures, groups[g])) {
+            queue.push({*b, seq++, Kind::kLazyGroup, g});
+            continue;
+          }
+        }
+      }
+      std::optional<Layout> l = GroupFit(structures, groups[g]);
+      KernelParts parts;
+      if (l) {
+        parts = GroupParts(structures, groups[g]);
+        queue.push({BoundOf(parts, structures[groups[g].front()]), seq++, Kind::kGroup, g});
         if (!fits)
           fits = l;
       }
+      if (first.vp == 1)
+        flat_siblings.emplace(key, Sibling{g, l.has_value(), parts});
     }
     // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
     // from the first structure rather than wait for one whose own search finds a fit.
@@ -561,8 +692,16 @@ class Search {
         break;
       if (StopEarly(top.bound))
         return;
-      if (!top.group) {
+      if (top.kind == Kind::kStructure) {
         Explore(structures[top.index], false);
+        continue;
+      }
+      if (top.kind == Kind::kLazyGroup) {
+        if (GroupFit(structures, groups[top.index])) {
+          const KernelParts parts = GroupParts(structures, groups[top.index]);
+          const double own = BoundOf(parts, structures[groups[top.index].front()]);
+          queue.push({std::max(own, top.bound), seq++, Kind::kGroup, top.index});
+        }
         continue;
       }
       bool zero2_infeasible = false;
@@ -574,7 +713,7 @@ class Search {
         if (s.base.zero == 2 && s.lower_bound == kInf)
           zero2_infeasible = true;
         if (s.lower_bound < kInf)
-          queue.push({s.lower_bound, seq++, false, i});
+          queue.push({s.lower_bound, seq++, Kind::kStructure, i});
       }
     }
   }
@@ -609,47 +748,106 @@ class Search {
       Layout l = s.base;
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
-      if (Result<Estimate> e = Probe(l); e.ok() && e->memory.fits)
+      if (Probe(s, l))
         return l;
     }
     return std::nullopt;
   }
 
-  // A bound of every structure of a group (highest ZeRO stage first): CheapBound of its highest
-  // stage. Where the stages run on frameworks whose attention kernels differ in speed (with tp
-  // or pp, megatron's cuDNN attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3),
-  // the compute differs by kernel: the least of CheapBound of each kernel's highest stage.
-  double GroupBound(const std::vector<Structure>& structures, std::span<const size_t> members) {
-    if (!kernels_differ_)
-      return CheapBound(structures[members.front()]);
+  // What one estimate at a structure's largest micro-batch and lightest recomputation says of
+  // every layout of its group (see CheapBound): the parts that do not depend on the ZeRO stage
+  // (compute, tensor- and context-parallel traffic; the optimizer step, which only shrinks with
+  // it), the pipeline traffic, and the compute per sequence.
+  struct CheapParts {
+    double flat = 0;
+    double pp_comm = 0;
+    double per_sequence = 0;
+  };
+  // Per attention kernel (AttentionKernel's values; one kernel when they run alike).
+  using KernelParts = std::array<std::optional<CheapParts>, 2>;
+
+  // The bound the parts give a structure with `s`'s pp, vp and smallest micro-batch: at least
+  // the flat parts, vp times the pipeline traffic of one chunk per rank, and the bubble of
+  // (pp - 1) / vp smallest micro-batches.
+  static double BoundFrom(const CheapParts& p, const Structure& s) {
+    const double vp = s.base.vp;
+    return p.flat + vp * p.pp_comm +
+           (s.base.pp - 1.0) / vp * s.micro_batches.front() * p.per_sequence;
+  }
+  static double BoundOf(const KernelParts& parts, const Structure& s) {
     double bound = kInf;
-    std::array<bool, 2> seen = {false, false};
-    for (size_t i : members) {
-      const auto k = static_cast<size_t>(AttentionKernelFor(w_.frameworks, structures[i].base));
-      if (!seen[k])
-        bound = std::min(bound, CheapBound(structures[i]));
-      seen[k] = true;
+    for (const std::optional<CheapParts>& p : parts) {
+      if (p)
+        bound = std::min(bound, BoundFrom(*p, s));
     }
     return bound;
   }
 
-  // A bound of every structure of `s`'s group (all ZeRO stages; `s` is its highest) from one
-  // estimate at the largest micro-batch and the lightest recomputation: compute and the
-  // tensor-, context- and pipeline-parallel traffic do not depend on the ZeRO stage, the
-  // optimizer step only shrinks with it, and the bubble is at least (pp - 1) / vp smallest
-  // micro-batches at the per-sequence compute of the largest. 0 (no pruning) when that layout
-  // cannot be estimated.
-  double CheapBound(const Structure& s) {
+  static size_t KernelOf(const Structure& s) { return s.kernel; }
+
+  // A bound of every structure of a group (highest ZeRO stage first): CheapBound of its highest
+  // stage. Where the stages run on frameworks whose attention kernels differ in speed (with tp
+  // or pp, megatron's cuDNN attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3),
+  // the compute differs by kernel: CheapBound of each kernel's highest stage (BoundOf takes the
+  // least).
+  KernelParts GroupParts(const std::vector<Structure>& structures, std::span<const size_t> members) {
+    KernelParts parts;
+    for (size_t i : members) {
+      std::optional<CheapParts>& p = parts[KernelOf(structures[i])];
+      if (!p)
+        p = CheapBound(structures[i]);
+    }
+    return parts;
+  }
+
+  // CheapBound's parts for a group with virtual stages from its sibling without them (see
+  // Solve): none when a kernel of the group has no parts in the sibling's.
+  std::optional<double> Derived(const KernelParts& flat_parts,
+                                const std::vector<Structure>& structures,
+                                std::span<const size_t> members) const {
+    KernelParts parts;
+    for (size_t i : members) {
+      const size_t k = KernelOf(structures[i]);
+      if (!flat_parts[k])
+        return std::nullopt;
+      parts[k] = flat_parts[k];
+    }
+    return BoundOf(parts, structures[members.front()]);
+  }
+
+  // Whether every structure of `group` has a twin in `flat` (its sibling without virtual
+  // stages) with the same ZeRO stage, attention kernel and recomputation choices: then the
+  // twin's fit and bound parts hold for it (see Solve).
+  bool Covers(const std::vector<Structure>& structures, std::span<const size_t> flat,
+              std::span<const size_t> group) const {
+    return std::all_of(group.begin(), group.end(), [&](size_t i) {
+      const Structure& s = structures[i];
+      return std::any_of(flat.begin(), flat.end(), [&](size_t j) {
+        const Structure& f = structures[j];
+        return f.base.zero == s.base.zero && KernelOf(f) == KernelOf(s) &&
+               f.recomputes.size() == s.recomputes.size() &&
+               std::equal(f.recomputes.begin(), f.recomputes.end(), s.recomputes.begin());
+      });
+    });
+  }
+
+  // The parts of a bound of every structure of `s`'s group (all ZeRO stages; `s` is its
+  // highest) from one estimate at the largest micro-batch and the lightest recomputation:
+  // compute and the tensor-, context- and pipeline-parallel traffic do not depend on the ZeRO
+  // stage, the optimizer step only shrinks with it, and the bubble is at least (pp - 1) / vp
+  // smallest micro-batches at the per-sequence compute of the largest. All 0 (no pruning) when
+  // that layout cannot be estimated.
+  CheapParts CheapBound(const Structure& s) {
     Layout l = s.base;
     l.micro_batch = s.micro_batches.back();
     l.recompute = s.recomputes.front();
     Result<Estimate> e = Run(l);
     if (!e.ok())
-      return 0;
+      return {};
     const TimeBreakdown& t = e->time.breakdown;
-    const double per_sequence = t.compute / s.local_batch;
-    return t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm +
-           (s.base.pp - 1.0) / s.base.vp * s.micro_batches.front() * per_sequence;
+    return {.flat = t.compute + t.tp_comm + t.optimizer + t.cp_comm,
+            .pp_comm = t.pp_comm / s.base.vp,
+            .per_sequence = t.compute / s.local_batch};
   }
 
   LayoutSearch Training(bool exhaustive) {
@@ -766,9 +964,9 @@ class Search {
   const perf::CutOff* cut_off_;  // may be null: never stop early
   double asked_at_ = 0;          // the floor CutOff::matters was last asked about
   LayoutSearch result_;
-  mutable std::map<int, std::vector<int>> divisors_;  // DivisorsOf's; a map keeps them in place
-  // MicroBatches' lists; a std::map keeps them in place as it grows, so spans stay valid.
-  mutable std::map<std::tuple<int, int, bool>, std::vector<int>> micro_batch_lists_;
+  std::unique_ptr<LayoutMemo::Shape> own_;  // without a memo
+  LayoutMemo::Shape* shape_;                 // the memo's share for this hardware, or own_
+  const bool memorize_;                      // whether memory is refit from shape_->memory
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
   // Whether the attention kernels of the workload's frameworks run at different speeds on this
   // GPU (the calibration tells them apart): then a layout's compute depends on its framework.
@@ -804,8 +1002,11 @@ LayoutPins PinsFrom(const Workload& w) {
 }
 
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
-                          const Calibration& cal, const LayoutPins& pins, const CutOff& cut_off) {
-  Search search(w, arch, hw, cal, pins, &cut_off);
+                          const Calibration& cal, const LayoutPins& pins, const CutOff& cut_off,
+                          LayoutMemo* memo) {
+  LayoutMemo::Shape* shared =
+      memo ? memo->For(w, arch, pins, hw.Gpus(), hw.gpus_per_node) : nullptr;
+  Search search(w, arch, hw, cal, pins, &cut_off, shared);
   return w.IsTraining() ? search.Training(false) : search.Inference();
 }
 

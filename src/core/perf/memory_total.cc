@@ -14,11 +14,24 @@ void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, doubl
   e.memory.reserved_gib = allocated + (allocated - static_gib) * cal.allocator_fragmentation;
   m.overhead = e.memory.reserved_gib - allocated + cal.cuda_context_gib;
   e.memory.per_gpu_gib = allocated + m.overhead;
-  e.memory.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
+  FitGpu(e.memory, hw);
+}
+
+void FitGpu(Estimate::Memory& m, const Hardware& hw) {
+  m.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
   // At the workload's confidence, not the point: a job that OOMs at its first step is worth
   // nothing, and the model's memory error is known (Hardware::memory_error_ratio).
-  e.memory.checked_gib = e.memory.per_gpu_gib * hw.memory_error_ratio;
-  e.memory.fits = e.memory.checked_gib <= e.memory.capacity_gib;
+  m.checked_gib = m.per_gpu_gib * hw.memory_error_ratio;
+  m.fits = m.checked_gib <= m.capacity_gib;
+}
+
+void FitHost(Estimate::Memory& m, const Hardware& hw, const Calibration& cal) {
+  m.host_capacity_gib = 0;
+  if (m.host_gib > 0 && hw.host_memory_gib > 0) {
+    m.host_capacity_gib = hw.host_memory_gib * cal.host_ram_usable_fraction;
+    if (m.host_gib > m.host_capacity_gib)
+      m.fits = false;
+  }
 }
 
 }  // namespace gpuplan::perf::internal

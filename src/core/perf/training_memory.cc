@@ -147,11 +147,7 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   }
   // Host RAM of the node: every GPU's offloaded share, against what the instance leaves free.
   est.memory.host_gib = host * hw.gpus_per_node / kGiB;
-  if (est.memory.host_gib > 0 && hw.host_memory_gib > 0) {
-    est.memory.host_capacity_gib = hw.host_memory_gib * cal.host_ram_usable_fraction;
-    if (est.memory.host_gib > est.memory.host_capacity_gib)
-      est.memory.fits = false;
-  }
+  FitHost(est.memory, hw, cal);
 }
 
 }  // namespace gpuplan::perf::internal
