@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"
@@ -81,6 +83,63 @@ TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
     }
   }
   EXPECT_GT(cuts, 0) << "a bar 20% under the optimum stops some searches";
+}
+
+// A LayoutMemo shares structures and layout memory across the searches of one workload; each
+// search still fits to its own hardware (GPU, capacity, memory error, host RAM), so every answer
+// equals the answer without it, in any order of hardware.
+TEST(LayoutSearchTest, MemoSharedAcrossHardwareChangesNoAnswer) {
+  const Calibration cal;
+  struct Shape {
+    std::string name;
+    Hardware hw;
+  };
+  const Gpu a100 = A100(), a10 = A10();
+  std::vector<Shape> shapes;
+  for (const auto& [gpu, name] : {std::pair{&a100, "a100"}, std::pair{&a10, "a10"}}) {
+    for (double error : {1.0, 1.2}) {
+      for (double host : {0.0, 120.0, 900.0}) {
+        Hardware hw = HardwareFor(*gpu, 8, 8);
+        hw.memory_error_ratio = error;
+        hw.host_memory_gib = host;
+        shapes.push_back({std::string(name) + " error " + std::to_string(error) + " host " +
+                              std::to_string(host),
+                          hw});
+      }
+    }
+  }
+  for (const LayoutCase& c :
+       {LayoutCase{"7b_pretrain", Training(Method::kFull, 2048, 16),
+                   Llama(32, 4096, 32, 32, 11008), A100(), 8, 8, 0, true, 0},
+        LayoutCase{"13b_needs_sharding_or_offload", Training(Method::kFull, 4096, 16),
+                   Llama(40, 5120, 40, 40, 13824), A100(), 8, 8, 0, true, 0}}) {
+    const LayoutPins pins = PinsFrom(c.w);
+    LayoutMemo memo(c.w, c.arch, pins);
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass meets a warm memo
+      for (const Shape& shape : shapes) {
+        SCOPED_TRACE(c.name + " on " + shape.name + " pass " + std::to_string(pass));
+        const LayoutSearch alone = SearchLayout(c.w, c.arch, shape.hw, cal, pins);
+        const LayoutSearch shared = SearchLayout(c.w, c.arch, shape.hw, cal, pins, {}, &memo);
+        EXPECT_EQ(shared.ok, alone.ok);
+        EXPECT_EQ(DescribeLayout(shared.layout), DescribeLayout(alone.layout));
+        EXPECT_DOUBLE_EQ(shared.estimate.time.step_s, alone.estimate.time.step_s);
+        EXPECT_DOUBLE_EQ(shared.estimate.memory.per_gpu_gib, alone.estimate.memory.per_gpu_gib);
+        EXPECT_EQ(shared.estimate.memory.fits, alone.estimate.memory.fits);
+        EXPECT_DOUBLE_EQ(shared.min_memory_gib, alone.min_memory_gib);
+        EXPECT_EQ(shared.reason, alone.reason);
+        EXPECT_EQ(shared.memory_savers, alone.memory_savers);
+        EXPECT_LE(shared.evaluated, alone.evaluated) << "shared memory is not estimated again";
+      }
+    }
+    // A memo made for another workload is ignored, not misused.
+    Workload other = c.w;
+    other.seq_len *= 2;
+    const LayoutSearch alone = SearchLayout(other, c.arch, shapes.front().hw, cal, pins);
+    const LayoutSearch foreign =
+        SearchLayout(other, c.arch, shapes.front().hw, cal, pins, {}, &memo);
+    EXPECT_EQ(DescribeLayout(foreign.layout), DescribeLayout(alone.layout));
+    EXPECT_EQ(foreign.evaluated, alone.evaluated);
+  }
 }
 
 TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {

@@ -59,6 +59,12 @@ inline std::vector<LayoutCase> SmallLayoutCases() {
        Llama(32, 4096, 32, 32, 11008), A10(), 8, 8, 0, true, 0},
       {"gqa_pipeline_inside_node", Training(Method::kFull, 4096, 8), Llama(24, 2048, 16, 4, 5632),
        A10(), 4, 4, 0, true, 0},
+      // Memory caps the micro-batch well below the local batch, so the bounds must use what fits
+      // (compute falls steeply with the micro-batch once cp splits the sequence).
+      {"13b_memory_bound_pipelines_over_tcp", Training(Method::kFull, 4096, 32),
+       Llama(40, 5120, 40, 40, 13824), A10(), 16, 8, 32, false, 0},
+      {"7b_long_sequence_cp_and_pp_over_rdma", Training(Method::kFull, 16384, 16),
+       Llama(32, 4096, 32, 32, 11008), A100(), 16, 8, 200, true, 0},
   };
 }
 

@@ -68,17 +68,16 @@ struct Savers {
 class Recomputes {
  public:
   void push_back(Recompute r) { all_[end_++] = r; }
-  const Recompute* begin() const { return all_.data() + begin_; }
+  const Recompute* begin() const { return all_.data(); }
   const Recompute* end() const { return all_.data() + end_; }
-  size_t size() const { return end_ - begin_; }
-  Recompute operator[](size_t i) const { return all_[begin_ + i]; }
-  Recompute front() const { return all_[begin_]; }
+  size_t size() const { return end_; }
+  Recompute operator[](size_t i) const { return all_[i]; }
+  Recompute front() const { return all_[0]; }
   Recompute back() const { return all_[end_ - 1]; }
-  void drop_front(size_t n) { begin_ += n; }
 
  private:
   std::array<Recompute, 3> all_{};
-  size_t begin_ = 0, end_ = 0;
+  size_t end_ = 0;
 };
 
 // What the fit test needs of a layout's memory, as a layout search estimated it: the same on
@@ -96,7 +95,12 @@ struct Structure {
   int local_batch = 1;                 // sequences per data-parallel replica per step
   double lower_bound = 0;
   double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
-  double sequence_time = 0;         // compute per sequence at the largest micro-batch
+  double sequence_time = 0;         // least compute per sequence of the layouts that fit
+  // Per recomputation (as s.recomputes lists them), the largest micro-batch index that fits
+  // (-1: none does); set by LowerBound.
+  std::array<int, 3> fit = {-1, -1, -1};
+  bool fits_known = false;  // `fit` is set (FindFits)
+  bool settled = false;     // LowerBound has timed every layout that can be its best
   // Its layouts' memory by [micro-batch index][recomputation], in the memo's StructureList.
   KnownMemory* memory = nullptr;
   size_t kernel = 0;  // its attention kernel where the frameworks' kernels differ (else 0)
@@ -382,16 +386,6 @@ class Search {
            static_cast<size_t>(l.recompute);
   }
 
-  // `l`'s estimate when it fits (probed first: most layouts a search tries do not fit).
-  std::optional<Estimate> TimedIfFits(const Structure& s, const Layout& l) {
-    if (!Probe(s, l))
-      return std::nullopt;
-    Result<Estimate> e = Run(l);
-    if (!e.ok() || !e->memory.fits)
-      return std::nullopt;
-    return *e;
-  }
-
   // Keeps the least memory seen, the least-memory layout while none fits, and why nothing fits.
   void Note(const Layout& l, const Result<Estimate>& e, bool timed) {
     if (e.ok())
@@ -424,103 +418,99 @@ class Search {
     }
   }
 
-  // The lower bound of a structure (see the file comment); kInf when it cannot be estimated.
-  double LowerBound(Structure& s) {
-    // The lightest recomputation that fits the smallest micro-batch: nothing lighter fits any
-    // micro-batch (memory grows with b), so it bounds the compute; none fitting = infeasible.
+  // The largest micro-batch index of `s` at which recomputation `r` fits, knowing that index
+  // lo - 1 fits (lo > 0) or nothing about it (lo == 0; then the smallest is probed first, as it
+  // most often does not fit): memory grows with b, so a bisection of probes finds it.
+  std::optional<size_t> LargestFitting(const Structure& s, Recompute r, size_t lo) {
     Layout l = s.base;
-    l.micro_batch = s.micro_batches.front();
-    // Lightest first, but after `none` try `full`: it needs no more memory than selective, so
-    // when neither fits the smallest micro-batch nothing does (two estimates, not three).
-    static constexpr std::array<size_t, 3> kThree = {0, 2, 1}, kInOrder = {0, 1, 2};
-    const std::span<const size_t> order(s.recomputes.size() == 3 ? kThree.data() : kInOrder.data(),
-                                        s.recomputes.size());
-    std::optional<Estimate> smallest;
-    size_t lightest = s.recomputes.size();
-    for (size_t i : order) {
-      if (i > lightest)
-        continue;  // a lighter one already fits
-      l.recompute = s.recomputes[i];
-      std::optional<Estimate> e = TimedIfFits(s, l);
-      const bool fits = e.has_value();
-      if (fits) {
-        smallest = e;
-        lightest = i;
+    l.recompute = r;
+    const std::span<const int> bs = s.micro_batches;
+    std::optional<size_t> best;
+    if (lo == 0) {
+      l.micro_batch = bs.front();
+      if (!Probe(s, l))
+        return std::nullopt;
+      lo = 1;
+    }
+    best = lo - 1;
+    size_t hi = bs.size();  // candidates bs[lo..hi)
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      l.micro_batch = bs[mid];
+      if (Probe(s, l)) {
+        best = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
-      if (i == 0 && fits)
-        break;
-      if (i == 2 && !fits)
-        break;  // neither none nor full: infeasible
     }
-    if (!smallest)
-      return kInf;
-    s.recomputes.drop_front(lightest);
-    l.micro_batch = s.micro_batches.back();
-    Estimate largest = *smallest;
-    if (s.micro_batches.size() > 1) {
-      Result<Estimate> e = Run(l);
-      if (!e.ok())
-        return kInf;
-      largest = *e;
-    }
-    const TimeBreakdown& t = largest.time.breakdown;
-    // Data-parallel exposure falls with the micro-batch (a longer backward to hide behind,
-    // fewer per-micro-batch collectives) and with heavier recomputation (a longer backward):
-    // its least is at the largest micro-batch and the heaviest recomputation.
-    double dp = t.dp_comm;
-    if (t.dp_comm > 0 && s.recomputes.size() > 1) {
-      l.recompute = s.recomputes.back();
-      Result<Estimate> heavy = Run(l);
-      dp = heavy.ok() ? std::min(dp, heavy->time.breakdown.dp_comm) : 0;
-    }
-    // The bubble is (pp - 1) / vp micro-batch times, and a micro-batch takes at least as long
-    // as the smallest one at the lightest recomputation that fits.
-    const double t_mb_min = smallest->time.breakdown.compute / std::max(1, smallest->grad_accum);
-    s.sequence_time = t.compute / s.local_batch;
-    s.bound_without_bubble = t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm + dp;
-    return s.bound_without_bubble + (s.base.pp - 1.0) / s.base.vp * t_mb_min;
+    return best;
   }
 
   // Without a pipeline every part of the step falls as the micro-batch grows (see the file
   // comment; activation offload and expert all-to-alls are left to the general path), so per
-  // recomputation the largest micro-batch that fits is its best, found by bisection (memory grows
-  // with b); a heavier recomputation only matters at micro-batches the lighter one cannot fit.
-  bool ExploreFlat(const Structure& s) {
-    if (s.base.pp != 1 || s.base.activation_offload || arch_.IsMoe())
-      return false;
-    const std::span<const int> bs = s.micro_batches;
-    // The largest micro-batch a lighter recomputation fits (a heavier one fits it too), and
-    // that layout's estimate.
-    std::optional<size_t> floor;
-    std::optional<Estimate> lighter;
-    for (Recompute r : s.recomputes) {
+  // recomputation the largest micro-batch that fits is its best.
+  bool Flat(const Structure& s) const {
+    return s.base.pp == 1 && !s.base.activation_offload && !arch_.IsMoe();
+  }
+
+  // The lower bound of a structure (see the file comment); kInf when nothing fits or it cannot
+  // be estimated. Per recomputation r, the largest micro-batch b_r that fits (memory grows with
+  // b, and a heavier recomputation fits wherever a lighter one does) is timed: every layout
+  // with r runs at b <= b_r, so its compute, tensor-, context- and pipeline-parallel traffic,
+  // optimizer step and data-parallel exposure are at least b_r's, and its bubble at least
+  // (pp - 1) / vp smallest micro-batches at b_r's compute per sequence. The bound is the least
+  // over r. A structure without a pipeline (Flat) is settled by these estimates.
+  double LowerBound(Structure& s) {
+    if (!FindFits(s))
+      return kInf;
+    double bound = kInf;
+    s.bound_without_bubble = s.sequence_time = kInf;
+    Layout l = s.base;
+    for (size_t i = 0; i < s.recomputes.size(); ++i) {
+      if (s.fit[i] < 0)
+        continue;
+      l.recompute = s.recomputes[i];
+      l.micro_batch = s.micro_batches[static_cast<size_t>(s.fit[i])];
+      Result<Estimate> e = Run(l);
+      if (!e.ok())
+        return kInf;
+      if (e->memory.fits)
+        Consider(l, *e);
+      const TimeBreakdown& t = e->time.breakdown;
+      const double without_bubble =
+          t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm + t.dp_comm;
+      const double per_sequence = t.compute / s.local_batch;
+      s.bound_without_bubble = std::min(s.bound_without_bubble, without_bubble);
+      s.sequence_time = std::min(s.sequence_time, per_sequence);
+      bound = std::min(bound, without_bubble + (s.base.pp - 1.0) / s.base.vp *
+                                                   s.micro_batches.front() * per_sequence);
+    }
+    s.settled = Flat(s);
+    return bound;
+  }
+
+  // Structure::fit of `s`, found once: per recomputation the largest micro-batch index that fits
+  // (memory grows with b, and a heavier recomputation fits wherever a lighter one does). Whether
+  // anything fits: nothing does when the smallest micro-batch with the heaviest recomputation
+  // does not.
+  bool FindFits(Structure& s) {
+    if (!s.fits_known) {
+      s.fits_known = true;
       Layout l = s.base;
-      l.recompute = r;
-      size_t lo = floor ? *floor + 1 : 0, hi = bs.size();  // candidates bs[lo..hi)
-      std::optional<size_t> best = floor;
-      while (lo < hi) {  // the largest index whose micro-batch fits (memory probes)
-        const size_t mid = lo + (hi - lo) / 2;
-        l.micro_batch = bs[mid];
-        if (Probe(s, l)) {
-          best = mid;
-          lo = mid + 1;
-        } else {
-          hi = mid;
+      l.micro_batch = s.micro_batches.front();
+      l.recompute = s.recomputes.back();
+      if (Probe(s, l)) {
+        size_t lo = 0;
+        for (size_t i = 0; i < s.recomputes.size(); ++i) {
+          if (const std::optional<size_t> fit = LargestFitting(s, s.recomputes[i], lo)) {
+            s.fit[i] = static_cast<int>(*fit);
+            lo = *fit + 1;
+          }
         }
       }
-      if (!best)
-        continue;
-      // At the lighter one's micro-batch, only hiding more exposure can make r faster.
-      if (floor && *best == *floor && !CouldBeat(HeavierFloor(*lighter)))
-        continue;
-      l.micro_batch = bs[*best];
-      if (Result<Estimate> e = Run(l); e.ok() && e->memory.fits) {
-        Consider(l, *e);
-        floor = best;
-        lighter = *e;
-      }
     }
-    return true;
+    return s.fit[s.recomputes.size() - 1] >= 0;
   }
 
   // What a heavier recomputation at the same layout takes at least (see the file comment).
@@ -534,12 +524,12 @@ class Search {
            floor < result_.estimate.time.step_s - 1e-6 * result_.estimate.time.step_s;
   }
 
-  // Per micro-batch the lightest recomputation that fits; the fastest of those.
+  // Per micro-batch the lightest recomputation that fits; the fastest of those. The search
+  // knows what fits from LowerBound (Structure::fit); the reference times every configuration.
   void Explore(const Structure& s, bool exhaustive) {
     ++result_.explored;
-    if (!exhaustive && ExploreFlat(s))
-      return;
-    for (int b : s.micro_batches) {
+    for (size_t bi = 0; bi < s.micro_batches.size(); ++bi) {
+      const int b = s.micro_batches[bi];
       // The bubble grows with the micro-batch: once the bound passes the best, stop.
       if (!exhaustive && result_.ok &&
           s.bound_without_bubble + (s.base.pp - 1.0) / s.base.vp * b * s.sequence_time >=
@@ -547,18 +537,14 @@ class Search {
         break;
       }
       bool any_fits = false;
-      for (Recompute r : s.recomputes) {
+      for (size_t i = 0; i < s.recomputes.size(); ++i) {
+        if (!exhaustive && s.fit[i] < static_cast<int>(bi))
+          continue;  // does not fit this micro-batch
         Layout l = s.base;
         l.micro_batch = b;
-        l.recompute = r;
-        std::optional<Estimate> e;
-        if (exhaustive) {  // the reference: every configuration timed
-          if (Result<Estimate> timed = Run(l); timed.ok() && timed->memory.fits)
-            e = *timed;
-        } else {
-          e = TimedIfFits(s, l);
-        }
-        if (!e)
+        l.recompute = s.recomputes[i];
+        Result<Estimate> e = Run(l);
+        if (!e.ok() || !e->memory.fits)
           continue;
         any_fits = true;
         Consider(l, *e);
@@ -668,16 +654,16 @@ class Search {
           }
         }
       }
-      std::optional<Layout> l = GroupFit(structures, groups[g]);
+      const std::optional<GroupFitting> fit = GroupFit(structures, groups[g]);
       KernelParts parts;
-      if (l) {
-        parts = GroupParts(structures, groups[g]);
+      if (fit) {
+        parts = GroupParts(structures, groups[g], *fit);
         queue.push({BoundOf(parts, structures[groups[g].front()]), seq++, Kind::kGroup, g});
         if (!fits)
-          fits = l;
+          fits = fit->layout;
       }
       if (first.vp == 1)
-        flat_siblings.emplace(key, Sibling{g, l.has_value(), parts});
+        flat_siblings.emplace(key, Sibling{g, fit.has_value(), parts});
     }
     // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
     // from the first structure rather than wait for one whose own search finds a fit.
@@ -697,8 +683,8 @@ class Search {
         continue;
       }
       if (top.kind == Kind::kLazyGroup) {
-        if (GroupFit(structures, groups[top.index])) {
-          const KernelParts parts = GroupParts(structures, groups[top.index]);
+        if (const std::optional<GroupFitting> fit = GroupFit(structures, groups[top.index])) {
+          const KernelParts parts = GroupParts(structures, groups[top.index], *fit);
           const double own = BoundOf(parts, structures[groups[top.index].front()]);
           queue.push({std::max(own, top.bound), seq++, Kind::kGroup, top.index});
         }
@@ -712,7 +698,7 @@ class Search {
         s.lower_bound = LowerBound(s);
         if (s.base.zero == 2 && s.lower_bound == kInf)
           zero2_infeasible = true;
-        if (s.lower_bound < kInf)
+        if (s.lower_bound < kInf && !s.settled)
           queue.push({s.lower_bound, seq++, Kind::kStructure, i});
       }
     }
@@ -733,38 +719,58 @@ class Search {
     return true;
   }
 
-  // A layout of a group (highest ZeRO stage first) that fits, if any can: a memory probe at the
-  // smallest micro-batch and the heaviest recomputation (the least memory of each structure) of
-  // the members that need the least: ZeRO 2 needs no more than 1 or 0, and ZeRO 3 shards the
-  // weights but holds a gathered layer, so either may be the least. Most of the layouts with the
-  // best compute bounds (little parallelism) do not fit; this rules their groups out before any
-  // estimate is timed.
-  std::optional<Layout> GroupFit(const std::vector<Structure>& structures,
-                                 std::span<const size_t> members) {
+  // Per recomputation, the largest micro-batch (index) at which a structure of a group (highest
+  // ZeRO stage first) can fit with it, and a layout that fits; none when nothing fits even the
+  // smallest micro-batch. Only the members that need the least memory are probed (FindFits):
+  // ZeRO 2 needs no more than 1 or 0, and ZeRO 3 shards the weights but holds a gathered layer,
+  // so either may be the least; where such a member lacks a recomputation, the next heavier one
+  // it has caps it (it needs no more memory). Most of the layouts with the best compute bounds
+  // (little parallelism) do not fit; this rules their groups out before any estimate is timed.
+  struct GroupFitting {
+    std::array<int, 3> cap = {-1, -1, -1};  // by Recompute, -1: fits nowhere
+    Layout layout;
+  };
+  std::optional<GroupFitting> GroupFit(std::vector<Structure>& structures,
+                                       std::span<const size_t> members) {
+    std::optional<GroupFitting> out;
     for (size_t i : members) {
-      const Structure& s = structures[i];
+      Structure& s = structures[i];
       if (s.base.zero < 2 && i != members.front())
         break;  // a lower stage needs at least the memory of the higher one probed before it
-      Layout l = s.base;
-      l.micro_batch = s.micro_batches.front();
-      l.recompute = s.recomputes.back();
-      if (Probe(s, l))
-        return l;
+      if (!FindFits(s))
+        continue;
+      if (!out) {
+        out.emplace();
+        out->layout = s.base;
+        out->layout.recompute = s.recomputes.back();
+        out->layout.micro_batch =
+            s.micro_batches[static_cast<size_t>(s.fit[s.recomputes.size() - 1])];
+      }
+      for (size_t k = 0; k < out->cap.size(); ++k) {
+        for (size_t j = 0; j < s.recomputes.size(); ++j) {
+          if (static_cast<size_t>(s.recomputes[j]) >= k) {
+            out->cap[k] = std::max(out->cap[k], s.fit[j]);
+            break;
+          }
+        }
+      }
     }
-    return std::nullopt;
+    return out;
   }
 
-  // What one estimate at a structure's largest micro-batch and lightest recomputation says of
-  // every layout of its group (see CheapBound): the parts that do not depend on the ZeRO stage
-  // (compute, tensor- and context-parallel traffic; the optimizer step, which only shrinks with
-  // it), the pipeline traffic, and the compute per sequence.
+  // What one estimate of a recomputation at the largest micro-batch it can fit in the group
+  // (GroupFitting::cap) says of every layout of the group with it (see CheapBound): the parts
+  // that do not depend on the ZeRO stage (compute, tensor- and context-parallel traffic; the
+  // optimizer step, which only shrinks with it), the pipeline traffic, and the compute per
+  // sequence.
   struct CheapParts {
     double flat = 0;
     double pp_comm = 0;
     double per_sequence = 0;
   };
-  // Per attention kernel (AttentionKernel's values; one kernel when they run alike).
-  using KernelParts = std::array<std::optional<CheapParts>, 2>;
+  // By attention kernel (AttentionKernel's values; one kernel when they run alike), then by
+  // recomputation.
+  using KernelParts = std::array<std::array<std::optional<CheapParts>, 3>, 2>;
 
   // The bound the parts give a structure with `s`'s pp, vp and smallest micro-batch: at least
   // the flat parts, vp times the pipeline traffic of one chunk per rank, and the bubble of
@@ -776,26 +782,33 @@ class Search {
   }
   static double BoundOf(const KernelParts& parts, const Structure& s) {
     double bound = kInf;
-    for (const std::optional<CheapParts>& p : parts) {
-      if (p)
-        bound = std::min(bound, BoundFrom(*p, s));
+    for (const auto& by_recompute : parts) {
+      for (const std::optional<CheapParts>& p : by_recompute) {
+        if (p)
+          bound = std::min(bound, BoundFrom(*p, s));
+      }
     }
     return bound;
   }
 
   static size_t KernelOf(const Structure& s) { return s.kernel; }
 
-  // A bound of every structure of a group (highest ZeRO stage first): CheapBound of its highest
-  // stage. Where the stages run on frameworks whose attention kernels differ in speed (with tp
-  // or pp, megatron's cuDNN attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3),
-  // the compute differs by kernel: CheapBound of each kernel's highest stage (BoundOf takes the
-  // least).
-  KernelParts GroupParts(const std::vector<Structure>& structures, std::span<const size_t> members) {
+  // A bound of every structure of a group (highest ZeRO stage first): per recomputation that
+  // fits somewhere, CheapBound of the highest stage that has it, at its cap. Where the stages
+  // run on frameworks whose attention kernels differ in speed (with tp or pp, megatron's cuDNN
+  // attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3), the compute differs by
+  // kernel: the same per kernel (BoundOf takes the least).
+  KernelParts GroupParts(const std::vector<Structure>& structures, std::span<const size_t> members,
+                         const GroupFitting& fit) {
     KernelParts parts;
     for (size_t i : members) {
-      std::optional<CheapParts>& p = parts[KernelOf(structures[i])];
-      if (!p)
-        p = CheapBound(structures[i]);
+      const Structure& s = structures[i];
+      for (Recompute r : s.recomputes) {
+        const int cap = fit.cap[static_cast<size_t>(r)];
+        std::optional<CheapParts>& p = parts[KernelOf(s)][static_cast<size_t>(r)];
+        if (cap >= 0 && !p)
+          p = CheapBound(s, static_cast<size_t>(cap), r);
+      }
     }
     return parts;
   }
@@ -808,8 +821,10 @@ class Search {
     KernelParts parts;
     for (size_t i : members) {
       const size_t k = KernelOf(structures[i]);
-      if (!flat_parts[k])
+      if (std::none_of(flat_parts[k].begin(), flat_parts[k].end(),
+                       [](const std::optional<CheapParts>& p) { return p.has_value(); })) {
         return std::nullopt;
+      }
       parts[k] = flat_parts[k];
     }
     return BoundOf(parts, structures[members.front()]);
@@ -831,16 +846,16 @@ class Search {
     });
   }
 
-  // The parts of a bound of every structure of `s`'s group (all ZeRO stages; `s` is its
-  // highest) from one estimate at the largest micro-batch and the lightest recomputation:
-  // compute and the tensor-, context- and pipeline-parallel traffic do not depend on the ZeRO
-  // stage, the optimizer step only shrinks with it, and the bubble is at least (pp - 1) / vp
-  // smallest micro-batches at the per-sequence compute of the largest. All 0 (no pruning) when
-  // that layout cannot be estimated.
-  CheapParts CheapBound(const Structure& s) {
+  // The parts of a bound of every layout with recomputation `r` of `s`'s group (all ZeRO stages
+  // below `s`'s) from one estimate at micro-batch index `cap`, the largest any of them fits with
+  // `r` (GroupFit): compute and the tensor-, context- and pipeline-parallel traffic do not depend
+  // on the ZeRO stage and fall as the micro-batch grows, the optimizer step only shrinks with
+  // the stage, and the bubble is at least (pp - 1) / vp smallest micro-batches at the
+  // per-sequence compute of that one. All 0 (no pruning) when that layout cannot be estimated.
+  CheapParts CheapBound(const Structure& s, size_t cap, Recompute r) {
     Layout l = s.base;
-    l.micro_batch = s.micro_batches.back();
-    l.recompute = s.recomputes.front();
+    l.micro_batch = s.micro_batches[cap];
+    l.recompute = r;
     Result<Estimate> e = Run(l);
     if (!e.ok())
       return {};
