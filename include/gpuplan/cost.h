@@ -278,6 +278,9 @@ struct CostOptions {
   // (reference 3.3: "up to 76%" off; ecs.c5 example 0.422), so nullopt = unknown -> error.
   std::optional<double> savings_plan_rate;
   int savings_plan_years = 1;  // 1 or 3
+  // false: JobCost leaves JobCostEstimate::notes empty. The notes' text is most of what a spot
+  // estimate costs, and a caller that only compares totals (the planner's bounds) needs none.
+  bool explain = true;
 
   // Options for `mode` with every other field at its default (designated initializers that
   // skip fields trip -Wmissing-field-initializers).

@@ -68,11 +68,12 @@ struct LayoutSearch {
 // at least `floor` seconds could still matter to the caller (the planner: could be shown among
 // a plan's candidates); it must be monotone (once false for a floor, false for every larger
 // one). The search asks once a layout fits (with the memory savers it then holds to) and it has
-// made `ask_after` evaluations (asking may cost the caller as much as a hundred estimates), and
-// again each time the floor has risen by `ask_again` (a factor).
+// made `ask_after` evaluations, and again each time the floor has risen by `ask_again` (a
+// factor). Asking costs the planner about 45 estimates (pricing the floor), and a search makes
+// a few hundred: asking from the first fit made the full-catalog plans cheapest (bench/).
 struct CutOff {
   std::function<bool(double floor_step_s)> matters;  // empty: never stop early
-  long long ask_after = 512;
+  long long ask_after = 0;
   double ask_again = 1.25;
 };
 

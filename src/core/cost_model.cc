@@ -32,15 +32,17 @@ Status CheckJob(const JobSpec& job) {
   return Status::Ok();
 }
 
-// The spot hourly price to use: an explicit scenario ratio wins over the resolved price.
+// The spot hourly price to use: an explicit scenario ratio wins over the resolved price. Says
+// why in `notes` (null: no notes).
 PriceQuote SpotPrice(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios,
                      std::vector<std::string>* notes) {
   PriceQuote q = rates.Of(Billing::kSpot);
   if (risk.spot_ratio) {
     double ratio = std::min(*risk.spot_ratio, 1.0);
     if (ratio < ratios.spot_floor) {
-      notes->push_back("spot ratio " + Num(*risk.spot_ratio) + " raised to the documented floor " +
-                       Num(ratios.spot_floor) + " x PAYG");
+      if (notes != nullptr)
+        notes->push_back("spot ratio " + Num(*risk.spot_ratio) +
+                         " raised to the documented floor " + Num(ratios.spot_floor) + " x PAYG");
       ratio = ratios.spot_floor;
     }
     q.price = rates.payg().price * ratio;
@@ -60,19 +62,28 @@ double YoungDalyInterval(double checkpoint_cost, double mtbf) {
 
 namespace {
 
+// Adds the note `make` writes, when the caller wants reasons (CostOptions::explain).
+template <typename Make>
+void Note(JobCostEstimate& e, bool explain, Make&& make) {
+  if (explain)
+    e.notes.push_back(make());
+}
+
 // The error for a mode the cost model does not price (BillingMode::costed is false).
 Status NotCosted(Billing mode) {
   return Status::Unsupported(std::string(BillingName(mode)) +
                              " is not costed: " + std::string(BillingModeOf(mode).summary));
 }
 
-void PaygJob(const BillingRates& rates, double w, double n, JobCostEstimate& e) {
+void PaygJob(const BillingRates& rates, double w, double n, bool explain, JobCostEstimate& e) {
   e.price = rates.payg();
   e.rate_per_hour = e.price.price;
   e.billed_instance_hours = w * n;
   e.total = e.rate_per_hour * (w * n);
-  e.notes.push_back("pay-as-you-go, billed per second: " + e.rate_per_hour.ToString() + "/h x " +
-                    Num(w) + " h x " + Num(n) + " instances");
+  Note(e, explain, [&] {
+    return std::string("pay-as-you-go, billed per second: " + e.rate_per_hour.ToString() + "/h x " +
+                       Num(w) + " h x " + Num(n) + " instances");
+  });
 }
 
 // The checkpoint interval and the work lost per reclaim under `risk` for a job whose whole
@@ -81,7 +92,7 @@ struct SpotLoss {
   double lost_per_failure = 0;  // hours
   double checkpoint_share = 0;  // checkpoint time per hour of work
 };
-Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf,
+Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf, bool explain,
                                     JobCostEstimate& e) {
   const double c = risk.checkpoint_hours;
   const double r = risk.restart_hours;
@@ -90,14 +101,18 @@ Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf,
     // The checkpoint fits in the 5-minute notice: a reclaim costs the checkpoint and the
     // restart, never rework, so no periodic checkpoints are needed.
     loss.lost_per_failure = c + r;
-    e.notes.push_back("checkpoint on the 5-minute reclaim notice (" + Num(c * 60) +
-                      " min fits): each reclaim loses " + Num(loss.lost_per_failure * 60) +
-                      " min, no rework");
+    Note(e, explain, [&] {
+      return std::string("checkpoint on the 5-minute reclaim notice (" + Num(c * 60) +
+                         " min fits): each reclaim loses " + Num(loss.lost_per_failure * 60) +
+                         " min, no rework");
+    });
     return loss;
   }
   if (risk.checkpoint_on_notice) {
-    e.notes.push_back("a checkpoint takes " + Num(c * 60) +
-                      " min, longer than the 5-minute notice: periodic checkpoints used");
+    Note(e, explain, [&] {
+      return std::string("a checkpoint takes " + Num(c * 60) +
+                         " min, longer than the 5-minute notice: periodic checkpoints used");
+    });
   }
   double tau = risk.checkpoint_interval_hours ? *risk.checkpoint_interval_hours
                                               : (c > 0 ? YoungDalyInterval(c, mtbf) : w);
@@ -109,24 +124,26 @@ Result<SpotLoss> SpotLossPerReclaim(const SpotRisk& risk, double w, double mtbf,
   // interval of work; each interval pays one checkpoint.
   loss.lost_per_failure = r + tau / 2;
   loss.checkpoint_share = c / tau;
-  e.notes.push_back(std::string(risk.checkpoint_interval_hours ? "fixed" : "Young/Daly") +
-                    " checkpoint interval " + Num(tau) + " h = sqrt(2 x " + Num(c) +
-                    " h checkpoint x " + Num(mtbf) + " h MTBF)" +
-                    (risk.checkpoint_interval_hours
-                         ? " would be " + Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h"
-                         : ""));
+  Note(e, explain, [&] {
+    return std::string(std::string(risk.checkpoint_interval_hours ? "fixed" : "Young/Daly") +
+                       " checkpoint interval " + Num(tau) + " h = sqrt(2 x " + Num(c) +
+                       " h checkpoint x " + Num(mtbf) + " h MTBF)" +
+                       (risk.checkpoint_interval_hours
+                            ? " would be " + Num(c > 0 ? YoungDalyInterval(c, mtbf) : w) + " h"
+                            : ""));
+  });
   return loss;
 }
 
 // The expected wall time of `w` hours of work on `n` spot instances reclaimed at `rate` per
 // instance-hour (> 0).
-Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double n,
+Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double n, bool explain,
                              JobCostEstimate& e) {
   // A reclaim of any instance stops a synchronous job, so the job's rate is n times one
   // instance's. With 1-hour protection each fresh start is safe for its first hour.
   const double mtbf = 1.0 / (rate * n) + (risk.protection_hour ? kProtectionHours : 0.0);
   e.mtbf_hours = mtbf;
-  Result<SpotLoss> loss = SpotLossPerReclaim(risk, w, mtbf, e);
+  Result<SpotLoss> loss = SpotLossPerReclaim(risk, w, mtbf, explain, e);
   if (!loss.ok())
     return loss.status();
   const double lost_share = loss->lost_per_failure / mtbf;
@@ -138,36 +155,42 @@ Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double
   }
   const double wall = w * (1 + loss->checkpoint_share) / (1 - lost_share);
   e.expected_interruptions = wall / mtbf;
-  e.notes.push_back("reclaim rate " + Num(rate) + "/instance-hour x " + Num(n) +
-                    " instances, MTBF " + Num(mtbf) + " h" +
-                    (risk.protection_hour ? " (incl. 1 h protection)" : "") + ": expected " +
-                    Num(e.expected_interruptions) + " interruptions, wall time " + Num(wall) +
-                    " h for " + Num(w) + " h of work");
+  Note(e, explain, [&] {
+    return std::string("reclaim rate " + Num(rate) + "/instance-hour x " + Num(n) +
+                       " instances, MTBF " + Num(mtbf) + " h" +
+                       (risk.protection_hour ? " (incl. 1 h protection)" : "") + ": expected " +
+                       Num(e.expected_interruptions) + " interruptions, wall time " + Num(wall) +
+                       " h for " + Num(w) + " h of work");
+  });
   return wall;
 }
 
 Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatios& ratios, double w,
-               double n, JobCostEstimate& e) {
-  e.price = SpotPrice(rates, risk, ratios, &e.notes);
+               double n, bool explain, JobCostEstimate& e) {
+  e.price = SpotPrice(rates, risk, ratios, explain ? &e.notes : nullptr);
   e.rate_per_hour = e.price.price;
-  e.notes.push_back("spot at " + e.rate_per_hour.ToString() + "/h (" + e.price.basis +
-                    "), capped at PAYG " + rates.payg().price.ToString() + "/h");
+  Note(e, explain, [&] {
+    return std::string("spot at " + e.rate_per_hour.ToString() + "/h (" + e.price.basis +
+                       "), capped at PAYG " + rates.payg().price.ToString() + "/h");
+  });
   double wall = w;
   if (!risk.reclaim_rate_per_hour) {
     e.lower_bound = true;
-    e.notes.push_back(
-        "reclaim rate unknown: interruption overhead not included, so this is "
-        "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
+    Note(e, explain, [&] {
+      return std::string(
+          "reclaim rate unknown: interruption overhead not included, so this is "
+          "a lower bound (refresh DescribeSpotAdvice or give a reclaim rate)");
+    });
   } else if (*risk.reclaim_rate_per_hour < 0 || risk.restart_hours < 0 ||
              risk.checkpoint_hours < 0) {
     return Status::InvalidArgument("reclaim rate, restart and checkpoint hours must be >= 0");
   } else if (*risk.reclaim_rate_per_hour > 0) {
-    Result<double> hours = SpotWallHours(risk, *risk.reclaim_rate_per_hour, w, n, e);
+    Result<double> hours = SpotWallHours(risk, *risk.reclaim_rate_per_hour, w, n, explain, e);
     if (!hours.ok())
       return hours.status();
     wall = *hours;
   } else {
-    e.notes.push_back("reclaim rate 0: no interruption overhead");
+    Note(e, explain, [&] { return std::string("reclaim rate 0: no interruption overhead"); });
   }
   e.wall_hours = wall;
   e.billed_instance_hours = wall * n;
@@ -178,7 +201,7 @@ Status SpotJob(const BillingRates& rates, const SpotRisk& risk, const PriceRatio
 
 // Whole terms (months or years) per instance, paid up front: the whole term is the total.
 void SubscriptionJob(const BillingRates& rates, Billing mode, const PriceRatios& ratios, double w,
-                     double n, JobCostEstimate& e) {
+                     double n, bool explain, JobCostEstimate& e) {
   const bool month = mode == Billing::kSubscriptionMonth;
   e.price = rates.Of(mode);
   const double term_hours = BillingModeOf(mode).term_months * ratios.hours_per_month;
@@ -187,27 +210,32 @@ void SubscriptionJob(const BillingRates& rates, Billing mode, const PriceRatios&
   e.billed_instance_hours = terms * term_hours * n;
   e.total = e.price.price * (terms * n);
   e.commitment = e.total;
-  e.notes.push_back(std::string("subscription paid up front: ") + Num(terms) +
-                    (month ? " month(s)" : " year(s)") + " x " + Num(n) + " instances x " +
-                    e.price.price.ToString() + " (" + e.price.basis + "); used " +
-                    Num(100 * w / (terms * term_hours)) + "% of the term");
+  Note(e, explain, [&] {
+    return std::string(std::string("subscription paid up front: ") + Num(terms) +
+                       (month ? " month(s)" : " year(s)") + " x " + Num(n) + " instances x " +
+                       e.price.price.ToString() + " (" + e.price.basis + "); used " +
+                       Num(100 * w / (terms * term_hours)) + "% of the term");
+  });
 }
 
 void ReservedJob(const BillingRates& rates, const PriceRatios& ratios, double w, double n,
-                 JobCostEstimate& e) {
+                 bool explain, JobCostEstimate& e) {
   const BillingMode& ri = BillingModeOf(Billing::kReservedNoUpfront);
   e.price = rates.Of(ri.billing);
   e.rate_per_hour = e.price.price;
   e.billed_instance_hours = w * n;
   e.total = e.rate_per_hour * (w * n);
   e.commitment = e.rate_per_hour * (ri.term_months * ratios.hours_per_month * n);
-  e.notes.push_back("reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() +
-                    "/h (" + e.price.basis +
-                    ") for every hour of the term, used or not: " + e.commitment->ToString());
+  Note(e, explain, [&] {
+    return std::string("reserved instance, No Upfront, 1-year term: " + e.rate_per_hour.ToString() +
+                       "/h (" + e.price.basis +
+                       ") for every hour of the term, used or not: " + e.commitment->ToString());
+  });
 }
 
 Status SavingsPlanJob(const BillingRates& rates, const CostOptions& options,
                       const PriceRatios& ratios, double w, double n, JobCostEstimate& e) {
+  const bool explain = options.explain;
   if (!options.savings_plan_rate) {
     return Status::InvalidArgument(
         "savings plan rate unknown: no GPU savings-plan discount is documented (reference "
@@ -225,10 +253,12 @@ Status SavingsPlanJob(const BillingRates& rates, const CostOptions& options,
   e.billed_instance_hours = w * n;
   e.total = e.rate_per_hour * (w * n);
   e.commitment = e.rate_per_hour * (n * 12 * ratios.hours_per_month * options.savings_plan_years);
-  e.notes.push_back("savings plan covering " + Num(n) + " instances at " + Num(d) +
-                    " x PAYG; the commitment is charged every hour of the " +
-                    std::to_string(options.savings_plan_years) +
-                    "-year term: " + e.commitment->ToString() + " (spot is never covered)");
+  Note(e, explain, [&] {
+    return std::string("savings plan covering " + Num(n) + " instances at " + Num(d) +
+                       " x PAYG; the commitment is charged every hour of the " +
+                       std::to_string(options.savings_plan_years) +
+                       "-year term: " + e.commitment->ToString() + " (spot is never covered)");
+  });
   return Status::Ok();
 }
 
@@ -247,17 +277,17 @@ Result<JobCostEstimate> JobCost(const BillingRates& rates, const JobSpec& job,
   Status s;
   switch (options.mode) {
     case Billing::kPayg:
-      PaygJob(rates, w, n, e);
+      PaygJob(rates, w, n, options.explain, e);
       break;
     case Billing::kSpot:
-      s = SpotJob(rates, options.spot, ratios, w, n, e);
+      s = SpotJob(rates, options.spot, ratios, w, n, options.explain, e);
       break;
     case Billing::kSubscriptionMonth:
     case Billing::kSubscriptionYear:
-      SubscriptionJob(rates, options.mode, ratios, w, n, e);
+      SubscriptionJob(rates, options.mode, ratios, w, n, options.explain, e);
       break;
     case Billing::kReservedNoUpfront:
-      ReservedJob(rates, ratios, w, n, e);
+      ReservedJob(rates, ratios, w, n, options.explain, e);
       break;
     case Billing::kSavingsPlan:
       s = SavingsPlanJob(rates, options, ratios, w, n, e);

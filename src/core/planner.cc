@@ -310,11 +310,13 @@ std::optional<Money> ApplySpotAllowance(const PlanOptions& options, const cost::
   if (!ja.ok())
     return std::nullopt;
   const Money low = jc->total;
-  ja->notes.push_back(
-      "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
-      "release rate of " +
-      Num(options.default_spot_release_rate_30d * 100) +
-      "%, an assumption); without interruptions it is " + jc->total.ToString());
+  if (co.explain) {
+    ja->notes.push_back(
+        "no reclaim rate known: ranked with the default interruption allowance (a 30-day "
+        "release rate of " +
+        Num(options.default_spot_release_rate_30d * 100) +
+        "%, an assumption); without interruptions it is " + jc->total.ToString());
+  }
   jc = std::move(ja);
   co = allow;
   return low;
@@ -346,6 +348,7 @@ struct PriceCase {
   double work_hours = 1;  // hours of work (one hour when there is no amount of work)
   bool per_hour = false;  // no amount of work
   bool serving = false;
+  bool explain = true;  // the cost's notes (CostOptions::explain)
 };
 
 // `base` priced in one region and mode: cost, spot spares, ranges and the monthly cost of a
@@ -355,6 +358,7 @@ Result<Candidate> PriceIn(const Workload& w, const InstanceType& t, const Candid
   cost::CostOptions co;
   co.mode = p.mode;
   co.spot = options.spot;
+  co.explain = p.explain;
   if (!co.spot.reclaim_rate_per_hour)
     co.spot.reclaim_rate_per_hour = cost::ReclaimRatePerHour(options.market, t.name, p.region);
   // A spot service keeps spare copies for reclaims (SpareInstances).
@@ -418,9 +422,10 @@ void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Can
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
 // mode and appends the candidates that meet the budget. `hours` is the job's length (0 = no
 // amount of work: price one hour and rank by cost per `units_per_hour`). Returns whether any
-// candidate was added; otherwise `rejection` says why.
+// candidate was added; otherwise `rejection` says why. `explain`: the costs' notes (a bound's
+// candidates are only compared).
 bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& base, double hours,
-                    double units_per_hour, bool serving, const Pricing& pricing,
+                    double units_per_hour, bool serving, const Pricing& pricing, bool explain,
                     std::vector<Candidate>& out, std::string& rejection) {
   const PlanOptions& options = *pricing.options;
   const bool per_hour = hours <= 0;
@@ -437,7 +442,7 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       continue;
     }
     for (cost::Mode mode : pricing.modes) {
-      PriceCase p{&*rr.rates, rr.region, mode, per_hour ? 1.0 : hours, per_hour, serving};
+      PriceCase p{&*rr.rates, rr.region, mode, per_hour ? 1.0 : hours, per_hour, serving, explain};
       Result<Candidate> c = PriceIn(w, t, base, p, options);
       if (!c.ok()) {
         rejection = c.status().message();
@@ -718,7 +723,7 @@ class CandidateSearch {
     if (capacity > 0 && unpriced)
       return AddUnpriced(w_, base, 0, capacity, false, UnpricedRegion(), all_, rejection);
     return capacity > 0 &&
-           PriceCandidate(w_, t, base, 0, capacity, false, pricing, all_, rejection);
+           PriceCandidate(w_, t, base, 0, capacity, false, pricing, true, all_, rejection);
   }
 
   // The layout for `hw` (of `t`): searched once per distinct hardware, or the fixed one
@@ -835,7 +840,6 @@ class CandidateSearch {
                                       [](const RegionRates& r) { return r.rates.has_value(); });
     if (prune && priceless) {
       cut_off.matters = [](double) { return false; };
-      cut_off.ask_after = 0;
     } else if (prune) {
       cut_off.matters = [&](double floor_step_s) {
         return CouldShow(run, nodes, hw, floor_step_s);
@@ -857,7 +861,7 @@ class CandidateSearch {
     }
     std::string why;
     const size_t before = all_.size();
-    run.any |= Offer(run, nodes, hw, lr, all_, why);
+    run.any |= Offer(run, nodes, hw, lr, true, all_, why);
     run.Reject(nodes, std::move(why));
     bar_.Add(std::span<const Candidate>(all_).subspan(before));
     // Inference: a copy fits on this many nodes; more only add communication.
@@ -880,7 +884,7 @@ class CandidateSearch {
     std::string ignored;
     // Not priced even at the floor (a deadline, budget or price missed): searched to the end,
     // so that its rejection says what it takes.
-    return !Offer(run, nodes, hw, floor, floors, ignored) || bar_.CouldShow(floors);
+    return !Offer(run, nodes, hw, floor, false, floors, ignored) || bar_.CouldShow(floors);
   }
 
   // Why hardware whose search was cut off is not in the plan.
@@ -893,9 +897,9 @@ class CandidateSearch {
   }
 
   // `lr` on `nodes` x `run.t` priced into `out` (sized, held to the deadline and budget), or
-  // why not. Returns whether a candidate was added.
+  // why not. Returns whether a candidate was added. `explain`: the costs' notes.
   bool Offer(const TypeRun& run, int nodes, const perf::Hardware& hw, const LayoutResult& lr,
-             std::vector<Candidate>& out, std::string& rejection) const {
+             bool explain, std::vector<Candidate>& out, std::string& rejection) const {
     const InstanceType& t = *run.t;
     const perf::Estimate& e = lr.estimate;
     const std::optional<Sizing> z = Size(t, nodes, lr, hw, rejection);
@@ -939,7 +943,7 @@ class CandidateSearch {
     return run.unpriced ? AddUnpriced(w_, base, per_hour ? 0 : hours, tokens_per_hour, serving_,
                                       UnpricedRegion(), out, rejection)
                         : PriceCandidate(w_, t, base, per_hour ? 0 : hours, tokens_per_hour,
-                                         serving_, run.pricing, out, rejection);
+                                         serving_, run.pricing, explain, out, rejection);
   }
 
   const Workload& w_;

@@ -109,8 +109,8 @@ TEST(LayoutSearchTest, MemoSharedAcrossHardwareChangesNoAnswer) {
     }
   }
   for (const LayoutCase& c :
-       {LayoutCase{"7b_pretrain", Training(Method::kFull, 2048, 16),
-                   Llama(32, 4096, 32, 32, 11008), A100(), 8, 8, 0, true, 0},
+       {LayoutCase{"7b_pretrain", Training(Method::kFull, 2048, 16), Llama(32, 4096, 32, 32, 11008),
+                   A100(), 8, 8, 0, true, 0},
         LayoutCase{"13b_needs_sharding_or_offload", Training(Method::kFull, 4096, 16),
                    Llama(40, 5120, 40, 40, 13824), A100(), 8, 8, 0, true, 0}}) {
     const LayoutPins pins = PinsFrom(c.w);

@@ -88,6 +88,11 @@ void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, doubl
 // computed on other hardware of the same shape with them.
 void FitGpu(Estimate::Memory& m, const Hardware& hw);
 void FitHost(Estimate::Memory& m, const Hardware& hw, const Calibration& cal);
+// What they fit to: the usable memory of one of hw's GPUs, and the node's RAM left for
+// offloading (its share Calibration::host_ram_usable_fraction; checked only where both the
+// need and hw.host_memory_gib are above 0).
+double UsableGpuGib(const Hardware& hw);
+double UsableHostGib(const Hardware& hw, const Calibration& cal);
 
 struct TrainingInvariants;  // training_shape.h
 

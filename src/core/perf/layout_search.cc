@@ -93,23 +93,37 @@ struct Structure {
   std::span<const int> micro_batches;  // ascending; the list lives in Search's cache
   Recomputes recomputes;               // lightest first
   int local_batch = 1;                 // sequences per data-parallel replica per step
-  double lower_bound = 0;
-  double bound_without_bubble = 0;  // the lower bound's parts that do not grow with b
-  double sequence_time = 0;         // least compute per sequence of the layouts that fit
-  // Per recomputation (as s.recomputes lists them), the largest micro-batch index that fits
-  // (-1: none does); set by LowerBound.
-  std::array<int, 3> fit = {-1, -1, -1};
-  bool fits_known = false;  // `fit` is set (FindFits)
-  bool settled = false;     // LowerBound has timed every layout that can be its best
   // Its layouts' memory by [micro-batch index][recomputation], in the memo's StructureList.
   KnownMemory* memory = nullptr;
   size_t kernel = 0;  // its attention kernel where the frameworks' kernels differ (else 0)
 };
 
-// The structures of one set of savers on one hardware shape, and the memory of their layouts
-// as far as some search has estimated it.
+// What one search learns of a structure on its hardware.
+struct Learned {
+  double lower_bound = 0;
+  double without_bubble = 0;  // the lower bound's parts that do not grow with b
+  double sequence_time = 0;   // least compute per sequence of the layouts that fit
+  // Per recomputation (as Structure::recomputes lists them), the largest micro-batch index that
+  // fits (-1: none does).
+  std::array<int, 3> fit = {-1, -1, -1};
+  bool fits_known = false;  // `fit` is set (FindFits)
+  bool settled = false;     // LowerBound has timed every layout that can be its best
+};
+
+// Structures that differ only in their ZeRO stage: a contiguous run of a StructureList,
+// highest stage first.
+struct Group {
+  size_t begin = 0, end = 0;
+  // The group without virtual stages (same tp, cp, pp, ep) whose structures are twins of this
+  // one's (Search::Covers), for a group with them: its fit and bound parts hold for this one.
+  std::optional<size_t> flat_sibling;
+};
+
+// The structures of one set of savers on one hardware shape, their groups, and the memory of
+// their layouts as far as some search has estimated it.
 struct StructureList {
   std::vector<Structure> structures;
+  std::vector<Group> groups;
   std::vector<KnownMemory> memory;  // Structure::memory points into it
 };
 
@@ -129,8 +143,8 @@ LayoutMemo::LayoutMemo(const Workload& w, const ModelArch& arch, const LayoutPin
     : w_(&w), arch_(&arch), pins_(&pins) {}
 LayoutMemo::~LayoutMemo() = default;
 
-LayoutMemo::Shape* LayoutMemo::For(const Workload& w, const ModelArch& arch,
-                                   const LayoutPins& pins, int gpus, int gpus_per_node) {
+LayoutMemo::Shape* LayoutMemo::For(const Workload& w, const ModelArch& arch, const LayoutPins& pins,
+                                   int gpus, int gpus_per_node) {
   if (&w != w_ || &arch != arch_ || &pins != pins_)
     return nullptr;
   std::unique_ptr<Shape>& shape = shapes_[{gpus, gpus_per_node}];
@@ -156,19 +170,21 @@ class Search {
         shape_(shared ? shared : own_.get()),
         // Paged optimizer states take what the GPU leaves (training_memory.cc): their memory
         // depends on the capacity, so it is not refit from another GPU's.
-        memorize_(w.IsTraining() && hw.gpu != nullptr &&
-                  w.optimizer != Optimizer::kPagedAdamw8bit),
+        memorize_(w.IsTraining() && hw.gpu != nullptr && w.optimizer != Optimizer::kPagedAdamw8bit),
+        gpu_usable_gib_(hw.gpu != nullptr ? internal::UsableGpuGib(hw) : 0),
+        host_usable_gib_(internal::UsableHostGib(hw, cal)),
         kernels_differ_(KernelsDiffer()) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
   // framework runs (a memory bound over the parallel layouts, not a candidate list).
-  std::vector<Structure> Structures(const Savers& savers, bool any_savers = false) const {
+  const StructureList& Structures(const Savers& savers, bool any_savers = false) const {
     auto [it, fresh] = shape_->structures.try_emplace(std::make_tuple(
         savers.offload, savers.optimizer_in_backward, savers.activation_offload, any_savers));
     StructureList& list = it->second;
     if (fresh) {
       list.structures = BuildStructures(savers, any_savers);
+      list.groups = GroupsOf(list.structures);
       size_t slots = 0;
       for (const Structure& s : list.structures)
         slots += s.micro_batches.size() * kRecomputeNames.size();
@@ -179,7 +195,37 @@ class Search {
         at += s.micro_batches.size() * kRecomputeNames.size();
       }
     }
-    return list.structures;
+    return list;
+  }
+
+  // The groups of `structures` (BuildStructures lists each as a contiguous run, highest stage
+  // first), each with its flat sibling where it has virtual stages.
+  std::vector<Group> GroupsOf(const std::vector<Structure>& structures) const {
+    std::vector<Group> groups;
+    std::map<std::tuple<int, int, int, int>, size_t> flat;  // by (tp, cp, pp, ep)
+    for (size_t begin = 0; begin < structures.size();) {
+      const Layout& first = structures[begin].base;
+      size_t end = begin + 1;
+      while (end < structures.size()) {
+        const Layout& b = structures[end].base;
+        if (std::tie(b.tp, b.cp, b.pp, b.vp, b.ep) !=
+            std::tie(first.tp, first.cp, first.pp, first.vp, first.ep)) {
+          break;
+        }
+        ++end;
+      }
+      Group g{begin, end, std::nullopt};
+      const auto key = std::make_tuple(first.tp, first.cp, first.pp, first.ep);
+      if (first.vp == 1) {
+        flat.emplace(key, groups.size());
+      } else if (auto it = flat.find(key);
+                 it != flat.end() && Covers(structures, groups[it->second], g)) {
+        g.flat_sibling = it->second;
+      }
+      groups.push_back(g);
+      begin = end;
+    }
+    return groups;
   }
   std::vector<Structure> BuildStructures(const Savers& savers, bool any_savers) const {
     std::vector<Structure> out;
@@ -365,6 +411,14 @@ class Search {
   bool Probe(const Structure& s, const Layout& l) {
     KnownMemory* known = memorize_ ? &s.memory[MemorySlot(s, l)] : nullptr;
     if (known && known->per_gpu_gib >= 0) {
+      // FitGpu and FitHost's test, without building the memory: most probes are of memory
+      // another hardware of the shape estimated, and NoteMemory has nothing to note for one
+      // the host holds that is no less than the least seen.
+      const bool host_fits =
+          !(known->host_gib > 0 && hw_.host_memory_gib > 0 && known->host_gib > host_usable_gib_);
+      if (host_fits && result_.min_memory_gib > 0 && known->per_gpu_gib >= result_.min_memory_gib) {
+        return known->per_gpu_gib * hw_.memory_error_ratio <= gpu_usable_gib_;
+      }
       Estimate::Memory m;
       m.per_gpu_gib = known->per_gpu_gib;
       m.host_gib = known->host_gib;
@@ -461,17 +515,17 @@ class Search {
   // optimizer step and data-parallel exposure are at least b_r's, and its bubble at least
   // (pp - 1) / vp smallest micro-batches at b_r's compute per sequence. The bound is the least
   // over r. A structure without a pipeline (Flat) is settled by these estimates.
-  double LowerBound(Structure& s) {
-    if (!FindFits(s))
+  double LowerBound(const Structure& s, Learned& k) {
+    if (!FindFits(s, k))
       return kInf;
     double bound = kInf;
-    s.bound_without_bubble = s.sequence_time = kInf;
+    k.without_bubble = k.sequence_time = kInf;
     Layout l = s.base;
     for (size_t i = 0; i < s.recomputes.size(); ++i) {
-      if (s.fit[i] < 0)
+      if (k.fit[i] < 0)
         continue;
       l.recompute = s.recomputes[i];
-      l.micro_batch = s.micro_batches[static_cast<size_t>(s.fit[i])];
+      l.micro_batch = s.micro_batches[static_cast<size_t>(k.fit[i])];
       Result<Estimate> e = Run(l);
       if (!e.ok())
         return kInf;
@@ -481,22 +535,22 @@ class Search {
       const double without_bubble =
           t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm + t.dp_comm;
       const double per_sequence = t.compute / s.local_batch;
-      s.bound_without_bubble = std::min(s.bound_without_bubble, without_bubble);
-      s.sequence_time = std::min(s.sequence_time, per_sequence);
+      k.without_bubble = std::min(k.without_bubble, without_bubble);
+      k.sequence_time = std::min(k.sequence_time, per_sequence);
       bound = std::min(bound, without_bubble + (s.base.pp - 1.0) / s.base.vp *
                                                    s.micro_batches.front() * per_sequence);
     }
-    s.settled = Flat(s);
+    k.settled = Flat(s);
     return bound;
   }
 
-  // Structure::fit of `s`, found once: per recomputation the largest micro-batch index that fits
+  // Learned::fit of `s`, found once: per recomputation the largest micro-batch index that fits
   // (memory grows with b, and a heavier recomputation fits wherever a lighter one does). Whether
   // anything fits: nothing does when the smallest micro-batch with the heaviest recomputation
   // does not.
-  bool FindFits(Structure& s) {
-    if (!s.fits_known) {
-      s.fits_known = true;
+  bool FindFits(const Structure& s, Learned& k) {
+    if (!k.fits_known) {
+      k.fits_known = true;
       Layout l = s.base;
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
@@ -504,13 +558,13 @@ class Search {
         size_t lo = 0;
         for (size_t i = 0; i < s.recomputes.size(); ++i) {
           if (const std::optional<size_t> fit = LargestFitting(s, s.recomputes[i], lo)) {
-            s.fit[i] = static_cast<int>(*fit);
+            k.fit[i] = static_cast<int>(*fit);
             lo = *fit + 1;
           }
         }
       }
     }
-    return s.fit[s.recomputes.size() - 1] >= 0;
+    return k.fit[s.recomputes.size() - 1] >= 0;
   }
 
   // What a heavier recomputation at the same layout takes at least (see the file comment).
@@ -525,20 +579,20 @@ class Search {
   }
 
   // Per micro-batch the lightest recomputation that fits; the fastest of those. The search
-  // knows what fits from LowerBound (Structure::fit); the reference times every configuration.
-  void Explore(const Structure& s, bool exhaustive) {
+  // knows what fits from LowerBound (Learned::fit); the reference times every configuration.
+  void Explore(const Structure& s, const Learned& k, bool exhaustive) {
     ++result_.explored;
     for (size_t bi = 0; bi < s.micro_batches.size(); ++bi) {
       const int b = s.micro_batches[bi];
       // The bubble grows with the micro-batch: once the bound passes the best, stop.
       if (!exhaustive && result_.ok &&
-          s.bound_without_bubble + (s.base.pp - 1.0) / s.base.vp * b * s.sequence_time >=
+          k.without_bubble + (s.base.pp - 1.0) / s.base.vp * b * k.sequence_time >=
               result_.estimate.time.step_s) {
         break;
       }
       bool any_fits = false;
       for (size_t i = 0; i < s.recomputes.size(); ++i) {
-        if (!exhaustive && s.fit[i] < static_cast<int>(bi))
+        if (!exhaustive && k.fit[i] < static_cast<int>(bi))
           continue;  // does not fit this micro-batch
         Layout l = s.base;
         l.micro_batch = b;
@@ -575,57 +629,40 @@ class Search {
     }
   }
 
-  // Branch and bound over `structures` (or every configuration when `exhaustive`).
-  void Solve(std::vector<Structure> structures, bool exhaustive) {
+  // Branch and bound over `list` (or every configuration when `exhaustive`).
+  void Solve(const StructureList& list, bool exhaustive) {
+    const std::vector<Structure>& structures = list.structures;
+    std::vector<Learned> learned(structures.size());
     result_.structures += static_cast<long long>(structures.size());
     for (const Structure& s : structures) {
       result_.configurations +=
           static_cast<long long>(s.micro_batches.size() * s.recomputes.size());
     }
     if (exhaustive) {
-      for (const Structure& s : structures)
-        Explore(s, true);
+      for (size_t i = 0; i < structures.size(); ++i)
+        Explore(structures[i], learned[i], true);
       return;
     }
-    // Structures that differ only in their ZeRO stage form a group. One estimate bounds a whole
-    // group (GroupBound); a group's structures get their own, tighter bounds (LowerBound, 2-4
-    // estimates each) only when the group comes up in best-first order, and a structure is
-    // explored only when its own bound comes up. Every bound is at most the step time of every
-    // layout it covers, so stopping at the first bound no better than the best keeps the optimum.
-    // ZeRO 0, 1, 2 need ever less memory at the same everything else: where ZeRO-2 cannot fit
-    // the smallest micro-batch, ZeRO 0 and 1 cannot either. So a group lists its higher stages
-    // first.
-    // Structures() lists each group as a contiguous run, highest stage first.
-    std::vector<size_t> members(structures.size());
-    for (size_t i = 0; i < members.size(); ++i)
-      members[i] = i;
-    std::vector<std::span<const size_t>> groups;
-    for (size_t begin = 0; begin < members.size();) {
-      const Layout& first = structures[members[begin]].base;
-      size_t end = begin + 1;
-      while (end < members.size()) {
-        const Layout& b = structures[members[end]].base;
-        if (std::tie(b.tp, b.cp, b.pp, b.vp, b.ep) !=
-            std::tie(first.tp, first.cp, first.pp, first.vp, first.ep)) {
-          break;
-        }
-        ++end;
-      }
-      groups.emplace_back(members.data() + begin, end - begin);
-      begin = end;
-    }
+    // One estimate per recomputation bounds a whole group (GroupParts); a group's structures
+    // get their own, tighter bounds (LowerBound) only when the group comes up in best-first
+    // order, and a structure is explored only when its own bound comes up. Every bound is at
+    // most the step time of every layout it covers, so stopping at the first bound no better
+    // than the best keeps the optimum. ZeRO 0, 1, 2 need ever less memory at the same
+    // everything else: where ZeRO-2 cannot fit the smallest micro-batch, ZeRO 0 and 1 cannot
+    // either (a group lists its higher stages first).
+    //
     // A group with virtual stages (vp > 1) is bounded without an estimate of its own, from
-    // its sibling without them (same tp, cp, pp, ep; Derived): interleaving leaves the compute
-    // and the tensor- and context-parallel traffic as they are, multiplies the pipeline
+    // its flat sibling (same tp, cp, pp, ep without them; Derived): interleaving leaves the
+    // compute and the tensor- and context-parallel traffic as they are, multiplies the pipeline
     // traffic by vp, divides the bubble by vp, and only adds in-flight activations. So when the
-    // sibling fits nowhere, neither does the group; otherwise its fit probe and its own bound
+    // sibling fits nowhere, neither does the group; otherwise its fit probes and its own bound
     // wait until the group comes up (kLazyGroup), and most never do.
     enum class Kind { kLazyGroup, kGroup, kStructure };
     struct Entry {
       double bound;
       size_t seq;    // insertion order: equal bounds pop first-in first
       Kind kind;     // a group to probe and bound, a group to split, or a structure to explore
-      size_t index;  // into `groups` or `structures`
+      size_t index;  // into list.groups or structures
       bool operator>(const Entry& o) const {
         return std::tie(bound, seq) > std::tie(o.bound, o.seq);
       }
@@ -633,37 +670,30 @@ class Search {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
     std::optional<Layout> fits;  // the first layout a group's probe found to fit
-    // The groups without virtual stages, by (tp, cp, pp, ep), with their fit and bound parts.
+    // The fit and bound parts of the groups without virtual stages (the siblings).
     struct Sibling {
-      size_t group;
-      bool fits;
+      bool fits = false;
       KernelParts parts;
     };
-    std::map<std::tuple<int, int, int, int>, Sibling> flat_siblings;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      const Layout& first = structures[groups[g].front()].base;
-      const auto key = std::make_tuple(first.tp, first.cp, first.pp, first.ep);
-      if (first.vp > 1) {
-        auto it = flat_siblings.find(key);
-        if (it != flat_siblings.end() && Covers(structures, groups[it->second.group], groups[g])) {
-          if (!it->second.fits)
-            continue;  // more activations in flight than a sibling that fits nowhere
-          if (std::optional<double> b = Derived(it->second.parts, structures, groups[g])) {
-            queue.push({*b, seq++, Kind::kLazyGroup, g});
-            continue;
-          }
+    std::vector<Sibling> siblings(list.groups.size());
+    for (size_t g = 0; g < list.groups.size(); ++g) {
+      const Group& group = list.groups[g];
+      if (group.flat_sibling) {
+        const Sibling& sibling = siblings[*group.flat_sibling];
+        if (!sibling.fits)
+          continue;  // more activations in flight than a sibling that fits nowhere
+        if (std::optional<double> b = Derived(sibling.parts, structures, group)) {
+          queue.push({*b, seq++, Kind::kLazyGroup, g});
+          continue;
         }
       }
-      const std::optional<GroupFitting> fit = GroupFit(structures, groups[g]);
-      KernelParts parts;
+      const std::optional<GroupFitting> fit = GroupFit(structures, learned, group);
       if (fit) {
-        parts = GroupParts(structures, groups[g], *fit);
-        queue.push({BoundOf(parts, structures[groups[g].front()]), seq++, Kind::kGroup, g});
+        siblings[g] = {true, GroupParts(structures, group, *fit)};
+        queue.push({BoundOf(siblings[g].parts, structures[group.begin]), seq++, Kind::kGroup, g});
         if (!fits)
           fits = fit->layout;
       }
-      if (first.vp == 1)
-        flat_siblings.emplace(key, Sibling{g, fit.has_value(), parts});
     }
     // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
     // from the first structure rather than wait for one whose own search finds a fit.
@@ -679,27 +709,29 @@ class Search {
       if (StopEarly(top.bound))
         return;
       if (top.kind == Kind::kStructure) {
-        Explore(structures[top.index], false);
+        Explore(structures[top.index], learned[top.index], false);
         continue;
       }
+      const Group& group = list.groups[top.index];
       if (top.kind == Kind::kLazyGroup) {
-        if (const std::optional<GroupFitting> fit = GroupFit(structures, groups[top.index])) {
-          const KernelParts parts = GroupParts(structures, groups[top.index], *fit);
-          const double own = BoundOf(parts, structures[groups[top.index].front()]);
+        if (const std::optional<GroupFitting> fit = GroupFit(structures, learned, group)) {
+          const KernelParts parts = GroupParts(structures, group, *fit);
+          const double own = BoundOf(parts, structures[group.begin]);
           queue.push({std::max(own, top.bound), seq++, Kind::kGroup, top.index});
         }
         continue;
       }
       bool zero2_infeasible = false;
-      for (size_t i : groups[top.index]) {
-        Structure& s = structures[i];
+      for (size_t i = group.begin; i < group.end; ++i) {
+        const Structure& s = structures[i];
+        Learned& k = learned[i];
         if (s.base.zero < 2 && zero2_infeasible)
           continue;
-        s.lower_bound = LowerBound(s);
-        if (s.base.zero == 2 && s.lower_bound == kInf)
+        k.lower_bound = LowerBound(s, k);
+        if (s.base.zero == 2 && k.lower_bound == kInf)
           zero2_infeasible = true;
-        if (s.lower_bound < kInf && !s.settled)
-          queue.push({s.lower_bound, seq++, Kind::kStructure, i});
+        if (k.lower_bound < kInf && !k.settled)
+          queue.push({k.lower_bound, seq++, Kind::kStructure, i});
       }
     }
   }
@@ -730,26 +762,27 @@ class Search {
     std::array<int, 3> cap = {-1, -1, -1};  // by Recompute, -1: fits nowhere
     Layout layout;
   };
-  std::optional<GroupFitting> GroupFit(std::vector<Structure>& structures,
-                                       std::span<const size_t> members) {
+  std::optional<GroupFitting> GroupFit(const std::vector<Structure>& structures,
+                                       std::vector<Learned>& learned, const Group& group) {
     std::optional<GroupFitting> out;
-    for (size_t i : members) {
-      Structure& s = structures[i];
-      if (s.base.zero < 2 && i != members.front())
+    for (size_t i = group.begin; i < group.end; ++i) {
+      const Structure& s = structures[i];
+      const Learned& k = learned[i];
+      if (s.base.zero < 2 && i != group.begin)
         break;  // a lower stage needs at least the memory of the higher one probed before it
-      if (!FindFits(s))
+      if (!FindFits(s, learned[i]))
         continue;
       if (!out) {
         out.emplace();
         out->layout = s.base;
         out->layout.recompute = s.recomputes.back();
         out->layout.micro_batch =
-            s.micro_batches[static_cast<size_t>(s.fit[s.recomputes.size() - 1])];
+            s.micro_batches[static_cast<size_t>(k.fit[s.recomputes.size() - 1])];
       }
-      for (size_t k = 0; k < out->cap.size(); ++k) {
+      for (size_t r = 0; r < out->cap.size(); ++r) {
         for (size_t j = 0; j < s.recomputes.size(); ++j) {
-          if (static_cast<size_t>(s.recomputes[j]) >= k) {
-            out->cap[k] = std::max(out->cap[k], s.fit[j]);
+          if (static_cast<size_t>(s.recomputes[j]) >= r) {
+            out->cap[r] = std::max(out->cap[r], k.fit[j]);
             break;
           }
         }
@@ -798,10 +831,10 @@ class Search {
   // run on frameworks whose attention kernels differ in speed (with tp or pp, megatron's cuDNN
   // attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3), the compute differs by
   // kernel: the same per kernel (BoundOf takes the least).
-  KernelParts GroupParts(const std::vector<Structure>& structures, std::span<const size_t> members,
+  KernelParts GroupParts(const std::vector<Structure>& structures, const Group& group,
                          const GroupFitting& fit) {
     KernelParts parts;
-    for (size_t i : members) {
+    for (size_t i = group.begin; i < group.end; ++i) {
       const Structure& s = structures[i];
       for (Recompute r : s.recomputes) {
         const int cap = fit.cap[static_cast<size_t>(r)];
@@ -817,9 +850,9 @@ class Search {
   // Solve): none when a kernel of the group has no parts in the sibling's.
   std::optional<double> Derived(const KernelParts& flat_parts,
                                 const std::vector<Structure>& structures,
-                                std::span<const size_t> members) const {
+                                const Group& group) const {
     KernelParts parts;
-    for (size_t i : members) {
+    for (size_t i = group.begin; i < group.end; ++i) {
       const size_t k = KernelOf(structures[i]);
       if (std::none_of(flat_parts[k].begin(), flat_parts[k].end(),
                        [](const std::optional<CheapParts>& p) { return p.has_value(); })) {
@@ -827,23 +860,30 @@ class Search {
       }
       parts[k] = flat_parts[k];
     }
-    return BoundOf(parts, structures[members.front()]);
+    return BoundOf(parts, structures[group.begin]);
   }
 
   // Whether every structure of `group` has a twin in `flat` (its sibling without virtual
   // stages) with the same ZeRO stage, attention kernel and recomputation choices: then the
   // twin's fit and bound parts hold for it (see Solve).
-  bool Covers(const std::vector<Structure>& structures, std::span<const size_t> flat,
-              std::span<const size_t> group) const {
-    return std::all_of(group.begin(), group.end(), [&](size_t i) {
-      const Structure& s = structures[i];
-      return std::any_of(flat.begin(), flat.end(), [&](size_t j) {
+  static bool Covers(const std::vector<Structure>& structures, const Group& flat,
+                     const Group& group) {
+    const auto twin = [&](const Structure& s) {
+      for (size_t j = flat.begin; j < flat.end; ++j) {
         const Structure& f = structures[j];
-        return f.base.zero == s.base.zero && KernelOf(f) == KernelOf(s) &&
-               f.recomputes.size() == s.recomputes.size() &&
-               std::equal(f.recomputes.begin(), f.recomputes.end(), s.recomputes.begin());
-      });
-    });
+        if (f.base.zero == s.base.zero && KernelOf(f) == KernelOf(s) &&
+            f.recomputes.size() == s.recomputes.size() &&
+            std::equal(f.recomputes.begin(), f.recomputes.end(), s.recomputes.begin())) {
+          return true;
+        }
+      }
+      return false;
+    };
+    for (size_t i = group.begin; i < group.end; ++i) {
+      if (!twin(structures[i]))
+        return false;
+    }
+    return true;
   }
 
   // The parts of a bound of every layout with recomputation `r` of `s`'s group (all ZeRO stages
@@ -909,7 +949,8 @@ class Search {
   // offloaded) at its smallest micro-batch and heaviest recomputation: no saver needs less GPU
   // memory, so when none does the ladder cannot find a layout and is skipped.
   bool SaversCanFitGpu() {
-    for (const Structure& s : Structures({Offload::kParams, false, true}, /*any_savers=*/true)) {
+    for (const Structure& s :
+         Structures({Offload::kParams, false, true}, /*any_savers=*/true).structures) {
       Layout l = s.base;
       l.micro_batch = s.micro_batches.front();
       l.recompute = s.recomputes.back();
@@ -979,9 +1020,10 @@ class Search {
   const perf::CutOff* cut_off_;  // may be null: never stop early
   double asked_at_ = 0;          // the floor CutOff::matters was last asked about
   LayoutSearch result_;
-  std::unique_ptr<LayoutMemo::Shape> own_;  // without a memo
-  LayoutMemo::Shape* shape_;                 // the memo's share for this hardware, or own_
-  const bool memorize_;                      // whether memory is refit from shape_->memory
+  std::unique_ptr<LayoutMemo::Shape> own_;         // without a memo
+  LayoutMemo::Shape* shape_;                       // the memo's share for this hardware, or own_
+  const bool memorize_;                            // whether memory is refit from shape_->memory
+  const double gpu_usable_gib_, host_usable_gib_;  // what known memory is fit to
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
   // Whether the attention kernels of the workload's frameworks run at different speeds on this
   // GPU (the calibration tells them apart): then a layout's compute depends on its framework.

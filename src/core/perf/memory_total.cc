@@ -17,8 +17,16 @@ void FinishMemory(Estimate& e, const Hardware& hw, const Calibration& cal, doubl
   FitGpu(e.memory, hw);
 }
 
+double UsableGpuGib(const Hardware& hw) {
+  return hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
+}
+
+double UsableHostGib(const Hardware& hw, const Calibration& cal) {
+  return hw.host_memory_gib * cal.host_ram_usable_fraction;
+}
+
 void FitGpu(Estimate::Memory& m, const Hardware& hw) {
-  m.capacity_gib = hw.gpu_memory_gib > 0 ? hw.gpu_memory_gib : hw.gpu->EffectiveMemoryGib();
+  m.capacity_gib = UsableGpuGib(hw);
   // At the workload's confidence, not the point: a job that OOMs at its first step is worth
   // nothing, and the model's memory error is known (Hardware::memory_error_ratio).
   m.checked_gib = m.per_gpu_gib * hw.memory_error_ratio;
@@ -28,7 +36,7 @@ void FitGpu(Estimate::Memory& m, const Hardware& hw) {
 void FitHost(Estimate::Memory& m, const Hardware& hw, const Calibration& cal) {
   m.host_capacity_gib = 0;
   if (m.host_gib > 0 && hw.host_memory_gib > 0) {
-    m.host_capacity_gib = hw.host_memory_gib * cal.host_ram_usable_fraction;
+    m.host_capacity_gib = UsableHostGib(hw, cal);
     if (m.host_gib > m.host_capacity_gib)
       m.fits = false;
   }
