@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
@@ -99,13 +100,13 @@ struct Structure {
 };
 
 // What one search learns of a structure on its hardware.
+// (Kept small: a search holds one per structure of every rung of savers it tries.)
 struct Learned {
-  double lower_bound = 0;
   double without_bubble = 0;  // the lower bound's parts that do not grow with b
   double sequence_time = 0;   // least compute per sequence of the layouts that fit
   // Per recomputation (as Structure::recomputes lists them), the largest micro-batch index that
-  // fits (-1: none does).
-  std::array<int, 3> fit = {-1, -1, -1};
+  // fits (-1: none does); micro-batch lists are divisor lists, far shorter than 2^15.
+  std::array<int16_t, 3> fit = {-1, -1, -1};
   bool fits_known = false;  // `fit` is set (FindFits)
   bool settled = false;     // LowerBound has timed every layout that can be its best
 };
@@ -558,7 +559,7 @@ class Search {
         size_t lo = 0;
         for (size_t i = 0; i < s.recomputes.size(); ++i) {
           if (const std::optional<size_t> fit = LargestFitting(s, s.recomputes[i], lo)) {
-            k.fit[i] = static_cast<int>(*fit);
+            k.fit[i] = static_cast<int16_t>(*fit);
             lo = *fit + 1;
           }
         }
@@ -670,18 +671,19 @@ class Search {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     size_t seq = 0;
     std::optional<Layout> fits;  // the first layout a group's probe found to fit
-    // The fit and bound parts of the groups without virtual stages (the siblings).
+    // The bound parts of the groups without virtual stages that fit (the siblings).
     struct Sibling {
-      bool fits = false;
       KernelParts parts;
     };
-    std::vector<Sibling> siblings(list.groups.size());
+    std::vector<Sibling> siblings;                        // of the flat groups that fit
+    std::vector<int> sibling_of(list.groups.size(), -1);  // group -> siblings index
     for (size_t g = 0; g < list.groups.size(); ++g) {
       const Group& group = list.groups[g];
       if (group.flat_sibling) {
-        const Sibling& sibling = siblings[*group.flat_sibling];
-        if (!sibling.fits)
+        const int at = sibling_of[*group.flat_sibling];
+        if (at < 0)
           continue;  // more activations in flight than a sibling that fits nowhere
+        const Sibling& sibling = siblings[static_cast<size_t>(at)];
         if (std::optional<double> b = Derived(sibling.parts, structures, group)) {
           queue.push({*b, seq++, Kind::kLazyGroup, g});
           continue;
@@ -689,10 +691,14 @@ class Search {
       }
       const std::optional<GroupFitting> fit = GroupFit(structures, learned, group);
       if (fit) {
-        siblings[g] = {true, GroupParts(structures, group, *fit)};
-        queue.push({BoundOf(siblings[g].parts, structures[group.begin]), seq++, Kind::kGroup, g});
+        KernelParts parts = GroupParts(structures, group, *fit);
+        queue.push({BoundOf(parts, structures[group.begin]), seq++, Kind::kGroup, g});
         if (!fits)
           fits = fit->layout;
+        if (structures[group.begin].base.vp == 1) {
+          sibling_of[g] = static_cast<int>(siblings.size());
+          siblings.push_back({std::move(parts)});
+        }
       }
     }
     // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
@@ -727,11 +733,11 @@ class Search {
         Learned& k = learned[i];
         if (s.base.zero < 2 && zero2_infeasible)
           continue;
-        k.lower_bound = LowerBound(s, k);
-        if (s.base.zero == 2 && k.lower_bound == kInf)
+        const double bound = LowerBound(s, k);
+        if (s.base.zero == 2 && bound == kInf)
           zero2_infeasible = true;
-        if (k.lower_bound < kInf && !k.settled)
-          queue.push({k.lower_bound, seq++, Kind::kStructure, i});
+        if (bound < kInf && !k.settled)
+          queue.push({bound, seq++, Kind::kStructure, i});
       }
     }
   }
@@ -782,7 +788,7 @@ class Search {
       for (size_t r = 0; r < out->cap.size(); ++r) {
         for (size_t j = 0; j < s.recomputes.size(); ++j) {
           if (static_cast<size_t>(s.recomputes[j]) >= r) {
-            out->cap[r] = std::max(out->cap[r], k.fit[j]);
+            out->cap[r] = std::max(out->cap[r], static_cast<int>(k.fit[j]));
             break;
           }
         }
