@@ -13,8 +13,9 @@
 // divisor of the local batch; recomputation none, selective or full; and of those only the
 // layouts one of the workload's frameworks runs (LayoutPins::frameworks). Offload (optimizer or
 // parameters), optimizer-in-backward and activation offload are tried only when nothing fits
-// without them. Pruning keeps the optimum provably (see layout_search.cc): best-first over
-// per-structure lower bounds, and per micro-batch only the lightest recomputation that fits.
+// without them. Pruning keeps the optimum provably (see layout_search.cc): best-first over lower
+// bounds taken at the largest micro-batch each recomputation fits, and per micro-batch only the
+// lightest recomputation that fits.
 //
 // Thread safety: pure function over const inputs.
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_LAYOUT_SEARCH_H_

@@ -3,18 +3,23 @@
 // Why the pruning keeps the optimum. Every layout of a structure (tp, cp, pp, vp, dp, ep, ZeRO,
 // memory savers) processes the same tokens per step, so the fastest step wins. For one
 // structure, with the micro-batch b and recomputation r free:
-//  - compute, tensor-parallel and context-parallel volume, the pipeline point-to-point volume
-//    and the optimizer step are smallest at the largest b and the lightest r: GEMM efficiency
-//    rises with rows, per-micro-batch overheads fall with fewer micro-batches, recomputation only
-//    adds work. Their sum at (largest b, lightest r) is a lower bound of every step time of the
-//    structure (the bubble, data-parallel and offload exposure are >= 0 and left out).
-//  - at a fixed b, a heavier recomputation adds compute, bubble and collectives, and can save
-//    only exposure: its longer backward hides more data-parallel traffic and offload. So a
-//    heavier r at the same b takes at least the lighter one's step less its data-parallel and
-//    offload exposure (HeavierFloor), and is estimated only when that could beat the best; and
-//    memory grows with b, so once nothing fits at b, nothing fits at a larger b.
-// Structures are visited in increasing lower bound; the search stops when the next bound is
-// no better than the best step found (best-first branch and bound).
+//  - memory grows with b, and a heavier r needs no more memory than a lighter one: per r there
+//    is a largest b that fits (b_r, found by bisection of memory probes), and b_r never falls as
+//    r gets heavier.
+//  - compute, tensor-parallel and context-parallel volume, the pipeline point-to-point volume,
+//    the optimizer step and the data-parallel exposure only fall as b grows: GEMM efficiency
+//    rises with rows, per-micro-batch overheads fall with fewer micro-batches, and a longer
+//    last backward hides more of the gradient traffic. So every layout with r takes at least
+//    their sum at b_r plus the bubble of the smallest b at b_r's compute per sequence (offload
+//    exposure is >= 0 and left out); the least of that over r bounds the structure.
+//  - at a fixed b, a heavier r adds compute, bubble and collectives, and can save only
+//    exposure: its longer backward hides more data-parallel traffic and offload. So a heavier r
+//    at the same b takes at least the lighter one's step less its data-parallel and offload
+//    exposure (HeavierFloor), and is estimated only when that could beat the best.
+// Groups (structures that differ only in ZeRO stage) and groups with virtual stages get bounds
+// of the same kind from fewer estimates (Solve). Entries are visited in increasing lower bound;
+// the search stops when the next bound is no better than the best step found (best-first
+// branch and bound).
 #include "gpuplan/layout_search.h"
 
 #include <algorithm>
@@ -401,16 +406,18 @@ class Search {
     return internal::EstimateRunShared(w_, arch_, hw_, l, cal_, Invariants(l), memory_only);
   }
 
-  // `l`'s estimate (Run) or its memory alone (Probe, for `l` of structure `s`: a fit test costs
-  // about half an estimate, and memory some search already estimated on this hardware shape is
-  // refit to this hardware instead).
+  // `l`'s estimate (Run), or whether structure `s` fits at one of its micro-batches with
+  // recomputation `r` (Probe: a memory estimate costs about half an estimate, and memory some
+  // search already estimated on this hardware shape is refit to this hardware instead).
   Result<Estimate> Run(const Layout& l) {
     Result<Estimate> e = Evaluate(l);
     Note(l, e, true);
     return e;
   }
-  bool Probe(const Structure& s, const Layout& l) {
-    KnownMemory* known = memorize_ ? &s.memory[MemorySlot(s, l)] : nullptr;
+  bool Probe(const Structure& s, size_t micro_batch_index, Recompute r) {
+    KnownMemory* known =
+        memorize_ ? &s.memory[micro_batch_index * kRecomputeNames.size() + static_cast<size_t>(r)]
+                  : nullptr;
     if (known && known->per_gpu_gib >= 0) {
       // FitGpu and FitHost's test, without building the memory: most probes are of memory
       // another hardware of the shape estimated, and NoteMemory has nothing to note for one
@@ -420,6 +427,11 @@ class Search {
       if (host_fits && result_.min_memory_gib > 0 && known->per_gpu_gib >= result_.min_memory_gib) {
         return known->per_gpu_gib * hw_.memory_error_ratio <= gpu_usable_gib_;
       }
+    }
+    Layout l = s.base;
+    l.micro_batch = s.micro_batches[micro_batch_index];
+    l.recompute = r;
+    if (known && known->per_gpu_gib >= 0) {
       Estimate::Memory m;
       m.per_gpu_gib = known->per_gpu_gib;
       m.host_gib = known->host_gib;
@@ -433,12 +445,6 @@ class Search {
       *known = {e->memory.per_gpu_gib, e->memory.host_gib};
     Note(l, e, false);
     return e.ok() && e->memory.fits;
-  }
-  // Where `l` (`s` with one of its micro-batches and recomputations) is in s.memory.
-  static size_t MemorySlot(const Structure& s, const Layout& l) {
-    const auto b = std::lower_bound(s.micro_batches.begin(), s.micro_batches.end(), l.micro_batch);
-    return static_cast<size_t>(b - s.micro_batches.begin()) * kRecomputeNames.size() +
-           static_cast<size_t>(l.recompute);
   }
 
   // Keeps the least memory seen, the least-memory layout while none fits, and why nothing fits.
@@ -477,22 +483,16 @@ class Search {
   // lo - 1 fits (lo > 0) or nothing about it (lo == 0; then the smallest is probed first, as it
   // most often does not fit): memory grows with b, so a bisection of probes finds it.
   std::optional<size_t> LargestFitting(const Structure& s, Recompute r, size_t lo) {
-    Layout l = s.base;
-    l.recompute = r;
-    const std::span<const int> bs = s.micro_batches;
-    std::optional<size_t> best;
     if (lo == 0) {
-      l.micro_batch = bs.front();
-      if (!Probe(s, l))
+      if (!Probe(s, 0, r))
         return std::nullopt;
       lo = 1;
     }
-    best = lo - 1;
-    size_t hi = bs.size();  // candidates bs[lo..hi)
+    std::optional<size_t> best = lo - 1;
+    size_t hi = s.micro_batches.size();  // candidates [lo, hi)
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
-      l.micro_batch = bs[mid];
-      if (Probe(s, l)) {
+      if (Probe(s, mid, r)) {
         best = mid;
         lo = mid + 1;
       } else {
@@ -552,10 +552,7 @@ class Search {
   bool FindFits(const Structure& s, Learned& k) {
     if (!k.fits_known) {
       k.fits_known = true;
-      Layout l = s.base;
-      l.micro_batch = s.micro_batches.front();
-      l.recompute = s.recomputes.back();
-      if (Probe(s, l)) {
+      if (Probe(s, 0, s.recomputes.back())) {
         size_t lo = 0;
         for (size_t i = 0; i < s.recomputes.size(); ++i) {
           if (const std::optional<size_t> fit = LargestFitting(s, s.recomputes[i], lo)) {
