@@ -179,5 +179,30 @@ TEST(AttentionKernelTest, SearchEqualsExhaustiveWhereZeroStagesRunOnDifferentKer
   }
 }
 
+// A plan's searches share a LayoutMemo across GPUs of one shape. Whether the attention kernels
+// run at different speeds depends on the GPU: a memo filled on an A100 (one kernel) must not
+// make an H100 search (cuDNN far faster) bound a group by a stage of the other kernel.
+TEST(AttentionKernelTest, AMemoFilledOnAnotherArchitectureKeepsTheKernelsApart) {
+  Workload w = testing::Training(Method::kFull, 16384, 8);
+  w.cp = 1;
+  w.frameworks = {Peft(), Megatron(), Torchtitan()};
+  const ModelArch arch = testing::Llama(16, 2048, 16, 16, 5632);
+  Calibration cal = TwoKernels();
+  cal.archs[0].cudnn_attention_fraction = 0.8;
+  const Gpu h100 = H100(), a100 = A100();
+  const LayoutPins pins = PinsFrom(w);
+  LayoutMemo memo(w, arch, pins);
+  const LayoutSearch ampere = SearchLayout(w, arch, HardwareFor(a100, 8, 8), cal, pins, {}, &memo);
+  ASSERT_TRUE(ampere.ok) << ampere.reason;
+  const Hardware hw = HardwareFor(h100, 8, 8);
+  const LayoutSearch shared = SearchLayout(w, arch, hw, cal, pins, {}, &memo);
+  const LayoutSearch all = ExhaustiveLayoutSearch(w, arch, hw, cal, pins);
+  ASSERT_TRUE(shared.ok && all.ok) << shared.reason << all.reason;
+  EXPECT_NEAR(shared.estimate.time.step_s, all.estimate.time.step_s,
+              2e-6 * all.estimate.time.step_s)
+      << "search " << DescribeLayout(shared.layout) << " vs exhaustive "
+      << DescribeLayout(all.layout);
+}
+
 }  // namespace
 }  // namespace gpuplan::perf

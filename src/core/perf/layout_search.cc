@@ -101,7 +101,10 @@ struct Structure {
   int local_batch = 1;                 // sequences per data-parallel replica per step
   // Its layouts' memory by [micro-batch index][recomputation], in the memo's StructureList.
   KnownMemory* memory = nullptr;
-  size_t kernel = 0;  // its attention kernel where the frameworks' kernels differ (else 0)
+  // Its attention kernel (the framework that runs it decides). Structure lists are shared by
+  // GPUs on which the kernels run alike and GPUs on which they differ: KernelOf tells which
+  // matters to a search.
+  size_t kernel = 0;
 };
 
 // What one search learns of a structure on its hardware.
@@ -316,8 +319,7 @@ class Search {
               s.recomputes.push_back(r);
           }
           l.recompute = Recompute::kNone;
-          if (kernels_differ_)
-            s.kernel = static_cast<size_t>(AttentionKernelFor(w_.frameworks, l));
+          s.kernel = static_cast<size_t>(AttentionKernelFor(w_.frameworks, l));
           if (s.recomputes.size() > 0)
             out.push_back(s);
         }
@@ -827,7 +829,8 @@ class Search {
     return bound;
   }
 
-  static size_t KernelOf(const Structure& s) { return s.kernel; }
+  // The kernel whose speed `s`'s compute has on this GPU: 0 where the kernels run alike.
+  size_t KernelOf(const Structure& s) const { return kernels_differ_ ? s.kernel : 0; }
 
   // A bound of every structure of a group (highest ZeRO stage first): per recomputation that
   // fits somewhere, CheapBound of the highest stage that has it, at its cap. Where the stages
@@ -874,7 +877,7 @@ class Search {
     const auto twin = [&](const Structure& s) {
       for (size_t j = flat.begin; j < flat.end; ++j) {
         const Structure& f = structures[j];
-        if (f.base.zero == s.base.zero && KernelOf(f) == KernelOf(s) &&
+        if (f.base.zero == s.base.zero && f.kernel == s.kernel &&
             f.recomputes.size() == s.recomputes.size() &&
             std::equal(f.recomputes.begin(), f.recomputes.end(), s.recomputes.begin())) {
           return true;
