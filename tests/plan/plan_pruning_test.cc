@@ -34,8 +34,9 @@ struct PruneCase {
   std::string name;
   std::string yaml;
   int top_n = 10;
-  // Searches long enough for the cut-off to be asked (CutOff::ask_after) save evaluations;
-  // small ones (a 7B LoRA per hardware) are never stopped and may search a shared hardware again.
+  // Whether the bound must save evaluations: the 70B plan's hardware that cannot be shown is
+  // searched for long enough; small searches (a 7B LoRA per hardware) save little and may search
+  // a hardware shared with a cut search again.
   bool saves = false;
 };
 
@@ -75,7 +76,8 @@ global_batch: 1024
 tokens: 20B
 constraints: {max_nodes: 16, billing: [payg, spot]}
 objective: time
-)"},
+)",
+                                                     10, true},
                                            PruneCase{"Llama13bPretrainByCost", R"(task: pretrain
 model: llama-2-13b
 seq_len: 2048
