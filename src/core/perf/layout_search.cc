@@ -696,7 +696,7 @@ class Search {
           fits = fit->layout;
         if (structures[group.begin].base.vp == 1) {
           sibling_of[g] = static_cast<int>(siblings.size());
-          siblings.push_back({std::move(parts)});
+          siblings.push_back({parts});
         }
       }
     }
