@@ -13,25 +13,9 @@ namespace {
 
 using testing::A10;
 using testing::A100;
+using testing::H100;
 using testing::Llama2_7B;
 using testing::Model7B;
-
-// H100 SXM as data/gpus.csv has it: dense BF16 989 and FP8 1979 TFLOPS, NVLink 900 GB/s.
-Gpu H100() {
-  Gpu g;
-  g.name = "H100-80G-SXM";
-  g.architecture = "Hopper";
-  g.memory_gib = 80;
-  g.usable_memory_gib = 79.1;
-  g.memory_bandwidth_gbs = 3350;
-  g.tflops[static_cast<int>(Precision::kBf16)] = 989;
-  g.tflops[static_cast<int>(Precision::kFp16)] = 989;
-  g.tflops[static_cast<int>(Precision::kFp8)] = 1979;
-  g.tflops[static_cast<int>(Precision::kFp32)] = 67;
-  g.nvlink_gbs = 900;
-  g.pcie_gen = 5;
-  return g;
-}
 
 // One optimizer step of `task` over `global_batch` sequences of `seq_len` tokens, the rest of the
 // workload at its defaults.

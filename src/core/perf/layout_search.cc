@@ -78,7 +78,6 @@ class Recomputes {
   const Recompute* end() const { return all_.data() + end_; }
   size_t size() const { return end_; }
   Recompute operator[](size_t i) const { return all_[i]; }
-  Recompute front() const { return all_[0]; }
   Recompute back() const { return all_[end_ - 1]; }
 
  private:
