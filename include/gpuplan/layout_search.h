@@ -111,6 +111,14 @@ LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardwa
                           const Calibration& cal, const LayoutPins& pins = {},
                           const CutOff& cut_off = {}, LayoutMemo* memo = nullptr);
 
+// The least step, seconds, that any training layout of `w` on `hw` can take, savers included
+// (0: no floor, as for inference): the step's hardware FLOPs at the lightest recomputation,
+// spread evenly over every GPU, at the highest fraction of peak the model ever gives GEMMs and
+// attention. Every other part of a step only adds to it. One evaluation's worth of work: the
+// planner rules out hardware on it before searching any layout.
+double StepFloorSeconds(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                        const Calibration& cal);
+
 // Every valid training layout of the same space, each estimated: the reference the tests
 // compare SearchLayout with on small cases (exponential; never used by the tool).
 LayoutSearch ExhaustiveLayoutSearch(const Workload& w, const ModelArch& arch, const Hardware& hw,

@@ -771,6 +771,11 @@ class CandidateSearch {
     return it->second;
   }
 
+  // Whether `hw`'s layout is known (searched, or a host-free twin's).
+  bool Searched(const perf::Hardware& hw) const {
+    return searched_.count(KeyOf(hw)) > 0 || host_free_.count(HostFreeKey(hw)) > 0;
+  }
+
   // Whether a training search's answer is the same whatever the host's RAM: a layout found
   // without memory savers (so the savers' ladder never ran), holding nothing in host RAM (no
   // offload, no paged optimizer states), and not cut off (a cut-off's floor may be a saver's).
@@ -844,6 +849,15 @@ class CandidateSearch {
       cut_off.matters = [&](double floor_step_s) {
         return CouldShow(run, nodes, hw, floor_step_s);
       };
+    }
+    // No layout is faster than the step's FLOPs at the model's best rates: hardware that could
+    // not be shown even at that floor needs no search.
+    if (prune && !priceless && !Searched(hw)) {
+      const double floor_step_s = perf::StepFloorSeconds(w_, arch_, hw, cal_);
+      if (floor_step_s > 0 && !CouldShow(run, nodes, hw, floor_step_s)) {
+        run.Cut(floor_step_s, CutOffReason(nodes, hw, floor_step_s));
+        return false;
+      }
     }
     const LayoutResult& lr = LayoutFor(hw, *run.t, cut_off);
     if (lr.cut_off && priceless) {

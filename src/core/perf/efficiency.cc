@@ -3,6 +3,13 @@
 
 namespace gpuplan::perf::internal {
 
+// The fraction of the peak GEMMs approach as their inner size and rows grow (GemmEfficiency
+// never exceeds it).
+double GemmFractionCeiling(const ArchEfficiency& arch, const Calibration& cal, Precision p) {
+  const double fraction = p == Precision::kFp32 ? arch.simt_fraction : arch.gemm_fraction;
+  return p == Precision::kFp8 ? fraction * cal.fp8_gemm_factor : fraction;
+}
+
 // Achieved fraction of the peak for GEMMs with per-GPU inner size `dim` over `tokens` rows whose
 // weights are stored in `weight_bytes` per element: saturating in the inner size (tensor-core
 // tiles) and in the rows. The rows' half point is a multiple of the ridge point, the rows at
@@ -13,9 +20,7 @@ double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const 
                       double peak_tflops, double dim, double tokens, Precision p,
                       double weight_bytes) {
   const bool simt = p == Precision::kFp32;
-  double fraction = simt ? arch.simt_fraction : arch.gemm_fraction;
-  if (p == Precision::kFp8)
-    fraction *= cal.fp8_gemm_factor;
+  double fraction = GemmFractionCeiling(arch, cal, p);
   if (!simt)
     fraction *= dim / (dim + cal.gemm_half_dim);
   const double bandwidth = gpu.memory_bandwidth_gbs * 1e9 * arch.memory_bw_fraction;

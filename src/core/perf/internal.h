@@ -61,6 +61,8 @@ inline constexpr double kSaturatedGemmRows = 1e12;
 double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const Gpu& gpu,
                       double peak_tflops, double dim, double tokens, Precision p,
                       double weight_bytes);
+// The fraction of peak GemmEfficiency approaches with large GEMMs (and never exceeds).
+double GemmFractionCeiling(const ArchEfficiency& arch, const Calibration& cal, Precision p);
 // The dense peak used for GEMMs at precision p.
 std::optional<double> PeakTflops(const Gpu& g, Precision p);
 

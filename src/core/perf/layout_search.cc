@@ -98,8 +98,10 @@ struct Structure {
   std::span<const int> micro_batches;  // ascending; the list lives in Search's cache
   Recomputes recomputes;               // lightest first
   int local_batch = 1;                 // sequences per data-parallel replica per step
-  // Its layouts' memory by [micro-batch index][recomputation], in the memo's StructureList.
-  KnownMemory* memory = nullptr;
+  // Its layouts' memory by [micro-batch index][recomputation], handed out by the shape's
+  // SlotArena on its first probe (most structures are never probed). A cache of the memo, so
+  // it may be set on a structure a search only reads.
+  mutable KnownMemory* memory = nullptr;
   // Its attention kernel (the framework that runs it decides). Structure lists are shared by
   // GPUs on which the kernels run alike and GPUs on which they differ: KernelOf tells which
   // matters to a search.
@@ -127,12 +129,32 @@ struct Group {
   std::optional<size_t> flat_sibling;
 };
 
-// The structures of one set of savers on one hardware shape, their groups, and the memory of
-// their layouts as far as some search has estimated it.
+// The structures of one set of savers on one hardware shape and their groups.
 struct StructureList {
   std::vector<Structure> structures;
   std::vector<Group> groups;
-  std::vector<KnownMemory> memory;  // Structure::memory points into it
+};
+
+// Memory slots handed out in blocks that never move (Structure::memory points into them): a
+// plan's structures would need some 17 MB of slots up front, and page faults, not estimates,
+// would then take most of its time.
+class SlotArena {
+ public:
+  KnownMemory* Take(size_t n) {
+    if (blocks_.empty() || used_ + n > capacity_) {
+      capacity_ = std::max(n, kBlock);
+      blocks_.push_back(std::make_unique<KnownMemory[]>(capacity_));
+      used_ = 0;
+    }
+    KnownMemory* slots = blocks_.back().get() + used_;
+    used_ += n;
+    return slots;
+  }
+
+ private:
+  static constexpr size_t kBlock = 4096;
+  std::vector<std::unique_ptr<KnownMemory[]>> blocks_;
+  size_t used_ = 0, capacity_ = 0;
 };
 
 }  // namespace
@@ -145,6 +167,7 @@ struct LayoutMemo::Shape {
   // Search::Structures' lists by (offload, optimizer in backward, activation offload, any);
   // a std::map keeps them in place, so Structure::memory stays valid.
   std::map<std::tuple<Offload, bool, bool, bool>, StructureList> structures;
+  SlotArena slots;  // the structures' memory
 };
 
 LayoutMemo::LayoutMemo(const Workload& w, const ModelArch& arch, const LayoutPins& pins)
@@ -193,15 +216,6 @@ class Search {
     if (fresh) {
       list.structures = BuildStructures(savers, any_savers);
       list.groups = GroupsOf(list.structures);
-      size_t slots = 0;
-      for (const Structure& s : list.structures)
-        slots += s.micro_batches.size() * kRecomputeNames.size();
-      list.memory.resize(slots);
-      size_t at = 0;
-      for (Structure& s : list.structures) {
-        s.memory = list.memory.data() + at;
-        at += s.micro_batches.size() * kRecomputeNames.size();
-      }
     }
     return list;
   }
@@ -416,6 +430,8 @@ class Search {
     return e;
   }
   bool Probe(const Structure& s, size_t micro_batch_index, Recompute r) {
+    if (memorize_ && s.memory == nullptr)
+      s.memory = shape_->slots.Take(s.micro_batches.size() * kRecomputeNames.size());
     KnownMemory* known =
         memorize_ ? &s.memory[micro_batch_index * kRecomputeNames.size() + static_cast<size_t>(r)]
                   : nullptr;
