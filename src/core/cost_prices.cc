@@ -306,15 +306,10 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
     a.reason = name + " is not offered in " + where + " (not listed by DescribeAvailableResource)";
     return a;
   }
-  std::set<std::string> priced_regions;
-  bool priced_here = false;
-  for (const Price& p : catalog.prices) {
-    if (!SameName(p.instance, name) || !(p.amount > 0))
-      continue;
-    priced_regions.insert(p.region);
-    if (SameName(p.region, region))
-      priced_here = true;
-  }
+  const bool priced_here =
+      std::any_of(catalog.prices.begin(), catalog.prices.end(), [&](const Price& p) {
+        return p.amount > 0 && SameName(p.instance, name) && SameName(p.region, region);
+      });
   if (priced_here) {
     a.available = true;
     a.reason = name + " has a price in " + std::string(region) +
@@ -322,6 +317,11 @@ Availability CheckAvailability(const Catalog& catalog, const MarketData& market,
     return a;
   }
   a.available = false;
+  std::set<std::string> priced_regions;
+  for (const Price& p : catalog.prices) {
+    if (p.amount > 0 && SameName(p.instance, name))
+      priced_regions.insert(p.region);
+  }
   if (priced_regions.empty()) {
     a.reason = name +
                " has no price in any region of the price book; not plannable without "

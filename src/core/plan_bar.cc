@@ -27,13 +27,13 @@ double FrontMoney(const Candidate& c) {
   return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
 }
 
-ShowBar::ShowBar(const Workload& w, int top_n) : by_time_(RanksByTime(w)), top_n_(top_n) {}
+ShowBar::ShowBar(const Workload& w, int top_n) : w_(w), by_time_(RanksByTime(w)), top_n_(top_n) {}
 
 void ShowBar::Add(std::span<const Candidate> hardware) {
   std::map<Billing, const Candidate*> kept;
   for (const Candidate& c : hardware) {
     const Candidate*& k = kept[c.billing];
-    if (k == nullptr || c.score < k->score)
+    if (k == nullptr || RanksBefore(w_, c, *k))
       k = &c;
   }
   for (const auto& [mode, c] : kept) {
@@ -77,7 +77,7 @@ bool ShowBar::CouldShow(const std::vector<Candidate>& floors) const {
     if (!OffFront(f))
       return true;
     const Candidate*& best = best_per_mode[f.billing];
-    if (best == nullptr || f.score < best->score)
+    if (best == nullptr || RanksBefore(w_, f, *best))
       best = &f;
   }
   for (const auto& [mode, f] : best_per_mode) {

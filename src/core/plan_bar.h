@@ -35,8 +35,8 @@ class ShowBar {
   ShowBar(const Workload& w, int top_n);
 
   // The candidates of one hardware (one instance type and node count, every region and billing
-  // mode): as the ranking does, only the best of each billing mode (the first of equal scores)
-  // stays, for the ranking and the front.
+  // mode): as the ranking does, only the best of each billing mode (RanksBefore: of equal
+  // scores the cheaper or shorter) stays, for the ranking and the front. `w` must outlive it.
   void Add(std::span<const Candidate> hardware);
 
   // Whether a candidate no better than one of `floors` in score, hours, cost and quoted score
@@ -54,6 +54,7 @@ class ShowBar {
   bool SurelyBefore(const Best& a, const Candidate& floor) const;
   bool OffFront(const Candidate& floor) const;
 
+  const Workload& w_;
   bool by_time_;
   int top_n_;
   std::map<std::tuple<std::string, int, Billing>, Best> best_;

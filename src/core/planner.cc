@@ -384,8 +384,8 @@ Result<Candidate> PriceIn(const Workload& w, const InstanceType& t, const Candid
   }
   c.region = p.region;
   c.billing = p.mode;
-  c.cost = *jc;
   c.job_hours = p.per_hour ? 0 : jc->wall_hours;
+  c.cost = std::move(*jc);
   if (c.ranges && !p.per_hour && !p.serving) {
     c.ranges->job_hours.point = c.job_hours;
     c.ranges->cost.point = c.cost.total.amount();
@@ -982,23 +982,35 @@ class CandidateSearch {
   perf::LayoutMemo memo_;                 // what the layout searches share (after pins_)
 };
 
-// The cheapest region per (instance, nodes, billing), ranked by the objective.
+// The best region per (instance, nodes, billing), ranked by the objective: of regions that
+// score alike (the same hours under a time objective), the cheapest. (Sorted by index: a plan
+// has thousands of candidates of 2 KB each.)
 std::vector<Candidate> RankCandidates(const Workload& w, std::vector<Candidate> all) {
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.instance, a.nodes, a.billing, a.score) <
-           std::tie(b.instance, b.nodes, b.billing, b.score);
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) {
+    const Candidate &a = all[i], &b = all[j];
+    if (std::tie(a.instance, a.nodes, a.billing) != std::tie(b.instance, b.nodes, b.billing))
+      return std::tie(a.instance, a.nodes, a.billing) < std::tie(b.instance, b.nodes, b.billing);
+    return RanksBefore(w, a, b);
   });
-  std::vector<Candidate> unique;
-  for (Candidate& c : all) {
-    if (!unique.empty() && unique.back().instance == c.instance && unique.back().nodes == c.nodes &&
-        unique.back().billing == c.billing) {
-      continue;
+  std::vector<size_t> unique;
+  for (size_t i : order) {
+    if (!unique.empty()) {
+      const Candidate &kept = all[unique.back()], &c = all[i];
+      if (kept.instance == c.instance && kept.nodes == c.nodes && kept.billing == c.billing)
+        continue;
     }
-    unique.push_back(std::move(c));
+    unique.push_back(i);
   }
   std::stable_sort(unique.begin(), unique.end(),
-                   [&](const Candidate& a, const Candidate& b) { return RanksBefore(w, a, b); });
-  return unique;
+                   [&](size_t i, size_t j) { return RanksBefore(w, all[i], all[j]); });
+  std::vector<Candidate> ranked;
+  ranked.reserve(unique.size());
+  for (size_t i : unique)
+    ranked.push_back(std::move(all[i]));
+  return ranked;
 }
 
 // The Pareto front on (hours, cost) of the priced candidates: sweep by hours, keep strictly

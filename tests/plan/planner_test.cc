@@ -61,6 +61,36 @@ TEST(PlannerTest, LoraOf7bFitsOneA10AndTheCheapestA10SetupWinsOnCost) {
   }
 }
 
+// Under a time objective every region of a type scores alike (the same hours): the plan must
+// still show it where it is cheapest. (It used to keep the alphabetically first region: 8 x
+// ebmgn7e.32xlarge PAYG in ap-northeast-1 at CNY 297.48/h, not cn-wulanchabu at 250.14/h.)
+TEST(PlannerTest, UnderATimeObjectiveEachCandidateIsInItsCheapestRegion) {
+  const Plan p = PlanYaml(R"(task: pretrain
+model: llama-2-13b
+seq_len: 4096
+global_batch: 256
+tokens: 2B
+constraints: {max_nodes: 2, billing: [payg]}
+objective: time
+)");
+  ASSERT_FALSE(p.candidates.empty());
+  int compared = 0;
+  for (const Candidate& c : p.candidates) {
+    if (!c.price_known)
+      continue;
+    SCOPED_TRACE(c.instance + " in " + c.region);
+    for (const Price& row : testing::EmbeddedCatalog().prices) {
+      if (row.instance != c.instance || row.billing != Billing::kPayg || row.unit != "hour" ||
+          row.currency != "CNY" || !(row.amount > 0)) {
+        continue;
+      }
+      ++compared;
+      EXPECT_LE(c.cost.rate_per_hour.amount(), row.amount + 1e-9) << "cheaper in " << row.region;
+    }
+  }
+  EXPECT_GT(compared, static_cast<int>(p.candidates.size())) << "types priced in several regions";
+}
+
 TEST(PlannerTest, FullFinetuneOf70bIsRejectedOn24GbCardsWithTheReason) {
   Plan p = PlanYaml(R"(task: finetune
 method: full
