@@ -292,6 +292,28 @@ struct Pricing {
   std::vector<cost::Mode> modes;
   std::string currency;
   const PlanOptions* options = nullptr;
+
+  // Whether `mode` is priced in rates[i]. Outside spot a candidate's hours are the same in
+  // every region and its cost (and cost range, commitment and monthly cost) grows with the
+  // mode's price alone, so the region where that price is least ranks before every other
+  // (RankCandidates keeps only it; the first of equal prices, as the ranking does): only it is
+  // priced. Spot's hours depend on the region's reclaim rate, and its score on whether its
+  // price can rank: every region is.
+  bool Prices(size_t i, cost::Mode mode) const {
+    auto price = [&](size_t j) -> std::optional<double> {
+      if (!rates[j].rates || !rates[j].rates->quotes[static_cast<size_t>(mode)])
+        return std::nullopt;
+      return rates[j].rates->Of(mode).price.amount();
+    };
+    if (mode == cost::Mode::kSpot || !price(i))
+      return true;
+    for (size_t j = 0; j < rates.size(); ++j) {
+      const std::optional<double> other = price(j);
+      if (other && (*other < *price(i) || (j < i && *other == *price(i))))
+        return false;
+    }
+    return true;
+  }
 };
 
 // Spot with no reclaim rate: ranks with the default interruption allowance (replacing `jc` and
@@ -436,12 +458,15 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
     return per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
   };
   bool any = false;
-  for (const RegionRates& rr : pricing.rates) {
+  for (size_t i = 0; i < pricing.rates.size(); ++i) {
+    const RegionRates& rr = pricing.rates[i];
     if (!rr.rates) {
       rejection = rr.reason;
       continue;
     }
     for (cost::Mode mode : pricing.modes) {
+      if (!pricing.Prices(i, mode))
+        continue;
       PriceCase p{&*rr.rates, rr.region, mode, per_hour ? 1.0 : hours, per_hour, serving, explain};
       Result<Candidate> c = PriceIn(w, t, base, p, options);
       if (!c.ok()) {
