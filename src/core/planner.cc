@@ -442,10 +442,11 @@ void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Can
 }
 
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
-// mode and appends the candidates that meet the budget. `hours` is the job's length (0 = no
-// amount of work: price one hour and rank by cost per `units_per_hour`). Returns whether any
-// candidate was added; otherwise `rejection` says why. `explain`: the costs' notes (a bound's
-// candidates are only compared).
+// mode (Pricing::Prices) and appends the candidates that meet the budget. `hours` is the job's
+// length (0 = no amount of work: price one hour and rank by cost per `units_per_hour`). Returns
+// whether any candidate met it; otherwise `rejection` says why. `explain`: candidates a plan
+// may show, with the costs' notes: only those the ranking or the spot alternative can take;
+// without it, a bound's candidates, only compared (every one, without notes).
 bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& base, double hours,
                     double units_per_hour, bool serving, const Pricing& pricing, bool explain,
                     std::vector<Candidate>& out, std::string& rejection) {
@@ -457,7 +458,37 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
       return per_hour && units_per_hour > 0 ? 1 / units_per_hour : HoursForRanking(c);
     return per_hour && units_per_hour > 0 ? money / units_per_hour * 1e6 : money;
   };
-  bool any = false;
+  // One region and mode into `into`, or why not (into `rejection`).
+  auto price = [&](PriceCase p, std::vector<Candidate>& into) {
+    const cost::BillingRates& rates = *p.rates;
+    Result<Candidate> c = PriceIn(w, t, base, p, options);
+    if (!c.ok()) {
+      rejection = c.status().message();
+      return false;
+    }
+    if (std::string over = OverBudget(w, t, base, p.mode, *c, per_hour, pricing.currency);
+        !over.empty()) {
+      rejection = over;
+      return false;
+    }
+    AddServiceRange(w, base, serving, *c);
+    c->score = c->score_at_quote = score(*c, CostForRanking(*c));
+    if (std::optional<cost::BillingRates> capped =
+            SpotAtPaygCap(w, options, RanksByTime(w), rates, *c)) {
+      p.rates = &*capped;
+      if (Result<Candidate> at_cap = PriceIn(w, t, base, p, options); at_cap.ok()) {
+        c->spot_ranked_at_payg = rates.payg().price.amount();
+        c->score = score(*at_cap, CostForRanking(*at_cap));
+      }
+    }
+    into.push_back(std::move(*c));
+    return true;
+  };
+  // A bound's candidates (!explain) are only compared: all go out as they are.
+  std::vector<Candidate> own;
+  std::vector<Candidate>& priced = explain ? own : out;
+  const size_t before = out.size();
+  std::vector<PriceCase> cases;
   for (size_t i = 0; i < pricing.rates.size(); ++i) {
     const RegionRates& rr = pricing.rates[i];
     if (!rr.rates) {
@@ -467,32 +498,54 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
     for (cost::Mode mode : pricing.modes) {
       if (!pricing.Prices(i, mode))
         continue;
-      PriceCase p{&*rr.rates, rr.region, mode, per_hour ? 1.0 : hours, per_hour, serving, explain};
-      Result<Candidate> c = PriceIn(w, t, base, p, options);
-      if (!c.ok()) {
-        rejection = c.status().message();
-        continue;
-      }
-      if (std::string over = OverBudget(w, t, base, mode, *c, per_hour, pricing.currency);
-          !over.empty()) {
-        rejection = over;
-        continue;
-      }
-      AddServiceRange(w, base, serving, *c);
-      c->score = c->score_at_quote = score(*c, CostForRanking(*c));
-      if (std::optional<cost::BillingRates> capped =
-              SpotAtPaygCap(w, options, RanksByTime(w), *rr.rates, *c)) {
-        p.rates = &*capped;
-        if (Result<Candidate> at_cap = PriceIn(w, t, base, p, options); at_cap.ok()) {
-          c->spot_ranked_at_payg = rr.rates->payg().price.amount();
-          c->score = score(*at_cap, CostForRanking(*at_cap));
-        }
-      }
-      out.push_back(std::move(*c));
-      any = true;
+      // Spot's notes wait for the regions that can be shown (below); the other modes are
+      // priced in one region (Pricing::Prices).
+      const PriceCase p{&*rr.rates,
+                        rr.region,
+                        mode,
+                        per_hour ? 1.0 : hours,
+                        per_hour,
+                        serving,
+                        explain && mode != cost::Mode::kSpot};
+      if (price(p, priced) && explain)
+        cases.push_back(p);
     }
   }
-  return any;
+  if (!explain)
+    return out.size() > before;
+  // Only two of this hardware's candidates per mode can be shown: the one the ranking keeps
+  // (RankCandidates: the first that ranks before the others) and, for spot ranked at its PAYG
+  // cap, the one with the least score at its own price (the spot alternative: the first
+  // least). Those are priced again with their notes, in their order; the rest are dropped.
+  std::map<cost::Mode, size_t> ranked, alternative;
+  for (size_t i = 0; i < priced.size(); ++i) {
+    const Candidate& c = priced[i];
+    if (auto [it, fresh] = ranked.try_emplace(c.billing, i);
+        !fresh && RanksBefore(w, c, priced[it->second])) {
+      it->second = i;
+    }
+    if (c.spot_ranked_at_payg > 0) {
+      if (auto [it, fresh] = alternative.try_emplace(c.billing, i);
+          !fresh && c.score_at_quote < priced[it->second].score_at_quote) {
+        it->second = i;
+      }
+    }
+  }
+  std::set<size_t> kept;
+  for (const auto& [mode, i] : ranked)
+    kept.insert(i);
+  for (const auto& [mode, i] : alternative)
+    kept.insert(i);
+  for (size_t i : kept) {
+    PriceCase p = cases[i];
+    if (p.explain) {
+      out.push_back(std::move(priced[i]));
+      continue;
+    }
+    p.explain = true;
+    price(p, out);
+  }
+  return !priced.empty();
 }
 
 // Adds `base` with no price: its speed is known, so it stays in the plan (ranked by time; under
