@@ -116,11 +116,15 @@ Money PriceQuote::HourlyPrice(const PriceRatios& ratios) const {
 
 namespace {
 
-// The best row for `query`, optionally only in `currency` and `unit` (so a USD quote never
-// hides a CNY one when the caller needs CNY).
-Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query, std::string_view today,
-                            std::optional<Currency> want_currency, std::string_view want_unit) {
-  const std::string instance = CanonicalInstance(catalog, query.instance);
+// The best row for `query` of `instance` (the catalog's spelling), optionally only in
+// `currency` and `unit` (so a USD quote never hides a CNY one when the caller needs CNY).
+struct BestRow {
+  const Price* row;
+  Currency currency;
+};
+std::optional<BestRow> FindRow(const Catalog& catalog, const PriceQuery& query,
+                               std::string_view instance, std::optional<Currency> want_currency,
+                               std::string_view want_unit) {
   const Price* best = nullptr;
   Currency best_currency = Currency::kCny;
   Rank best_rank{};
@@ -146,8 +150,17 @@ Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query, std
     }
   }
   if (!best)
+    return std::nullopt;
+  return BestRow{best, best_currency};
+}
+
+Result<PriceQuote> FindBest(const Catalog& catalog, const PriceQuery& query, std::string_view today,
+                            std::optional<Currency> want_currency, std::string_view want_unit) {
+  const std::string instance = CanonicalInstance(catalog, query.instance);
+  const std::optional<BestRow> best = FindRow(catalog, query, instance, want_currency, want_unit);
+  if (!best)
     return Status::NotFound("price unknown for " + Describe(query, instance));
-  return Quote(*best, best_currency, today);
+  return Quote(*best->row, best->currency, today);
 }
 
 }  // namespace
@@ -240,12 +253,14 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
                                   const PriceRatios& ratios, std::string_view today) {
   PriceQuery q = query;
   q.billing = Billing::kPayg;
-  Result<PriceQuote> payg = FindBest(catalog, q, today, std::nullopt, "hour");
-  if (!payg.ok())
-    return payg.status();
+  const std::string instance = CanonicalInstance(catalog, query.instance);
+  const std::optional<BestRow> payg_row = FindRow(catalog, q, instance, std::nullopt, "hour");
+  if (!payg_row)
+    return Status::NotFound("price unknown for " + Describe(q, instance));
+  const PriceQuote payg = Quote(*payg_row->row, payg_row->currency, today);
   BillingRates rates;
-  rates.quotes[static_cast<size_t>(Billing::kPayg)] = *payg;
-  const Currency cur = payg->price.currency();
+  rates.quotes[static_cast<size_t>(Billing::kPayg)] = payg;
+  const Currency cur = payg.price.currency();
   for (const BillingMode& m : kBillingModes) {
     if (!m.costed || m.billing == Billing::kPayg)
       continue;
@@ -253,15 +268,16 @@ Result<BillingRates> ResolveRates(const Catalog& catalog, const PriceQuery& quer
     // A listed price of another mode is used only in the PAYG currency and its own unit.
     PriceQuery lq = query;
     lq.billing = m.billing;
-    Result<PriceQuote> listed = FindBest(catalog, lq, today, cur, m.unit);
-    if (m.unit.empty() || !listed.ok()) {
+    const std::optional<BestRow> listed =
+        m.unit.empty() ? std::nullopt : FindRow(catalog, lq, instance, cur, m.unit);
+    if (!listed) {
       quote = DerivedQuote(m.billing, rates, ratios);
       continue;
     }
-    quote = *listed;
+    quote = Quote(*listed->row, listed->currency, today);
     // SpotAsPriceGo bids are capped at the PAYG price (reference 3.2).
-    if (m.billing == Billing::kSpot && listed->price.amount() > payg->price.amount()) {
-      quote->price = payg->price;
+    if (m.billing == Billing::kSpot && quote->price.amount() > payg.price.amount()) {
+      quote->price = payg.price;
       quote->basis += "; capped at the PAYG price";
     }
   }
