@@ -100,7 +100,13 @@ int Architecture::Sm() const {
   return major * 10 + (minor - '0');
 }
 
+// The exact spelling is tried first: the tool's own lookups use the catalog's names, and a
+// validated catalog has one entry per key (Validate), so it is the entry the key finds.
 const Gpu* Catalog::FindGpu(std::string_view name) const {
+  for (const Gpu& g : gpus) {
+    if (g.name == name)
+      return &g;
+  }
   const std::string key = GpuKey(name);
   for (const Gpu& g : gpus) {
     if (GpuKey(g.name) == key)
@@ -116,6 +122,10 @@ const Gpu* Catalog::FindGpu(std::string_view name) const {
 }
 
 const InstanceType* Catalog::FindInstance(std::string_view name) const {
+  for (const InstanceType& t : instances) {
+    if (t.name == name)
+      return &t;
+  }
   const std::string key = InstanceKey(name);
   for (const InstanceType& t : instances) {
     if (InstanceKey(t.name) == key)
