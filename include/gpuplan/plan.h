@@ -49,6 +49,10 @@ struct PlanOptions {
   // the shown candidates, front and alternative are the same either way; only the rejections
   // of the unshown hardware and Plan::evaluated differ. Off: every hardware searched to the end.
   bool prune_hardware = true;
+  // Price a candidate in every region and billing mode, also where another region is cheaper in
+  // every measure the plan ranks on (Pricing::Prices skips those): the plan is the same either
+  // way; for tests.
+  bool price_dominated_regions = false;
   // The model's error per regime (data/uncertainty.csv, loaded at the edge); empty = no ranges,
   // and decisions at Workload::confidence use the point estimate.
   uncertainty::Table uncertainty;

@@ -293,20 +293,27 @@ struct Pricing {
   std::string currency;
   const PlanOptions* options = nullptr;
 
+  // Spot's hours differ by region only through the reclaim rate the market knows there, and
+  // under a cost objective its score through whether its price can rank (SpotAtPaygCap). Where
+  // no region has a rate (every one ranks with the same default, or the user's) and the plan
+  // ranks by time (the price only breaks ties), spot is priced as the other modes are.
+  bool spot_by_price = false;
+
   // Whether `mode` is priced in rates[i]. Outside spot a candidate's hours are the same in
   // every region and its cost (and cost range, commitment and monthly cost) grows with the
   // mode's price alone, so the region where that price is least ranks before every other
   // (RankCandidates keeps only it; the first of equal prices, as the ranking does): only it is
-  // priced. Spot's hours depend on the region's reclaim rate, and its score on whether its
-  // price can rank: every region is.
+  // priced. Spot is priced in every region unless spot_by_price.
   bool Prices(size_t i, cost::Mode mode) const {
     auto price = [&](size_t j) -> std::optional<double> {
       if (!rates[j].rates || !rates[j].rates->quotes[static_cast<size_t>(mode)])
         return std::nullopt;
       return rates[j].rates->Of(mode).price.amount();
     };
-    if (mode == cost::Mode::kSpot || !price(i))
+    if ((mode == cost::Mode::kSpot && !spot_by_price) || !price(i) ||
+        options->price_dominated_regions) {
       return true;
+    }
     for (size_t j = 0; j < rates.size(); ++j) {
       const std::optional<double> other = price(j);
       if (other && (*other < *price(i) || (j < i && *other == *price(i))))
@@ -498,15 +505,15 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
     for (cost::Mode mode : pricing.modes) {
       if (!pricing.Prices(i, mode))
         continue;
-      // Spot's notes wait for the regions that can be shown (below); the other modes are
-      // priced in one region (Pricing::Prices).
+      // Spot in every region waits for its notes until the regions that can be shown are
+      // known (below); a mode priced in one region (Pricing::Prices) gets them now.
       const PriceCase p{&*rr.rates,
                         rr.region,
                         mode,
                         per_hour ? 1.0 : hours,
                         per_hour,
                         serving,
-                        explain && mode != cost::Mode::kSpot};
+                        explain && (mode != cost::Mode::kSpot || pricing.spot_by_price)};
       if (price(p, priced) && explain)
         cases.push_back(p);
     }
@@ -764,6 +771,12 @@ class CandidateSearch {
       }
       pricing.rates.push_back(std::move(rr));
     }
+    pricing.spot_by_price =
+        RanksByTime(w_) && !options_.spot.spot_ratio &&
+        (options_.spot.reclaim_rate_per_hour ||
+         std::none_of(regions.begin(), regions.end(), [&](const std::string& region) {
+           return cost::ReclaimRatePerHour(options_.market, t.name, region).has_value();
+         }));
     return pricing;
   }
 

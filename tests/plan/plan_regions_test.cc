@@ -1,0 +1,120 @@
+// Which regions a plan prices (Pricing::Prices): outside spot, and for spot under a time
+// objective where no region has a reclaim rate, only the region where the mode is cheapest. The
+// plan must show exactly what pricing every region shows: candidates, front, spot alternative
+// and notes, under each objective, with and without market data.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/plan.h"
+#include "io/uncertainty_csv.h"
+#include "testing/embedded_data.h"
+
+namespace gpuplan::planner {
+namespace {
+
+std::string Shown(const Candidate& c) {
+  return c.instance + " x" + std::to_string(c.nodes) + " " +
+         std::string(cost::ModeName(c.billing)) + " " + c.region + " " +
+         perf::DescribeLayout(c.layout) + " " + std::to_string(c.job_hours) + " h " +
+         (c.price_known ? c.cost.total.ToString() : "unpriced") + " score " +
+         std::to_string(c.score) + " notes " + std::to_string(c.cost.notes.size());
+}
+
+std::vector<std::string> Shown(const std::vector<Candidate>& cs) {
+  std::vector<std::string> out;
+  for (const Candidate& c : cs)
+    out.push_back(Shown(c));
+  return out;
+}
+
+struct RegionCase {
+  std::string name;
+  std::string yaml;
+  bool market = false;  // reclaim rates known in one region of the types priced there
+};
+
+class PlanRegions : public ::testing::TestWithParam<RegionCase> {};
+
+TEST_P(PlanRegions, ShowsWhatPricingEveryRegionShows) {
+  const RegionCase& c = GetParam();
+  PlanOptions options;
+  options.today = "2026-11-30";
+  Result<uncertainty::Table> table = io::LoadUncertainty();
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  options.uncertainty = *table;
+  if (c.market) {
+    for (const char* instance : {"ecs.gn7i-c8g1.2xlarge", "ecs.gn7e-c16g1.4xlarge",
+                                 "ecs.ebmgn7e.32xlarge", "ecs.gn7i-8x.16xlarge"}) {
+      cost::SpotAdvice a;
+      a.instance = instance;
+      a.region = "cn-hangzhou";
+      a.zone = "cn-hangzhou-h";
+      a.interruption_rate = 0.12;
+      a.interrupt_rate_desc = "10-15%";
+      a.as_of = "2026-11-29";
+      options.market.spot_advice.push_back(a);
+    }
+  }
+  PlanOptions every = options;
+  every.price_dominated_regions = true;
+  const Plan fast = testing::PlanFromYaml(c.yaml, options);
+  const Plan reference = testing::PlanFromYaml(c.yaml, every);
+  ASSERT_FALSE(reference.candidates.empty());
+  EXPECT_EQ(Shown(fast.candidates), Shown(reference.candidates));
+  EXPECT_EQ(Shown(fast.pareto), Shown(reference.pareto));
+  ASSERT_EQ(fast.spot_alternative.has_value(), reference.spot_alternative.has_value());
+  if (reference.spot_alternative) {
+    EXPECT_EQ(Shown(*fast.spot_alternative), Shown(*reference.spot_alternative));
+  }
+  EXPECT_EQ(fast.notes, reference.notes);
+  EXPECT_EQ(fast.candidates.front().why, reference.candidates.front().why);
+}
+
+INSTANTIATE_TEST_SUITE_P(EmbeddedCatalog, PlanRegions,
+                         ::testing::Values(RegionCase{"Llama13bPretrainByTime", R"(task: pretrain
+model: llama-2-13b
+seq_len: 4096
+global_batch: 256
+tokens: 2B
+constraints: {max_nodes: 2, billing: [payg, spot]}
+objective: time
+)"},
+                                           RegionCase{"Llama13bPretrainByTimeWithMarket",
+                                                      R"(task: pretrain
+model: llama-2-13b
+seq_len: 4096
+global_batch: 256
+tokens: 2B
+constraints: {max_nodes: 2, billing: [payg, spot]}
+objective: time
+)",
+                                                      true},
+                                           RegionCase{"Lora7bByCost", R"(task: finetune
+method: lora
+model: llama-2-7b
+seq_len: 2048
+global_batch: 32
+tokens: 100M
+constraints: {billing: [payg, spot, subscription]}
+)"},
+                                           RegionCase{"Lora7bByCostWithMarket", R"(task: finetune
+method: lora
+model: llama-2-7b
+seq_len: 2048
+global_batch: 32
+tokens: 100M
+)",
+                                                      true},
+                                           RegionCase{"Serving8bByCost", R"(task: inference
+model: llama-3-8b
+inference: {requests_per_s: 5}
+constraints: {billing: [payg, subscription, spot]}
+)"}),
+                         [](const ::testing::TestParamInfo<RegionCase>& param) {
+                           return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace gpuplan::planner
