@@ -5,30 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "gpuplan/plan.h"
 #include "io/uncertainty_csv.h"
 #include "testing/embedded_data.h"
+#include "testing/shown_plan.h"
 
 namespace gpuplan::planner {
 namespace {
-
-// What a user sees of a candidate, for comparing plans.
-std::string Shown(const Candidate& c) {
-  return c.instance + " x" + std::to_string(c.nodes) + " " +
-         std::string(cost::ModeName(c.billing)) + " " + c.region + " " +
-         perf::DescribeLayout(c.layout) + " " + std::to_string(c.job_hours) + " h " +
-         (c.price_known ? c.cost.total.ToString() : "unpriced") + " score " +
-         std::to_string(c.score);
-}
-
-std::vector<std::string> Shown(const std::vector<Candidate>& cs) {
-  std::vector<std::string> out;
-  for (const Candidate& c : cs)
-    out.push_back(Shown(c));
-  return out;
-}
 
 struct PruneCase {
   std::string name;
@@ -54,15 +38,7 @@ TEST_P(PlanPruning, ShowsWhatTheFullSearchShows) {
   full.prune_hardware = false;
   const Plan pruned = testing::PlanFromYaml(c.yaml, options);
   const Plan reference = testing::PlanFromYaml(c.yaml, full);
-  ASSERT_FALSE(reference.candidates.empty());
-  EXPECT_EQ(Shown(pruned.candidates), Shown(reference.candidates));
-  EXPECT_EQ(Shown(pruned.pareto), Shown(reference.pareto));
-  ASSERT_EQ(pruned.spot_alternative.has_value(), reference.spot_alternative.has_value());
-  if (reference.spot_alternative) {
-    EXPECT_EQ(Shown(*pruned.spot_alternative), Shown(*reference.spot_alternative));
-  }
-  EXPECT_EQ(pruned.notes, reference.notes);
-  EXPECT_EQ(pruned.candidates.front().why, reference.candidates.front().why);
+  testing::ExpectShowsTheSame(pruned, reference);
   if (c.saves) {
     EXPECT_LT(pruned.evaluated, reference.evaluated * 0.8) << "the bound saves a fifth at least";
   }

@@ -5,29 +5,23 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "gpuplan/plan.h"
 #include "io/uncertainty_csv.h"
 #include "testing/embedded_data.h"
+#include "testing/shown_plan.h"
 
 namespace gpuplan::planner {
 namespace {
 
-std::string Shown(const Candidate& c) {
-  return c.instance + " x" + std::to_string(c.nodes) + " " +
-         std::string(cost::ModeName(c.billing)) + " " + c.region + " " +
-         perf::DescribeLayout(c.layout) + " " + std::to_string(c.job_hours) + " h " +
-         (c.price_known ? c.cost.total.ToString() : "unpriced") + " score " +
-         std::to_string(c.score) + " notes " + std::to_string(c.cost.notes.size());
-}
-
-std::vector<std::string> Shown(const std::vector<Candidate>& cs) {
-  std::vector<std::string> out;
-  for (const Candidate& c : cs)
-    out.push_back(Shown(c));
-  return out;
-}
+constexpr char kLlama13bByTime[] = R"(task: pretrain
+model: llama-2-13b
+seq_len: 4096
+global_batch: 256
+tokens: 2B
+constraints: {max_nodes: 2, billing: [payg, spot]}
+objective: time
+)";
 
 struct RegionCase {
   std::string name;
@@ -59,39 +53,15 @@ TEST_P(PlanRegions, ShowsWhatPricingEveryRegionShows) {
   }
   PlanOptions every = options;
   every.price_dominated_regions = true;
-  const Plan fast = testing::PlanFromYaml(c.yaml, options);
-  const Plan reference = testing::PlanFromYaml(c.yaml, every);
-  ASSERT_FALSE(reference.candidates.empty());
-  EXPECT_EQ(Shown(fast.candidates), Shown(reference.candidates));
-  EXPECT_EQ(Shown(fast.pareto), Shown(reference.pareto));
-  ASSERT_EQ(fast.spot_alternative.has_value(), reference.spot_alternative.has_value());
-  if (reference.spot_alternative) {
-    EXPECT_EQ(Shown(*fast.spot_alternative), Shown(*reference.spot_alternative));
-  }
-  EXPECT_EQ(fast.notes, reference.notes);
-  EXPECT_EQ(fast.candidates.front().why, reference.candidates.front().why);
+  testing::ExpectShowsTheSame(testing::PlanFromYaml(c.yaml, options),
+                              testing::PlanFromYaml(c.yaml, every));
 }
 
-INSTANTIATE_TEST_SUITE_P(EmbeddedCatalog, PlanRegions,
-                         ::testing::Values(RegionCase{"Llama13bPretrainByTime", R"(task: pretrain
-model: llama-2-13b
-seq_len: 4096
-global_batch: 256
-tokens: 2B
-constraints: {max_nodes: 2, billing: [payg, spot]}
-objective: time
-)"},
-                                           RegionCase{"Llama13bPretrainByTimeWithMarket",
-                                                      R"(task: pretrain
-model: llama-2-13b
-seq_len: 4096
-global_batch: 256
-tokens: 2B
-constraints: {max_nodes: 2, billing: [payg, spot]}
-objective: time
-)",
-                                                      true},
-                                           RegionCase{"Lora7bByCost", R"(task: finetune
+INSTANTIATE_TEST_SUITE_P(
+    EmbeddedCatalog, PlanRegions,
+    ::testing::Values(RegionCase{"Llama13bPretrainByTime", kLlama13bByTime},
+                      RegionCase{"Llama13bPretrainByTimeWithMarket", kLlama13bByTime, true},
+                      RegionCase{"Lora7bByCost", R"(task: finetune
 method: lora
 model: llama-2-7b
 seq_len: 2048
@@ -99,22 +69,20 @@ global_batch: 32
 tokens: 100M
 constraints: {billing: [payg, spot, subscription]}
 )"},
-                                           RegionCase{"Lora7bByCostWithMarket", R"(task: finetune
+                      RegionCase{"Lora7bByCostWithMarket", R"(task: finetune
 method: lora
 model: llama-2-7b
 seq_len: 2048
 global_batch: 32
 tokens: 100M
 )",
-                                                      true},
-                                           RegionCase{"Serving8bByCost", R"(task: inference
+                                 true},
+                      RegionCase{"Serving8bByCost", R"(task: inference
 model: llama-3-8b
 inference: {requests_per_s: 5}
 constraints: {billing: [payg, subscription, spot]}
 )"}),
-                         [](const ::testing::TestParamInfo<RegionCase>& param) {
-                           return param.param.name;
-                         });
+    [](const ::testing::TestParamInfo<RegionCase>& param) { return param.param.name; });
 
 }  // namespace
 }  // namespace gpuplan::planner
