@@ -28,6 +28,7 @@ inline std::string Shown(const planner::Candidate& c) {
 
 inline std::vector<std::string> Shown(const std::vector<planner::Candidate>& cs) {
   std::vector<std::string> out;
+  out.reserve(cs.size());
   for (const planner::Candidate& c : cs)
     out.push_back(Shown(c));
   return out;
