@@ -1255,8 +1255,53 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
          " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
 }
 
+// A shown job that nearly ties the top pick on the objective and is far better on the other
+// measure, which a user would rather take: a score (what the ranking compares: cost, or hours,
+// at the workload's confidence) within 2% of the pick's and at least 20% fewer hours (under a
+// cost objective) or 20% less cost (under a time objective); "" when none is. Spot ranked at
+// its PAYG cap is left out: its own price cannot be relied on. The first such in rank order
+// (its index into `at`).
+std::string NearTie(const Workload& w, const std::vector<Candidate>& shown, size_t& at) {
+  constexpr double kTie = 0.02, kBetter = 0.2;
+  const Candidate& best = shown[0];
+  const auto job = [](const Candidate& c) {
+    return c.price_known && !c.monthly && c.job_hours > 0 && c.cost.total.amount() > 0 &&
+           c.score > 0 && c.spot_ranked_at_payg == 0;
+  };
+  if (!job(best))
+    return "";
+  const bool by_time = RanksByTime(w);
+  const double best_hours = best.job_hours, best_cost = best.cost.total.amount();
+  for (size_t i = 1; i < shown.size(); ++i) {
+    const Candidate& c = shown[i];
+    if (!job(c) || c.cost.total.currency() != best.cost.total.currency() ||
+        c.score > best.score * (1 + kTie)) {
+      continue;
+    }
+    const double hours = c.job_hours, money = c.cost.total.amount();
+    if (by_time ? money > best_cost * (1 - kBetter) : hours > best_hours * (1 - kBetter))
+      continue;
+    at = i;
+    const std::string what = std::to_string(c.nodes) + " x " + c.instance + " " +
+                             std::string(cost::ModeName(c.billing)) + " in " + c.region;
+    if (by_time) {
+      return "near tie: " + what + " takes " + Num(hours) + " h instead of " + Num(best_hours) +
+             " h for " + c.cost.total.ToString() + " (" + Num(100 * (1 - money / best_cost)) +
+             "% less)";
+    }
+    const double more = money - best_cost;
+    return "near tie: " + what + " finishes in " + Num(hours) + " h instead of " + Num(best_hours) +
+           " h for " + c.cost.total.ToString() + " (" +
+           (std::abs(more) < 0.005 ? std::string("the same cost")
+                                   : Money(std::abs(more), best.cost.total.currency()).ToString() +
+                                         (more > 0 ? " more" : " less")) +
+           ")";
+  }
+  return "";
+}
+
 // The top pick's one-paragraph why: what, where, billed how, why it fits, what it costs, how
-// sure, and the runner-up.
+// sure, a near tie worth taking instead, and the runner-up.
 std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector<Candidate>& shown,
                     const LatencyTargets& targets, bool spot_alternative,
                     const std::string& currency) {
@@ -1282,7 +1327,10 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
   } else if (spot_alternative) {
     why += "; spot looks cheaper only at a price that cannot be relied on (see the notes)";
   }
-  if (shown.size() > 1) {
+  size_t tie_at = 0;
+  if (std::string tie = NearTie(w, shown, tie_at); !tie.empty())
+    why += "; " + tie;
+  if (shown.size() > 1 && tie_at != 1) {
     const Candidate& next = shown[1];
     why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
            (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") + " (" +

@@ -91,6 +91,62 @@ objective: time
   EXPECT_GT(compared, static_cast<int>(p.candidates.size())) << "types priced in several regions";
 }
 
+// The why names a shown job that nearly ties the top pick on the objective (within 2%) and is
+// far better on the other measure (at least 20%), and only then: a user asking for the cheapest
+// 7B LoRA would rather pay CNY 0.34 more to finish in half the time.
+TEST(PlannerTest, TheWhyFlagsANearTieWorthTakingInstead) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    bool expect_tie;
+  };
+  const Case cases[] = {
+      {"qwen_lora_by_cost_has_one", R"(task: finetune
+method: lora
+model: qwen2.5-7b
+tokens: 100M
+)",
+       true},
+      {"lora_in_one_region_by_cost", kLora7bPayg, true},
+      {"llama13b_by_time", R"(task: pretrain
+model: llama-2-13b
+seq_len: 4096
+global_batch: 256
+tokens: 2B
+constraints: {max_nodes: 2, billing: [payg, spot]}
+objective: time
+)",
+       false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Plan p = PlanYaml(c.yaml);
+    ASSERT_GE(p.candidates.size(), 2u);
+    const Candidate& best = p.candidates[0];
+    const bool by_time = std::string(c.yaml).find("objective: time") != std::string::npos;
+    const Candidate* tie = nullptr;
+    for (size_t i = 1; i < p.candidates.size() && tie == nullptr; ++i) {
+      const Candidate& o = p.candidates[i];
+      if (!o.price_known || o.job_hours <= 0)
+        continue;
+      const double dh = o.job_hours / best.job_hours,
+                   dc = o.cost.total.amount() / best.cost.total.amount();
+      if (by_time ? (dh <= 1.02 && dc <= 0.8) : (dc <= 1.02 && dh <= 0.8))
+        tie = &o;
+    }
+    EXPECT_EQ(tie != nullptr, c.expect_tie);
+    const size_t at = best.why.find("near tie: ");
+    if (tie == nullptr) {
+      EXPECT_EQ(at, std::string::npos) << best.why;
+      continue;
+    }
+    ASSERT_NE(at, std::string::npos) << best.why;
+    EXPECT_NE(best.why.find(std::to_string(tie->nodes) + " x " + tie->instance, at),
+              std::string::npos)
+        << best.why;
+  }
+}
+
 TEST(PlannerTest, FullFinetuneOf70bIsRejectedOn24GbCardsWithTheReason) {
   Plan p = PlanYaml(R"(task: finetune
 method: full
