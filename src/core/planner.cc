@@ -448,6 +448,33 @@ void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Can
   }
 }
 
+// Which of one hardware's candidates (every region and mode) a plan can show: per mode the one
+// the ranking keeps (RankCandidates: the first that ranks before the others) and, for spot
+// ranked at its PAYG cap, the one with the least score at its own price (CheapestSpotAtQuote:
+// the first least). In their order.
+std::set<size_t> Showable(const Workload& w, const std::vector<Candidate>& hardware) {
+  std::map<cost::Mode, size_t> ranked, alternative;
+  for (size_t i = 0; i < hardware.size(); ++i) {
+    const Candidate& c = hardware[i];
+    if (auto [it, fresh] = ranked.try_emplace(c.billing, i);
+        !fresh && RanksBefore(w, c, hardware[it->second])) {
+      it->second = i;
+    }
+    if (c.spot_ranked_at_payg > 0) {
+      if (auto [it, fresh] = alternative.try_emplace(c.billing, i);
+          !fresh && c.score_at_quote < hardware[it->second].score_at_quote) {
+        it->second = i;
+      }
+    }
+  }
+  std::set<size_t> kept;
+  for (const auto& [mode, i] : ranked)
+    kept.insert(i);
+  for (const auto& [mode, i] : alternative)
+    kept.insert(i);
+  return kept;
+}
+
 // Prices `base` (hardware, layout and estimate filled in) in every allowed region and billing
 // mode (Pricing::Prices) and appends the candidates that meet the budget. `hours` is the job's
 // length (0 = no amount of work: price one hour and rank by cost per `units_per_hour`). Returns
@@ -520,30 +547,9 @@ bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& b
   }
   if (!explain)
     return out.size() > before;
-  // Only two of this hardware's candidates per mode can be shown: the one the ranking keeps
-  // (RankCandidates: the first that ranks before the others) and, for spot ranked at its PAYG
-  // cap, the one with the least score at its own price (the spot alternative: the first
-  // least). Those are priced again with their notes, in their order; the rest are dropped.
-  std::map<cost::Mode, size_t> ranked, alternative;
-  for (size_t i = 0; i < priced.size(); ++i) {
-    const Candidate& c = priced[i];
-    if (auto [it, fresh] = ranked.try_emplace(c.billing, i);
-        !fresh && RanksBefore(w, c, priced[it->second])) {
-      it->second = i;
-    }
-    if (c.spot_ranked_at_payg > 0) {
-      if (auto [it, fresh] = alternative.try_emplace(c.billing, i);
-          !fresh && c.score_at_quote < priced[it->second].score_at_quote) {
-        it->second = i;
-      }
-    }
-  }
-  std::set<size_t> kept;
-  for (const auto& [mode, i] : ranked)
-    kept.insert(i);
-  for (const auto& [mode, i] : alternative)
-    kept.insert(i);
-  for (size_t i : kept) {
+  // The showable get their notes (priced again, unless they have them), in their order; the
+  // rest are dropped.
+  for (size_t i : Showable(w, priced)) {
     PriceCase p = cases[i];
     if (p.explain) {
       out.push_back(std::move(priced[i]));
