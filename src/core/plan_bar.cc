@@ -27,7 +27,7 @@ double FrontMoney(const Candidate& c) {
   return c.monthly ? c.monthly->per_month.amount() : c.cost.total.amount();
 }
 
-ShowBar::ShowBar(const Workload& w, int top_n) : w_(w), by_time_(RanksByTime(w)), top_n_(top_n) {}
+ShowBar::ShowBar(const Workload& w, int top_n) : w_(w), top_n_(top_n) {}
 
 void ShowBar::Add(std::span<const Candidate> hardware) {
   std::map<Billing, const Candidate*> kept;
@@ -52,7 +52,7 @@ void ShowBar::Add(std::span<const Candidate> hardware) {
 
 // Whether `a` ranks before every candidate no better than `floor` (RanksBefore's first keys).
 bool ShowBar::SurelyBefore(const Best& a, const Candidate& floor) const {
-  if (!by_time_ && a.price_known != floor.price_known)
+  if (!RanksByTime(w_) && a.price_known != floor.price_known)
     return a.price_known;
   return a.score < floor.score;
 }

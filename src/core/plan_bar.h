@@ -55,7 +55,6 @@ class ShowBar {
   bool OffFront(const Candidate& floor) const;
 
   const Workload& w_;
-  bool by_time_;
   int top_n_;
   std::map<std::tuple<std::string, int, Billing>, Best> best_;
   struct FrontPoint {

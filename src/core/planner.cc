@@ -8,6 +8,7 @@
 // layout search, more ZeRO sharding or recomputation is tried only while the largest micro-batch
 // still does not reach the global batch (beyond that they only add time).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -305,21 +306,24 @@ struct Pricing {
   // (RankCandidates keeps only it; the first of equal prices, as the ranking does): only it is
   // priced. Spot is priced in every region unless spot_by_price.
   bool Prices(size_t i, cost::Mode mode) const {
-    auto price = [&](size_t j) -> std::optional<double> {
-      if (!rates[j].rates || !rates[j].rates->quotes[static_cast<size_t>(mode)])
-        return std::nullopt;
-      return rates[j].rates->Of(mode).price.amount();
-    };
-    if ((mode == cost::Mode::kSpot && !spot_by_price) || !price(i) ||
-        options->price_dominated_regions) {
-      return true;
+    const std::optional<size_t>& least = cheapest[static_cast<size_t>(mode)];
+    return (mode == cost::Mode::kSpot && !spot_by_price) || options->price_dominated_regions ||
+           !least || *least == i;
+  }
+
+  // Per billing mode, the region (into `rates`) where its price is least, the first of equal
+  // prices (FindCheapest); none when no region prices it.
+  std::array<std::optional<size_t>, kBillingCount> cheapest{};
+  void FindCheapest() {
+    for (size_t m = 0; m < kBillingCount; ++m) {
+      for (size_t j = 0; j < rates.size(); ++j) {
+        if (!rates[j].rates || !rates[j].rates->quotes[m])
+          continue;
+        const double price = rates[j].rates->quotes[m]->price.amount();
+        if (!cheapest[m] || price < rates[*cheapest[m]].rates->quotes[m]->price.amount())
+          cheapest[m] = j;
+      }
     }
-    for (size_t j = 0; j < rates.size(); ++j) {
-      const std::optional<double> other = price(j);
-      if (other && (*other < *price(i) || (j < i && *other == *price(i))))
-        return false;
-    }
-    return true;
   }
 };
 
@@ -777,6 +781,7 @@ class CandidateSearch {
       }
       pricing.rates.push_back(std::move(rr));
     }
+    pricing.FindCheapest();
     pricing.spot_by_price =
         RanksByTime(w_) && !options_.spot.spot_ratio &&
         (options_.spot.reclaim_rate_per_hour ||
