@@ -957,7 +957,7 @@ class CandidateSearch {
     if (prune && !priceless && !Searched(hw)) {
       const double floor_step_s = perf::StepFloorSeconds(w_, arch_, hw, cal_);
       if (floor_step_s > 0 && !CouldShow(run, nodes, hw, floor_step_s)) {
-        run.Cut(floor_step_s, CutOffReason(nodes, hw, floor_step_s));
+        run.Cut(floor_step_s, CutOffReason(run, nodes, hw, floor_step_s));
         return false;
       }
     }
@@ -967,7 +967,7 @@ class CandidateSearch {
       return false;
     }
     if (lr.cut_off) {
-      run.Cut(lr.floor_step_s, CutOffReason(nodes, hw, lr.floor_step_s));
+      run.Cut(lr.floor_step_s, CutOffReason(run, nodes, hw, lr.floor_step_s));
       return false;
     }
     if (!lr.ok) {
@@ -1004,10 +1004,20 @@ class CandidateSearch {
   }
 
   // Why hardware whose search was cut off is not in the plan.
-  std::string CutOffReason(int nodes, const perf::Hardware& hw, double floor_step_s) const {
+  // An unpriced type says so first: under a cost objective that, not its speed, is what keeps
+  // it out (unpriced types rank after every priced one), and a price is what the user can add.
+  std::string CutOffReason(const TypeRun& run, int nodes, const perf::Hardware& hw,
+                           double floor_step_s) const {
     const double hours = perf::TrainingJob(w_, hw.Gpus(), floor_step_s).hours;
-    return std::to_string(nodes) + " node(s): every layout takes at least " + Num(floor_step_s) +
-           " s per step" + (hours > 0 ? " (" + Num(hours) + " h)" : "") +
+    const std::string unpriced =
+        !run.unpriced ? ""
+        : RanksByTime(w_)
+            ? "price unknown (bring one with 'gpuplan prices refresh', 'prices import' or "
+              "'prices add'); "
+            : "price unknown, so it ranks after every priced type (bring a price with 'gpuplan "
+              "prices refresh', 'prices import' or 'prices add'); ";
+    return unpriced + std::to_string(nodes) + " node(s): every layout takes at least " +
+           Num(floor_step_s) + " s per step" + (hours > 0 ? " (" + Num(hours) + " h)" : "") +
            ": it can enter neither the " + std::to_string(options_.top_n) +
            " shown nor the time-cost front";
   }

@@ -147,6 +147,34 @@ objective: time
   }
 }
 
+// An unpriced type left out of a cost-ranked plan is rejected for its missing price first, with
+// how to bring one: H20 (gn8v) has no price, and its speed is not why it is not shown.
+TEST(PlannerTest, AnUnpricedTypeLeftOutSaysItLacksAPriceAndHowToAddOne) {
+  const Plan p = PlanYaml(R"(task: finetune
+method: lora
+model: qwen2.5-7b
+tokens: 200M
+constraints: {regions: [cn-hangzhou]}
+)");
+  ASSERT_FALSE(p.candidates.empty());
+  const Rejection* h20 = RejectionOf(p, "ecs.gn8v-8x.16xlarge");
+  ASSERT_NE(h20, nullptr);
+  EXPECT_EQ(h20->reason.rfind("price unknown, so it ranks after every priced type", 0), 0u)
+      << h20->reason;
+  EXPECT_NE(h20->reason.find("prices add"), std::string::npos) << h20->reason;
+  // A priced type cut for its speed says only that.
+  for (const Rejection& r : p.rejected) {
+    if (r.reason.find("every layout takes at least") == std::string::npos)
+      continue;
+    const InstanceType* t = testing::EmbeddedCatalog().FindInstance(r.instance);
+    ASSERT_NE(t, nullptr) << r.instance;
+    const bool priced = std::any_of(testing::EmbeddedCatalog().prices.begin(),
+                                    testing::EmbeddedCatalog().prices.end(),
+                                    [&](const Price& row) { return row.instance == t->name; });
+    EXPECT_EQ(r.reason.find("price unknown") == std::string::npos, priced) << r.instance;
+  }
+}
+
 TEST(PlannerTest, FullFinetuneOf70bIsRejectedOn24GbCardsWithTheReason) {
   Plan p = PlanYaml(R"(task: finetune
 method: full
