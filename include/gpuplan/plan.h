@@ -19,6 +19,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/fleet.h"
 #include "gpuplan/model.h"
 #include "gpuplan/rules.h"
 #include "gpuplan/status.h"
@@ -53,6 +54,11 @@ struct PlanOptions {
   // every measure the plan ranks on (Pricing::Prices skips those): the plan is the same either
   // way; for tests.
   bool price_dominated_regions = false;
+  // A service with a traffic profile: minutes from asking for an elastic instance to its engine
+  // loading the weights (ECS start, the engine image and its start-up), when the profile does
+  // not say (inference.traffic.scale_up_minutes). An assumption, listed in the plan's notes;
+  // the weights' load from OSS is added per model (fleet.lead_time_min).
+  double scale_up_minutes = 10;
   // The model's error per regime (data/uncertainty.csv, loaded at the edge); empty = no ranges,
   // and decisions at Workload::confidence use the point estimate.
   uncertainty::Table uncertainty;
@@ -140,6 +146,10 @@ struct Candidate {
   // The PAYG price per instance-hour it was ranked at; 0 = ranked at its own price.
   double spot_ranked_at_payg = 0;
   double score_at_quote = 0;  // the score at its own price (= score when ranked at it)
+  // A service with a traffic profile (inference.traffic): the committed base and the elastic
+  // layer that follows the traffic, whose month cost is `monthly` (and `cost.total`). `billing`
+  // is the base's mode, or the elastic layer's when the base is empty; `nodes` the peak.
+  std::optional<serving::Fleet> fleet;
 };
 
 struct Rejection {

@@ -161,11 +161,45 @@ struct Dataset {
   DataLocation location = DataLocation::kUnknown;
 };
 
+// A service's traffic over a day (inference.traffic): requests per second in each hour of the
+// day, local time. The YAML's {base_rps, peak_rps, peak_hours} form is expanded into hourly_rps
+// by the edge (TrafficFromPeak).
+struct TrafficProfile {
+  std::vector<double> hourly_rps;          // 24 rates; [0] = 00:00-01:00 local time
+  std::vector<double> weekend_hourly_rps;  // 24 rates for Saturday and Sunday; empty = as weekdays
+  // Local time = UTC + utc_offset_hours (ESS scheduled tasks run on UTC cron). Unset = UTC+8,
+  // China Standard Time (the regions most plans land in), listed as an assumption.
+  std::optional<double> utc_offset_hours;
+  std::string timezone;  // as the user wrote it ("Asia/Shanghai", "+08:00"); "" = unset
+  // Minutes from asking for an instance to its engine starting to load the weights: ECS start,
+  // image and container start. Unset = PlanOptions::scale_up_minutes (an assumption, listed).
+  std::optional<double> scale_up_minutes;
+
+  bool HasWeekend() const { return !weekend_hourly_rps.empty(); }
+  // The rate in hour `hour` (0..23) of a weekday or a weekend day.
+  double At(int hour, bool weekend) const;
+  double Peak() const;  // the highest hourly rate of the week
+};
+
+// The hourly profile of "base_rps, except peak_rps in peak_hours" (peak_hours "19-22": from
+// 19:00 to 22:00, three hours; "22-2" wraps past midnight). nullopt when peak_hours is malformed
+// (not "A-B" with hours 0..24, A != B).
+std::optional<std::vector<double>> TrafficFromPeak(double base_rps, double peak_rps,
+                                                   std::string_view peak_hours);
+// A UTC offset in hours from "+08:00", "-05:30", "UTC+8", "UTC" or a fixed-offset zone name
+// ("Asia/Shanghai"); nullopt when not understood.
+std::optional<double> ParseUtcOffset(std::string_view timezone);
+
 // Serving traffic and targets (task: inference).
 struct InferenceSpec {
   std::optional<double> requests_per_s;  // sustained request rate to serve
-  int prompt_tokens = 512;               // tokens in per request
-  int output_tokens = 256;               // tokens generated per request
+  std::optional<TrafficProfile> traffic;  // the rate over a day (instead of requests_per_s)
+  int prompt_tokens = 512;               // tokens in per request (the mean)
+  int output_tokens = 256;               // tokens generated per request (the mean)
+  // The 90th percentile of the lengths ({mean, p90} in the YAML): the KV cache a copy must hold
+  // is sized for them, its speed for the means. Unset = the mean.
+  std::optional<int> prompt_tokens_p90;
+  std::optional<int> output_tokens_p90;
   std::optional<double> ttft_ms;         // target time to first token
   std::optional<double> tpot_ms;         // target time per output token
   // Unset = Workload::Latency() decides: batch for an offline job, else interactive.
@@ -178,6 +212,11 @@ struct InferenceSpec {
   std::optional<bool> continuous_batching;
   bool ContinuousBatching() const {
     return continuous_batching.value_or(engine == Engine::kVllm || engine == Engine::kTrtllm);
+  }
+  // The rate a service is sized for: the traffic's peak, else requests_per_s; nullopt = no
+  // rate (batch inference or a single request).
+  std::optional<double> PeakRps() const {
+    return traffic ? std::optional<double>(traffic->Peak()) : requests_per_s;
   }
 };
 
@@ -241,6 +280,11 @@ struct Workload {
   InferenceSpec inference;
 
   bool IsTraining() const { return task == Task::kPretrain || task == Task::kFinetune; }
+  // Inference with a request rate (requests_per_s or a traffic profile): sized for the rate
+  // within the latency targets, priced by the month.
+  bool IsServing() const { return task == Task::kInference && inference.PeakRps().has_value(); }
+  // A service runs around the clock and is not reclaimed at will: serving, or long_running.
+  bool IsService() const { return IsServing() || constraints.long_running; }
   // Tokens processed by the whole job (tokens, else samples x epochs x seq_len); nullopt when
   // neither is given.
   std::optional<double> TotalTokens() const;

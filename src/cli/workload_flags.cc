@@ -280,6 +280,12 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
       {"inference.batch", "--batch", f.batch.has_value()},
       {"inference.requests_per_s", "--requests-per-s", f.requests_per_s.has_value()},
+      {"inference.prompt_tokens.p90", "--prompt-tokens-p90", f.prompt_tokens_p90.has_value()},
+      {"inference.output_tokens.p90", "--output-tokens-p90", f.output_tokens_p90.has_value()},
+      {"inference.traffic.scale_up_minutes", "--scale-up-minutes",
+       f.scale_up_minutes.has_value()},
+      {"inference.traffic", "--hourly-rps", !f.hourly_rps.empty()},
+      {"inference.traffic", "--peak-rps", f.peak_rps.has_value()},
       {"inference.ttft_ms", "--ttft-ms", f.ttft_ms.has_value()},
       {"inference.tpot_ms", "--tpot-ms", f.tpot_ms.has_value()},
       {"tokens", "--tokens", !f.tokens.empty()},
@@ -442,6 +448,7 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "Inference: sustained requests per second to serve");
   cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms");
   cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms");
+  AddTrafficFlags(cmd, f);
   const Calibration defaults;  // data/calibration.csv's values
   cmd->add_option("--latency", f->latency,
                   fmt::format("Inference: interactive (what --ttft-ms/--tpot-ms leave unset gets "
@@ -467,6 +474,8 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
   if (Status s = ApplyJobFlags(flags, w); !s.ok())
     return s;
   if (Status s = ApplyPlanningFlags(flags, w); !s.ok())
+    return s;
+  if (Status s = ApplyTrafficFlags(flags, w); !s.ok())
     return s;
   if (Status s = ValidateWorkload(w); !s.ok())
     return NameTheFlag(flags, s);

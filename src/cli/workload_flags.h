@@ -65,6 +65,13 @@ struct WorkloadFlags {
   std::string objective;
   std::optional<double> requests_per_s, ttft_ms, tpot_ms;
   std::string latency;               // --latency interactive|batch (none)
+  // A service's traffic over a day (inference.traffic, traffic_flags.cc): --hourly-rps "R0,...,
+  // R23" [--weekend-hourly-rps ...], or --base-rps --peak-rps --peak-hours 19-22; --timezone,
+  // --scale-up-minutes. Request lengths' 90th percentiles: --prompt-tokens-p90,
+  // --output-tokens-p90.
+  std::string hourly_rps, weekend_hourly_rps, peak_hours, timezone;
+  std::optional<double> base_rps, peak_rps, scale_up_minutes;
+  std::optional<int> prompt_tokens_p90, output_tokens_p90;
   std::optional<double> confidence;  // replaces the workload's confidence
 };
 
@@ -76,6 +83,14 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* flags);
 // --deadline-hours --budget --currency --objective --requests-per-s --ttft-ms --tpot-ms) to
 // `cmd`. Numeric ranges are the YAML schema's; CLI11 rejects values outside them naming the flag.
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* flags);
+
+// Adds the traffic flags (--hourly-rps --weekend-hourly-rps --base-rps --peak-rps --peak-hours
+// --timezone --scale-up-minutes --prompt-tokens-p90 --output-tokens-p90); AddPlanningFlags
+// calls it.
+void AddTrafficFlags(CLI::App* cmd, WorkloadFlags* flags);
+// Sets inference.traffic (replacing the file's) and the length percentiles from the flags given;
+// errors name the flag.
+Status ApplyTrafficFlags(const WorkloadFlags& f, Workload& w);
 
 // Who reads the workload: the planner can rank rendering and HPC jobs without a model (by price
 // per TFLOPS), the performance model of `estimate` cannot.

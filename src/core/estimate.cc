@@ -3,11 +3,11 @@
 #include "gpuplan/estimate.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <string>
 
 #include "gpuplan/layout_search.h"
+#include "largest.h"
 #include "perf/internal.h"
 
 namespace gpuplan::perf {
@@ -122,34 +122,6 @@ Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s) {
   return job;
 }
 
-namespace {
-
-// The largest n in [1, limit] with fits(n), or 0 when not even 1 fits. Memory grows
-// monotonically with micro-batch and sequence length, so doubling then bisecting finds it in
-// O(log limit) estimates.
-template <typename Fits>
-int LargestFitting(int limit, Fits fits) {
-  if (!fits(1))
-    return 0;
-  int lo = 1, hi = 2;
-  while (hi <= limit && fits(hi)) {
-    lo = hi;
-    if (hi > limit / 2) {  // doubling would pass the limit (and could overflow int)
-      hi = limit + 1;
-      break;
-    }
-    hi *= 2;
-  }
-  hi = std::min(hi, limit == INT_MAX ? limit : limit + 1);
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
-}
-
-}  // namespace
-
 int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
                   const Layout& layout, const Calibration& cal, int limit) {
   Workload wl = w;
@@ -164,7 +136,7 @@ int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,
     Result<Estimate> e = EstimateRun(wl, arch, hw, l, cal);
     return e.ok() && e->memory.fits;
   };
-  return LargestFitting(limit, fits);
+  return LargestWhere(limit, fits);
 }
 
 int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& layout,
@@ -176,7 +148,7 @@ int MaxSeqLen(const Workload& w, const ModelArch& arch, const Hardware& hw, cons
     Result<Estimate> e = EstimateRun(wl, arch, hw, layout, cal);
     return e.ok() && e->memory.fits;
   };
-  return LargestFitting(limit, fits);
+  return LargestWhere(limit, fits);
 }
 
 int LargestDivisorAtMost(int n, int limit) {

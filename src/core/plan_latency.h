@@ -10,9 +10,11 @@
 #include "gpuplan/calibration.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/rules.h"
-#include "serving_search.h"
+#include "serving/search.h"
 
 namespace gpuplan::planner {
+
+using serving::ServingSetup;
 
 // The fastest setups of the instance types that fit the model but missed the targets.
 struct LatencyMisses {

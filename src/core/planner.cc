@@ -26,7 +26,8 @@
 #include "plan_bar.h"
 #include "plan_latency.h"
 #include "plan_spot.h"
-#include "serving_search.h"
+#include "serving/fleet_plan.h"
+#include "serving/search.h"
 
 namespace gpuplan::planner {
 namespace {
@@ -73,20 +74,15 @@ HardwareKey HostFreeKey(const perf::Hardware& hw) {
   return k;
 }
 
-// A service (inference with a request rate, or long_running) runs around the clock and cannot
-// be reclaimed at will: by default it is priced pay-as-you-go and by subscription, and spot only
-// when the workload lists it. A job defaults to pay-as-you-go and spot.
-bool IsService(const Workload& w) {
-  return (w.task == Task::kInference && w.inference.requests_per_s.has_value()) ||
-         w.constraints.long_running;
-}
-
+// A service (Workload::IsService) runs around the clock and cannot be reclaimed at will: by
+// default it is priced pay-as-you-go and by subscription, and spot only when the workload lists
+// it. A job defaults to pay-as-you-go and spot.
 // The costed modes of the billing table that constraints.billing lists, or the table's
 // defaults for a job or a service when it lists none; spot only without no_spot.
 std::vector<Billing> AllowedModes(const Workload& w) {
   std::vector<Billing> modes;
   const auto& listed = w.constraints.billing;
-  const bool service = IsService(w);
+  const bool service = w.IsService();
   for (const BillingMode& m : kBillingModes) {
     const bool allowed = listed.empty()
                              ? (service ? m.service_default : m.job_default)
@@ -446,7 +442,7 @@ void AddServiceRange(const Workload& w, const Candidate& base, bool serving, Can
   if (serving && base.estimate.inference && base.estimate.inference->requests_per_s > 0) {
     const double per_instance = c.monthly->per_month.amount() / std::max(c.nodes, 1);
     c.ranges->cost =
-        ServiceCostRange(c.ranges->time, *w.inference.requests_per_s,
+        ServiceCostRange(c.ranges->time, *w.inference.PeakRps(),
                          base.estimate.inference->requests_per_s, std::max(base.nodes_per_copy, 1),
                          per_instance, c.billing == cost::Mode::kSpot ? &SpareInstances : nullptr);
   }
@@ -485,9 +481,73 @@ std::set<size_t> Showable(const Workload& w, const std::vector<Candidate>& hardw
 // whether any candidate met it; otherwise `rejection` says why. `explain`: candidates a plan
 // may show, with the costs' notes: only those the ranking or the spot alternative can take;
 // without it, a bound's candidates, only compared (every one, without notes).
+// A service with a traffic profile: in each region the fleet of least month cost (a committed
+// base and an elastic layer following the traffic, serving/fleet_plan.h), priced at the base's
+// mode (the elastic layer's when the base is empty) for its quote and notes.
+bool PriceFleets(const Workload& w, const InstanceType& t, const Candidate& base,
+                 const Pricing& pricing, std::vector<Candidate>& out, std::string& rejection) {
+  const PlanOptions& options = *pricing.options;
+  const serving::DayDemand need =
+      serving::DemandOf(*w.inference.traffic, base.estimate.inference->requests_per_s);
+  const serving::FleetShape shape{std::max(base.nodes_per_copy, 1),
+                                  serving::LeadTimeHours(w, options, t, base)};
+  const serving::MonthCalendar month{options.ratios.hours_per_month};
+  const size_t before = out.size();
+  for (const RegionRates& rr : pricing.rates) {
+    if (!rr.rates) {
+      rejection = rr.reason;
+      continue;
+    }
+    const std::optional<serving::FleetPrices> prices =
+        serving::FleetPricesIn(*rr.rates, pricing.modes, options.ratios);
+    if (!prices) {
+      rejection = "no pay-as-you-go price in " + rr.region + " for the elastic layer";
+      continue;
+    }
+    serving::Fleet fleet = serving::ChooseFleet(need, shape, *prices, month);
+    const PriceCase p{&*rr.rates,
+                      rr.region,
+                      fleet.base_replicas > 0 ? fleet.base_billing : fleet.elastic_billing,
+                      options.ratios.hours_per_month,
+                      false,
+                      false,
+                      true};
+    Result<Candidate> c = PriceIn(w, t, base, p, options);
+    if (!c.ok()) {
+      rejection = c.status().message();
+      continue;
+    }
+    const Money month_cost(fleet.month_cost, c->cost.total.currency());
+    c->cost.total = month_cost;
+    c->monthly = cost::MonthlyCostEstimate{.mode = c->billing,
+                                           .per_month = month_cost,
+                                           .utilisation = 1,
+                                           .price = c->cost.price,
+                                           .notes = {}};
+    c->nodes = fleet.PeakInstances();
+    c->gpus = base.gpus / std::max(base.nodes, 1) * c->nodes;
+    c->spare_instances = 0;
+    c->copies = base.copies;
+    c->replicas = base.replicas;
+    if (c->ranges && c->ranges->time.regime != "none")
+      c->ranges->cost = uncertainty::Scale(fleet.month_cost, c->ranges->time);
+    if (std::string over = OverBudget(w, t, base, p.mode, *c, false, pricing.currency);
+        !over.empty()) {
+      rejection = over;
+      continue;
+    }
+    c->score = c->score_at_quote = RanksByTime(w) ? HoursForRanking(*c) : fleet.month_cost;
+    c->fleet = std::move(fleet);
+    out.push_back(std::move(*c));
+  }
+  return out.size() > before;
+}
+
 bool PriceCandidate(const Workload& w, const InstanceType& t, const Candidate& base, double hours,
                     double units_per_hour, bool serving, const Pricing& pricing, bool explain,
                     std::vector<Candidate>& out, std::string& rejection) {
+  if (serving && w.inference.traffic)
+    return PriceFleets(w, t, base, pricing, out, rejection);
   const PlanOptions& options = *pricing.options;
   const bool per_hour = hours <= 0;
   // The objective's score of a candidate ranked at `money`.
@@ -606,7 +666,7 @@ class CandidateSearch {
         modes_(modes),
         plan_(plan),
         currency_(w.constraints.budget ? w.constraints.budget->currency : "CNY"),
-        serving_(w.task == Task::kInference && w.inference.requests_per_s.has_value()),
+        serving_(w.IsServing()),
         bar_(w, options.top_n),
         pins_(perf::PinsFrom(w)),
         memo_(w, arch, pins_) {
@@ -851,7 +911,7 @@ class CandidateSearch {
       return it->second;
     }
     if (!options_.fixed_layout) {
-      const ServingSetup s = SearchServing(w_, arch_, hw, cal_, &plan_.evaluated);
+      const ServingSetup s = serving::SearchServing(w_, arch_, hw, cal_, &plan_.evaluated);
       if (s.MissedTargets()) {
         latency_misses_.Add(s, t.name);
         missed_targets_.insert(HostFreeKey(hw));
@@ -910,19 +970,19 @@ class CandidateSearch {
   std::optional<Sizing> Size(const InstanceType& t, int nodes, const LayoutResult& lr,
                              const perf::Hardware& hw, std::string& rejection) const {
     const perf::Estimate& e = lr.estimate;
-    Sizing z{nodes, w_.IsTraining() ? 1 : lr.layout.dp, e.job.hours};
+    Sizing z{nodes, w_.IsTraining() ? 1 : serving::CopiesPerGroup(lr.layout), e.job.hours};
     if (w_.task != Task::kInference || !e.inference)
       return z;
     if (serving_ && e.inference->requests_per_s > 0) {
       // Independent copies: enough groups of `nodes` instances for the rate.
       const int groups = static_cast<int>(
-          std::ceil(*w_.inference.requests_per_s / e.inference->requests_per_s - 1e-9));
+          std::ceil(*w_.inference.PeakRps() / e.inference->requests_per_s - 1e-9));
       z.instances = groups * nodes;
-      z.copies = groups * lr.layout.dp;
+      z.copies = groups * serving::CopiesPerGroup(lr.layout);
       if (w_.constraints.max_gpus && z.instances * t.whole_gpus() > *w_.constraints.max_gpus) {
         rejection = "needs " + std::to_string(z.instances) + " instances (" +
                     std::to_string(z.instances * t.whole_gpus()) + " GPUs) for " +
-                    Num(*w_.inference.requests_per_s) + " requests/s, over constraints.max_gpus";
+                    Num(*w_.inference.PeakRps()) + " requests/s, over constraints.max_gpus";
         return std::nullopt;
       }
       z.hours = options_.ratios.hours_per_month;  // a service: one month
@@ -1053,9 +1113,10 @@ class CandidateSearch {
     base.gpus = z->instances * t.whole_gpus();
     base.replicas = z->copies;
     base.copies = z->copies;
-    base.gpus_per_copy = w_.IsTraining() ? base.gpus : lr.layout.tp * lr.layout.pp;
+    base.gpus_per_copy = w_.IsTraining() ? base.gpus
+                                          : hw.Gpus() / serving::CopiesPerGroup(lr.layout);
     base.nodes_per_copy = w_.IsTraining() ? z->instances : nodes;
-    base.copies_per_instance_group = w_.IsTraining() ? 1 : lr.layout.dp;
+    base.copies_per_instance_group = w_.IsTraining() ? 1 : serving::CopiesPerGroup(lr.layout);
     base.layout = lr.layout;
     if (const Framework* f = FrameworkFor(w_.frameworks, lr.layout); f && w_.IsTraining())
       base.framework = f->name;
@@ -1156,7 +1217,7 @@ std::vector<Candidate> ParetoFront(std::vector<Candidate>& ranked) {
 void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
               const Calibration& cal, const PlanOptions& options, const LatencyTargets& targets,
               Candidate& c) {
-  const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
+  const bool serving = w.IsServing();
   const InstanceType* t = catalog.FindInstance(c.instance);
   const Gpu& g = catalog.GpuOf(*t);
   rules::Context ctx;
@@ -1405,11 +1466,12 @@ void AddNotes(const Workload& w, bool no_nvidia, const std::string& currency,
     plan.notes.push_back(kNoNvidiaNote);
   if (std::string note = DefaultTargetsNote(plan.latency); !note.empty())
     plan.notes.push_back(note);
+
   if (plan.candidates.empty()) {
     if (std::string note = NoSetupMeetsNote(w, plan.latency, misses); !note.empty())
       plan.notes.push_back(note);
   }
-  const bool serving = w.task == Task::kInference && w.inference.requests_per_s.has_value();
+  const bool serving = w.IsServing();
   if (w.task == Task::kRendering || w.task == Task::kHpc) {
     plan.notes.push_back(
         std::string("gpuplan has no speed model for ") + std::string(TaskName(w.task)) +
@@ -1484,6 +1546,8 @@ Result<Plan> MakePlan(const Workload& asked, const ModelArch& arch, const Catalo
                                      plan.spot_alternative.has_value(), search.currency());
   }
   AddNotes(w, no_nvidia, search.currency(), search.latency_misses(), plan);
+  if (std::string note = serving::FleetNote(w, options); !note.empty())
+    plan.notes.push_back(note);
   return plan;
 }
 

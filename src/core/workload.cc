@@ -1,5 +1,6 @@
 #include "gpuplan/workload.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -52,8 +53,88 @@ std::optional<double> Workload::TotalTokens() const {
 LatencyMode Workload::Latency() const {
   if (inference.latency)
     return *inference.latency;
-  const bool offline = !inference.requests_per_s && (tokens || samples);
+  const bool offline = !inference.PeakRps() && (tokens || samples);
   return offline ? LatencyMode::kBatch : LatencyMode::kInteractive;
+}
+
+double TrafficProfile::At(int hour, bool weekend) const {
+  const std::vector<double>& day = weekend && HasWeekend() ? weekend_hourly_rps : hourly_rps;
+  return hour >= 0 && static_cast<size_t>(hour) < day.size() ? day[static_cast<size_t>(hour)] : 0;
+}
+
+double TrafficProfile::Peak() const {
+  double peak = 0;
+  for (double r : hourly_rps)
+    peak = std::max(peak, r);
+  for (double r : weekend_hourly_rps)
+    peak = std::max(peak, r);
+  return peak;
+}
+
+namespace {
+
+// A whole number of hours 0..24 at the front of `text`, consumed; nullopt when none.
+std::optional<int> TakeHour(std::string_view& text) {
+  int h = 0;
+  size_t i = 0;
+  for (; i < text.size() && i < 2 && text[i] >= '0' && text[i] <= '9'; ++i)
+    h = h * 10 + (text[i] - '0');
+  if (i == 0 || h > 24)
+    return std::nullopt;
+  text.remove_prefix(i);
+  return h;
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> TrafficFromPeak(double base_rps, double peak_rps,
+                                                   std::string_view peak_hours) {
+  std::string_view t = peak_hours;
+  const std::optional<int> from = TakeHour(t);
+  if (!from || t.empty() || t.front() != '-')
+    return std::nullopt;
+  t.remove_prefix(1);
+  const std::optional<int> to = TakeHour(t);
+  if (!to || !t.empty() || *from % 24 == *to % 24)
+    return std::nullopt;
+  std::vector<double> day(24, base_rps);
+  for (int h = *from % 24; h != *to % 24; h = (h + 1) % 24)
+    day[static_cast<size_t>(h)] = peak_rps;
+  return day;
+}
+
+std::optional<double> ParseUtcOffset(std::string_view tz) {
+  // Zones without daylight saving time, where a fixed offset is exact (IANA tz database).
+  static constexpr std::pair<std::string_view, double> kFixed[] = {
+      {"Asia/Shanghai", 8},    {"Asia/Hong_Kong", 8}, {"Asia/Singapore", 8},
+      {"Asia/Kuala_Lumpur", 8}, {"Asia/Manila", 8},    {"Asia/Taipei", 8},
+      {"Asia/Tokyo", 9},       {"Asia/Seoul", 9},     {"Asia/Jakarta", 7},
+      {"Asia/Bangkok", 7},     {"Asia/Kolkata", 5.5}, {"Asia/Dubai", 4},
+      {"Asia/Riyadh", 3},      {"UTC", 0},            {"Etc/UTC", 0},
+      {"GMT", 0}};
+  for (const auto& [name, offset] : kFixed) {
+    if (strings::Lower(std::string(name)) == strings::Lower(std::string(tz)))
+      return offset;
+  }
+  std::string_view t = tz;
+  if (t.substr(0, 3) == "UTC" || t.substr(0, 3) == "GMT")
+    t.remove_prefix(3);
+  if (t.empty() || (t.front() != '+' && t.front() != '-'))
+    return std::nullopt;
+  const double sign = t.front() == '-' ? -1 : 1;
+  t.remove_prefix(1);
+  const std::optional<int> hours = TakeHour(t);
+  if (!hours || *hours > 14)
+    return std::nullopt;
+  double minutes = 0;
+  if (!t.empty()) {
+    if (t.front() == ':')
+      t.remove_prefix(1);
+    if (t.size() != 2 || t[0] < '0' || t[0] > '5' || t[1] < '0' || t[1] > '9')
+      return std::nullopt;
+    minutes = (t[0] - '0') * 10 + (t[1] - '0');
+  }
+  return sign * (*hours + minutes / 60);
 }
 
 std::optional<double> ParseAmount(std::string_view text) {
@@ -195,6 +276,50 @@ Status ValidateMethod(const Workload& w) {
   return Status::Ok();
 }
 
+// A day's traffic: 24 finite rates >= 0 (weekdays, and weekends when given), some above 0, at
+// most the rate limit; a sane time zone and scale-up time; not together with requests_per_s.
+Status ValidateTraffic(const Workload& w) {
+  const TrafficProfile& t = *w.inference.traffic;
+  if (w.inference.requests_per_s) {
+    return Bad("inference.traffic",
+               "either inference.requests_per_s (a constant rate) or inference.traffic (a day's "
+               "profile), not both",
+               "both");
+  }
+  auto day = [](const char* field, const std::vector<double>& rates) {
+    if (rates.size() != 24) {
+      return Bad(field, "24 rates, one per hour of the day from 00:00 local time",
+                 std::to_string(rates.size()));
+    }
+    for (size_t h = 0; h < rates.size(); ++h) {
+      if (!std::isfinite(rates[h]) || rates[h] < 0 || rates[h] > kMaxRequestsPerS) {
+        return Bad(std::string(field) + "[" + std::to_string(h) + "]",
+                   "a rate from 0 to 1000000 requests per second", Sci(rates[h]));
+      }
+    }
+    return Status::Ok();
+  };
+  if (Status s = day("inference.traffic.hourly_rps", t.hourly_rps); !s.ok())
+    return s;
+  if (t.HasWeekend()) {
+    if (Status s = day("inference.traffic.weekend_hourly_rps", t.weekend_hourly_rps); !s.ok())
+      return s;
+  }
+  if (!(t.Peak() > 0)) {
+    return Bad("inference.traffic.hourly_rps", "at least one hour with a rate above 0",
+               "only zeros");
+  }
+  if (t.utc_offset_hours && !(std::fabs(*t.utc_offset_hours) <= 14)) {
+    return Bad("inference.traffic.timezone", "a UTC offset from -14 to +14 hours",
+               Sci(*t.utc_offset_hours));
+  }
+  if (t.scale_up_minutes && !(*t.scale_up_minutes >= 0 && *t.scale_up_minutes <= 1440)) {
+    return Bad("inference.traffic.scale_up_minutes", "minutes from 0 to 1440",
+               Sci(*t.scale_up_minutes));
+  }
+  return Status::Ok();
+}
+
 // The inference section: prompt and output lengths, batch, request rate, latency targets.
 Status ValidateInference(const Workload& w) {
   const InferenceSpec& inf = w.inference;
@@ -210,6 +335,26 @@ Status ValidateInference(const Workload& w) {
   if (inf.requests_per_s && (*inf.requests_per_s <= 0 || *inf.requests_per_s > kMaxRequestsPerS)) {
     return Bad("inference.requests_per_s", "a rate above 0 and at most 1000000 requests per second",
                Sci(*inf.requests_per_s));
+  }
+  auto length_p90 = [](const char* field, const std::optional<int>& p90, int mean) {
+    return p90 && *p90 < mean ? Bad(field, "a 90th percentile at least the mean " +
+                                               std::to_string(mean),
+                                    std::to_string(*p90))
+                              : Status::Ok();
+  };
+  if (Status s = length_p90("inference.prompt_tokens.p90", inf.prompt_tokens_p90,
+                            inf.prompt_tokens);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = length_p90("inference.output_tokens.p90", inf.output_tokens_p90,
+                            inf.output_tokens);
+      !s.ok()) {
+    return s;
+  }
+  if (inf.traffic) {
+    if (Status s = ValidateTraffic(w); !s.ok())
+      return s;
   }
   if (inf.ttft_ms && (*inf.ttft_ms <= 0 || *inf.ttft_ms > kMaxLatencyMs)) {
     return Bad("inference.ttft_ms", "a time above 0 and at most 3600000 ms (one hour)",
@@ -243,8 +388,7 @@ Status ValidateConstraints(const Workload& w) {
   }
   // A budget or a deadline limits an amount of work; without one there is nothing to hold them
   // against, and silently ignoring them would answer a question the user did not ask.
-  const bool service = w.task == Task::kInference && w.inference.requests_per_s.has_value();
-  if (!w.tokens && !w.samples && !service) {
+  if (!w.tokens && !w.samples && !w.IsServing()) {
     const std::string work =
         std::string(
             " needs an amount of work to hold it against: give tokens or samples (--tokens, "

@@ -7,6 +7,7 @@
 
 #include "gpuplan/strings.h"
 #include "io/estimate_request.h"
+#include "io/fleet_render.h"
 #include "io/range_render.h"
 #include "io/table.h"
 
@@ -84,6 +85,13 @@ std::string CostText(const planner::Candidate& c) {
                             Num(c.cost.total.amount())) +
          (low.empty() ? c.cost.total.ToString() : "") + (c.job_hours > 0 ? "" : "/h") +
          (c.cost.lower_bound ? " (min)" : "") + StaleMark(c);
+}
+
+// The table's billing: the mode, a fleet's base and elastic modes, or "-" without a price.
+std::string BillingCell(const planner::Candidate& c) {
+  if (!c.price_known)
+    return "-";
+  return c.fleet ? FleetBillingText(*c.fleet) : std::string(cost::ModeName(c.billing));
 }
 
 // "4 x 2 GPUs": a service's model copies and the GPUs each runs on.
@@ -236,6 +244,8 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
                       {"tokens_per_s_per_gpu", e.inference->tokens_per_s_per_gpu},
                       {"requests_per_s", e.inference->requests_per_s}};
   }
+  if (c.fleet)
+    j["fleet"] = FleetJson(c);
   AddRangesJson(j, c);
   return j;
 }
@@ -326,7 +336,7 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     for (const auto& c : plan.candidates) {
       t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes),
                         std::to_string(c.gpus), c.region.empty() ? "any" : c.region,
-                        c.price_known ? std::string(cost::ModeName(c.billing)) : "-",
+                        BillingCell(c),
                         !modelled   ? "-"
                         : inference ? CopiesText(c)
                                     : LayoutText(c.layout, c.framework),
@@ -337,6 +347,8 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     s += RenderAligned(t);
     const auto& best = plan.candidates[0];
     s += "\nWhy: " + best.why + "\n" + RangeSummary(best) + "\n";
+    if (best.fleet)
+      s += FleetText(best);
     if (modelled) {
       s += "Memory per GPU (GiB):";
       for (const auto& [name, gib] : best.estimate.memory.breakdown.Named()) {
@@ -400,6 +412,8 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";
+    if (best.fleet)
+      s += FleetText(best) + "\n";
     if (std::string range = RangeSummary(best); !range.empty())
       s += range + "\n";
     const bool inference = w.task == Task::kInference;
@@ -411,7 +425,7 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
     for (const auto& c : plan.candidates) {
       s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance,
                        c.nodes, c.gpus, c.region.empty() ? "any" : c.region,
-                       c.price_known ? cost::ModeName(c.billing) : "-",
+                       BillingCell(c),
                        inference ? CopiesText(c) : LayoutText(c.layout, c.framework),
                        Num(c.estimate.memory.per_gpu_gib), HoursCell(c, Hours(c.job_hours)),
                        c.price_known ? CostCell(c, CostText(c)) : CostText(c));

@@ -496,10 +496,113 @@ void ReadConstraints(Reader& r, const YAML::Node& node, Constraints& c) {
   }
 }
 
+// 24 rates per hour of the day (a list), each checked where it is.
+std::vector<double> ReadDay(Reader& r, const YAML::Node& node, const std::string& field) {
+  std::vector<double> day;
+  if (!node.IsSequence() || node.size() != 24) {
+    r.Fail(node, field,
+           "expected a list of 24 rates (requests/s), one per hour from 00:00 local time, got " +
+               (node.IsSequence() ? std::to_string(node.size()) + " values" : Reader::Got(node)));
+    return day;
+  }
+  for (size_t h = 0; h < node.size(); ++h) {
+    std::optional<double> v =
+        r.Number(node[h], field + "[" + std::to_string(h) + "]", 0, 1e6);
+    if (!v)
+      return day;
+    day.push_back(*v);
+  }
+  return day;
+}
+
+// inference.traffic: {hourly_rps: [24], weekend_hourly_rps: [24]} or {base_rps, peak_rps,
+// peak_hours: "19-22"}, with timezone and scale_up_minutes.
+void ReadTraffic(Reader& r, const YAML::Node& node, TrafficProfile& t) {
+  const std::string f = "inference.traffic";
+  if (!r.CheckMap(node, f,
+                  {"hourly_rps", "weekend_hourly_rps", "base_rps", "peak_rps", "peak_hours",
+                   "timezone", "scale_up_minutes"})) {
+    return;
+  }
+  const bool hourly = static_cast<bool>(node["hourly_rps"]);
+  const bool peaked = node["base_rps"] || node["peak_rps"] || node["peak_hours"];
+  if (hourly == peaked) {
+    r.Fail(node, f,
+           hourly ? "give either hourly_rps (24 rates) or {base_rps, peak_rps, peak_hours}, not "
+                    "both"
+                  : "expected hourly_rps (24 rates) or {base_rps, peak_rps, peak_hours}");
+    return;
+  }
+  if (hourly) {
+    t.hourly_rps = ReadDay(r, node["hourly_rps"], f + ".hourly_rps");
+  } else {
+    for (const char* key : {"base_rps", "peak_rps", "peak_hours"}) {
+      if (!node[key]) {
+        r.Fail(node, f + "." + key,
+               "missing: a peak profile needs base_rps, peak_rps and peak_hours (\"19-22\")");
+        return;
+      }
+    }
+    const std::optional<double> base = r.Number(node["base_rps"], f + ".base_rps", 0, 1e6);
+    const std::optional<double> peak = r.Number(node["peak_rps"], f + ".peak_rps", 0, 1e6);
+    const std::optional<std::string> hours = r.String(node["peak_hours"], f + ".peak_hours");
+    if (!base || !peak || !hours)
+      return;
+    if (*peak < *base) {
+      r.Fail(node["peak_rps"], f + ".peak_rps",
+             fmt::format("expected a peak at least base_rps {}, got {}", strings::Num(*base),
+                         strings::Num(*peak)));
+      return;
+    }
+    std::optional<std::vector<double>> day = TrafficFromPeak(*base, *peak, *hours);
+    if (!day) {
+      r.Fail(node["peak_hours"], f + ".peak_hours",
+             "expected hours \"FROM-TO\" from 0 to 24 (\"19-22\" = 19:00 to 22:00; \"22-2\" "
+             "wraps past midnight), got " + Reader::Got(node["peak_hours"]));
+      return;
+    }
+    t.hourly_rps = *day;
+  }
+  if (node["weekend_hourly_rps"] && r.status().ok())
+    t.weekend_hourly_rps = ReadDay(r, node["weekend_hourly_rps"], f + ".weekend_hourly_rps");
+  if (node["timezone"] && r.status().ok()) {
+    if (std::optional<std::string> tz = r.String(node["timezone"], f + ".timezone")) {
+      t.utc_offset_hours = ParseUtcOffset(*tz);
+      t.timezone = *tz;
+      if (!t.utc_offset_hours) {
+        r.Fail(node["timezone"], f + ".timezone",
+               "expected a UTC offset (\"+08:00\", \"UTC-5\") or a zone without daylight "
+               "saving time (\"Asia/Shanghai\", \"Asia/Singapore\", \"UTC\"), got " +
+                   Reader::Got(node["timezone"]));
+      }
+    }
+  }
+  if (node["scale_up_minutes"] && r.status().ok())
+    t.scale_up_minutes = r.Number(node["scale_up_minutes"], f + ".scale_up_minutes", 0, 1440);
+}
+
+// A request length: a whole number (the mean), or {mean, p90}.
+void ReadLength(Reader& r, const YAML::Node& node, const std::string& field, int min,
+                int& mean, std::optional<int>& p90) {
+  if (!node.IsMap()) {
+    mean = r.Integer(node, field, min, 1 << 24).value_or(min);
+    return;
+  }
+  if (!r.CheckMap(node, field, {"mean", "p90"}))
+    return;
+  if (!node["mean"]) {
+    r.Fail(node, field + ".mean", "missing: a length distribution needs its mean");
+    return;
+  }
+  mean = r.Integer(node["mean"], field + ".mean", min, 1 << 24).value_or(min);
+  if (node["p90"] && r.status().ok())
+    p90 = r.Integer(node["p90"], field + ".p90", min, 1 << 24);
+}
+
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
   if (!r.CheckMap(node, "inference",
-                  {"requests_per_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
-                   "batch", "engine", "continuous_batching", "latency"})) {
+                  {"requests_per_s", "traffic", "prompt_tokens", "output_tokens", "ttft_ms",
+                   "tpot_ms", "batch", "engine", "continuous_batching", "latency"})) {
     return;
   }
   for (const auto& kv : node) {
@@ -508,10 +611,12 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     const std::string f = "inference." + key;
     if (key == "requests_per_s")
       inf.requests_per_s = r.Number(v, f, 1e-9, 1e9);
+    if (key == "traffic")
+      ReadTraffic(r, v, inf.traffic.emplace());
     if (key == "prompt_tokens")
-      inf.prompt_tokens = r.Integer(v, f, 1, 1 << 24).value_or(1);
+      ReadLength(r, v, f, 1, inf.prompt_tokens, inf.prompt_tokens_p90);
     if (key == "output_tokens")
-      inf.output_tokens = r.Integer(v, f, 0, 1 << 24).value_or(0);
+      ReadLength(r, v, f, 0, inf.output_tokens, inf.output_tokens_p90);
     if (key == "ttft_ms")
       inf.ttft_ms = r.Number(v, f, 1e-6, 1e9);
     if (key == "tpot_ms")

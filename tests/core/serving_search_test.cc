@@ -1,7 +1,7 @@
-// The serving search (src/core/serving_search.h) against brute force over the same space, on
+// The serving search (src/core/serving/search.h) against brute force over the same space, on
 // in-memory instance types with the default calibration, and the engines' memory headroom.
 // What it answers on the embedded catalog: tests/plan/planner_test.cc.
-#include "serving_search.h"
+#include "serving/search.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "testing/catalog_builder.h"
 #include "testing/perf_fixtures.h"
 
-namespace gpuplan::planner {
+namespace gpuplan::serving {
 namespace {
 
 using testing::CatalogBuilder;
@@ -60,7 +60,8 @@ const Catalog& ServingCatalog() {
 
 ModelArch ZooModel(const std::string& name) {
   for (const ModelArch& m :
-       {testing::Llama2_13B(), testing::Llama3_8B(), testing::Llama3_70B(), testing::Qwen25_7B()}) {
+       {testing::Llama2_13B(), testing::Llama3_8B(), testing::Llama3_70B(), testing::Qwen25_7B(),
+        testing::Qwen3_30B_A3B()}) {
     if (m.name == name)
       return m;
   }
@@ -77,33 +78,56 @@ struct ServingCase {
   Engine engine;
 };
 
-// Every (tp, batch) of the searched space, each estimated, none pruned: the fewest instance
-// groups for the rate among those that fit and meet the targets (0 when none does).
-int BruteForceGroups(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-                     const Calibration& cal) {
-  int best = 0;
+// The best of every split of the group (tp dividing the node's GPUs and the heads, pp dividing
+// the rest, for a MoE model also experts over every rank of a stage) at every batch from 1 to
+// the engine's limit, each estimated, none pruned or bisected: the fewest instance groups for the
+// rate among those that fit and meet the targets (0 when none does), and the most requests per
+// second of those.
+struct Brute {
+  int groups = 0;
+  double rps = 0;
+};
+Brute BruteForce(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
+                 const Calibration& cal) {
+  Brute best;
+  const int gpus = hw.Gpus();
+  const int limit = MaxServingBatch(w, cal);
   for (int tp = 1; tp <= hw.gpus_per_node; ++tp) {
     if (hw.gpus_per_node % tp != 0 || arch.heads % tp != 0)
       continue;
-    for (int batch : ServingBatches(w, cal)) {
-      Workload wb = w;
-      wb.inference.batch = batch;
-      perf::Layout l;
-      l.tp = tp;
-      l.dp = hw.Gpus() / tp;
-      l.micro_batch = batch;
-      Result<perf::Estimate> e = perf::EstimateRun(wb, arch, hw, l, cal);
-      if (!e.ok() || !e->memory.fits)
+    for (int pp = 1; pp * tp <= gpus; ++pp) {
+      if ((gpus / tp) % pp != 0 || pp > arch.layers)
         continue;
-      const perf::InferenceTimes& inf = *e->inference;
-      if ((w.inference.ttft_ms && inf.ttft_ms > *w.inference.ttft_ms) ||
-          (w.inference.tpot_ms && inf.tpot_ms > *w.inference.tpot_ms) || inf.requests_per_s <= 0) {
-        continue;
+      const int dp = gpus / (tp * pp);
+      for (int ep : {1, tp * dp}) {
+        if (ep > 1 && (!arch.IsMoe() || dp == 1))
+          continue;
+        for (int batch = 1; batch <= limit; ++batch) {
+          Workload wb = w;
+          wb.inference.batch = batch;
+          perf::Layout l;
+          l.tp = tp;
+          l.pp = pp;
+          l.dp = dp;
+          l.ep = ep;
+          l.micro_batch = batch;
+          Result<perf::Estimate> e = perf::EstimateRun(wb, arch, hw, l, cal);
+          if (!e.ok() || !e->memory.fits)
+            continue;
+          const perf::InferenceTimes& inf = *e->inference;
+          if ((w.inference.ttft_ms && inf.ttft_ms > *w.inference.ttft_ms) ||
+              (w.inference.tpot_ms && inf.tpot_ms > *w.inference.tpot_ms) ||
+              inf.requests_per_s <= 0) {
+            continue;
+          }
+          const int groups =
+              static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s - 1e-9));
+          if (best.groups == 0 || groups < best.groups ||
+              (groups == best.groups && inf.requests_per_s > best.rps)) {
+            best = {groups, inf.requests_per_s};
+          }
+        }
       }
-      const int groups =
-          static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s - 1e-9));
-      if (best == 0 || groups < best)
-        best = groups;
     }
   }
   return best;
@@ -123,6 +147,10 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
        Engine::kTrtllm},
       {"qwen7b_hf_static_batches_on_1xa10", "qwen2.5-7b", "ecs.gn7i-c32g1.8xlarge", 1, 0, 0,
        Engine::kHf},
+      {"qwen3_moe_expert_parallel_on_4xa100", "qwen3-30b-a3b", "ecs.gn7e-c16g1.16xlarge", 40, 2000,
+       50, Engine::kVllm},
+      {"qwen3_moe_long_prompts_on_8xa100", "qwen3-30b-a3b", "ecs.ebmgn7ex.32xlarge", 60, 1000, 40,
+       Engine::kVllm},
   };
   const Calibration cal;  // the defaults are data/calibration.csv's values
   for (const ServingCase& c : kCases) {
@@ -143,10 +171,12 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
     ASSERT_TRUE(hw.ok()) << hw.status().message();
     int evaluated = 0;
     const ServingSetup s = SearchServing(w, arch, *hw, cal, &evaluated);
-    const int brute = BruteForceGroups(w, arch, *hw, cal);
-    ASSERT_GT(brute, 0) << "the case must be servable";
+    const Brute brute = BruteForce(w, arch, *hw, cal);
+    ASSERT_GT(brute.groups, 0) << "the case must be servable";
     ASSERT_TRUE(s.ok) << s.reason;
-    EXPECT_EQ(s.groups, brute) << "tp " << s.layout.tp << " batch " << s.layout.micro_batch;
+    EXPECT_EQ(s.groups, brute.groups) << DescribeLayout(s.layout);
+    EXPECT_GE(s.estimate.inference->requests_per_s, brute.rps * (1 - 1e-9))
+        << "as many requests/s as the best of the space: " << DescribeLayout(s.layout);
     // The pick itself is what the estimator says it is: it fits and meets the targets.
     EXPECT_TRUE(s.estimate.memory.fits);
     if (c.ttft_ms > 0) {
@@ -187,12 +217,54 @@ TEST(ServingSearchTest, BatchesStopAtTheEngineLimit) {
   const Calibration cal;
   Workload w;
   w.inference.engine = Engine::kVllm;
-  EXPECT_EQ(ServingBatches(w, cal).back(), 256);
+  EXPECT_EQ(MaxServingBatch(w, cal), 256);
   w.inference.engine = Engine::kTrtllm;
-  EXPECT_EQ(ServingBatches(w, cal).back(), 2048);
+  EXPECT_EQ(MaxServingBatch(w, cal), 2048);
   w.inference.batch = 48;
-  EXPECT_EQ(ServingBatches(w, cal), std::vector<int>{48}) << "a fixed batch is the only one tried";
+  EXPECT_EQ(MaxServingBatch(w, cal), 48) << "a fixed batch is the only one tried";
+}
+
+TEST(ServingSearchTest, ChoosesBatchesBetweenPowersOfTwo) {
+  // Llama-3-70B on 8 x A100 at a tight TPOT: the best batch is rarely a power of two, and the
+  // search must find the one brute force finds, not the power of two below it.
+  Workload w;
+  w.task = Task::kInference;
+  w.inference.requests_per_s = 25;
+  w.inference.prompt_tokens = 2048;
+  w.inference.output_tokens = 512;
+  w.inference.ttft_ms = 2000;
+  w.inference.tpot_ms = 60;
+  const Calibration cal;
+  Result<perf::Hardware> hw =
+      perf::HardwareFor(ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
+  ASSERT_TRUE(hw.ok());
+  int evaluated = 0;
+  const ServingSetup s = SearchServing(w, testing::Llama3_70B(), *hw, cal, &evaluated);
+  ASSERT_TRUE(s.ok) << s.reason;
+  const int b = s.layout.micro_batch;
+  EXPECT_NE(b & (b - 1), 0) << "batch " << b << " is a power of two";
+  EXPECT_LT(evaluated, 400) << "bisection, not every batch";
+}
+
+TEST(ServingSearchTest, ExpertParallelLayoutsOnlyForMoeOnEnginesThatRunThem) {
+  Result<perf::Hardware> hw =
+      perf::HardwareFor(ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
+  ASSERT_TRUE(hw.ok());
+  auto has_ep = [&](const Workload& w, const ModelArch& arch) {
+    for (const perf::Layout& l : ServingLayouts(w, arch, *hw)) {
+      if (l.ep > 1)
+        return true;
+    }
+    return false;
+  };
+  Workload vllm;
+  vllm.task = Task::kInference;
+  Workload hf = vllm;
+  hf.inference.engine = Engine::kHf;
+  EXPECT_TRUE(has_ep(vllm, testing::Qwen3_30B_A3B()));
+  EXPECT_FALSE(has_ep(hf, testing::Qwen3_30B_A3B())) << "HF generate has no expert parallelism";
+  EXPECT_FALSE(has_ep(vllm, testing::Llama3_70B())) << "a dense model has no experts";
 }
 
 }  // namespace
-}  // namespace gpuplan::planner
+}  // namespace gpuplan::serving

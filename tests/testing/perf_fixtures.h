@@ -103,6 +103,17 @@ inline ModelArch Qwen25_7B() {
   return ZooRow("qwen2.5-7b", 28, 3584, 28, 4, 18944, 152064, 7.616, 131072);
 }
 
+// Qwen3-30B-A3B (data/models.csv): every layer MoE, 128 experts of width 768, 8 per token.
+inline ModelArch Qwen3_30B_A3B() {
+  ModelArch m = ZooRow("qwen3-30b-a3b", 48, 2048, 32, 4, 6144, 151936, 30.5, 32768);
+  m.head_dim = 128;
+  m.active_params = 3.3e9;
+  m.moe.experts = 128;
+  m.moe.top_k = 8;
+  m.moe.expert_ffn = 768;
+  return m;
+}
+
 }  // namespace gpuplan::testing
 
 #endif  // GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_

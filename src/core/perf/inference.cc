@@ -17,6 +17,10 @@ struct Serving {
   double act_bytes = 2;  // bytes per activation element the tensor-parallel reduce moves
   double tp = 1, pp = 1;
   double batch = 1, prompt = 0, out = 0;
+  // Tokens of context one sequence's KV cache is sized for: the 90th percentile prompt and
+  // output when the workload gives them ({mean, p90}; a pool sized for the mean would evict
+  // or preempt the long requests), else the means.
+  double kv_tokens = 0;
   double stage_layers = 0;
   double layer_bytes = 2;        // bytes per transformer-layer weight (quantised bits / 8)
   double weight_bytes = 0;       // this GPU's weights
@@ -49,6 +53,9 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.batch = inf.batch ? *inf.batch : l.micro_batch;
   s.prompt = inf.prompt_tokens;
   s.out = arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens;
+  s.kv_tokens = inf.prompt_tokens_p90.value_or(inf.prompt_tokens) +
+                (arch.kind == ModelKind::kEncoder ? 0
+                                                  : inf.output_tokens_p90.value_or(inf.output_tokens));
   s.stage_layers = std::ceil(d.layers / s.pp);
   OpContext c;
   c.seq = s.prompt;
@@ -109,7 +116,7 @@ void ServingMemory(const Serving& s, const Workload& w, const ModelArch& arch, c
   const InferenceSpec& inf = w.inference;
   MemoryBreakdown& mem = est.memory.breakdown;
   mem.weights = s.weight_bytes / kGiB;
-  mem.kv_cache = KvSequenceBytes(s, arch, s.prompt + s.out) * s.batch / kGiB;
+  mem.kv_cache = KvSequenceBytes(s, arch, s.kv_tokens) * s.batch / kGiB;
   // Prefill transients: the widest MLP intermediate of one layer and the logits of the last
   // position only (generate() keeps one position: HF num_logits_to_keep, vLLM, TRT-LLM),
   // upcast to fp32 for sampling.

@@ -999,7 +999,9 @@ class Search {
   }
 
   // Inference has no optimizer step: tensor parallel over the instance's GPUs, copies over the
-  // rest, the workload's batch.
+  // rest, the workload's batch; the fastest request wins. Pinned degrees (gpuplan estimate
+  // --tp --pp --ep --dp, a plan's serving layout) are honoured as given: pipeline stages over
+  // nodes, expert parallelism over attention data-parallel ranks.
   LayoutSearch Inference() {
     const int gpus = hw_.Gpus();
     const int heads = arch_.IsTransformer() ? arch_.heads : 1;
@@ -1008,10 +1010,16 @@ class Search {
         continue;
       if (tp > 1 && !arch_.IsTransformer())
         continue;
+      const int pp = pins_.pp.value_or(1);
+      if (pp < 1 || (gpus / tp) % pp != 0)
+        continue;
       Layout l;
       l.tp = tp;
-      l.pp = 1;
-      l.dp = gpus / tp;
+      l.pp = pp;
+      l.dp = gpus / (tp * pp);
+      l.ep = pins_.ep.value_or(1);
+      if (!Allowed(pins_.dp, l.dp))
+        continue;
       l.flash_attention = w_.flash_attention;
       l.micro_batch = w_.inference.batch ? *w_.inference.batch : 1;
       ++result_.structures;
