@@ -536,6 +536,8 @@ bool PriceFleets(const Workload& w, const InstanceType& t, const Candidate& base
       rejection = over;
       continue;
     }
+    c->cost.notes = {serving::FleetSummary(fleet) + ": " + c->cost.total.ToString() +
+                     " per month"};
     c->score = c->score_at_quote = RanksByTime(w) ? HoursForRanking(*c) : fleet.month_cost;
     c->fleet = std::move(fleet);
     out.push_back(std::move(*c));
@@ -1320,10 +1322,15 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
       return std::to_string(best.copies) + " model copies of " +
              std::to_string(best.gpus_per_copy) +
              " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
-             (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") + ") on " +
-             std::to_string(best.nodes) + " instance(s); each instance serves " +
+             (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") +
+             (best.layout.ep > 1 ? " ep=" + std::to_string(best.layout.ep) +
+                                       ": experts over every GPU, attention data parallel over " +
+                                       std::to_string(best.layout.dp) + " ranks"
+                                 : "") +
+             ") on " + std::to_string(best.nodes) + " instance(s); each instance serves " +
              Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
-             std::to_string(inf.batch) + " per copy (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
+             std::to_string(inf.batch) + (best.layout.ep > 1 ? " per rank" : " per copy") +
+             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
              Num(inf.tpot_ms) + " ms, " + Num(best.estimate.memory.per_gpu_gib) + " of " +
              Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
     }
@@ -1391,7 +1398,10 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
   std::string why =
       std::to_string(best.nodes) + " x " + best.instance + " (" + std::to_string(best.gpus) +
       " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
-      (best.price_known ? std::string(cost::ModeName(best.billing)) : "price unknown") + ": ";
+      (!best.price_known ? std::string("price unknown")
+       : best.fleet      ? serving::FleetSummary(*best.fleet)
+                         : std::string(cost::ModeName(best.billing))) +
+      ": ";
   why += WhyFits(w, catalog, best);
   if (best.estimate.inference && (targets.ttft_ms || targets.tpot_ms))
     why += "; within " + TargetsText(targets);

@@ -60,6 +60,20 @@ double LeadTimeHours(const Workload& w, const planner::PlanOptions& options,
   return (start_min * 60 + load_s) / 3600;
 }
 
+std::string FleetSummary(const Fleet& f) {
+  const int per = f.shape.instances_per_replica;
+  std::string s = "peak " + std::to_string(f.PeakInstances()) + " instances: " +
+                  std::to_string(f.BaseInstances()) + " on " +
+                  std::string(BillingName(f.base_billing)) + " all month";
+  if (f.elastic.Peak() > 0) {
+    s += ", up to " + std::to_string(f.elastic.Peak() * per) + " " +
+         std::string(BillingName(f.elastic_billing)) + " by hour (" +
+         strings::Num(f.elastic_instance_hours) + " instance-hours a month, started " +
+         strings::Num(f.shape.lead_time_h * 60) + " min ahead)";
+  }
+  return s;
+}
+
 std::string FleetNote(const Workload& w, const planner::PlanOptions& options) {
   if (!w.inference.traffic)
     return "";

@@ -31,6 +31,10 @@ std::optional<FleetPrices> FleetPricesIn(const cost::BillingRates& rates,
 double LeadTimeHours(const Workload& w, const planner::PlanOptions& options,
                      const InstanceType& t, const planner::Candidate& base);
 
+// "peak 5 instances: 1 on subscription_month all month, up to 4 payg by hour (387 instance-hours
+// a month, started 10.9 min ahead)".
+std::string FleetSummary(const Fleet& f);
+
 // The plan's note on the fleet's assumptions: the time zone, the scale-up time, the month.
 std::string FleetNote(const Workload& w, const planner::PlanOptions& options);
 
