@@ -13,6 +13,7 @@
 #include "cli/plan_inputs.h"
 #include "gpuplan/plan.h"
 #include "io/deploy_render.h"
+#include "io/fleet_render.h"
 #include "io/file_util.h"
 
 namespace gpuplan::cli {
@@ -181,16 +182,26 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
     }
   }
   const fs::path out(f.out);
+  // What was written, README first, in the order a user reads them.
+  std::vector<std::string> written = {(out / "README.md").string()};
+  for (const char* name :
+       {"run-instances.sh", "main.tf", "cloud-init.yaml", "ess.tf", "ess-schedule.sh"}) {
+    if (files->count(name))
+      written.push_back((out / name).string());
+  }
+  const std::string what = c->fleet ? io::FleetBillingText(*c->fleet) + " fleet, peak"
+                                    : std::string(cost::ModeName(c->billing));
+  const std::string run = files->count("run-instances.sh")
+                              ? (out / "run-instances.sh").string() +
+                                    (files->count("ess-schedule.sh")
+                                         ? " and " + (out / "ess-schedule.sh").string()
+                                         : "")
+                              : (out / "ess-schedule.sh").string();
   *ctx.out << fmt::format(
       "gpuplan deploy: {} x {} in {}, {}: wrote {}\nNext: fill the FILL-ME values (see {}), then "
       "run {}\n",
-      c->nodes, c->instance, c->region, cost::ModeName(c->billing),
-      fmt::join(
-          std::vector<std::string>{(out / "README.md").string(),
-                                   (out / "run-instances.sh").string(), (out / "main.tf").string(),
-                                   (out / "cloud-init.yaml").string()},
-          ", "),
-      (out / "README.md").string(), (out / "run-instances.sh").string());
+      c->nodes, c->instance, c->region, what, fmt::join(written, ", "),
+      (out / "README.md").string(), run);
 }
 
 }  // namespace

@@ -12,7 +12,10 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/strings.h"
 #include "io/embedded_data.h"
+#include "io/fleet_deploy.h"
+#include "io/fleet_render.h"
 #include "io/text_template.h"
+#include "io/utc_time.h"
 
 namespace gpuplan::io {
 namespace {
@@ -879,8 +882,60 @@ std::string MinDriverVersion(const planner::ImagePlan& image) {
 
 std::string MinCudaVersion(const planner::ImagePlan& image) { return FirstMatch(image.cuda, true); }
 
+namespace {
+
+// A service's fleet: the base as any plan's instances (main.tf, run-instances.sh, on the base's
+// mode), and the elastic layer as an ESS group (ess.tf, ess-schedule.sh). Without a base, the
+// group is all there is: main.tf keeps the shared variables and no instance.
+Result<DeployFiles> RenderFleetFiles(const Workload& w, const planner::Candidate& c,
+                                     const InstanceType& type, const DeployOptions& options) {
+  const serving::Fleet& f = *c.fleet;
+  planner::Candidate base = c;
+  base.fleet.reset();
+  base.billing = f.base_replicas > 0 ? f.base_billing : f.elastic_billing;
+  base.nodes = std::max(f.BaseInstances(), 1);
+  base.gpus = c.gpus / std::max(c.nodes, 1) * base.nodes;
+  Result<DeployFiles> files = RenderDeploy(w, base, type, options);
+  if (!files.ok())
+    return files;
+  if (f.base_replicas == 0) {
+    files->erase("run-instances.sh");
+    std::string& tf = (*files)["main.tf"];
+    const std::string count = "count           = " + std::to_string(base.nodes);
+    if (const size_t at = tf.find(count); at != std::string::npos)
+      tf.replace(at, count.size(), "count           = 0 # no base: ess.tf runs every instance");
+  }
+  if (f.elastic.Peak() > 0) {
+    Result<std::vector<std::pair<std::string, std::string>>> ess =
+        RenderFleetDeploy(w, c, options.today.empty() ? UtcToday() : options.today);
+    if (!ess.ok())
+      return ess.status();
+    for (auto& [name, text] : *ess)
+      (*files)[name] = std::move(text);
+  }
+  std::string& readme = (*files)["README.md"];
+  readme += "\n## The fleet: a committed base and an elastic layer\n\n" + FleetText(c) + "\n";
+  readme += f.base_replicas > 0
+                ? "The files above rent the base (" + std::to_string(f.BaseInstances()) + " x " +
+                      c.instance + ", " + std::string(BillingName(f.base_billing)) + "). "
+                : "There is no base: every instance is elastic. ";
+  if (f.elastic.Peak() > 0) {
+    readme += "`ess.tf` (with `terraform apply`, beside main.tf) or `ess-schedule.sh` (aliyun CLI) "
+              "creates the Auto Scaling group of the elastic instances and one scheduled task per "
+              "change of its size (cron in UTC); put the base and the group behind one load "
+              "balancer (the group's `loadbalancer_ids`). Check the group's activity after the "
+              "first day (`aliyun ess DescribeScalingActivities`): a scale-up that takes longer "
+              "than the lead time means a longer `inference.traffic.scale_up_minutes`.\n";
+  }
+  return files;
+}
+
+}  // namespace
+
 Result<DeployFiles> RenderDeploy(const Workload& w, const planner::Candidate& c,
                                  const InstanceType& type, const DeployOptions& options) {
+  if (c.fleet)
+    return RenderFleetFiles(w, c, type, options);
   Result<Spec> spec = MakeSpec(w, c, type, options);
   if (!spec.ok())
     return spec.status();

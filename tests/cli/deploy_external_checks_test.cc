@@ -424,3 +424,90 @@ TEST(NetworkCheck, WarnsWhenTheMeasuredBandwidthIsBelowThePlan) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// A service's fleet: the base's files as for any plan, and the elastic layer as an ESS group
+// whose scheduled tasks follow the traffic, each file checked against the provider's schema.
+struct FleetDeployCase {
+  std::string name;
+  std::vector<std::string> args;  // after "deploy", before --out
+  std::vector<std::string> tf_has, sh_has;
+};
+
+TEST(FleetDeploy, EssFilesPassTheProviderSchemasAndFollowTheTraffic) {
+  if (!Installed("python3"))
+    GTEST_SKIP() << "python3 is not installed (Debian package python3)";
+  const std::vector<std::string> qwen32b = {"--model", "qwen2.5-32b", "--task", "inference"};
+  const FleetDeployCase kCases[] = {
+      {"EveningPeakShanghai",
+       {"--base-rps", "2", "--peak-rps", "30", "--peak-hours", "19-22", "--timezone",
+        "Asia/Shanghai"},
+       // Four elastic instances from 18:49 local (10:49 UTC), none from 22:00 (14:00 UTC).
+       {"recurrence_value       = \"49 10 * * *\"", "desired_capacity       = 4",
+        "recurrence_value       = \"0 14 * * *\"", "on_demand_percentage_above_base_capacity = 100",
+        "multi_az_policy    = \"COST_OPTIMIZED\""},
+       {"--RecurrenceValue '49 10 * * *'", "--MultiAZPolicy COST_OPTIMIZED"}},
+      {"SpotPeaksWithOnDemandFallback",
+       {"--base-rps", "2", "--peak-rps", "30", "--peak-hours", "19-22", "--billing", "spot",
+        "--billing", "subscription_month", "--billing", "payg", "--timezone", "UTC"},
+       {},  // spot only when its price can rank (a fresh listed price): checked below if used
+       {}},
+      {"WeekendsQuietInTokyo",
+       {"--hourly-rps",
+        "1,1,1,1,1,1,1,1,1,20,20,20,20,20,20,20,20,20,1,1,1,1,1,1",
+        "--weekend-hourly-rps", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "--timezone",
+        "Asia/Tokyo"},
+       // 09:00 Tokyo is 00:00 UTC of the same day: weekdays 1-5, minus the lead time the day
+       // before in UTC (Sunday to Thursday).
+       {"recurrence_value       = \"", "* * 0,1,2,3,4\""},
+       {}},
+  };
+  for (const FleetDeployCase& c : kCases) {
+    SCOPED_TRACE(c.name);
+    char tmpl[] = "/tmp/gpuplan-fleet-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    std::vector<std::string> args = {"deploy"};
+    args.insert(args.end(), qwen32b.begin(), qwen32b.end());
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--out", dir + "/out"});
+    const testing::CliRun run = testing::RunGpuplan(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    ASSERT_TRUE(fs::exists(dir + "/out/ess.tf")) << run.out;
+    const std::string tf = *io::ReadFile(dir + "/out/ess.tf");
+    const std::string sh = *io::ReadFile(dir + "/out/ess-schedule.sh");
+    for (const std::string& want : c.tf_has)
+      EXPECT_NE(tf.find(want), std::string::npos) << want << "\n" << tf;
+    for (const std::string& want : c.sh_has)
+      EXPECT_NE(sh.find(want), std::string::npos) << want << "\n" << sh;
+    if (tf.find("spot_strategy") != std::string::npos) {
+      EXPECT_NE(tf.find("compensate_with_on_demand                = true"), std::string::npos);
+      EXPECT_NE(tf.find("spot_instance_remedy                     = true"), std::string::npos);
+    }
+    // Terraform reads main.tf and ess.tf as one module: check them together.
+    const std::string all = dir + "/all.tf";
+    ASSERT_TRUE(io::WriteFileAtomic(all, *io::ReadFile(dir + "/out/main.tf") + tf).ok());
+    for (const char* schema : {"alicloud_ess_scaling_group_schema.json",
+                               "alicloud_ess_scaling_configuration_schema.json",
+                               "alicloud_ess_scheduled_task_schema.json",
+                               "alicloud_instance_schema.json"}) {
+      int status = 0;
+      const std::string out = RunShell("python3 " + Quote(kTools + "check_terraform.py") + " " +
+                                           Quote(all) + " " +
+                                           Quote(testing::TestDataPath(std::string("deploy/") + schema)),
+                                       &status);
+      EXPECT_EQ(status, 0) << schema << ": " << out;
+    }
+    if (Installed("shellcheck")) {
+      int status = 0;
+      const std::string out =
+          RunShell("shellcheck " + Quote(dir + "/out/ess-schedule.sh"), &status);
+      EXPECT_EQ(status, 0) << out;
+    }
+    fs::remove_all(dir);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
