@@ -94,5 +94,25 @@ constraints: {billing: [payg, spot]}
 }
 BENCHMARK(BM_Plan7bLoraFullCatalog)->Unit(benchmark::kMillisecond);
 
+// A 24-hour fleet over the full catalog (issue 25's target: under 50 ms of CPU on one core): the
+// serving search per hardware, then per type and region a base chosen over every size.
+void BM_PlanDayAndNightFleetFullCatalog(benchmark::State& state) {
+  PlanWorkload(state, R"(task: inference
+model: qwen2.5-32b
+inference:
+  traffic: {base_rps: 2, peak_rps: 30, peak_hours: "19-22", timezone: Asia/Shanghai}
+)");
+}
+BENCHMARK(BM_PlanDayAndNightFleetFullCatalog)->Unit(benchmark::kMillisecond);
+
+// The MoE service of issue 25: expert parallelism and every batch in the serving search.
+void BM_PlanQwen3MoeServiceFullCatalog(benchmark::State& state) {
+  PlanWorkload(state, R"(task: inference
+model: qwen3-235b-a22b
+inference: {requests_per_s: 8, prompt_tokens: 2048, output_tokens: 512, ttft_ms: 2000}
+)");
+}
+BENCHMARK(BM_PlanQwen3MoeServiceFullCatalog)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace gpuplan
