@@ -763,7 +763,8 @@ void AddCompareCommand(CLI::App* cmd, CliContext& ctx) {
   c->add_option("--instance", cmp->instance, "Instance type")->required();
   c->add_option("--region", cmp->region, "Region")->required();
   c->add_option("--zone", cmp->zone, "Zone (spot prices and stock differ by zone)");
-  c->add_option("--hours", cmp->hours, "A job of H hours (uninterrupted wall time)");
+  c->add_option("--hours", cmp->hours, "A job of H hours (uninterrupted wall time)")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--monthly-hours", cmp->monthly_hours, "A service running H hours a month")
       ->check(CLI::Range(0.0, 744.0));
   c->add_option("--instances", cmp->instances, "Instances used together (default 1)")
