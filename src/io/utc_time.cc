@@ -118,8 +118,8 @@ std::optional<UtcTime> ParseRfc3339(std::string_view s) {
     return std::nullopt;
   UtcTime t;
   // A local time with offset +HH:MM is that much ahead of UTC.
-  t.unix_seconds =
-      DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - int64_t{offset_minutes} * 60;
+  t.unix_seconds = DaysFromCivil(y, mo, d) * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + sec -
+                   int64_t{offset_minutes} * 60;
   int64_t days = t.unix_seconds / 86400;
   if (t.unix_seconds % 86400 < 0)
     --days;
