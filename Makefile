@@ -5,7 +5,10 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DGPUPLAN_WERROR=ON
 
-.PHONY: deps build demo test test-fast test-asan bench fuzz format clean
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+
+.PHONY: deps build demo test test-fast test-asan bench fuzz fuzz-build fuzz-smoke format clean
 
 deps:
 	scripts/install-deps.sh
@@ -18,9 +21,10 @@ build: deps
 demo: build
 	scripts/demo.sh $(BUILD)/gpuplan
 
-# Everything CI checks: unit and CLI tests, contracts, the accuracy harness, then ASan+UBSan.
-test: build
-	scripts/run-tests.sh $(BUILD) $(ASAN_BUILD)
+# Everything CI checks: unit and CLI tests, contracts, the accuracy harness, ASan+UBSan, then
+# the fuzz smoke run (about 20 s per target).
+test: build fuzz-build
+	scripts/run-tests.sh $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
 
 # Unit tests only, no sanitizer build (for quick local iterations).
 test-fast: build
@@ -31,12 +35,22 @@ bench: deps
 	cmake --build build-bench -j $(JOBS)
 	for b in build-bench/*_bench; do $$b; done
 
-fuzz: deps
-	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF
-	cmake --build build-fuzz -j $(JOBS)
+# The libFuzzer targets (clang; every gpuplan library instrumented), a build of its own: about
+# 6 minutes from scratch on 2 cores (README "Fuzzing").
+fuzz-build: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+
+# About 20 s per target; fails on any crash, leak, timeout or out-of-memory.
+fuzz-smoke: fuzz-build
+	scripts/fuzz-smoke.sh $(FUZZ_BUILD) 20
+
+# The long run: FUZZ_SECONDS (default 600) per target, growing the same corpus.
+fuzz: fuzz-build
+	scripts/fuzz-smoke.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-bench build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) build-bench $(FUZZ_BUILD)

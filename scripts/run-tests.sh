@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every check CI runs, on an already configured build directory ($1), then builds and runs
-# the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer in $2.
+# the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer in $2, then the fuzz
+# smoke run on the libFuzzer build $3 when one is given (make fuzz-build).
 set -euo pipefail
 build=${1:-build}
 asan=${2:-build-asan}
+fuzz=${3:-}
 jobs=$(nproc)
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -45,4 +47,9 @@ cmake -S "$here" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPLAN_WERROR=O
 cmake --build "$asan" -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$asan" --output-on-failure -j "$jobs"
+
+if [ -n "$fuzz" ]; then
+  echo "== fuzz smoke: every libFuzzer target about 20 s (scripts/fuzz-smoke.sh) =="
+  "$here/scripts/fuzz-smoke.sh" "$fuzz" 20
+fi
 echo "== all checks passed =="

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "cli/number_flags.h"
 #include "io/catalog_loader.h"
 
 namespace gpuplan::cli {
@@ -66,6 +67,7 @@ int RunCli(int argc, const char* const* argv, const CliEnvironment& env, std::os
       ->option_text("TEXT (Env:GPUPLAN_CATALOG)");
   for (const CommandRow& row : kCommands)
     row.add(app, ctx);
+  GuardNumberOptions(app);  // no NaN, infinity or negative number on any option
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

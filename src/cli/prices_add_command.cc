@@ -11,6 +11,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/strings.h"
 #include "io/price_cache.h"
+#include "io/text_check.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -47,6 +48,8 @@ Result<Price> PriceFromOptions(const AddOptions& o, const Catalog& catalog,
     return Usage(fmt::format("--zone: expected a zone of {} (like {}-a), got \"{}\"", o.region,
                              o.region, o.zone));
   }
+  if (std::optional<std::string> why = io::TextProblem(o.note))
+    return Usage("--note: " + *why + "; expected UTF-8 text");
   Price p;
   p.instance = t->name;
   p.region = o.region;
@@ -88,14 +91,15 @@ void RunAdd(CliContext& ctx, const AddOptions& o) {
   Result<std::string> dir = CliPriceCacheDir(ctx.env);
   if (!dir.ok())
     return ctx.Fail(dir.status());
-  Result<io::PriceCache> cache = io::ReadPriceCache(*dir);
-  if (!cache.ok())
-    return ctx.Fail(cache.status());
   io::PriceCache update;
   update.prices.push_back(*price);
-  io::MergePriceCache(update, &*cache);
-  if (Status s = io::WritePriceCache(*dir, *cache); !s.ok())
-    return ctx.Fail(s);
+  // Under the cache's lock: a concurrent add or import waits instead of losing this row.
+  Status wrote = io::UpdatePriceCache(*dir, [&](io::PriceCache* cache) {
+    io::MergePriceCache(update, cache);
+    return Status::Ok();
+  });
+  if (!wrote.ok())
+    return ctx.Fail(wrote);
   *ctx.out << fmt::format("added {} {} {}{}: {} {} per {} (source user, as of {})\nwrote {}\n",
                           price->instance, BillingName(price->billing), price->region,
                           price->zone.empty() ? "" : " " + price->zone, price->currency,

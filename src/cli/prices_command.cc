@@ -200,7 +200,6 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   if (!cached.ok())
     return ctx.Fail(cached.status());
   const std::string& dir = cached->dir;
-  io::PriceCache& cache = cached->cache;
 
   net::ClientOptions options;
   options.endpoint = o.endpoint;
@@ -220,12 +219,18 @@ void RunRefresh(CliContext& ctx, const RefreshOptions& o) {
   std::set<std::string> fetched_types;
   for (const Price& p : fetched->prices)
     fetched_types.insert(p.instance);
-  std::erase_if(cache.prices, [&](const Price& p) {
-    return p.origin == PriceSource::kApi && p.region == o.region && fetched_types.count(p.instance);
+  // Merged into the cache as it is now (under its lock), not as it was before the fetch, so
+  // an import or add that ran meanwhile is kept.
+  Status wrote = io::UpdatePriceCache(dir, [&](io::PriceCache* cache) {
+    std::erase_if(cache->prices, [&](const Price& p) {
+      return p.origin == PriceSource::kApi && p.region == o.region &&
+             fetched_types.count(p.instance);
+    });
+    io::MergePriceCache(*fetched, cache);
+    return Status::Ok();
   });
-  io::MergePriceCache(*fetched, &cache);
-  if (Status s = io::WritePriceCache(dir, cache); !s.ok())
-    return ctx.Fail(s);
+  if (!wrote.ok())
+    return ctx.Fail(wrote);
   *ctx.out << fmt::format(
       "refreshed {} as of {} with key {}: {} types priced, {} spot prices, {} stock records, {} "
       "spot-advice records ({} API requests)\nwrote {}\n",
@@ -251,7 +256,7 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return ctx.Fail(c.status());
   io::ImportContext ictx;
   ictx.as_of = o.as_of.empty() ? CliToday(ctx.env) : o.as_of;
-  if (!DaysBetween(ictx.as_of, ictx.as_of) || ictx.as_of.size() != 10) {
+  if (!io::IsRfc3339Date(ictx.as_of)) {
     return ctx.Fail(
         Status::InvalidArgument("--as-of: expected YYYY-MM-DD, got \"" + o.as_of + "\""), true);
   }
@@ -286,17 +291,21 @@ void RunImport(CliContext& ctx, const ImportOptions& o) {
     return t == nullptr;
   });
   unknown = static_cast<int>(unknown_names.size());
-  Result<CliCache> cached = ReadCliCache(ctx);
-  if (!cached.ok())
-    return ctx.Fail(cached.status());
-  io::MergePriceCache(imported, &cached->cache);
-  if (Status s = io::WritePriceCache(cached->dir, cached->cache); !s.ok())
-    return ctx.Fail(s);
+  Result<std::string> dir = CacheDir(ctx);
+  if (!dir.ok())
+    return ctx.Fail(dir.status());
+  // Under the cache's lock, so concurrent imports wait for each other and all rows survive.
+  Status wrote = io::UpdatePriceCache(*dir, [&](io::PriceCache* cache) {
+    io::MergePriceCache(imported, cache);
+    return Status::Ok();
+  });
+  if (!wrote.ok())
+    return ctx.Fail(wrote);
   *ctx.out << fmt::format(
       "imported {} prices, {} stock records, {} spot-advice records from {} file(s) as of {}\n"
       "wrote {}\n",
       imported.prices.size(), imported.market.stock.size(), imported.market.spot_advice.size(),
-      o.files.size(), ictx.as_of, io::PriceCachePath(cached->dir));
+      o.files.size(), ictx.as_of, io::PriceCachePath(*dir));
   if (unknown > 0) {
     *ctx.err << fmt::format(
         "gpuplan: warning: skipped prices of {} instance type(s) not in the "
@@ -641,7 +650,7 @@ void RunCacheInfo(CliContext& ctx, const OutputFormat& format) {
 }  // namespace
 
 std::string CliToday(const CliEnvironment& env) {
-  if (env.today.size() == 10 && DaysBetween(env.today, env.today))
+  if (io::IsRfc3339Date(env.today))
     return env.today;
   return io::UtcToday();
 }
@@ -754,7 +763,8 @@ void AddCompareCommand(CLI::App* cmd, CliContext& ctx) {
   c->add_option("--instance", cmp->instance, "Instance type")->required();
   c->add_option("--region", cmp->region, "Region")->required();
   c->add_option("--zone", cmp->zone, "Zone (spot prices and stock differ by zone)");
-  c->add_option("--hours", cmp->hours, "A job of H hours (uninterrupted wall time)");
+  c->add_option("--hours", cmp->hours, "A job of H hours (uninterrupted wall time)")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--monthly-hours", cmp->monthly_hours, "A service running H hours a month")
       ->check(CLI::Range(0.0, 744.0));
   c->add_option("--instances", cmp->instances, "Instances used together (default 1)")

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -321,14 +322,41 @@ Result<std::string> AskWorkload(std::istream& in, std::ostream& out, const Model
   return yaml;
 }
 
+namespace {
+
+// Refuses an --output that exists, unless --force (as deploy --out does): the wizard is run
+// in a project folder, where workload.yaml may be the user's own file (issue 32).
+Status CheckNewOutput(const std::string& path, bool force) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return Status::IoError(fmt::format("--output {}: {}", path, ec.message()));
+  if (!std::filesystem::exists(st))
+    return Status::Ok();
+  if (std::filesystem::is_directory(st))
+    return Status::InvalidArgument(
+        fmt::format("--output {}: is a directory, expected a file", path));
+  if (force)
+    return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "--output {}: the file exists; pass --force to replace it, or -o another path", path));
+}
+
+}  // namespace
+
 void AddWizardCommand(CLI::App& app, CliContext& ctx) {
   auto path = std::make_shared<std::string>("workload.yaml");
   auto plan_after = std::make_shared<bool>(true);
+  auto force = std::make_shared<bool>(false);
   CLI::App* wizard = app.add_subcommand(
       "wizard", "Answer the checklist questions, write a workload YAML, then plan it");
   wizard->add_option("--output,-o", *path, "Where to write the workload (default workload.yaml)");
   wizard->add_flag("!--no-plan", *plan_after, "Only write the file; do not plan it");
-  wizard->callback([&ctx, path, plan_after] {
+  wizard->add_flag("--force", *force, "Replace --output when it exists");
+  wizard->callback([&ctx, path, plan_after, force] {
+    // Before the questions, so nobody answers them all to be refused at the end.
+    if (Status s = CheckNewOutput(*path, *force); !s.ok())
+      return ctx.Fail(s, /*usage=*/true);
     Result<ModelZoo> zoo = io::LoadModelZoo();
     if (!zoo.ok())
       return ctx.Fail(zoo.status());
@@ -344,6 +372,9 @@ void AddWizardCommand(CLI::App& app, CliContext& ctx) {
       return ctx.Fail(
           Status::Internal("wizard wrote an invalid workload: " + w.status().message()));
     }
+    // Again at the end: the file may have appeared while the questions were answered.
+    if (Status s = CheckNewOutput(*path, *force); !s.ok())
+      return ctx.Fail(s, /*usage=*/true);
     if (Status s = io::WriteFileAtomic(*path, *yaml); !s.ok())
       return ctx.Fail(s);
     *ctx.out << "wrote " << *path << "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -65,6 +66,13 @@ nlohmann::json FrameworkName(const Workload& w, const perf::Layout& l) {
 }  // namespace
 
 Result<perf::Hardware> BuildHardware(const HardwareChoice& o, const Catalog& c, FieldSpelling s) {
+  // `!(x > 0)` also refuses NaN, which `x <= 0` lets through (issue 32: "nan Gbit/s").
+  if (o.inter_node_gbps && (!(*o.inter_node_gbps > 0) || !std::isfinite(*o.inter_node_gbps) ||
+                            *o.inter_node_gbps > 1e5)) {
+    return Usage("inter_node_gbps",
+                 fmt::format("{}: expected a number above 0 and at most 100000 (Gbit/s), got {}",
+                             Field(s, "inter_node_gbps"), *o.inter_node_gbps));
+  }
   if (!o.instance.empty()) {
     if (!o.gpu.empty() || o.gpus) {
       return Usage(fmt::format("give either {} or {}/{}, not both", Field(s, "instance"),

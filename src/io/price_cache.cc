@@ -10,6 +10,8 @@
 
 #include "gpuplan/strings.h"
 #include "io/file_util.h"
+#include "io/text_check.h"
+#include "io/utc_time.h"
 
 namespace gpuplan::io {
 namespace {
@@ -46,7 +48,21 @@ class Fields {
       Fail(name, "expected a string");
       return "";
     }
-    return it->get<std::string>();
+    std::string value = it->get<std::string>();
+    if (std::optional<std::string> why = TextProblem(value)) {
+      Fail(name, *why);
+      return "";
+    }
+    return value;
+  }
+  // A required "YYYY-MM-DD": a row without a real date would have no age and never turn stale.
+  std::string Date(const char* name) {
+    std::string value = Str(name);
+    if (status_.ok() && !IsRfc3339Date(value)) {
+      Fail(name, "expected a date YYYY-MM-DD, got \"" + value + "\"");
+      return "";
+    }
+    return value;
   }
   double Num(const char* name) {
     auto it = obj_.find(name);
@@ -118,7 +134,7 @@ void ReadPlace(Fields& f, Row& row) {
 // When a market row was read, and from what (api, import, user).
 template <typename Row>
 void ReadAsOf(Fields& f, Row& row) {
-  row.as_of = f.Str("as_of");
+  row.as_of = f.Date("as_of");
   row.origin = f.Origin();
 }
 
@@ -132,6 +148,8 @@ Price PriceFrom(Fields& f, const std::string& where) {
     f.Fail("billing", "unknown billing mode \"" + billing + "\"");
   }
   p.amount = f.Num("price");
+  if (f.status().ok() && !(p.amount > 0))
+    f.Fail("price", "expected a number above 0 (a zero price means not priced)");
   p.currency = f.Str("currency");
   if (f.status().ok() && p.currency != "CNY" && p.currency != "USD") {
     f.Fail("currency", "expected CNY or USD, got \"" + p.currency + "\"");
@@ -141,7 +159,7 @@ Price PriceFrom(Fields& f, const std::string& where) {
     f.Fail("unit", "expected hour, month or year, got \"" + p.unit + "\"");
   }
   p.origin = f.Origin();
-  p.as_of = f.Str("as_of");
+  p.as_of = f.Date("as_of");
   p.trust = f.Str("trust", false);
   if (p.trust.empty())
     p.trust = "high";
@@ -168,8 +186,14 @@ cost::SpotAdvice SpotAdviceFrom(Fields& f, const std::string& /*where*/) {
   cost::SpotAdvice a;
   ReadPlace(f, a);
   a.interruption_rate = f.Num("interruption_rate");
+  if (f.status().ok() && (a.interruption_rate < 0 || a.interruption_rate > 100))
+    f.Fail("interruption_rate", "expected a rate from 0 to 1 (or a percent up to 100)");
   a.interrupt_rate_desc = f.Str("interrupt_rate_desc", false);
   a.average_spot_discount_pct = f.OptNum("average_spot_discount_pct");
+  if (a.average_spot_discount_pct &&
+      (*a.average_spot_discount_pct < 0 || *a.average_spot_discount_pct > 100)) {
+    f.Fail("average_spot_discount_pct", "expected a percent from 0 to 100 or null");
+  }
   ReadAsOf(f, a);
   return a;
 }
@@ -242,7 +266,9 @@ std::string PriceCacheToJson(const PriceCache& cache) {
               {"stock", stock},
               {"spot_advice", advice},
               {"complete_stock_regions", cache.market.complete_stock_regions}};
-  return doc.dump(1) + "\n";
+  // Readers refuse invalid UTF-8, so none should reach here; if some does, a replacement
+  // character is written rather than nlohmann's type_error 316 thrown at the user.
+  return doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<PriceCache> PriceCacheFromJson(std::string_view text, const std::string& file) {
@@ -291,6 +317,19 @@ Result<PriceCache> ReadPriceCache(const std::string& dir) {
 
 Status WritePriceCache(const std::string& dir, const PriceCache& cache) {
   return WriteFileAtomic(PriceCachePath(dir), PriceCacheToJson(cache));
+}
+
+Status UpdatePriceCache(const std::string& dir,
+                        const std::function<Status(PriceCache* cache)>& update) {
+  FileLock lock;
+  if (Status s = lock.Acquire(PriceCachePath(dir) + ".lock"); !s.ok())
+    return s;
+  Result<PriceCache> cache = ReadPriceCache(dir);
+  if (!cache.ok())
+    return cache.status();
+  if (Status s = update(&*cache); !s.ok())
+    return s;
+  return WritePriceCache(dir, *cache);
 }
 
 void MergePriceCache(const PriceCache& update, PriceCache* cache) {

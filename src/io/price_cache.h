@@ -3,7 +3,10 @@
 // $XDG_CACHE_HOME/gpuplan/prices.json (default ~/.cache/gpuplan/prices.json).
 //
 // Writes are atomic (io::WriteFileAtomic): a reader sees the old or the new file, and a failed
-// refresh never touches it. File shape (version 1):
+// refresh never touches it. Every change goes through UpdatePriceCache, which holds an advisory
+// lock (`dir`/prices.json.lock) from the read to the rename, so concurrent `prices import`,
+// `prices add` and `prices refresh` runs wait for each other and merge instead of losing rows.
+// File shape (version 1):
 //   {"version": 1,
 //    "prices": [{"instance", "region", "zone", "billing", "price", "currency", "unit",
 //                "source": "api"|"import", "as_of", "trust", "notes"}],
@@ -14,6 +17,7 @@
 #ifndef GPUPLAN_SRC_IO_PRICE_CACHE_H_
 #define GPUPLAN_SRC_IO_PRICE_CACHE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,8 +46,14 @@ std::string PriceCachePath(const std::string& dir);
 // The cache in `dir`; an empty cache when the file does not exist. A corrupt file is
 // kInvalidArgument naming the file and the fix.
 Result<PriceCache> ReadPriceCache(const std::string& dir);
-// Atomically replaces the cache file.
+// Atomically replaces the cache file. Without the lock (UpdatePriceCache) a concurrent writer's
+// rows can be lost; use it only for a cache nobody else writes.
 Status WritePriceCache(const std::string& dir, const PriceCache& cache);
+// Read-modify-write under the cache's lock: waits for the lock, reads the cache (empty when
+// absent), calls `update` on it and, when that returns OK, writes it atomically. Returns the
+// first error (of the lock, the read, `update` or the write); on error the file is unchanged.
+Status UpdatePriceCache(const std::string& dir,
+                        const std::function<Status(PriceCache* cache)>& update);
 
 std::string PriceCacheToJson(const PriceCache& cache);
 // Parses the JSON above; errors name `file`, the entry index and the field.

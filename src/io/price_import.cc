@@ -12,6 +12,8 @@
 #include "gpuplan/strings.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
+#include "io/text_check.h"
+#include "io/utc_time.h"
 
 namespace gpuplan::io {
 namespace {
@@ -50,10 +52,17 @@ class Reader {
         Fail(path + "." + key, "is missing; expected a string");
       return "";
     }
-    if (it->is_string())
-      return it->get<std::string>();
-    Fail(path + "." + key, "expected a string");
-    return "";
+    if (!it->is_string()) {
+      Fail(path + "." + key, "expected a string");
+      return "";
+    }
+    // Stored in the cache and printed: refuse what a JSON writer or a terminal cannot take.
+    std::string value = it->get<std::string>();
+    if (std::optional<std::string> why = TextProblem(value)) {
+      Fail(path + "." + key, *why);
+      return "";
+    }
+    return value;
   }
 
   // Numbers also arrive as numeric strings in some CLI versions.
@@ -98,11 +107,6 @@ std::string EcsName(std::string name) {
   if (!name.empty() && name.rfind("ecs.", 0) != 0)
     name = "ecs." + name;
   return name;
-}
-
-bool IsDate(std::string_view s) {
-  return s.size() >= 10 && std::isdigit(static_cast<unsigned char>(s[0])) && s[4] == '-' &&
-         s[7] == '-';
 }
 
 Price NewPrice(const ImportContext& ctx, std::string what) {
@@ -201,6 +205,7 @@ void ReadSpotHistory(const json& doc, Reader& r, PriceCache* out) {
   const json* list = r.List(doc, "SpotPrices", "SpotPriceType", "$");
   struct Obs {
     std::string timestamp;
+    UtcTime when;
     double spot = 0;
     std::optional<double> origin;
   };
@@ -219,13 +224,17 @@ void ReadSpotHistory(const json& doc, Reader& r, PriceCache* out) {
     std::optional<double> origin = r.Num(e, "OriginPrice", path, false);
     if (!r.status().ok())
       break;
-    if (!IsDate(ts)) {
-      r.Fail(path + ".Timestamp", "expected yyyy-MM-ddTHH:mm:ssZ, got \"" + ts + "\"");
+    // Strictly RFC 3339: a malformed date would leave the price without an age, so it would
+    // never be marked stale (issue 32).
+    std::optional<UtcTime> when = ParseRfc3339(ts);
+    if (!when) {
+      r.Fail(path + ".Timestamp",
+             "expected an RFC 3339 time like 2026-11-29T10:00:00Z, got \"" + ts + "\"");
       break;
     }
-    Obs& o = latest[{type, zone}];
-    if (ts >= o.timestamp)
-      o = Obs{ts, *spot, origin};
+    auto [it, added] = latest.try_emplace({type, zone});
+    if (added || when->unix_seconds >= it->second.when.unix_seconds)
+      it->second = Obs{ts, *when, *spot, origin};
   }
   if (!r.status().ok())
     return;
@@ -240,7 +249,7 @@ void ReadSpotHistory(const json& doc, Reader& r, PriceCache* out) {
     p.currency = currency;
     p.amount = o.spot;
     p.unit = "hour";
-    p.as_of = o.timestamp.substr(0, 10);
+    p.as_of = o.when.utc_date;
     p.trust = "medium";  // one moment of a moving market
     if (o.origin && *o.origin > 0) {
       p.notes += "; spot/PAYG " + strings::Num(o.spot / *o.origin);
@@ -352,6 +361,11 @@ void ReadSpotAdvice(const json& doc, Reader& r, PriceCache* out) {
         r.Fail(spath + ".InterruptionRate", "expected a rate between 0 and 1 (or a percent)");
         break;
       }
+      if (a.average_spot_discount_pct &&
+          (*a.average_spot_discount_pct < 0 || *a.average_spot_discount_pct > 100)) {
+        r.Fail(spath + ".AverageSpotDiscount", "expected a percent from 0 to 100");
+        break;
+      }
       a.interruption_rate = *rate;
       out->market.spot_advice.push_back(std::move(a));
     }
@@ -415,8 +429,10 @@ Result<PriceCache> ParseAliyunResponse(std::string_view text, const std::string&
 
 Result<PriceCache> ParseAliyunJson(const json& doc, const std::string& file,
                                    const ImportContext& ctx) {
-  if (!ctx.as_of.empty() && !DaysBetween(ctx.as_of, ctx.as_of)) {
-    return Status::InvalidArgument("as-of date must be YYYY-MM-DD, got \"" + ctx.as_of + "\"");
+  // Every row gets a date (its own or this one): a price without one is never treated as fresh.
+  if (!IsRfc3339Date(ctx.as_of)) {
+    return Status::InvalidArgument(file + ": as-of date must be a date YYYY-MM-DD, got \"" +
+                                   ctx.as_of + "\"");
   }
   PriceCache out;
   try {

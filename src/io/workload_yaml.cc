@@ -15,6 +15,7 @@
 
 #include "gpuplan/strings.h"
 #include "io/file_util.h"
+#include "io/json_check.h"
 
 namespace gpuplan::io {
 namespace {
@@ -57,6 +58,18 @@ class Reader {
       Fail(node, field.empty() ? "(document)" : field,
            "expected a mapping of keys, got " + Got(node));
       return false;
+    }
+    // yaml-cpp keeps both entries of a repeated key and lookups see the first while the readers
+    // iterate to the last, so a repeated key would silently win or lose (issue 32): refuse it.
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      if (auto [it, added] = seen.try_emplace(key, kv.first.Mark()); !added) {
+        Fail(
+            kv.first, field.empty() ? key : field + "." + key,
+            fmt::format("duplicate key \"{}\" (first given at line {})", key, it->second.line + 1));
+        return false;
+      }
     }
     for (const auto& kv : node) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
@@ -801,6 +814,14 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file) {
 }  // namespace
 
 Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& file) {
+  // Text meant as JSON is held to JSON's rules (yaml-cpp would take a trailing comma), and its
+  // depth and size are bounded before yaml-cpp builds a tree of it (issue 32).
+  if (LooksLikeJson(text)) {
+    if (Status s = CheckStrictJson(text, file); !s.ok())
+      return s;
+  } else if (Status s = CheckYamlFlowDepth(text, file); !s.ok()) {
+    return s;
+  }
   try {
     const YAML::Node root = YAML::Load(std::string(text));
     return ReadWorkload(root, file);

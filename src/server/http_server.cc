@@ -137,6 +137,7 @@ struct Connection {
   size_t header_end = 0;    // offset of the body once the blank line has arrived, else 0
   size_t request_size = 0;  // header_end + Content-Length, once the headers are read
   bool lingering = false;   // answered by the loop; what arrives now is dropped
+  std::string bad_header;   // why the headers are refused (400), said once the request is in
 };
 
 // A complete request on its way to a worker.
@@ -179,7 +180,26 @@ struct Framing {
   bool bad_content_length = false;
   bool transfer_encoding = false;
   size_t expect_begin = 0, expect_end = 0;  // the "Expect: 100-continue" line, when present
+  bool host = false;                        // a Host header is present
 };
+
+// Why the request line and headers `data[0, header_end)` are refused with 400, or "": a NUL
+// byte or a CR not ending a line (RFC 9112 section 2.2: a recipient may reject a bare CR), or an
+// HTTP/1.1 request without Host (RFC 9112 section 3.2: a server MUST answer it with 400).
+std::string HeaderProblem(const std::string& data, size_t header_end, const Framing& f) {
+  for (size_t i = 0; i < header_end; ++i) {
+    if (data[i] == '\0')
+      return "the request line or a header holds a NUL byte";
+    if (data[i] == '\r' && (i + 1 >= header_end || data[i + 1] != '\n'))
+      return "the request line or a header holds a bare CR (not followed by LF)";
+  }
+  std::string_view first(data.data(), std::min(data.find('\n'), header_end));
+  if (!first.empty() && first.back() == '\r')
+    first.remove_suffix(1);
+  if (first.ends_with(" HTTP/1.1") && !f.host)
+    return "the request has no Host header (required in HTTP/1.1)";
+  return "";
+}
 
 Framing ReadFraming(const std::string& data, size_t header_end) {
   Framing f;
@@ -201,6 +221,8 @@ Framing ReadFraming(const std::string& data, size_t header_end) {
         f.content_length = n;
       } else if (EqualsIgnoringCase(name, "Transfer-Encoding")) {
         f.transfer_encoding = true;
+      } else if (EqualsIgnoringCase(name, "Host")) {
+        f.host = true;
       } else if (EqualsIgnoringCase(name, "Expect") && EqualsIgnoringCase(value, "100-continue")) {
         f.expect_begin = line;
         f.expect_end = eol + 1;
@@ -407,12 +429,17 @@ struct HttpServer::Impl {
           (void)send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         }
       }
+      // Said when the request is complete, so a slow body still times out as before.
+      c.bad_header = HeaderProblem(c.data, end, f);
       c.header_end = end;
       c.request_size = end + length;
       c.deadline = Clock::now() + limits.body_timeout;
     }
-    if (c.data.size() >= c.request_size)
+    if (c.data.size() >= c.request_size) {
+      if (!c.bad_header.empty())
+        return Refuse(c, 400, c.bad_header);
       Dispatch(c);
+    }
   }
 
   void Dispatch(Connection& c) {

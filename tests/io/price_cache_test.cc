@@ -101,6 +101,58 @@ TEST(PriceCacheTest, CorruptFilesAreClearErrors) {
   }
 }
 
+// Issue 32: a cached row without a real date had no age and never turned stale; text a JSON
+// writer cannot take made the next write throw.
+TEST(PriceCacheTest, Issue32BadDatesAndTextAreFieldErrors) {
+  auto price = [](const std::string& as_of, const std::string& notes) {
+    return R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": 1, "currency": "CNY", "unit": "hour", "source": "api", "as_of": ")" +
+           as_of + R"(", "notes": ")" + notes + R"("}]})";
+  };
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"price_bad_date", price("2026-11-2X", ""),
+       "p.json: prices[0]: field \"as_of\" expected a date YYYY-MM-DD, got \"2026-11-2X\""},
+      {"price_impossible_date", price("9999-99-99", ""),
+       "p.json: prices[0]: field \"as_of\" expected a date YYYY-MM-DD, got \"9999-99-99\""},
+      {"price_empty_date", price("", ""),
+       "p.json: prices[0]: field \"as_of\" expected a date YYYY-MM-DD, got \"\""},
+      {"price_nul_in_notes", price("2026-11-30", "a\\u0000b"),
+       "p.json: prices[0]: field \"notes\" holds a NUL byte at offset 1"},
+      {"stock_bad_date",
+       R"({"version": 1, "stock": [{"instance": "ecs.x", "region": "r", "status": "Available", "as_of": "2026-13-01", "source": "api"}]})",
+       "p.json: stock[0]: field \"as_of\" expected a date YYYY-MM-DD, got \"2026-13-01\""},
+      {"negative_rate",
+       R"({"version": 1, "spot_advice": [{"instance": "ecs.x", "region": "r", "interruption_rate": -0.1, "source": "api", "as_of": "2026-11-30"}]})",
+       "p.json: spot_advice[0]: field \"interruption_rate\" expected a rate from 0 to 1 (or a "
+       "percent up to 100)"},
+      {"negative_price",
+       R"({"version": 1, "prices": [{"instance": "ecs.x", "region": "r", "billing": "payg", "price": -1, "currency": "CNY", "unit": "hour", "source": "api", "as_of": "2026-01-01"}]})",
+       "p.json: prices[0]: field \"price\" expected a number above 0 (a zero price means not "
+       "priced)"},
+      {"advice_missing_date",
+       R"({"version": 1, "spot_advice": [{"instance": "ecs.x", "region": "r", "interruption_rate": 0.1, "source": "api"}]})",
+       "p.json: spot_advice[0]: field \"as_of\" is missing; expected a string"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<PriceCache> got = PriceCacheFromJson(c.text, "p.json");
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().message(), c.want);
+  }
+}
+
+TEST(PriceCacheTest, Issue32WriterNeverThrowsOnInvalidUtf8) {
+  PriceCache c = Sample();
+  c.prices[0].notes = "bad \xC7";
+  std::string text;
+  EXPECT_NO_THROW(text = PriceCacheToJson(c));
+  EXPECT_NE(text.find("bad \xEF\xBF\xBD"), std::string::npos);  // U+FFFD
+}
+
 TEST(PriceCacheTest, MergeReplacesSameKeysAndCompleteRegions) {
   PriceCache cache = Sample();
   PriceCache update;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "io/embedded_data.h"
@@ -140,6 +141,88 @@ TEST(PriceImportTest, BadInputNamesFileAndPath) {
     Result<PriceCache> got = ParseAliyunResponse(c.text, "x.json", c.ctx);
     ASSERT_FALSE(got.ok());
     EXPECT_EQ(got.status().message(), c.want);
+  }
+}
+
+// Issue 32: a Timestamp whose 10th byte starts a multi-byte character was cut in half into the
+// date, and the cache writer then threw nlohmann type_error 316; malformed dates imported with no
+// age. Each is now an error naming the file and the field.
+TEST(PriceImportTest, Issue32BadTextAndDatesAreErrorsNamingFileAndField) {
+  auto spot = [](const std::string& zone, const std::string& ts) {
+    return R"({"Currency":"CNY","SpotPrices":{"SpotPriceType":[{"ZoneId":")" + zone +
+           R"(","InstanceType":"ecs.gn7i-c8g1.2xlarge","Timestamp":")" + ts +
+           R"(","SpotPrice":3.4}]}})";
+  };
+  const std::string field = "x.json: SpotPrices.SpotPriceType[0].";
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string want;
+  };
+  const Case kCases[] = {
+      {"multibyte_in_timestamp", spot("cn-hangzhou-h", "2026-11-2\u01c711:00:00Z"),
+       field + "Timestamp: expected an RFC 3339 time like 2026-11-29T10:00:00Z, got "
+               "\"2026-11-2\xC7\x87"
+               "11:00:00Z\""},
+      {"letters_in_day", spot("cn-hangzhou-h", "2026-11-2XY11:00:00Z"),
+       field + "Timestamp: expected an RFC 3339 time like 2026-11-29T10:00:00Z, got "
+               "\"2026-11-2XY11:00:00Z\""},
+      {"all_nines", spot("cn-hangzhou-h", "9999-99-99T99:99:99Z"),
+       field + "Timestamp: expected an RFC 3339 time like 2026-11-29T10:00:00Z, got "
+               "\"9999-99-99T99:99:99Z\""},
+      {"february_30", spot("cn-hangzhou-h", "2026-02-30T10:00:00Z"),
+       field + "Timestamp: expected an RFC 3339 time like 2026-11-29T10:00:00Z, got "
+               "\"2026-02-30T10:00:00Z\""},
+      {"nul_in_zone", spot("cn-hangzhou-h\\u0000", "2026-11-29T10:00:00Z"),
+       field + "ZoneId: holds a NUL byte at offset 13"},
+      {"nul_in_timestamp", spot("cn-hangzhou-h", "2026-11-29T10:00:00Z\\u0000"),
+       field + "Timestamp: holds a NUL byte at offset 20"},
+      {"escape_in_type",
+       R"({"Currency":"CNY","SpotPrices":{"SpotPriceType":[{"ZoneId":"cn-hangzhou-h","InstanceType":"gn7i\u001b[2J","Timestamp":"2026-11-29T10:00:00Z","SpotPrice":3.4}]}})",
+       field + "InstanceType: holds control character 0x1B at offset 4"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<PriceCache> got = ParseAliyunResponse(c.text, "x.json", Ctx());
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().message(), c.want);
+  }
+}
+
+// A document built in memory (the API client's pages) may hold bytes no JSON text could.
+TEST(PriceImportTest, Issue32InvalidUtf8InParsedDocumentIsAnError) {
+  nlohmann::json doc = nlohmann::json::parse(Testdata("describe_spot_price_history.json"));
+  doc["SpotPrices"]["SpotPriceType"][1]["ZoneId"] = std::string("cn-hangzhou-\xC7");
+  Result<PriceCache> got = ParseAliyunJson(doc, "page.json", Ctx());
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "page.json: SpotPrices.SpotPriceType[1].ZoneId: is not valid UTF-8 (byte 0xC7 at "
+            "offset 12)");
+}
+
+TEST(PriceImportTest, Issue32SpotDateIsTheUtcDateOfTheLatestObservation) {
+  const std::string text =
+      R"({"Currency":"CNY","SpotPrices":{"SpotPriceType":[)"
+      R"({"ZoneId":"cn-hangzhou-h","InstanceType":"ecs.gn7i-c8g1.2xlarge","Timestamp":"2026-11-30T01:00:00+08:00","SpotPrice":3.1},)"
+      R"({"ZoneId":"cn-hangzhou-h","InstanceType":"ecs.gn7i-c8g1.2xlarge","Timestamp":"2026-11-29T18:30:00Z","SpotPrice":3.2}]}})";
+  Result<PriceCache> got = ParseAliyunResponse(text, "x.json", Ctx());
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->prices.size(), 1u);
+  // 18:30Z is later than 01:00+08:00 (= 17:00Z the day before), though it sorts first as text.
+  EXPECT_DOUBLE_EQ(got->prices[0].amount, 3.2);
+  EXPECT_EQ(got->prices[0].as_of, "2026-11-29");
+}
+
+TEST(PriceImportTest, Issue32ContextWithoutAValidDateIsRefused) {
+  for (const char* as_of : {"", "2026-02-30", "2026-11", "tomorrow"}) {
+    SCOPED_TRACE(as_of);
+    ImportContext ctx = Ctx();
+    ctx.as_of = as_of;
+    Result<PriceCache> got =
+        ParseAliyunResponse(Testdata("describe_spot_advice.json"), "x.json", ctx);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().message(),
+              "x.json: as-of date must be a date YYYY-MM-DD, got \"" + std::string(as_of) + "\"");
   }
 }
 

@@ -186,7 +186,8 @@ TEST_F(ServerLoadTest, TwoHundredSlowClientsDoNotDelayHealthz) {
 TEST_F(ServerLoadTest, OversizedAndMalformedRequestsGetJsonErrors) {
   Running server(*data_, server::ServerLimits{});
   const std::string big_header = "GET /healthz HTTP/1.1\r\nX-Pad: " + std::string(20000, 'a');
-  const std::string long_uri = "GET /healthz?" + std::string(9000, 'q') + " HTTP/1.1\r\n\r\n";
+  const std::string long_uri =
+      "GET /healthz?" + std::string(9000, 'q') + " HTTP/1.1\r\nHost: x\r\n\r\n";
   const std::string big_body = std::string(2 << 20, ' ');
   struct Case {
     const char* name;
@@ -210,6 +211,12 @@ TEST_F(ServerLoadTest, OversizedAndMalformedRequestsGetJsonErrors) {
        "POST /v1/plan HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400,
        "malformed Content-Length"},
       {"garbage request line", "HELLO\r\n\r\n", 400, "malformed HTTP request"},
+      {"issue 32: HTTP/1.1 without Host", "GET /healthz HTTP/1.1\r\n\r\n", 400,
+       "the request has no Host header (required in HTTP/1.1)"},
+      {"issue 32: bare CR in a header", "GET /healthz HTTP/1.1\r\nHost: x\rX: y\r\n\r\n", 400,
+       "bare CR"},
+      {"issue 32: NUL in a header", std::string("GET /healthz HTTP/1.1\r\nHost: x\0y\r\n\r\n", 36),
+       400, "NUL byte"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -290,8 +297,9 @@ TEST_F(ServerLoadTest, Expect100ContinueGetsOneContinueThenTheAnswer) {
   Running server(*data_, server::ServerLimits{});
   const std::string body = "{\"task\": \"finetune\", \"model\": \"nonesuch\"}";
   RawClient client(server.port());
-  ASSERT_TRUE(client.Send("POST /v1/plan HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: " +
-                          std::to_string(body.size()) + "\r\n\r\n"));
+  ASSERT_TRUE(
+      client.Send("POST /v1/plan HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+                  std::to_string(body.size()) + "\r\n\r\n"));
   EXPECT_EQ(client.ReadSome(milliseconds(2000)), "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(client.Send(body));
   const std::string answer = client.ReadAll();

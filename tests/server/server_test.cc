@@ -224,7 +224,7 @@ TEST_F(ServerTest, BadRequestsName400LineAndField) {
        "{\"task\": \"finetune\",\n \"model\": \"llama-2-7b\",\n \"optimiser\": \"adamw\"}",
        "optimiser", 3, "did you mean \"optimizer\""},
       {"json cut short", "/v1/plan", "{\"task\": \"finetune\",\n \"model\": ", "", 2,
-       "malformed YAML"},
+       "malformed JSON"},
       {"a list, not a workload", "/v1/plan", "[1, 2, 3]", "(document)", 1, "expected a mapping"},
       {"empty body", "/v1/plan", "", "", 1, "empty body"},
       {"unknown model", "/v1/plan", "task: finetune\nmodel: llama-9-7b\n", "model", 0,
