@@ -212,6 +212,21 @@ test("an inference link labels latency and cost per month", async () => {
   await page.close();
 });
 
+test("a day's traffic draws the fleet's instances by hour", async () => {
+  const page = await open("/?task=inference&model=qwen2.5-32b&base_rps=2&peak_rps=30" +
+                          "&peak_hours=19-22&timezone=Asia/Shanghai");
+  await page.waitForSelector("#fleet-chart");
+  assert.equal(await page.locator("#fleet-chart rect.base").count(), 24);
+  assert.equal(await page.locator("#fleet-chart rect.elastic").count(), 24);
+  assert.match(await page.textContent("#fleet-chart"), /subscription_month \+ payg/);
+  // The evening hours carry the elastic instances; the night none.
+  const night = await page.locator("#fleet-chart rect.elastic").nth(3).getAttribute("height");
+  const evening = await page.locator("#fleet-chart rect.elastic").nth(20).getAttribute("height");
+  assert.ok(Number(night) === 0 && Number(evening) > 0, night + " / " + evening);
+  page.checkClean();
+  await page.close();
+});
+
 test("spot candidates carry the (min) or from-lower-bound mark", async () => {
   const page = await open("/?task=finetune&method=lora&model=llama-2-7b&tokens=100M" +
                           "&billing=spot&region=cn-hangzhou");
