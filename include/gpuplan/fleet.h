@@ -56,6 +56,8 @@ struct FleetPrices {
 struct FleetShape {
   int instances_per_replica = 1;  // instances one replica (a group serving together) spans
   double lead_time_h = 0;         // from asking for an elastic replica to its serving
+  // The smallest base: a service on spot keeps at least one replica that is never reclaimed.
+  int min_base_replicas = 0;
 };
 
 struct MonthCalendar {
@@ -91,7 +93,8 @@ double ElasticReplicaHours(const Day& need, int base, double lead_time_h);
 double FleetMonthCost(const DayDemand& need, int base, const FleetShape& shape,
                       const FleetPrices& prices, const MonthCalendar& month);
 
-// The fleet of least month cost (the smallest base of equal costs). REQUIRES: need.Peak() >= 1.
+// The fleet of least month cost (the smallest base of equal costs, at least
+// shape.min_base_replicas when a base is priced). REQUIRES: need.Peak() >= 1.
 Fleet ChooseFleet(const DayDemand& need, const FleetShape& shape, const FleetPrices& prices,
                   const MonthCalendar& month);
 

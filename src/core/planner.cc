@@ -504,7 +504,9 @@ bool PriceFleets(const Workload& w, const InstanceType& t, const Candidate& base
       rejection = "no pay-as-you-go price in " + rr.region + " for the elastic layer";
       continue;
     }
-    serving::Fleet fleet = serving::ChooseFleet(need, shape, *prices, month);
+    serving::FleetShape region_shape = shape;
+    region_shape.min_base_replicas = prices->elastic_billing == Billing::kSpot ? 1 : 0;
+    serving::Fleet fleet = serving::ChooseFleet(need, region_shape, *prices, month);
     const PriceCase p{&*rr.rates,
                       rr.region,
                       fleet.base_replicas > 0 ? fleet.base_billing : fleet.elastic_billing,

@@ -76,11 +76,15 @@ std::string FleetText(const planner::Candidate& c) {
   const serving::Fleet& f = *c.fleet;
   const int per = f.shape.instances_per_replica;
   const std::string cur(CurrencyName(c.cost.total.currency()));
-  std::string s = fmt::format("Fleet: {} x {} {} all month", f.BaseInstances(), c.instance,
-                              BillingName(f.base_billing));
-  s += fmt::format(" ({} {}/month); {} instances above it by hour (local time 0-23): {}",
-                   cur, Num(f.base_cost), BillingName(f.elastic_billing),
-                   Hours(Instances(f.elastic.weekday, per)));
+  std::string s =
+      f.base_replicas > 0
+          ? fmt::format("Fleet: {} x {} {} all month ({} {}/month); {} instances above it",
+                        f.BaseInstances(), c.instance, BillingName(f.base_billing), cur,
+                        Num(f.base_cost), BillingName(f.elastic_billing))
+          : fmt::format("Fleet: no base (a committed instance would cost more than the hours it "
+                        "covers); {} {} instances",
+                        BillingName(f.elastic_billing), c.instance);
+  s += " by hour (local time 0-23): " + Hours(Instances(f.elastic.weekday, per));
   if (f.elastic.weekend != f.elastic.weekday)
     s += "; weekends: " + Hours(Instances(f.elastic.weekend, per));
   s += fmt::format(" ({} instance-hours a month, {} {}), each started {} min ahead\n",

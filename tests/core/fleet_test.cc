@@ -131,6 +131,24 @@ TEST(FleetTest, TheIssueEveningPeakIsOneSubscribedInstanceAndFourByTheHour) {
   EXPECT_LT(f.month_cost, 0.4 * *f.vs_peak_subscription);
 }
 
+TEST(FleetTest, ASpotLayerKeepsAnOnDemandFloor) {
+  // Spot at a fifth of PAYG: cheaper than any base, yet a service keeps one replica no reclaim
+  // can take (shape.min_base_replicas, set by the planner for a spot layer).
+  FleetPrices prices{.elastic_billing = Billing::kSpot,
+                     .elastic_per_hour = 10,
+                     .payg_per_hour = 50,
+                     .base_billing = Billing::kSubscriptionMonth,
+                     .base_per_month = 0.66 * 730 * 50};
+  const DayDemand need = DemandOf(Profile(*TrafficFromPeak(2, 10, "9-18")), 2.5);
+  EXPECT_EQ(ChooseFleet(need, {.instances_per_replica = 1, .lead_time_h = 0.2}, prices, {})
+                .base_replicas,
+            0);
+  const Fleet floor = ChooseFleet(
+      need, {.instances_per_replica = 1, .lead_time_h = 0.2, .min_base_replicas = 1}, prices, {});
+  EXPECT_EQ(floor.base_replicas, 1);
+  EXPECT_EQ(floor.elastic.weekday[3], 0) << "the floor serves the night";
+}
+
 TEST(FleetTest, NoCommittedModeMeansNoBase) {
   FleetPrices payg_only;
   payg_only.elastic_per_hour = payg_only.payg_per_hour = 10;

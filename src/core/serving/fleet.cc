@@ -82,8 +82,10 @@ Fleet ChooseFleet(const DayDemand& need, const FleetShape& shape, const FleetPri
   f.replicas = need;
   const int peak = need.Peak();
   const int most_base = prices.base_per_month ? peak : 0;
-  double best = FleetMonthCost(need, 0, shape, prices, month);
-  for (int base = 1; base <= most_base; ++base) {
+  const int least_base = std::min(shape.min_base_replicas, most_base);
+  f.base_replicas = least_base;
+  double best = FleetMonthCost(need, least_base, shape, prices, month);
+  for (int base = least_base + 1; base <= most_base; ++base) {
     const double cost = FleetMonthCost(need, base, shape, prices, month);
     if (cost < best - 1e-9) {
       best = cost;

@@ -41,6 +41,12 @@ std::optional<FleetPrices> FleetPricesIn(const cost::BillingRates& rates,
       p.base_billing = b;
     }
   }
+  // A spot layer needs an on-demand floor that no reclaim takes away: pay-as-you-go all month
+  // when no committed mode is allowed.
+  if (p.elastic_billing == Billing::kSpot && !p.base_per_month) {
+    p.base_per_month = p.payg_per_hour * ratios.hours_per_month;
+    p.base_billing = Billing::kPayg;
+  }
   return p;
 }
 
