@@ -61,8 +61,8 @@ struct FleetShape {
 };
 
 struct MonthCalendar {
-  double hours_per_month = 730;       // PriceRatios::hours_per_month
-  double weekend_share = 2.0 / 7.0;   // of the month's days
+  double hours_per_month = 730;      // PriceRatios::hours_per_month
+  double weekend_share = 2.0 / 7.0;  // of the month's days
   double Days() const { return hours_per_month / 24; }
 };
 
@@ -71,8 +71,8 @@ struct Fleet {
   int base_replicas = 0;  // committed for the month
   Billing base_billing = Billing::kSubscriptionMonth;
   Billing elastic_billing = Billing::kPayg;
-  DayDemand replicas;   // needed by hour (base + elastic)
-  DayDemand elastic;    // above the base, by hour, before the lead time
+  DayDemand replicas;       // needed by hour (base + elastic)
+  DayDemand elastic;        // above the base, by hour, before the lead time
   double base_cost = 0;     // per month
   double elastic_cost = 0;  // per month
   double month_cost = 0;

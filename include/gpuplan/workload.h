@@ -192,16 +192,16 @@ std::optional<double> ParseUtcOffset(std::string_view timezone);
 
 // Serving traffic and targets (task: inference).
 struct InferenceSpec {
-  std::optional<double> requests_per_s;  // sustained request rate to serve
+  std::optional<double> requests_per_s;   // sustained request rate to serve
   std::optional<TrafficProfile> traffic;  // the rate over a day (instead of requests_per_s)
-  int prompt_tokens = 512;               // tokens in per request (the mean)
-  int output_tokens = 256;               // tokens generated per request (the mean)
+  int prompt_tokens = 512;                // tokens in per request (the mean)
+  int output_tokens = 256;                // tokens generated per request (the mean)
   // The 90th percentile of the lengths ({mean, p90} in the YAML): the KV cache a copy must hold
   // is sized for them, its speed for the means. Unset = the mean.
   std::optional<int> prompt_tokens_p90;
   std::optional<int> output_tokens_p90;
-  std::optional<double> ttft_ms;         // target time to first token
-  std::optional<double> tpot_ms;         // target time per output token
+  std::optional<double> ttft_ms;  // target time to first token
+  std::optional<double> tpot_ms;  // target time per output token
   // Unset = Workload::Latency() decides: batch for an offline job, else interactive.
   std::optional<LatencyMode> latency;
   std::optional<int> batch;  // fixed batch / concurrency; unset = chosen

@@ -13,8 +13,8 @@
 #include "cli/plan_inputs.h"
 #include "gpuplan/plan.h"
 #include "io/deploy_render.h"
-#include "io/fleet_render.h"
 #include "io/file_util.h"
+#include "io/fleet_render.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -191,12 +191,12 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   }
   const std::string what = c->fleet ? io::FleetBillingText(*c->fleet) + " fleet, peak"
                                     : std::string(cost::ModeName(c->billing));
-  const std::string run = files->count("run-instances.sh")
-                              ? (out / "run-instances.sh").string() +
-                                    (files->count("ess-schedule.sh")
-                                         ? " and " + (out / "ess-schedule.sh").string()
-                                         : "")
-                              : (out / "ess-schedule.sh").string();
+  const std::string run =
+      files->count("run-instances.sh")
+          ? (out / "run-instances.sh").string() +
+                (files->count("ess-schedule.sh") ? " and " + (out / "ess-schedule.sh").string()
+                                                 : "")
+          : (out / "ess-schedule.sh").string();
   *ctx.out << fmt::format(
       "gpuplan deploy: {} x {} in {}, {}: wrote {}\nNext: fill the FILL-ME values (see {}), then "
       "run {}\n",

@@ -20,17 +20,19 @@ Result<std::vector<double>> ParseDay(const char* flag, const std::string& text) 
     const std::string item = text.substr(start, comma - start);
     std::optional<double> v = ParseAmount(item);
     if (!v || item.find_first_not_of("0123456789.eE+- ") != std::string::npos || *v > 1e6) {
-      return Usage(fmt::format("{}: value {} \"{}\": expected a rate from 0 to 1000000 "
-                               "requests/s",
-                               flag, day.size(), item));
+      return Usage(
+          fmt::format("{}: value {} \"{}\": expected a rate from 0 to 1000000 "
+                      "requests/s",
+                      flag, day.size(), item));
     }
     day.push_back(*v);
     start = comma + 1;
   }
   if (day.size() != 24) {
-    return Usage(fmt::format("{}: expected 24 comma-separated rates, one per hour from 00:00 "
-                             "local time, got {}",
-                             flag, day.size()));
+    return Usage(
+        fmt::format("{}: expected 24 comma-separated rates, one per hour from 00:00 "
+                    "local time, got {}",
+                    flag, day.size()));
   }
   return day;
 }
@@ -69,8 +71,9 @@ Status ApplyTrafficFlags(const WorkloadFlags& f, Workload& w) {
   const bool extras = !f.weekend_hourly_rps.empty() || !f.timezone.empty() || f.scale_up_minutes;
   if (!hourly && !peaked) {
     if (extras && (!w.inference.traffic || f.requests_per_s)) {
-      return Usage("--weekend-hourly-rps, --timezone and --scale-up-minutes shape a traffic "
-                   "profile: give --hourly-rps or --base-rps --peak-rps --peak-hours too");
+      return Usage(
+          "--weekend-hourly-rps, --timezone and --scale-up-minutes shape a traffic "
+          "profile: give --hourly-rps or --base-rps --peak-rps --peak-hours too");
     }
   } else if (hourly && peaked) {
     return Usage("give either --hourly-rps or --base-rps/--peak-rps/--peak-hours, not both");
@@ -86,19 +89,22 @@ Status ApplyTrafficFlags(const WorkloadFlags& f, Workload& w) {
     t.hourly_rps = *day;
   } else if (peaked) {
     if (!f.base_rps || !f.peak_rps || f.peak_hours.empty())
-      return Usage("--base-rps, --peak-rps and --peak-hours go together (e.g. --base-rps 2 "
-                   "--peak-rps 30 --peak-hours 19-22)");
+      return Usage(
+          "--base-rps, --peak-rps and --peak-hours go together (e.g. --base-rps 2 "
+          "--peak-rps 30 --peak-hours 19-22)");
     if (!(*f.base_rps >= 0 && *f.peak_rps >= *f.base_rps && *f.peak_rps <= 1e6)) {
-      return Usage(fmt::format("--peak-rps: expected a rate from --base-rps ({:g}) to 1000000, "
-                               "got {:g}",
-                               *f.base_rps, *f.peak_rps));
+      return Usage(
+          fmt::format("--peak-rps: expected a rate from --base-rps ({:g}) to 1000000, "
+                      "got {:g}",
+                      *f.base_rps, *f.peak_rps));
     }
     std::optional<std::vector<double>> day =
         TrafficFromPeak(*f.base_rps, *f.peak_rps, f.peak_hours);
     if (!day) {
-      return Usage(fmt::format("--peak-hours: expected FROM-TO hours from 0 to 24 (19-22 = "
-                               "19:00 to 22:00), got \"{}\"",
-                               f.peak_hours));
+      return Usage(
+          fmt::format("--peak-hours: expected FROM-TO hours from 0 to 24 (19-22 = "
+                      "19:00 to 22:00), got \"{}\"",
+                      f.peak_hours));
     }
     t.hourly_rps = *day;
   }
@@ -112,9 +118,10 @@ Status ApplyTrafficFlags(const WorkloadFlags& f, Workload& w) {
     t.utc_offset_hours = ParseUtcOffset(f.timezone);
     t.timezone = f.timezone;
     if (!t.utc_offset_hours) {
-      return Usage(fmt::format("--timezone: expected a UTC offset (+08:00, UTC-5) or a zone "
-                               "without daylight saving time (Asia/Shanghai, UTC), got \"{}\"",
-                               f.timezone));
+      return Usage(
+          fmt::format("--timezone: expected a UTC offset (+08:00, UTC-5) or a zone "
+                      "without daylight saving time (Asia/Shanghai, UTC), got \"{}\"",
+                      f.timezone));
     }
   }
   if (f.scale_up_minutes)

@@ -64,7 +64,7 @@ struct WorkloadFlags {
   std::string currency;          // constraints.budget.currency: CNY or USD
   std::string objective;
   std::optional<double> requests_per_s, ttft_ms, tpot_ms;
-  std::string latency;               // --latency interactive|batch (none)
+  std::string latency;  // --latency interactive|batch (none)
   // A service's traffic over a day (inference.traffic, traffic_flags.cc): --hourly-rps "R0,...,
   // R23" [--weekend-hourly-rps ...], or --base-rps --peak-rps --peak-hours 19-22; --timezone,
   // --scale-up-minutes. Request lengths' 90th percentiles: --prompt-tokens-p90,

@@ -538,10 +538,9 @@ bool PriceFleets(const Workload& w, const InstanceType& t, const Candidate& base
       rejection = over;
       continue;
     }
-    c->cost.notes = {serving::FleetSummary(fleet) + ": " + c->cost.total.ToString() +
-                     " per month"};
+    c->cost.notes = {serving::FleetSummary(fleet) + ": " + c->cost.total.ToString() + " per month"};
     c->score = c->score_at_quote = RanksByTime(w) ? HoursForRanking(*c) : fleet.month_cost;
-    c->fleet = std::move(fleet);
+    c->fleet = fleet;
     out.push_back(std::move(*c));
   }
   return out.size() > before;
@@ -979,8 +978,8 @@ class CandidateSearch {
       return z;
     if (serving_ && e.inference->requests_per_s > 0) {
       // Independent copies: enough groups of `nodes` instances for the rate.
-      const int groups = static_cast<int>(
-          std::ceil(*w_.inference.PeakRps() / e.inference->requests_per_s - 1e-9));
+      const int groups =
+          static_cast<int>(std::ceil(*w_.inference.PeakRps() / e.inference->requests_per_s - 1e-9));
       z.instances = groups * nodes;
       z.copies = groups * serving::CopiesPerGroup(lr.layout);
       if (w_.constraints.max_gpus && z.instances * t.whole_gpus() > *w_.constraints.max_gpus) {
@@ -1117,8 +1116,8 @@ class CandidateSearch {
     base.gpus = z->instances * t.whole_gpus();
     base.replicas = z->copies;
     base.copies = z->copies;
-    base.gpus_per_copy = w_.IsTraining() ? base.gpus
-                                          : hw.Gpus() / serving::CopiesPerGroup(lr.layout);
+    base.gpus_per_copy =
+        w_.IsTraining() ? base.gpus : hw.Gpus() / serving::CopiesPerGroup(lr.layout);
     base.nodes_per_copy = w_.IsTraining() ? z->instances : nodes;
     base.copies_per_instance_group = w_.IsTraining() ? 1 : serving::CopiesPerGroup(lr.layout);
     base.layout = lr.layout;
@@ -1332,8 +1331,8 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
              ") on " + std::to_string(best.nodes) + " instance(s); each instance serves " +
              Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
              std::to_string(inf.batch) + (best.layout.ep > 1 ? " per rank" : " per copy") +
-             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " +
-             Num(inf.tpot_ms) + " ms, " + Num(best.estimate.memory.per_gpu_gib) + " of " +
+             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) + " ms, " +
+             Num(best.estimate.memory.per_gpu_gib) + " of " +
              Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
     }
     return "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
@@ -1397,13 +1396,13 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const std::vector
                     const LatencyTargets& targets, bool spot_alternative,
                     const std::string& currency) {
   const Candidate& best = shown[0];
-  std::string why =
-      std::to_string(best.nodes) + " x " + best.instance + " (" + std::to_string(best.gpus) +
-      " x " + best.gpu + ") in " + (best.region.empty() ? "any region" : best.region) + ", " +
-      (!best.price_known ? std::string("price unknown")
-       : best.fleet      ? serving::FleetSummary(*best.fleet)
-                         : std::string(cost::ModeName(best.billing))) +
-      ": ";
+  std::string why = std::to_string(best.nodes) + " x " + best.instance + " (" +
+                    std::to_string(best.gpus) + " x " + best.gpu + ") in " +
+                    (best.region.empty() ? "any region" : best.region) + ", " +
+                    (!best.price_known ? std::string("price unknown")
+                     : best.fleet      ? serving::FleetSummary(*best.fleet)
+                                       : std::string(cost::ModeName(best.billing))) +
+                    ": ";
   why += WhyFits(w, catalog, best);
   if (best.estimate.inference && (targets.ttft_ms || targets.tpot_ms))
     why += "; within " + TargetsText(targets);

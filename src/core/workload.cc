@@ -106,12 +106,14 @@ std::optional<std::vector<double>> TrafficFromPeak(double base_rps, double peak_
 std::optional<double> ParseUtcOffset(std::string_view tz) {
   // Zones without daylight saving time, where a fixed offset is exact (IANA tz database).
   static constexpr std::pair<std::string_view, double> kFixed[] = {
-      {"Asia/Shanghai", 8},    {"Asia/Hong_Kong", 8}, {"Asia/Singapore", 8},
-      {"Asia/Kuala_Lumpur", 8}, {"Asia/Manila", 8},    {"Asia/Taipei", 8},
-      {"Asia/Tokyo", 9},       {"Asia/Seoul", 9},     {"Asia/Jakarta", 7},
-      {"Asia/Bangkok", 7},     {"Asia/Kolkata", 5.5}, {"Asia/Dubai", 4},
-      {"Asia/Riyadh", 3},      {"UTC", 0},            {"Etc/UTC", 0},
-      {"GMT", 0}};
+      {"Asia/Shanghai", 8},  {"Asia/Hong_Kong", 8},
+      {"Asia/Singapore", 8}, {"Asia/Kuala_Lumpur", 8},
+      {"Asia/Manila", 8},    {"Asia/Taipei", 8},
+      {"Asia/Tokyo", 9},     {"Asia/Seoul", 9},
+      {"Asia/Jakarta", 7},   {"Asia/Bangkok", 7},
+      {"Asia/Kolkata", 5.5}, {"Asia/Dubai", 4},
+      {"Asia/Riyadh", 3},    {"UTC", 0},
+      {"Etc/UTC", 0},        {"GMT", 0}};
   for (const auto& [name, offset] : kFixed) {
     if (strings::Lower(std::string(name)) == strings::Lower(std::string(tz)))
       return offset;
@@ -337,18 +339,18 @@ Status ValidateInference(const Workload& w) {
                Sci(*inf.requests_per_s));
   }
   auto length_p90 = [](const char* field, const std::optional<int>& p90, int mean) {
-    return p90 && *p90 < mean ? Bad(field, "a 90th percentile at least the mean " +
-                                               std::to_string(mean),
-                                    std::to_string(*p90))
-                              : Status::Ok();
+    return p90 && *p90 < mean
+               ? Bad(field, "a 90th percentile at least the mean " + std::to_string(mean),
+                     std::to_string(*p90))
+               : Status::Ok();
   };
-  if (Status s = length_p90("inference.prompt_tokens.p90", inf.prompt_tokens_p90,
-                            inf.prompt_tokens);
+  if (Status s =
+          length_p90("inference.prompt_tokens.p90", inf.prompt_tokens_p90, inf.prompt_tokens);
       !s.ok()) {
     return s;
   }
-  if (Status s = length_p90("inference.output_tokens.p90", inf.output_tokens_p90,
-                            inf.output_tokens);
+  if (Status s =
+          length_p90("inference.output_tokens.p90", inf.output_tokens_p90, inf.output_tokens);
       !s.ok()) {
     return s;
   }

@@ -920,12 +920,13 @@ Result<DeployFiles> RenderFleetFiles(const Workload& w, const planner::Candidate
                       c.instance + ", " + std::string(BillingName(f.base_billing)) + "). "
                 : "There is no base: every instance is elastic. ";
   if (f.elastic.Peak() > 0) {
-    readme += "`ess.tf` (with `terraform apply`, beside main.tf) or `ess-schedule.sh` (aliyun CLI) "
-              "creates the Auto Scaling group of the elastic instances and one scheduled task per "
-              "change of its size (cron in UTC); put the base and the group behind one load "
-              "balancer (the group's `loadbalancer_ids`). Check the group's activity after the "
-              "first day (`aliyun ess DescribeScalingActivities`): a scale-up that takes longer "
-              "than the lead time means a longer `inference.traffic.scale_up_minutes`.\n";
+    readme +=
+        "`ess.tf` (with `terraform apply`, beside main.tf) or `ess-schedule.sh` (aliyun CLI) "
+        "creates the Auto Scaling group of the elastic instances and one scheduled task per "
+        "change of its size (cron in UTC); put the base and the group behind one load "
+        "balancer (the group's `loadbalancer_ids`). Check the group's activity after the "
+        "first day (`aliyun ess DescribeScalingActivities`): a scale-up that takes longer "
+        "than the lead time means a longer `inference.traffic.scale_up_minutes`.\n";
   }
   return files;
 }

@@ -17,9 +17,9 @@ constexpr int kDay = 1440;
 
 // "1,2,3,4,5" shifted by `shift` days (the UTC day of a local minute), sorted.
 std::string ShiftDays(const std::vector<int>& days, int shift) {
-  std::vector<int> out;
-  for (int d : days)
-    out.push_back(((d + shift) % 7 + 7) % 7);
+  std::vector<int> out(days.size());
+  std::transform(days.begin(), days.end(), out.begin(),
+                 [shift](int d) { return ((d + shift) % 7 + 7) % 7; });
   std::sort(out.begin(), out.end());
   std::string s;
   for (int d : out)
@@ -112,7 +112,8 @@ Result<std::vector<std::pair<std::string, std::string>>> RenderFleetDeploy(
   const std::optional<std::string> start = AddDays(today, 1);
   const std::optional<std::string> end = AddDays(today, 364);
   if (!start || !end)
-    return Status::InvalidArgument("deploy: today must be a date YYYY-MM-DD, got \"" + today + "\"");
+    return Status::InvalidArgument("deploy: today must be a date YYYY-MM-DD, got \"" + today +
+                                   "\"");
   const serving::Fleet& f = *c.fleet;
   const double offset = w.inference.traffic && w.inference.traffic->utc_offset_hours
                             ? *w.inference.traffic->utc_offset_hours
@@ -226,8 +227,9 @@ Result<std::vector<std::pair<std::string, std::string>>> RenderFleetDeploy(
       "  --DataDisk.1.Size {} --DataDisk.1.Category cloud_essd{} | json_field "
       "ScalingConfigurationId)\n",
       name, c.instance, disk_gib, spot ? " --SpotStrategy SpotAsPriceGo" : "");
-  sh += "aliyun ess EnableScalingGroup --RegionId \"$REGION\" --ScalingGroupId \"$GROUP_ID\" \\\n"
-        "  --ActiveScalingConfigurationId \"$CONFIG_ID\"\n";
+  sh +=
+      "aliyun ess EnableScalingGroup --RegionId \"$REGION\" --ScalingGroupId \"$GROUP_ID\" \\\n"
+      "  --ActiveScalingConfigurationId \"$CONFIG_ID\"\n";
   for (const ScaleEvent& e : events) {
     sh += fmt::format(
         "# {} {} local: {} elastic instance(s)\n"
@@ -239,8 +241,9 @@ Result<std::vector<std::pair<std::string, std::string>>> RenderFleetDeploy(
         e.day_kind, Hhmm(e.local_minute), e.desired, TaskName(e), e.desired, *start,
         Hhmm(e.utc_minute), e.utc_minute % 60, e.utc_minute / 60, e.days, *end);
   }
-  sh += "echo \"ESS group $GROUP_ID follows the traffic; delete it with aliyun ess "
-        "DeleteScalingGroup --ScalingGroupId $GROUP_ID --ForceDelete true\"\n";
+  sh +=
+      "echo \"ESS group $GROUP_ID follows the traffic; delete it with aliyun ess "
+      "DeleteScalingGroup --ScalingGroupId $GROUP_ID --ForceDelete true\"\n";
   return std::vector<std::pair<std::string, std::string>>{{"ess.tf", tf}, {"ess-schedule.sh", sh}};
 }
 

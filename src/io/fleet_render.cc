@@ -39,7 +39,8 @@ std::string Against(double cost, double other) {
 std::string FleetBillingText(const serving::Fleet& f) {
   const bool elastic = f.elastic.Peak() > 0;
   if (f.base_replicas > 0 && elastic)
-    return std::string(BillingName(f.base_billing)) + "+" + std::string(BillingName(f.elastic_billing));
+    return std::string(BillingName(f.base_billing)) + "+" +
+           std::string(BillingName(f.elastic_billing));
   return std::string(BillingName(f.base_replicas > 0 ? f.base_billing : f.elastic_billing));
 }
 
@@ -81,9 +82,10 @@ std::string FleetText(const planner::Candidate& c) {
           ? fmt::format("Fleet: {} x {} {} all month ({} {}/month); {} instances above it",
                         f.BaseInstances(), c.instance, BillingName(f.base_billing), cur,
                         Num(f.base_cost), BillingName(f.elastic_billing))
-          : fmt::format("Fleet: no base (a committed instance would cost more than the hours it "
-                        "covers); {} {} instances",
-                        BillingName(f.elastic_billing), c.instance);
+          : fmt::format(
+                "Fleet: no base (a committed instance would cost more than the hours it "
+                "covers); {} {} instances",
+                BillingName(f.elastic_billing), c.instance);
   s += " by hour (local time 0-23): " + Hours(Instances(f.elastic.weekday, per));
   if (f.elastic.weekend != f.elastic.weekday)
     s += "; weekends: " + Hours(Instances(f.elastic.weekend, per));

@@ -335,8 +335,7 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
     int rank = 1;
     for (const auto& c : plan.candidates) {
       t.rows.push_back({std::to_string(rank++), c.instance, std::to_string(c.nodes),
-                        std::to_string(c.gpus), c.region.empty() ? "any" : c.region,
-                        BillingCell(c),
+                        std::to_string(c.gpus), c.region.empty() ? "any" : c.region, BillingCell(c),
                         !modelled   ? "-"
                         : inference ? CopiesText(c)
                                     : LayoutText(c.layout, c.framework),
@@ -424,8 +423,7 @@ std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
     int rank = 1;
     for (const auto& c : plan.candidates) {
       s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", rank++, c.instance,
-                       c.nodes, c.gpus, c.region.empty() ? "any" : c.region,
-                       BillingCell(c),
+                       c.nodes, c.gpus, c.region.empty() ? "any" : c.region, BillingCell(c),
                        inference ? CopiesText(c) : LayoutText(c.layout, c.framework),
                        Num(c.estimate.memory.per_gpu_gib), HoursCell(c, Hours(c.job_hours)),
                        c.price_known ? CostCell(c, CostText(c)) : CostText(c));

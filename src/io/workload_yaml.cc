@@ -519,8 +519,7 @@ std::vector<double> ReadDay(Reader& r, const YAML::Node& node, const std::string
     return day;
   }
   for (size_t h = 0; h < node.size(); ++h) {
-    std::optional<double> v =
-        r.Number(node[h], field + "[" + std::to_string(h) + "]", 0, 1e6);
+    std::optional<double> v = r.Number(node[h], field + "[" + std::to_string(h) + "]", 0, 1e6);
     if (!v)
       return day;
     day.push_back(*v);
@@ -571,7 +570,8 @@ void ReadTraffic(Reader& r, const YAML::Node& node, TrafficProfile& t) {
     if (!day) {
       r.Fail(node["peak_hours"], f + ".peak_hours",
              "expected hours \"FROM-TO\" from 0 to 24 (\"19-22\" = 19:00 to 22:00; \"22-2\" "
-             "wraps past midnight), got " + Reader::Got(node["peak_hours"]));
+             "wraps past midnight), got " +
+                 Reader::Got(node["peak_hours"]));
       return;
     }
     t.hourly_rps = *day;
@@ -595,8 +595,8 @@ void ReadTraffic(Reader& r, const YAML::Node& node, TrafficProfile& t) {
 }
 
 // A request length: a whole number (the mean), or {mean, p90}.
-void ReadLength(Reader& r, const YAML::Node& node, const std::string& field, int min,
-                int& mean, std::optional<int>& p90) {
+void ReadLength(Reader& r, const YAML::Node& node, const std::string& field, int min, int& mean,
+                std::optional<int>& p90) {
   if (!node.IsMap()) {
     mean = r.Integer(node, field, min, 1 << 24).value_or(min);
     return;

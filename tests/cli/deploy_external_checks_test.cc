@@ -455,8 +455,7 @@ TEST(FleetDeploy, EssFilesPassTheProviderSchemasAndFollowTheTraffic) {
        {},  // spot only when its price can rank (a fresh listed price): checked below if used
        {}},
       {"WeekendsQuietInTokyo",
-       {"--hourly-rps",
-        "1,1,1,1,1,1,1,1,1,20,20,20,20,20,20,20,20,20,1,1,1,1,1,1",
+       {"--hourly-rps", "1,1,1,1,1,1,1,1,1,20,20,20,20,20,20,20,20,20,1,1,1,1,1,1",
         "--weekend-hourly-rps", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "--timezone",
         "Asia/Tokyo"},
        // 09:00 Tokyo is 00:00 UTC of the same day: weekdays 1-5, minus the lead time the day
@@ -488,15 +487,15 @@ TEST(FleetDeploy, EssFilesPassTheProviderSchemasAndFollowTheTraffic) {
     // Terraform reads main.tf and ess.tf as one module: check them together.
     const std::string all = dir + "/all.tf";
     ASSERT_TRUE(io::WriteFileAtomic(all, *io::ReadFile(dir + "/out/main.tf") + tf).ok());
-    for (const char* schema : {"alicloud_ess_scaling_group_schema.json",
-                               "alicloud_ess_scaling_configuration_schema.json",
-                               "alicloud_ess_scheduled_task_schema.json",
-                               "alicloud_instance_schema.json"}) {
+    for (const char* schema :
+         {"alicloud_ess_scaling_group_schema.json",
+          "alicloud_ess_scaling_configuration_schema.json",
+          "alicloud_ess_scheduled_task_schema.json", "alicloud_instance_schema.json"}) {
       int status = 0;
-      const std::string out = RunShell("python3 " + Quote(kTools + "check_terraform.py") + " " +
-                                           Quote(all) + " " +
-                                           Quote(testing::TestDataPath(std::string("deploy/") + schema)),
-                                       &status);
+      const std::string out =
+          RunShell("python3 " + Quote(kTools + "check_terraform.py") + " " + Quote(all) + " " +
+                       Quote(testing::TestDataPath(std::string("deploy/") + schema)),
+                   &status);
       EXPECT_EQ(status, 0) << schema << ": " << out;
     }
     if (Installed("shellcheck")) {

@@ -65,14 +65,26 @@ std::vector<FleetCase> Cases() {
   for (int h = 9; h < 18; ++h)
     business[static_cast<size_t>(h)] = 20;
   return {
-      {"evening_peak_32b_issue_example", Profile(*TrafficFromPeak(2, 30, "19-22")), 6.76,
-       {.instances_per_replica = 1, .lead_time_h = 0.2}, sub_and_payg},
-      {"business_hours_weekends_quiet_two_instance_replicas", Profile(business, std::vector<double>(24, 1)),
-       4, {.instances_per_replica = 2, .lead_time_h = 1.4}, sub_and_payg},
-      {"flat_all_day_subscribes_everything", Profile(std::vector<double>(24, 9)), 2,
-       {.instances_per_replica = 1, .lead_time_h = 0.25}, sub_and_payg},
-      {"spot_peaks_over_a_night_floor_past_midnight", Profile(*TrafficFromPeak(3, 12, "22-2")), 2.5,
-       {.instances_per_replica = 1, .lead_time_h = 0.5}, spot_peaks},
+      {"evening_peak_32b_issue_example",
+       Profile(*TrafficFromPeak(2, 30, "19-22")),
+       6.76,
+       {.instances_per_replica = 1, .lead_time_h = 0.2},
+       sub_and_payg},
+      {"business_hours_weekends_quiet_two_instance_replicas",
+       Profile(business, std::vector<double>(24, 1)),
+       4,
+       {.instances_per_replica = 2, .lead_time_h = 1.4},
+       sub_and_payg},
+      {"flat_all_day_subscribes_everything",
+       Profile(std::vector<double>(24, 9)),
+       2,
+       {.instances_per_replica = 1, .lead_time_h = 0.25},
+       sub_and_payg},
+      {"spot_peaks_over_a_night_floor_past_midnight",
+       Profile(*TrafficFromPeak(3, 12, "22-2")),
+       2.5,
+       {.instances_per_replica = 1, .lead_time_h = 0.5},
+       spot_peaks},
   };
 }
 
@@ -140,9 +152,9 @@ TEST(FleetTest, ASpotLayerKeepsAnOnDemandFloor) {
                      .base_billing = Billing::kSubscriptionMonth,
                      .base_per_month = 0.66 * 730 * 50};
   const DayDemand need = DemandOf(Profile(*TrafficFromPeak(2, 10, "9-18")), 2.5);
-  EXPECT_EQ(ChooseFleet(need, {.instances_per_replica = 1, .lead_time_h = 0.2}, prices, {})
-                .base_replicas,
-            0);
+  EXPECT_EQ(
+      ChooseFleet(need, {.instances_per_replica = 1, .lead_time_h = 0.2}, prices, {}).base_replicas,
+      0);
   const Fleet floor = ChooseFleet(
       need, {.instances_per_replica = 1, .lead_time_h = 0.2, .min_base_replicas = 1}, prices, {});
   EXPECT_EQ(floor.base_replicas, 1);

@@ -137,7 +137,8 @@ TEST(ServingLatencyTest, NoneKeepsTheThroughputPickOfTheServingSearch) {
   Result<perf::Hardware> hw = perf::HardwareFor(EightA100(), *EightA100().FindInstance(kA100x8), 1);
   ASSERT_TRUE(hw.ok());
   int evaluated = 0;
-  const serving::ServingSetup s = serving::SearchServing(none, testing::Llama3_70B(), *hw, Calibration{}, &evaluated);
+  const serving::ServingSetup s =
+      serving::SearchServing(none, testing::Llama3_70B(), *hw, Calibration{}, &evaluated);
   ASSERT_TRUE(s.ok);
   EXPECT_EQ(p.candidates[0].estimate.inference->batch, s.estimate.inference->batch);
   EXPECT_EQ(p.candidates[0].layout.tp, s.layout.tp);

@@ -1,14 +1,13 @@
 // The serving search (src/core/serving/search.h) against brute force over the same space, on
 // in-memory instance types with the default calibration, and the engines' memory headroom.
 // What it answers on the embedded catalog: tests/plan/planner_test.cc.
-#include "serving/search.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
+#include "serving/search.h"
 #include "testing/catalog_builder.h"
 #include "testing/perf_fixtures.h"
 
@@ -59,9 +58,8 @@ const Catalog& ServingCatalog() {
 }
 
 ModelArch ZooModel(const std::string& name) {
-  for (const ModelArch& m :
-       {testing::Llama2_13B(), testing::Llama3_8B(), testing::Llama3_70B(), testing::Qwen25_7B(),
-        testing::Qwen3_30B_A3B()}) {
+  for (const ModelArch& m : {testing::Llama2_13B(), testing::Llama3_8B(), testing::Llama3_70B(),
+                             testing::Qwen25_7B(), testing::Qwen3_30B_A3B()}) {
     if (m.name == name)
       return m;
   }
@@ -235,8 +233,8 @@ TEST(ServingSearchTest, ChoosesBatchesBetweenPowersOfTwo) {
   w.inference.ttft_ms = 2000;
   w.inference.tpot_ms = 60;
   const Calibration cal;
-  Result<perf::Hardware> hw =
-      perf::HardwareFor(ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
+  Result<perf::Hardware> hw = perf::HardwareFor(
+      ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
   ASSERT_TRUE(hw.ok());
   int evaluated = 0;
   const ServingSetup s = SearchServing(w, testing::Llama3_70B(), *hw, cal, &evaluated);
@@ -247,8 +245,8 @@ TEST(ServingSearchTest, ChoosesBatchesBetweenPowersOfTwo) {
 }
 
 TEST(ServingSearchTest, ExpertParallelLayoutsOnlyForMoeOnEnginesThatRunThem) {
-  Result<perf::Hardware> hw =
-      perf::HardwareFor(ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
+  Result<perf::Hardware> hw = perf::HardwareFor(
+      ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
   ASSERT_TRUE(hw.ok());
   auto has_ep = [&](const Workload& w, const ModelArch& arch) {
     for (const perf::Layout& l : ServingLayouts(w, arch, *hw)) {

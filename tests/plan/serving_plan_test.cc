@@ -71,7 +71,8 @@ int BruteForceInstances(const Workload& w, const std::string& instance) {
           // The interactive TPOT default the plan holds the service to.
           if (inf.ttft_ms > 2000 || inf.tpot_ms > 100 || inf.requests_per_s <= 0)
             continue;
-          const int n = static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s));
+          const int n =
+              static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s));
           if (best == 0 || n < best)
             best = n;
         }
@@ -185,10 +186,12 @@ TEST(ServingPlanTest, TrafficYamlErrorsNameTheFieldAndLine) {
 }
 
 TEST(ServingPlanTest, LengthPercentilesSizeTheKvCache) {
-  const Workload mean = Parse("task: inference\nmodel: qwen2.5-7b\n"
-                              "inference: {requests_per_s: 3, prompt_tokens: 1000}\n");
-  const Workload p90 = Parse("task: inference\nmodel: qwen2.5-7b\n"
-                             "inference: {requests_per_s: 3, prompt_tokens: {mean: 1000, p90: 4000}}\n");
+  const Workload mean = Parse(
+      "task: inference\nmodel: qwen2.5-7b\n"
+      "inference: {requests_per_s: 3, prompt_tokens: 1000}\n");
+  const Workload p90 = Parse(
+      "task: inference\nmodel: qwen2.5-7b\n"
+      "inference: {requests_per_s: 3, prompt_tokens: {mean: 1000, p90: 4000}}\n");
   EXPECT_EQ(p90.inference.prompt_tokens, 1000);
   EXPECT_EQ(p90.inference.prompt_tokens_p90, 4000);
   const Catalog& catalog = testing::EmbeddedCatalog();

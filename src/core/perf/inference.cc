@@ -53,9 +53,9 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.batch = inf.batch ? *inf.batch : l.micro_batch;
   s.prompt = inf.prompt_tokens;
   s.out = arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens;
-  s.kv_tokens = inf.prompt_tokens_p90.value_or(inf.prompt_tokens) +
-                (arch.kind == ModelKind::kEncoder ? 0
-                                                  : inf.output_tokens_p90.value_or(inf.output_tokens));
+  s.kv_tokens =
+      inf.prompt_tokens_p90.value_or(inf.prompt_tokens) +
+      (arch.kind == ModelKind::kEncoder ? 0 : inf.output_tokens_p90.value_or(inf.output_tokens));
   s.stage_layers = std::ceil(d.layers / s.pp);
   OpContext c;
   c.seq = s.prompt;

@@ -67,9 +67,11 @@ double FleetMonthCost(const DayDemand& need, int base, const FleetShape& shape,
                       const FleetPrices& prices, const MonthCalendar& month) {
   const double weekend_days = month.Days() * month.weekend_share;
   const double weekdays = month.Days() - weekend_days;
-  const double replica_hours = weekdays * ElasticReplicaHours(need.weekday, base, shape.lead_time_h) +
-                               weekend_days * ElasticReplicaHours(need.weekend, base, shape.lead_time_h);
-  const double base_cost = base > 0 ? base * shape.instances_per_replica * *prices.base_per_month : 0;
+  const double replica_hours =
+      weekdays * ElasticReplicaHours(need.weekday, base, shape.lead_time_h) +
+      weekend_days * ElasticReplicaHours(need.weekend, base, shape.lead_time_h);
+  const double base_cost =
+      base > 0 ? base * shape.instances_per_replica * *prices.base_per_month : 0;
   return base_cost + replica_hours * shape.instances_per_replica * prices.elastic_per_hour;
 }
 

@@ -50,26 +50,24 @@ std::optional<FleetPrices> FleetPricesIn(const cost::BillingRates& rates,
   return p;
 }
 
-double LeadTimeHours(const Workload& w, const planner::PlanOptions& options,
-                     const InstanceType& t, const planner::Candidate& base) {
-  const double start_min =
-      w.inference.traffic && w.inference.traffic->scale_up_minutes
-          ? *w.inference.traffic->scale_up_minutes
-          : options.scale_up_minutes;
-  const int gpus_per_instance =
-      std::max(1, base.gpus / std::max(1, base.nodes));
+double LeadTimeHours(const Workload& w, const planner::PlanOptions& options, const InstanceType& t,
+                     const planner::Candidate& base) {
+  const double start_min = w.inference.traffic && w.inference.traffic->scale_up_minutes
+                               ? *w.inference.traffic->scale_up_minutes
+                               : options.scale_up_minutes;
+  const int gpus_per_instance = std::max(1, base.gpus / std::max(1, base.nodes));
   const double weights_gb =
       base.estimate.memory.breakdown.weights * gpus_per_instance * 1.073741824;  // GiB -> GB
-  const double gbps = std::min(t.network_gbps > 0 ? t.network_gbps : kOssDownloadGbps,
-                               kOssDownloadGbps);
+  const double gbps =
+      std::min(t.network_gbps > 0 ? t.network_gbps : kOssDownloadGbps, kOssDownloadGbps);
   const double load_s = weights_gb * 8 / gbps;
   return (start_min * 60 + load_s) / 3600;
 }
 
 std::string FleetSummary(const Fleet& f) {
   const int per = f.shape.instances_per_replica;
-  std::string s = "peak " + std::to_string(f.PeakInstances()) + " instances: " +
-                  std::to_string(f.BaseInstances()) + " on " +
+  std::string s = "peak " + std::to_string(f.PeakInstances()) +
+                  " instances: " + std::to_string(f.BaseInstances()) + " on " +
                   std::string(BillingName(f.base_billing)) + " all month";
   if (f.elastic.Peak() > 0) {
     s += ", up to " + std::to_string(f.elastic.Peak() * per) + " " +
@@ -85,16 +83,16 @@ std::string FleetNote(const Workload& w, const planner::PlanOptions& options) {
     return "";
   const TrafficProfile& t = *w.inference.traffic;
   const std::string zone =
-      t.utc_offset_hours ? (t.timezone.empty() ? "UTC" + strings::Num(*t.utc_offset_hours)
-                                               : t.timezone)
-                         : "UTC+8 (assumed: set inference.traffic.timezone)";
+      t.utc_offset_hours
+          ? (t.timezone.empty() ? "UTC" + strings::Num(*t.utc_offset_hours) : t.timezone)
+          : "UTC+8 (assumed: set inference.traffic.timezone)";
   const std::string start =
       t.scale_up_minutes ? strings::Num(*t.scale_up_minutes) + " min"
                          : strings::Num(options.scale_up_minutes) +
                                " min (assumed: set inference.traffic.scale_up_minutes from a "
                                "measured scale-out)";
-  return "fleet: traffic by hour in " + zone + "; peak " + strings::Num(t.Peak()) +
-         " requests/s" + (t.HasWeekend() ? ", weekends their own profile" : "") +
+  return "fleet: traffic by hour in " + zone + "; peak " + strings::Num(t.Peak()) + " requests/s" +
+         (t.HasWeekend() ? ", weekends their own profile" : "") +
          "; each elastic instance is started ahead of its hour by the scale-up time " + start +
          " plus the weights' load from OSS (at most 10 Gbit/s per account); a month of " +
          strings::Num(options.ratios.hours_per_month) +

@@ -28,8 +28,8 @@ std::optional<FleetPrices> FleetPricesIn(const cost::BillingRates& rates,
 // else options.scale_up_minutes) and the weights of one instance read from OSS at the lower of
 // the instance's network bandwidth and 10 Gbit/s (the per-account OSS download limit of most
 // mainland regions, reference S19).
-double LeadTimeHours(const Workload& w, const planner::PlanOptions& options,
-                     const InstanceType& t, const planner::Candidate& base);
+double LeadTimeHours(const Workload& w, const planner::PlanOptions& options, const InstanceType& t,
+                     const planner::Candidate& base);
 
 // "peak 5 instances: 1 on subscription_month all month, up to 4 payg by hour (387 instance-hours
 // a month, started 10.9 min ahead)".

@@ -78,9 +78,13 @@ std::string MissReason(const InferenceSpec& spec, const ServingSetup& s) {
 class BatchProbe {
  public:
   BatchProbe(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-             const Calibration& cal, const perf::Layout& layout, ServingSetup& seen,
-             int* evaluated)
-      : w_(w), arch_(arch), hw_(hw), cal_(cal), layout_(layout), seen_(seen),
+             const Calibration& cal, const perf::Layout& layout, ServingSetup& seen, int* evaluated)
+      : w_(w),
+        arch_(arch),
+        hw_(hw),
+        cal_(cal),
+        layout_(layout),
+        seen_(seen),
         evaluated_(evaluated) {}
 
   // Whether `batch` fits and meets the targets (the estimate is kept for Best).
