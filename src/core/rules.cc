@@ -122,11 +122,10 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
         c.gpu->name + " has no " + std::string(PrecisionName(p)) + " units" +
             (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
   }
-  if (c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) {
-    const Calibration defaults;
-    const Calibration& cal = c.calibration ? *c.calibration : defaults;
+  // The FP64 threshold is a calibration.csv row; without a calibration the rule says nothing.
+  if ((c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) && c.calibration) {
     const double fp64 = c.gpu->Tflops(Precision::kFp64).value_or(0);
-    if (fp64 < cal.hpc_min_fp64_tflops) {
+    if (fp64 < c.calibration->hpc_min_fp64_tflops) {
       Add(out, "fp64-needs-hpc-gpu", Severity::kCritical,
           c.gpu->name + " has " + (fp64 > 0 ? Num(fp64) + " FP64 TFLOPS" : "no usable FP64") +
               "; FP64 work needs A100/A30/V100/P100-class GPUs (gn7, gn7e, gn7s, gn6v, gn5)");
@@ -137,8 +136,6 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
 void Storage(const Context& c, std::vector<Advice>& out) {
   const Dataset& d = c.workload->dataset;
   const double need = RequiredReadMbs(c);
-  const Calibration defaults;
-  const Calibration& cal = c.calibration ? *c.calibration : defaults;
   if (d.location == DataLocation::kNas && d.sample_kb && *d.sample_kb < 64) {
     Add(out, "nas-small-files", Severity::kWarning,
         "samples of " + Num(*d.sample_kb) +
@@ -156,7 +153,8 @@ void Storage(const Context& c, std::vector<Advice>& out) {
             " MB/s; one ESSD PL1 disk tops out at 350 MB/s (PL2 750 at >= 1260 GiB, PL3 4000 at "
             ">= 7760 GiB; the instance's disk bandwidth also caps it)");
   }
-  if (d.size_gb && *d.size_gb * 0.931 < cal.page_cache_fraction * c.instance->memory_gib) {
+  if (d.size_gb && c.calibration &&
+      *d.size_gb * 0.931 < c.calibration->page_cache_fraction * c.instance->memory_gib) {
     Add(out, "dataset-fits-in-ram", Severity::kInfo,
         "the " + Num(*d.size_gb) + " GB dataset fits in the page cache of this instance's " +
             Num(c.instance->memory_gib) +
