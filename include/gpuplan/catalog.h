@@ -259,6 +259,15 @@ class Catalog {
   // "did you mean" messages.
   std::vector<std::string> SuggestInstances(std::string_view name, int limit = 3) const;
   std::vector<std::string> SuggestGpus(std::string_view name, int limit = 3) const;
+// The prefix of every ECS instance type name ("ecs.gn7i-c8g1.2xlarge"). Users, price files and
+// the API may leave it out.
+inline constexpr std::string_view kInstancePrefix = "ecs.";
+// The catalog's spelling of an instance type name: lower case, with the "ecs." prefix
+// ("GN7I-C8G1.2xlarge" and "ecs.gn7i-c8g1.2xlarge" -> "ecs.gn7i-c8g1.2xlarge"); "" stays "".
+// The one place the prefix is handled: lookups, price keys and every comparison of instance
+// names go through it (tests/regress/issue_24_test.cc checks).
+std::string NormalizeInstanceName(std::string_view name);
+
 
   // Checks references (every instance's GPU and family exist, every price's instance exists),
   // units and sanity (GPU memory matches the GPU model, vCPU and RAM per GPU plausible,

@@ -685,8 +685,7 @@ class CandidateSearch {
   // layouts waits for Run, which searches every type's hardware together.
   void AddInstance(const InstanceType& t) {
     if (!options_.only_instance.empty() &&
-        strings::Lower(t.name) != strings::Lower(options_.only_instance) &&
-        strings::Lower(t.name) != "ecs." + strings::Lower(options_.only_instance)) {
+        NormalizeInstanceName(t.name) != NormalizeInstanceName(options_.only_instance)) {
       return;
     }
     const Gpu* g = catalog_.FindGpu(t.gpu);

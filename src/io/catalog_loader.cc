@@ -238,9 +238,7 @@ Status AttachEri(std::string_view text, const std::string& file, Catalog& c, boo
 
 Price ParsePrice(CsvRowReader& r, PriceSource origin) {
   Price p;
-  p.instance = r.Text("instance", true);
-  if (p.instance.rfind("ecs.", 0) != 0)
-    p.instance = "ecs." + p.instance;
+  p.instance = NormalizeInstanceName(r.Text("instance", true));
   p.region = r.Text("region", true);
   p.zone = r.Text("zone");
   const std::string billing = r.OneOf("billing", BillingNames(BillingUse::kPriceRow));

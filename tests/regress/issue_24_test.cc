@@ -2,12 +2,16 @@
 // issue removed cannot come back unseen:
 //   - include/gpuplan/calibration.h gives no field a numeric value: data/calibration.csv is the
 //     only source of the model's fitted values (io/calibration_csv.h fails on a missing row).
+//   - the "ecs." prefix of instance names is handled in one place, NormalizeInstanceName in
+//     gpuplan/catalog.h; src/ writes no prefix test, strip or concatenation of its own.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuplan {
@@ -42,6 +46,32 @@ TEST(Issue24Test, CalibrationHeaderHasNoNumericDefaults) {
   for (const std::string& h : hits)
     all += h + "\n";
   EXPECT_TRUE(hits.empty()) << "fitted values belong in data/calibration.csv:\n" << all;
+}
+
+TEST(Issue24Test, EcsPrefixIsHandledOnlyByNormalizeInstanceName) {
+  // The bare prefix as a literal ("ecs." with nothing after the dot) or a strip of its four
+  // characters: what the seven hand-written copies looked like.
+  const std::regex prefix(R"("ecs\."|erase\(0, 4\))");
+  // path -> why its literal is not an instance name prefix.
+  const std::vector<std::pair<std::string, std::string>> allowed = {
+      {"src/net/aliyun_client.cc", "the ECS API endpoint host, ecs.REGION.aliyuncs.com"},
+  };
+  std::string all;
+  const std::filesystem::path root(GPUPLAN_SOURCE_DIR);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "src")) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".cc" && ext != ".h"))
+      continue;
+    const std::string path = std::filesystem::relative(entry.path(), root).generic_string();
+    bool skip = false;
+    for (const auto& [file, why] : allowed)
+      skip = skip || path == file;
+    if (skip)
+      continue;
+    for (const std::string& hit : CodeMatches(path, prefix))
+      all += hit + "\n";
+  }
+  EXPECT_TRUE(all.empty()) << "use NormalizeInstanceName (gpuplan/catalog.h):\n" << all;
 }
 
 }  // namespace
