@@ -40,6 +40,9 @@ struct Context {
   // values of its own). A null ratios: the defaults of cost::PriceRatios.
   const Calibration* calibration = nullptr;
   const cost::PriceRatios* ratios = nullptr;
+  // The storage classes (Catalog::storage, data/storage.csv); nullptr = the rules about disk
+  // throughput say nothing.
+  const std::vector<StorageClass>* storage = nullptr;
   int nodes = 1;
   int tp = 1;
   int pp = 1;

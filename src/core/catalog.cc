@@ -148,6 +148,27 @@ const Family* Catalog::FindFamily(std::string_view name) const {
   return nullptr;
 }
 
+const StorageClass* FindStorage(const std::vector<StorageClass>& storage, std::string_view kind) {
+  for (const StorageClass& s : storage) {
+    if (s.kind == kind)
+      return &s;
+  }
+  return nullptr;
+}
+
+std::optional<double> StorageClass::ThroughputMbs(double gib) const {
+  if (!base_mbs || !mbs_per_gib)
+    return std::nullopt;
+  const double linear = *base_mbs + *mbs_per_gib * gib;
+  return max_mbs ? std::min(linear, *max_mbs) : linear;
+}
+
+std::optional<double> StorageClass::GibAtMaxMbs() const {
+  if (!base_mbs || !mbs_per_gib || !max_mbs || !(*mbs_per_gib > 0))
+    return std::nullopt;
+  return std::max(0.0, (*max_mbs - *base_mbs) / *mbs_per_gib);
+}
+
 const Gpu& Catalog::GpuOf(const InstanceType& t) const {
   const Gpu* gpu = FindGpu(t.gpu);
   assert(gpu != nullptr);

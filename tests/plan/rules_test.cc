@@ -65,6 +65,7 @@ TEST_P(RulesTest, FiresOnlyWhereItShould) {
   Context ctx;
   ctx.workload = &w;
   ctx.calibration = &testing::EmbeddedCalibration();
+  ctx.storage = &testing::EmbeddedCatalog().storage;
   ctx.instance = type;
   ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
   ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
@@ -231,6 +232,7 @@ TEST(RulesOrderTest, CriticalFirstThenWarningThenInfo) {
   Context ctx;
   ctx.workload = &w;
   ctx.calibration = &testing::EmbeddedCalibration();
+  ctx.storage = &testing::EmbeddedCatalog().storage;
   ctx.instance = type;
   ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
   ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
@@ -265,6 +267,7 @@ TEST(RulesReadRateTest, SamplesOrTokensGiveTheStorageReadRate) {
     Context ctx;
     ctx.workload = &w;
     ctx.calibration = &testing::EmbeddedCalibration();
+    ctx.storage = &testing::EmbeddedCatalog().storage;
     ctx.samples_per_s = c.samples_per_s;
     ctx.tokens_per_s = c.tokens_per_s;
     ctx.vocab = c.vocab;
