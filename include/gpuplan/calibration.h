@@ -4,12 +4,19 @@
 // generation really reaches on transformer GEMMs, how much of link bandwidth NCCL gets, how much
 // memory PyTorch's allocator and the CUDA context add) lives here, read from data/calibration.csv
 // (io/calibration_csv.h) where each row names its source and how it was fitted. No model formula
-// contains a fitted constant of its own.
+// contains a fitted constant of its own, and neither does this header: the data file is the only
+// source of the values. A field holds kNotLoaded (NaN) until the loader sets it, and the loader
+// fails on a missing row, so a default-constructed Calibration is not a model anyone runs (every
+// estimate made from it is NaN). Tests load the shipped file (tests/testing/
+// embedded_calibration.h) and set by hand only the values they study.
+//
+//   Result<Calibration> cal = io::LoadCalibration();  // data/calibration.csv, embedded
 //
 // Thread safety: a plain value.
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
 #define GPUPLAN_INCLUDE_GPUPLAN_CALIBRATION_H_
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,19 +27,22 @@ namespace gpuplan {
 
 struct Gpu;
 
+// The value of a calibration field no row has set: NaN, so that a result computed from it shows.
+inline constexpr double kNotLoaded = std::numeric_limits<double>::quiet_NaN();
+
 // Efficiency of one GPU generation (Gpu::architecture: "Volta", "Turing", "Ampere", "Ada",
 // "Hopper", "Blackwell").
 struct ArchEfficiency {
   std::string architecture;
   // Fraction of the dense tensor peak reached by large, well-shaped training GEMMs (the
   // asymptote; smaller shapes get less, see Calibration::gemm_half_*).
-  double gemm_fraction = 0.6;
+  double gemm_fraction = kNotLoaded;
   // Fraction of the datasheet memory bandwidth reached by streaming reads (decode).
-  double memory_bw_fraction = 0.75;
+  double memory_bw_fraction = kNotLoaded;
   // Fraction of the dense peak reached by fused (flash) attention forward+backward on the
   // FLOPs it executes (causal: half the square). FlashAttention-2 is tuned for Ampere and
   // reaches a smaller share of Hopper's peak (Dao 2023; Shah et al. 2024).
-  double attention_fraction = 0.4;
+  double attention_fraction = kNotLoaded;
   // The same for cuDNN's fused attention (Transformer Engine's FusedAttention: Megatron-Core and
   // NeMo on Hopper, data/frameworks.csv attention_kernel cudnn), where measurements give it;
   // unset = attention_fraction (no data: the kernels are not told apart).
@@ -40,7 +50,7 @@ struct ArchEfficiency {
   // Fraction of the datasheet FP32 (non-tensor) peak reached by FP32 GEMMs on the CUDA cores
   // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts
   // both halves and SGEMM reaches about half of what it reaches elsewhere.
-  double simt_fraction = 0.7;
+  double simt_fraction = kNotLoaded;
 
   // The attention fraction of kernel `k`.
   double AttentionFraction(AttentionKernel k) const {
@@ -70,91 +80,91 @@ struct Calibration {
   // gemm_weight_read_factor times the GPU's ridge point (the rows at which reading the weights
   // takes as long as the arithmetic: peak x element bytes / (2 x bandwidth)), so a GEMM costs
   // its arithmetic plus that many weight reads: a few rows make a bandwidth-bound GEMV.
-  double gemm_half_dim = 256;
-  double gemm_weight_read_factor = 1.0;
+  double gemm_half_dim = kNotLoaded;
+  double gemm_weight_read_factor = kNotLoaded;
   // Unfused attention materialises the s x s scores and is memory-bound: it runs at this
   // fraction of the GEMM efficiency.
-  double unfused_attention_factor = 0.35;
+  double unfused_attention_factor = kNotLoaded;
   // FP8 GEMMs (Transformer Engine) reach this fraction of the efficiency BF16 GEMMs reach, as
   // a fraction of the FP8 peak (casts and scaling cost extra).
-  double fp8_gemm_factor = 0.6;
+  double fp8_gemm_factor = kNotLoaded;
   // Non-GEMM work (norms, activation functions, residual adds, rotary, dropout) is
   // memory-bound: bytes moved per token per layer in one forward pass, in units of
   // (hidden + ffn) x element size. Backward moves twice as much.
-  double elementwise_traffic = 8;
+  double elementwise_traffic = kNotLoaded;
   // The same for eager PyTorch inference (TorchScript, HF transformers), which runs each
   // elementwise operation as its own kernel.
-  double eager_elementwise_traffic = 16;
+  double eager_elementwise_traffic = kNotLoaded;
   // Unfused inference attention: passes over the heads x s x s score matrix (in element size)
   // beyond the two batched GEMMs.
-  double unfused_score_passes = 8;
+  double unfused_score_passes = kNotLoaded;
   // Fixed time per layer per forward or backward pass of a micro-batch in eager PyTorch
   // training (kernel launches, hooks), microseconds.
-  double train_layer_overhead_us = 100;
+  double train_layer_overhead_us = kNotLoaded;
   // The GEMM inner size (per GPU) assumed for a non-transformer (convolutional) model, whose
   // im2col GEMMs have K = input channels x kernel area; elements.
-  double conv_gemm_dim = 4096;
+  double conv_gemm_dim = kNotLoaded;
   // Host time to dispatch one kernel in eager PyTorch training (Python, autograd, dispatcher,
   // cudaLaunchKernel), microseconds. The host runs ahead of the GPU, so a LoRA step takes the
   // longer of its GPU time and its launches x this (src/core/perf/op_records.cc counts them).
-  double eager_launch_us = 0;
+  double eager_launch_us = kNotLoaded;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
-  double nvlink_efficiency = 0.75;
-  double pcie_efficiency = 0.6;
-  double rdma_efficiency = 0.8;       // eRDMA / InfiniBand / RoCE
-  double tcp_efficiency = 0.4;        // plain VPC TCP
-  double collective_latency_us = 20;  // per collective step (per ring hop)
+  double nvlink_efficiency = kNotLoaded;
+  double pcie_efficiency = kNotLoaded;
+  double rdma_efficiency = kNotLoaded;        // eRDMA / InfiniBand / RoCE
+  double tcp_efficiency = kNotLoaded;         // plain VPC TCP
+  double collective_latency_us = kNotLoaded;  // per collective step (per ring hop)
   // Bandwidth assumed for a link whose speed the catalog does not give (no NVLink and no PCIe
   // generation, or no network), GB/s: a placeholder that keeps an estimate finite, not a
   // measurement.
-  double fallback_link_gbs = 1;
+  double fallback_link_gbs = kNotLoaded;
   // Fraction of data-parallel gradient communication hidden behind backward compute.
-  double dp_overlap = 0.7;
+  double dp_overlap = kNotLoaded;
   // Fraction of ZeRO-3 parameter all-gathers hidden behind compute (prefetch).
-  double zero3_overlap = 0.7;
+  double zero3_overlap = kNotLoaded;
   // Mixture-of-Experts: the busiest expert's tokens over the mean (routing is never perfectly
   // balanced; NVIDIA's MoE benchmarks force-balance it, real runs are slower), and the fraction
   // of the token dispatch/combine all-to-all hidden behind compute (Megatron/DeepEP overlap).
-  double moe_load_imbalance = 1.2;
-  double moe_a2a_overlap = 0.0;
+  double moe_load_imbalance = kNotLoaded;
+  double moe_a2a_overlap = kNotLoaded;
   // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
   // the host sync for the dispatch's token counts), microseconds.
-  double moe_layer_overhead_us = 0;
+  double moe_layer_overhead_us = kNotLoaded;
   // Host Adam throughput of one node for ZeRO-Offload (DeepSpeed CPU-Adam), 1e9 parameters/s
   // of mixed-precision AdamW (28 bytes streamed per parameter; memory-bandwidth-bound, so
   // states of fewer bytes update proportionally faster).
-  double cpu_adam_gparams_per_s = 10.4;
+  double cpu_adam_gparams_per_s = kNotLoaded;
   // Share of an instance's RAM that offloaded states may take (the rest: OS, page cache,
   // data-loader workers, pinned staging buffers).
-  double host_ram_usable_fraction = 0.8;
+  double host_ram_usable_fraction = kNotLoaded;
 
   // Memory: the CUDA context and library workspaces outside the PyTorch allocator (what
   // nvidia-smi shows above max_memory_reserved), GiB.
-  double cuda_context_gib = 1.3;
+  double cuda_context_gib = kNotLoaded;
   // Reserved over allocated (fragmentation of the caching allocator), fraction.
-  double allocator_fragmentation = 0.10;
+  double allocator_fragmentation = kNotLoaded;
   // Peak transient buffers (gradient buckets, logits in fp32, temporary GEMM workspaces) as a
   // fraction of one layer's activations plus the logits.
-  double transient_factor = 1.0;
+  double transient_factor = kNotLoaded;
 
   // Inference engine overheads per forward pass (one generated token, or the prefill), by
   // engine, microseconds. `layer`: host time to launch one layer's kernels; it runs ahead of
   // the GPU, so a pass takes max(GPU time, layers x layer). `step`: serial work per pass
   // (scheduling, sampling, detokenising) added to it.
-  double hf_layer_overhead_us = 850;
-  double vllm_layer_overhead_us = 0;
-  double trtllm_layer_overhead_us = 0;
-  double hf_step_overhead_us = 0;
-  double torch_layer_overhead_us = 350;
-  double torch_step_overhead_us = 0;
-  double vllm_step_overhead_us = 3500;
-  double trtllm_step_overhead_us = 500;
+  double hf_layer_overhead_us = kNotLoaded;
+  double vllm_layer_overhead_us = kNotLoaded;
+  double trtllm_layer_overhead_us = kNotLoaded;
+  double hf_step_overhead_us = kNotLoaded;
+  double torch_layer_overhead_us = kNotLoaded;
+  double torch_step_overhead_us = kNotLoaded;
+  double vllm_step_overhead_us = kNotLoaded;
+  double trtllm_step_overhead_us = kNotLoaded;
   // HF eager decode: extra passes over an all-heads copy of the KV cache per token (repeat_kv
   // expansion for GQA and the cache concatenation).
-  double hf_kv_expand_passes = 2;
+  double hf_kv_expand_passes = kNotLoaded;
   // HF eager: extra host time per layer for quantised (GPTQ/AWQ) linear kernels, us.
-  double hf_quant_layer_overhead_us = 150;
+  double hf_quant_layer_overhead_us = kNotLoaded;
 
   // Sets the values `values` gives for one GPU model only (its GpuEfficiency row), so other
   // GPUs of the same architecture keep the fitted values; `values.gpu` is ignored.
@@ -165,19 +175,19 @@ struct Calibration {
   // Serving engines' default limit on concurrent sequences (vLLM max_num_seqs, TensorRT-LLM
   // max_batch_size): a full-load benchmark runs as many as the KV cache holds, up to this.
   // HF generate and TorchScript run the batch they are given (1 here).
-  double vllm_max_sequences = 256;
-  double trtllm_max_sequences = 2048;
+  double vllm_max_sequences = kNotLoaded;
+  double trtllm_max_sequences = kNotLoaded;
   int MaxConcurrentSequences(Engine engine) const;
   // The largest batch the serving search tries for a static-batching engine (HF generate, a
   // TorchScript loop), which takes any batch it is given: a search bound, not an engine limit.
-  double static_max_batch = 512;
+  double static_max_batch = kNotLoaded;
   // Memory the serving engines let a model copy use on each GPU. vLLM (and SGLang, LMDeploy,
   // which run as vllm here) pre-allocates gpu_memory_utilization of the whole GPU for weights,
   // activations and KV cache; TensorRT-LLM gives its KV cache free_gpu_memory_fraction of what
   // is free after weights and activations. HF generate and TorchScript use what PyTorch's
   // allocator gets (the whole GPU).
-  double vllm_gpu_memory_utilization = 0.9;
-  double trtllm_free_gpu_memory_fraction = 0.9;
+  double vllm_gpu_memory_utilization = kNotLoaded;
+  double trtllm_free_gpu_memory_fraction = kNotLoaded;
   // The per-GPU memory a copy may fill on a GPU of `capacity_gib` when `fixed_gib` of it is
   // not KV cache (weights, activations, CUDA context).
   double EngineMemoryLimitGib(Engine engine, double capacity_gib, double fixed_gib) const;
@@ -186,21 +196,21 @@ struct Calibration {
 
   // Planning thresholds (calibration.csv rows with their sources), not model parameters.
   // FP64 work (task hpc, constraints.need_fp64) needs at least this vector FP64 rate, TFLOPS.
-  double hpc_min_fp64_tflops = 5;
+  double hpc_min_fp64_tflops = kNotLoaded;
   // A dataset below this share of host RAM is served from the page cache after one epoch.
-  double page_cache_fraction = 0.5;
+  double page_cache_fraction = kNotLoaded;
   // The data disk: dataset x dataset_disk_factor + disk_headroom_gib (checkpoints, logs), at
   // least min_data_disk_gib; a serving instance's disk: the weights + serving_disk_extra_gib
   // (the image and the engine's caches).
-  double dataset_disk_factor = 1.2;
-  double disk_headroom_gib = 50;
-  double min_data_disk_gib = 100;
-  double serving_disk_extra_gib = 50;
+  double dataset_disk_factor = kNotLoaded;
+  double disk_headroom_gib = kNotLoaded;
+  double min_data_disk_gib = kNotLoaded;
+  double serving_disk_extra_gib = kNotLoaded;
   // The latency targets of an interactive service (LatencyMode::kInteractive) for what the
   // workload leaves unset, ms: MLPerf Inference's server-scenario limits for Llama 3.1 8B (p99
   // TTFT 2 s, TPOT 100 ms, i.e. 10 tokens/s per user, faster than reading).
-  double interactive_ttft_ms = 2000;
-  double interactive_tpot_ms = 100;
+  double interactive_ttft_ms = kNotLoaded;
+  double interactive_tpot_ms = kNotLoaded;
 };
 
 }  // namespace gpuplan

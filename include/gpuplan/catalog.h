@@ -202,8 +202,37 @@ struct Family {
   std::string good_for;   // one sentence: what this family is for
   std::string avoid_for;  // one sentence: what it is not for
   std::string confusion;  // a common wrong belief about the name and its correction, or ""
+  // The instance generation (the digit after "gn" in Alibaba's naming: gn7i -> 7, ebmgn8v -> 8;
+  // naming doc, data/SOURCES.md S6); nullopt = not given.
+  std::optional<int> generation;
   Provenance provenance;
 };
+
+// A disk or file system class as Alibaba documents it (data/storage.csv): the sizes it comes in,
+// its throughput min{base_mbs + mbs_per_gib x GiB, max_mbs} and its price where one is known.
+// Unknown facts stay unknown (nullopt): no formula, no throughput.
+struct StorageClass {
+  std::string kind;                   // cost::StorageKindName: "essd_pl1", "cpfs", "local_nvme"
+  std::optional<double> min_gib;      // smallest size sold, GiB
+  std::optional<double> max_gib;      // largest size sold, GiB
+  std::optional<double> base_mbs;     // throughput formula: MB/s at 0 GiB
+  std::optional<double> mbs_per_gib;  // throughput formula: MB/s per GiB of size
+  std::optional<double> max_mbs;      // throughput cap, MB/s
+  std::string notes;
+  Provenance provenance;  // of the sizes and the throughput
+  // Price per GiB-hour in `price_currency`, with its own source and date; nullopt = unknown.
+  std::optional<double> price_per_gib_hour;
+  std::string price_currency;  // "CNY" | "USD"
+  std::string price_notes;     // how the price was found
+  Provenance price_provenance;
+
+  // The documented throughput of `gib` GiB, MB/s; nullopt when the sources give no formula.
+  std::optional<double> ThroughputMbs(double gib) const;
+  // The size at which the throughput reaches its cap, GiB; nullopt without a formula.
+  std::optional<double> GibAtMaxMbs() const;
+};
+// The row of `kind` ("essd_pl1") in `storage` (Catalog::storage); nullptr when there is none.
+const StorageClass* FindStorage(const std::vector<StorageClass>& storage, std::string_view kind);
 
 // kUser: a price the user entered ('gpuplan prices add'): their own quote or bill, ranked above
 // every other source for that key.
@@ -230,6 +259,15 @@ struct Price {
   Provenance provenance;
 };
 
+// The prefix of every ECS instance type name ("ecs.gn7i-c8g1.2xlarge"). Users, price files and
+// the API may leave it out.
+inline constexpr std::string_view kInstancePrefix = "ecs.";
+// The catalog's spelling of an instance type name: lower case, with the "ecs." prefix
+// ("GN7I-C8G1.2xlarge" and "ecs.gn7i-c8g1.2xlarge" -> "ecs.gn7i-c8g1.2xlarge"); "" stays "".
+// The one place the prefix is handled: lookups, price keys and every comparison of instance
+// names go through it (tests/regress/issue_24_test.cc checks).
+std::string NormalizeInstanceName(std::string_view name);
+
 // One validation finding. Errors make a catalog unusable; warnings are printed.
 struct CatalogIssue {
   bool error = true;
@@ -243,6 +281,7 @@ class Catalog {
   std::vector<Family> families;
   std::vector<Price> prices;
   std::vector<Architecture> architectures;
+  std::vector<StorageClass> storage;  // data/storage.csv
 
   // Lookups. Names match case-insensitively; GPUs also by alias, instances also without the
   // "ecs." prefix. Return nullptr when absent.

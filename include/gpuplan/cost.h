@@ -373,9 +373,11 @@ struct StorageCostEstimate {
   std::optional<Money> total;  // nullopt = price unknown (see reason)
   std::string reason;          // basis of the price, or why it is unknown
 };
-// Cost of `size_gib` of `kind` kept for `hours`. kInvalidArgument when the size is outside the
-// documented range of the kind (ESSD PL0 40+, PL1 20+, PL2 461+, PL3 1261+ GiB, max 65536).
-Result<StorageCostEstimate> StorageCost(StorageKind kind, double size_gib, double hours);
+// Cost of `size_gib` of `kind` kept for `hours`, at the price of its `storage` row
+// (Catalog::storage, data/storage.csv; local NVMe comes with the instance). kInvalidArgument when
+// the size is outside the documented range of the kind (its row's min_gib-max_gib).
+Result<StorageCostEstimate> StorageCost(const std::vector<StorageClass>& storage, StorageKind kind,
+                                        double size_gib, double hours);
 
 }  // namespace cost
 }  // namespace gpuplan

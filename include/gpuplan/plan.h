@@ -88,7 +88,7 @@ struct StoragePlan {
   std::string kind;         // "local_nvme", "essd_pl1", "cpfs", "nas", "oss", "memory"
   double size_gib = 0;      // suggested capacity
   double required_mbs = 0;  // read rate the job needs, MB/s (0 = unknown)
-  double expected_mbs = 0;  // what the choice delivers, MB/s
+  double expected_mbs = 0;  // what the choice delivers, MB/s (0 = no source gives it)
   std::string why;
 };
 

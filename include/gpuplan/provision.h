@@ -9,10 +9,13 @@
 namespace gpuplan::planner {
 
 // Where to keep the dataset so that `required_mbs` (0 = unknown) is sustained, given the
-// instance's local NVMe and RAM and the node count. Throughput formulas: ESSD PL1-PL3 and CPFS
-// from Alibaba's docs (reference section 5); disk sizes and the page-cache share from `cal`.
+// instance's local NVMe and RAM and the node count. Sizes and throughput formulas of ESSD
+// PL1-PL3, CPFS and local NVMe come from `storage` (Catalog::storage, data/storage.csv); a class
+// whose throughput no source gives gets expected_mbs 0 (unknown), said so in `why`. Disk sizes
+// and the page-cache share come from `cal`.
 StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes,
-                          double required_mbs, const Calibration& cal);
+                          double required_mbs, const Calibration& cal,
+                          const std::vector<StorageClass>& storage);
 
 // OS for the instance type, and the driver, CUDA and framework versions of `gpu`'s compute
 // capability from its architectures.csv row `arch` (Catalog::ArchitectureOf); nullptr = unknown,

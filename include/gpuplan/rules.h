@@ -35,10 +35,14 @@ struct Context {
   // The GPU's architectures.csv row (Catalog::ArchitectureOf); nullptr = unknown, and the CUDA
   // support rule says nothing.
   const Architecture* architecture = nullptr;
-  // Thresholds with sources (calibration.csv) and the price ratios (price_ratios.csv); nullptr =
-  // the defaults of Calibration and cost::PriceRatios.
+  // Thresholds with sources (calibration.csv) and the price ratios (price_ratios.csv). A null
+  // calibration: the rules that compare with one of its thresholds say nothing (it has no
+  // values of its own). A null ratios: the defaults of cost::PriceRatios.
   const Calibration* calibration = nullptr;
   const cost::PriceRatios* ratios = nullptr;
+  // The storage classes (Catalog::storage, data/storage.csv); nullptr = the rules about disk
+  // throughput say nothing.
+  const std::vector<StorageClass>* storage = nullptr;
   int nodes = 1;
   int tp = 1;
   int pp = 1;

@@ -3,10 +3,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -248,35 +252,45 @@ std::string DescribeFamily(const Catalog& c, const Family& f) {
   return s;
 }
 
-// Names the articles use that do not exist, with where to look instead.
-struct KnownConfusion {
-  const char* name;
-  const char* answer;
-};
-constexpr KnownConfusion kConfusions[] = {
-    {"gn7-m10",
-     "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB "
-     "A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
-    {"gn7-m20",
-     "gn7-m10/gn7-m20 do not exist. gn7 is A100 40 GB (ecs.gn7-c12g1.3xlarge ...); the 80 GB "
-     "A100-class types are gn7e (ecs.gn7e-c16g1.*), ebmgn7e and ebmgn7ex."},
-    {"gn7v", "There is no gn7v family. A10 is gn7i; 'v' meant V100 16 GB in generation 6 (gn6v)."},
-    {"gn8i",
-     "There is no gn8i family. Generation 8 is gn8is (L20 48 GB), gn8ia and gn8v (H20-class 96 "
-     "GB)."},
-    {"gni",
-     "There is no gni family. L20 is gn8is, ebmgn8is and ebmgn8ia; no Alibaba ECS family with L40S "
-     "is documented."},
-    {"gn7-lc4",
-     "ecs.gn7-lc4.2xlarge does not exist. 4 x L20 is ecs.gn8is-4x.16xlarge or "
-     "ecs.ebmgn8ia.64xlarge."},
-    {"gn6v-c4g1",
-     "ecs.gn6v-c4g1.xlarge does not exist. The smallest gn6v is ecs.gn6v-c8g1.2xlarge (1 x V100 16 "
-     "GB); the 4-vCPU T4 type is ecs.gn6i-c4g1.xlarge."},
-    {"gn5-i4",
-     "ecs.gn5-i4.2xlarge does not exist. gn5 is P100 16 GB (4 GPUs: ecs.gn5-c8g1.8xlarge); 4 x "
-     "V100 32 GB is ecs.gn6e-c12g1.12xlarge."},
-};
+// The corrections (families.csv `confusion`, sourced) that name `name`, a name the catalog does
+// not have: "gn7-m20" finds gn7's ("gn7-m10/gn7-m20 do not exist; ..."). A correction names it
+// when one of its words is the name, the name's type stem (up to its size: "gn7-lc4" of
+// "ecs.gn7-lc4.2xlarge") or its family part when that is no family ("gn7v" of "gn7v-c8g1"); a
+// word that is a catalog type matches only itself, so a typo of a real type still gets "did you
+// mean".
+std::vector<const Family*> ConfusionsAbout(const Catalog& c, std::string_view name) {
+  const std::string key = NormalizeInstanceName(name);
+  if (key.empty())
+    return {};
+  const size_t start = kInstancePrefix.size();
+  auto stem = [&](const std::string& n) { return n.substr(0, n.find('.', start)); };
+  std::set<std::string> wanted = {key, stem(key)};
+  const size_t family_end = key.find_first_of("-.", start);
+  if (!c.FindFamily(key.substr(start, family_end - start)))
+    wanted.insert(key.substr(0, family_end));
+  std::vector<const Family*> out;
+  for (const Family& f : c.families) {
+    bool names_it = false;
+    std::string word;
+    for (size_t i = 0; i <= f.confusion.size() && !names_it; ++i) {
+      const char ch = i < f.confusion.size() ? f.confusion[i] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_') {
+        word.push_back(ch);
+        continue;
+      }
+      while (!word.empty() && word.back() == '.')
+        word.pop_back();  // the end of a sentence
+      if (!word.empty()) {
+        const std::string w = NormalizeInstanceName(word);
+        names_it = wanted.count(w) > 0 || (!c.FindInstance(w) && wanted.count(stem(w)) > 0);
+      }
+      word.clear();
+    }
+    if (names_it)
+      out.push_back(&f);
+  }
+  return out;
+}
 
 void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
   Result<Catalog> c = LoadCliCatalog(ctx);
@@ -311,12 +325,10 @@ void RunShow(CliContext& ctx, const std::string& name, OutputFormat format) {
     return;
   }
   std::string message = fmt::format("unknown instance type, family or GPU \"{}\"", name);
-  const std::string key = strings::Lower(name);
-  for (const KnownConfusion& k : kConfusions) {
-    if (key.find(k.name) != std::string::npos) {
-      message += ". " + std::string(k.answer);
-      return ctx.Fail(Status::NotFound(message));
-    }
+  if (const std::vector<const Family*> known = ConfusionsAbout(*c, name); !known.empty()) {
+    for (const Family* f : known)
+      message += (f == known.front() ? ". " : " ") + f->confusion;
+    return ctx.Fail(Status::NotFound(message));
   }
   auto near = c->SuggestInstances(name);
   if (!near.empty())

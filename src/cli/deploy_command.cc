@@ -161,6 +161,8 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   o.spot_price_limit = f.spot_price_limit;
   o.checkpoint_command = f.checkpoint_command;
   o.rdma_efficiency = in->calibration.rdma_efficiency;
+  if (const Family* family = in->catalog.FindFamily(type->family))
+    o.generation = family->generation;
   Result<io::DeployFiles> files = io::RenderDeploy(in->workload, *c, *type, o);
   if (!files.ok())
     return ctx.Fail(files.status());

@@ -36,11 +36,16 @@ std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& sour
   }
   if (Status s = planner::CheckRegions(w->constraints.regions, *catalog, LoadCliMarketData(ctx));
       !s.ok()) {
-    // A region from --region is the flag's fault; one from the file, the file's.
+    // A region from --region is the flag's fault; one from the file, the file's. The core
+    // lists the regions with a price or stock record; the CLI adds how to bring one.
     const std::string field = "field \"constraints.regions\": ";
+    const std::string how =
+        ". For a region not listed, bring its prices first ('gpuplan prices refresh --region R', "
+        "'prices import' or 'prices add')";
     ctx.Fail(source.workload.regions.empty()
-                 ? WithWorkloadContext(s, source)
-                 : Status::InvalidArgument("--region: " + s.message().substr(field.size())),
+                 ? WithWorkloadContext(Status::InvalidArgument(s.message() + how).At(s.location()),
+                                       source)
+                 : Status::InvalidArgument("--region: " + s.message().substr(field.size()) + how),
              /*usage=*/true);
     return std::nullopt;
   }

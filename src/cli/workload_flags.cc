@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "gpuplan/calibration.h"
+#include "io/calibration_csv.h"
 #include "io/framework_csv.h"
 #include "io/hf_config.h"
 #include "io/workload_yaml.h"
@@ -448,13 +448,13 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--ttft-ms", f->ttft_ms, "Inference: time to first token target, ms");
   cmd->add_option("--tpot-ms", f->tpot_ms, "Inference: time per output token target, ms");
   AddTrafficFlags(cmd, f);
-  const Calibration defaults;  // data/calibration.csv's values
+  const Result<Calibration> defaults = io::LoadCalibration();  // data/calibration.csv's values
   cmd->add_option("--latency", f->latency,
                   fmt::format("Inference: interactive (what --ttft-ms/--tpot-ms leave unset gets "
                               "TTFT {:g} ms, TPOT {:g} ms) or batch (offline throughput: only the "
                               "targets given; also 'none'). Default: batch with --tokens or "
                               "--samples and no --requests-per-s, else interactive",
-                              defaults.interactive_ttft_ms, defaults.interactive_tpot_ms));
+                              defaults->interactive_ttft_ms, defaults->interactive_tpot_ms));
 }
 
 Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Workload> base,

@@ -13,12 +13,10 @@
 namespace gpuplan {
 namespace {
 
-// Strips "ecs." so "gn7i-c8g1.2xlarge" finds "ecs.gn7i-c8g1.2xlarge".
+// The name without the prefix, so that "gn7i-c8g1.2xlarge" finds "ecs.gn7i-c8g1.2xlarge" and
+// suggestions compare families ("gn7-m20" -> gn7-*).
 std::string InstanceKey(std::string_view name) {
-  std::string key = strings::Lower(name);
-  if (key.rfind("ecs.", 0) == 0)
-    key.erase(0, 4);
-  return key;
+  return NormalizeInstanceName(name).substr(kInstancePrefix.size());
 }
 
 // Drops spaces, dashes and underscores so "A100 80GB", "a100-80gb" and "A100_80GB" compare equal.
@@ -62,6 +60,13 @@ std::vector<std::string> Closest(std::string_view name, const std::vector<std::s
 std::string Where(const Provenance& p) { return p.origin.empty() ? "catalog" : p.origin; }
 
 }  // namespace
+
+std::string NormalizeInstanceName(std::string_view name) {
+  std::string out = strings::Lower(name);
+  if (!out.empty() && !out.starts_with(kInstancePrefix))
+    out.insert(0, kInstancePrefix);
+  return out;
+}
 
 std::string GpuVendorChoices() {
   std::vector<std::string> lower;
@@ -141,6 +146,27 @@ const Family* Catalog::FindFamily(std::string_view name) const {
       return &f;
   }
   return nullptr;
+}
+
+const StorageClass* FindStorage(const std::vector<StorageClass>& storage, std::string_view kind) {
+  for (const StorageClass& s : storage) {
+    if (s.kind == kind)
+      return &s;
+  }
+  return nullptr;
+}
+
+std::optional<double> StorageClass::ThroughputMbs(double gib) const {
+  if (!base_mbs || !mbs_per_gib)
+    return std::nullopt;
+  const double linear = *base_mbs + *mbs_per_gib * gib;
+  return max_mbs ? std::min(linear, *max_mbs) : linear;
+}
+
+std::optional<double> StorageClass::GibAtMaxMbs() const {
+  if (!base_mbs || !mbs_per_gib || !max_mbs || !(*mbs_per_gib > 0))
+    return std::nullopt;
+  return std::max(0.0, (*max_mbs - *base_mbs) / *mbs_per_gib);
 }
 
 const Gpu& Catalog::GpuOf(const InstanceType& t) const {
@@ -233,7 +259,7 @@ std::vector<CatalogIssue> Catalog::Validate() {
     const std::string what = "instance \"" + t.name + "\": ";
     if (!seen.insert(InstanceKey(t.name)).second)
       error(t.provenance, what + "duplicate name");
-    if (t.name.rfind("ecs.", 0) != 0)
+    if (NormalizeInstanceName(t.name) != strings::Lower(t.name))
       error(t.provenance, what + "name must start with \"ecs.\"");
     if (!FindFamily(t.family))
       error(t.provenance, what + "unknown family \"" + t.family + "\"");

@@ -1,8 +1,11 @@
 // Job and service cost per billing mode, the subscription break-even and storage cost
 // (include/gpuplan/cost.h).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "gpuplan/cost.h"
 #include "gpuplan/strings.h"
@@ -397,46 +400,37 @@ Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRa
 // ---------------------------------------------------------------------------------------------
 // Storage.
 
-Result<StorageCostEstimate> StorageCost(StorageKind kind, double size_gib, double hours) {
+Result<StorageCostEstimate> StorageCost(const std::vector<StorageClass>& storage, StorageKind kind,
+                                        double size_gib, double hours) {
   if (!(size_gib > 0) || !(hours >= 0)) {
     return Status::InvalidArgument("storage size must be > 0 GiB and hours >= 0");
   }
-  // Capacity ranges of ESSD performance levels (reference 5.1, S16; newer docs allow 65536).
-  struct Range {
-    StorageKind kind;
-    double min_gib;
-  };
-  constexpr Range kEssd[] = {{StorageKind::kEssdPl0, 40},
-                             {StorageKind::kEssdPl1, 20},
-                             {StorageKind::kEssdPl2, 461},
-                             {StorageKind::kEssdPl3, 1261}};
-  for (const Range& r : kEssd) {
-    if (r.kind == kind && (size_gib < r.min_gib || size_gib > 65536)) {
-      return Status::InvalidArgument(std::string(StorageKindName(kind)) + " disks hold " +
-                                     Num(r.min_gib) + "-65536 GiB, got " + Num(size_gib));
-    }
+  const std::string name(StorageKindName(kind));
+  const StorageClass* row = FindStorage(storage, name);
+  // The capacities the kind is sold in (its storage.csv row).
+  if (row &&
+      ((row->min_gib && size_gib < *row->min_gib) || (row->max_gib && size_gib > *row->max_gib))) {
+    return Status::InvalidArgument(name + " disks hold " + Num(row->min_gib.value_or(0)) + "-" +
+                                   (row->max_gib ? Num(*row->max_gib) : std::string("any")) +
+                                   " GiB, got " + Num(size_gib));
   }
   StorageCostEstimate e;
   e.kind = kind;
-  switch (kind) {
-    case StorageKind::kEssdPl1:
-      // Q1 (2026-09-24): two DescribePrice quotes that include a 100 GiB ESSD PL1 system disk
-      // exceed the C1 instance list price by CNY 0.21/h -> CNY 0.0021 per GiB-hour
-      // (alibaba_prices.md 2.1, 2.4). One derived data point: trust medium.
-      e.total = Money::Cny(0.0021 * size_gib * hours);
-      e.reason =
-          "CNY 0.0021/GiB-h, derived from Q1 DescribePrice quotes (2026-09-24): a "
-          "100 GiB PL1 system disk adds CNY 0.21/h; China site";
-      break;
-    case StorageKind::kLocalNvme:
-      // Local NVMe comes with the instance type; C1 prices are per instance (reference 1.2).
-      e.total = Money::Cny(0);
-      e.reason = "included in the instance price (local disks come with the instance type)";
-      break;
-    default:
-      e.reason = "price unknown: the reference data has no " + std::string(StorageKindName(kind)) +
-                 " price; query DescribePrice (ResourceType=disk) or the product's price page";
-      break;
+  if (kind == StorageKind::kLocalNvme) {
+    // Local NVMe comes with the instance type; C1 prices are per instance (reference 1.2).
+    e.total = Money::Cny(0);
+    e.reason = "included in the instance price (local disks come with the instance type)";
+  } else if (row && row->price_per_gib_hour && row->price_currency == "CNY") {
+    e.total = Money::Cny(*row->price_per_gib_hour * size_gib * hours);
+    // The price as its source writes it (0.0021), not rounded to two decimals like Num.
+    char price[32];
+    const auto [end, ec] = std::to_chars(price, price + sizeof price, *row->price_per_gib_hour);
+    e.reason = "CNY " + std::string(price, ec == std::errc() ? end : price) + "/GiB-h (" +
+               row->price_notes + "; " + row->price_provenance.source + ", " +
+               row->price_provenance.as_of + ")";
+  } else {
+    e.reason = "price unknown: the reference data has no " + name +
+               " price; query DescribePrice (ResourceType=disk) or the product's price page";
   }
   return e;
 }

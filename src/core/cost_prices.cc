@@ -42,10 +42,7 @@ int TrustRank(std::string_view trust) {
 std::string CanonicalInstance(const Catalog& catalog, std::string_view name) {
   if (const InstanceType* t = catalog.FindInstance(name))
     return t->name;
-  std::string lower = strings::Lower(name);
-  if (lower.rfind("ecs.", 0) != 0)
-    lower = "ecs." + lower;
-  return lower;
+  return NormalizeInstanceName(name);
 }
 
 // Ratios exactly as documented (0.6188, 0.66), not rounded to two decimals like strings::Num.
@@ -364,12 +361,7 @@ std::optional<double> ReclaimRatePerHour(const MarketData& market, std::string_v
   for (const SpotAdvice& s : market.spot_advice) {
     if (!SameName(s.region, region) || (!zone.empty() && !SameName(s.zone, zone)))
       continue;
-    std::string a = strings::Lower(s.instance), b = strings::Lower(instance);
-    if (a.rfind("ecs.", 0) != 0)
-      a = "ecs." + a;
-    if (b.rfind("ecs.", 0) != 0)
-      b = "ecs." + b;
-    if (a != b)
+    if (NormalizeInstanceName(s.instance) != NormalizeInstanceName(instance))
       continue;
     // InterruptionRate is a fraction (0.03); values above 1 are read as percent.
     double r = s.interruption_rate > 1 ? s.interruption_rate / 100 : s.interruption_rate;

@@ -30,13 +30,8 @@ std::string SpotAdviceDesc(const cost::MarketData& market, const std::string& in
                            const std::string& region) {
   // The advice cost::ReclaimRatePerHour reads: the highest rate of the region's zones.
   const cost::SpotAdvice* worst = nullptr;
-  auto same = [](std::string a, std::string b) {
-    a = strings::Lower(a), b = strings::Lower(b);
-    if (a.rfind("ecs.", 0) != 0)
-      a = "ecs." + a;
-    if (b.rfind("ecs.", 0) != 0)
-      b = "ecs." + b;
-    return a == b;
+  auto same = [](const std::string& a, const std::string& b) {
+    return NormalizeInstanceName(a) == NormalizeInstanceName(b);
   };
   for (const cost::SpotAdvice& s : market.spot_advice) {
     if (strings::Lower(s.region) != strings::Lower(region) || !same(s.instance, instance))

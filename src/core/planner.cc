@@ -686,8 +686,7 @@ class CandidateSearch {
   // layouts waits for Run, which searches every type's hardware together.
   void AddInstance(const InstanceType& t) {
     if (!options_.only_instance.empty() &&
-        strings::Lower(t.name) != strings::Lower(options_.only_instance) &&
-        strings::Lower(t.name) != "ecs." + strings::Lower(options_.only_instance)) {
+        NormalizeInstanceName(t.name) != NormalizeInstanceName(options_.only_instance)) {
       return;
     }
     const Gpu* g = catalog_.FindGpu(t.gpu);
@@ -1230,6 +1229,7 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
   ctx.architecture = catalog.ArchitectureOf(g);
   ctx.calibration = &cal;
   ctx.ratios = &options.ratios;
+  ctx.storage = &catalog.storage;
   // Copies of a service are independent: only the instances one copy spans talk to each other.
   const bool copies_independent = !w.IsTraining();
   ctx.nodes = copies_independent ? c.nodes_per_copy : c.nodes;
@@ -1250,7 +1250,7 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
   ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
   ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
   c.advice = rules::Check(ctx);
-  c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx), cal);
+  c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx), cal, catalog.storage);
   if (copies_independent) {
     // Each instance keeps the weights on its own disk, plus room for the engine's caches.
     const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;

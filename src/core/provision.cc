@@ -10,13 +10,23 @@ namespace {
 
 using strings::Num;
 
-// ESSD throughput per disk, MB/s: min{120 + 0.5 x GiB, cap} for PL1-PL3 (Alibaba ESSD doc, S16).
-double EssdMbs(double gib, double cap) { return std::min(120 + 0.5 * gib, cap); }
+// The throughput of `gib` of `kind`, MB/s; 0 when the row or its formula is missing (unknown).
+double Mbs(const StorageClass* kind, double gib) {
+  return kind ? kind->ThroughputMbs(gib).value_or(0) : 0;
+}
+
+// "min{120 + 0.5 x GiB, 350}": the row's formula as its source writes it.
+std::string Formula(const StorageClass& k) {
+  return "min{" + Num(k.base_mbs.value_or(0)) + " + " + Num(k.mbs_per_gib.value_or(0)) +
+         " x GiB, " + Num(k.max_mbs.value_or(0)) + "}";
+}
 
 }  // namespace
 
 StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes,
-                          double required_mbs, const Calibration& cal) {
+                          double required_mbs, const Calibration& cal,
+                          const std::vector<StorageClass>& storage) {
+  auto find = [&](std::string_view kind) { return FindStorage(storage, kind); };
   StoragePlan s;
   s.required_mbs = required_mbs;
   const double data_gib = w.dataset.size_gb ? *w.dataset.size_gb * 1e9 / (1024.0 * 1024 * 1024) : 0;
@@ -26,7 +36,7 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
   if (data_gib > 0 && data_gib < cal.page_cache_fraction * type.memory_gib && nodes == 1) {
     s.kind = "essd_pl1";
     s.size_gib = want_gib;
-    s.expected_mbs = EssdMbs(s.size_gib, 350);
+    s.expected_mbs = Mbs(find("essd_pl1"), s.size_gib);
     s.why = "the dataset fits in the page cache (" + Num(type.memory_gib) +
             " GiB RAM): one ESSD PL1 disk is enough, reads come from memory after the first epoch";
     return s;
@@ -35,41 +45,47 @@ StoragePlan ChooseStorage(const Workload& w, const InstanceType& type, int nodes
       (data_gib == 0 || data_gib * cal.dataset_disk_factor < type.local_nvme_gib)) {
     s.kind = "local_nvme";
     s.size_gib = type.local_nvme_gib;
-    s.expected_mbs = 1000 * std::max(1.0, type.gpu_count);  // NVMe SSDs: >= 1 GB/s each
+    // The sources give no throughput for the local disks (data/storage.csv): unknown, not a
+    // guess.
+    s.expected_mbs = Mbs(find("local_nvme"), s.size_gib);
     s.why = "the instance has " + Num(type.local_nvme_gib) +
             " GiB local NVMe: copy the data there (it is lost when the instance is released; "
             "keep the master copy on OSS)";
+    if (s.expected_mbs == 0)
+      s.why += "; its throughput is not documented: measure it (fio) before relying on it";
     return s;
   }
   if (nodes > 1) {
-    // CPFS general purpose 200 MB/s/TiB class: throughput min{0.2 x GiB, 45000} MB/s (S17).
+    // CPFS general purpose, 200 MB/s per TiB class (its storage.csv row).
+    const StorageClass* cpfs = find("cpfs");
     s.kind = "cpfs";
-    s.size_gib = std::max(want_gib, std::ceil(required_mbs / 0.2));
-    s.expected_mbs = std::min(0.2 * s.size_gib, 45000.0);
+    s.size_gib = want_gib;
+    if (cpfs && cpfs->mbs_per_gib && *cpfs->mbs_per_gib > 0) {
+      s.size_gib = std::max(want_gib, std::ceil(required_mbs / *cpfs->mbs_per_gib));
+    }
+    s.expected_mbs = Mbs(cpfs, s.size_gib);
     s.why =
         "several nodes read the same data: a shared CPFS file system (200 MB/s per TiB class) "
         "sized for the read rate";
     return s;
   }
-  // One node, no local NVMe: the smallest ESSD level that sustains the read rate.
-  struct Level {
-    const char* kind;
-    double min_gib;
-    double cap_mbs;
-  };
-  constexpr Level kLevels[] = {
-      {"essd_pl1", 20, 350}, {"essd_pl2", 461, 750}, {"essd_pl3", 1261, 4000}};
-  for (const Level& l : kLevels) {
-    const double size = std::max({want_gib, l.min_gib, std::ceil((required_mbs - 120) / 0.5)});
-    if (EssdMbs(size, l.cap_mbs) >= required_mbs || l.cap_mbs == 4000) {
-      s.kind = l.kind;
-      s.size_gib = size;
-      s.expected_mbs = EssdMbs(size, l.cap_mbs);
-      s.why = std::string(l.kind) + " of " + Num(size) + " GiB gives " + Num(s.expected_mbs) +
-              " MB/s (min{120 + 0.5 x GiB, " + Num(l.cap_mbs) + "}), enough for " +
-              (required_mbs > 0 ? Num(required_mbs) + " MB/s" : std::string("this job"));
+  // One node, no local NVMe: the smallest ESSD level that sustains the read rate, else the
+  // fastest.
+  const StorageClass* levels[] = {find("essd_pl1"), find("essd_pl2"), find("essd_pl3")};
+  for (const StorageClass* l : levels) {
+    if (l == nullptr || !l->ThroughputMbs(0))
+      continue;
+    double size = std::max(want_gib, l->min_gib.value_or(0));
+    if (*l->mbs_per_gib > 0)
+      size = std::max(size, std::ceil((required_mbs - *l->base_mbs) / *l->mbs_per_gib));
+    s.kind = l->kind;
+    s.size_gib = size;
+    s.expected_mbs = Mbs(l, size);
+    s.why = l->kind + " of " + Num(size) + " GiB gives " + Num(s.expected_mbs) + " MB/s (" +
+            Formula(*l) + "), enough for " +
+            (required_mbs > 0 ? Num(required_mbs) + " MB/s" : std::string("this job"));
+    if (s.expected_mbs >= required_mbs)
       break;
-    }
   }
   return s;
 }

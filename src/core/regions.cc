@@ -49,9 +49,8 @@ Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalo
     msg += " Known regions (those with a price or stock record): ";
     for (size_t i = 0; i < known.size(); ++i)
       msg += (i ? ", " : "") + known[i];
-    msg +=
-        ". For a region not listed, bring its prices first ('gpuplan prices refresh --region R', "
-        "'prices import' or 'prices add')";
+    // What is missing is a price or stock record for the region; how to bring one is the
+    // caller's to say (the CLI names its commands: cli/plan_inputs.cc).
     return Status::InvalidArgument(msg).AtField("constraints.regions");
   }
   return Status::Ok();

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "gpuplan/enum_names.h"
 #include "gpuplan/strings.h"
@@ -12,6 +15,11 @@ namespace {
 using strings::Num;
 
 using Rule = void (*)(const Context& c, std::vector<Advice>& out);
+
+// The storage.csv row of `kind`; nullptr when the context has no storage rows or no such row.
+const StorageClass* FindStorage(const Context& c, std::string_view kind) {
+  return c.storage ? gpuplan::FindStorage(*c.storage, kind) : nullptr;
+}
 
 void Add(std::vector<Advice>& out, const char* rule, Severity s, std::string message) {
   out.push_back({rule, s, std::move(message)});
@@ -122,11 +130,10 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
         c.gpu->name + " has no " + std::string(PrecisionName(p)) + " units" +
             (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
   }
-  if (c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) {
-    const Calibration defaults;
-    const Calibration& cal = c.calibration ? *c.calibration : defaults;
+  // The FP64 threshold is a calibration.csv row; without a calibration the rule says nothing.
+  if ((c.workload->constraints.need_fp64 || c.workload->task == Task::kHpc) && c.calibration) {
     const double fp64 = c.gpu->Tflops(Precision::kFp64).value_or(0);
-    if (fp64 < cal.hpc_min_fp64_tflops) {
+    if (fp64 < c.calibration->hpc_min_fp64_tflops) {
       Add(out, "fp64-needs-hpc-gpu", Severity::kCritical,
           c.gpu->name + " has " + (fp64 > 0 ? Num(fp64) + " FP64 TFLOPS" : "no usable FP64") +
               "; FP64 work needs A100/A30/V100/P100-class GPUs (gn7, gn7e, gn7s, gn6v, gn5)");
@@ -137,8 +144,6 @@ void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
 void Storage(const Context& c, std::vector<Advice>& out) {
   const Dataset& d = c.workload->dataset;
   const double need = RequiredReadMbs(c);
-  const Calibration defaults;
-  const Calibration& cal = c.calibration ? *c.calibration : defaults;
   if (d.location == DataLocation::kNas && d.sample_kb && *d.sample_kb < 64) {
     Add(out, "nas-small-files", Severity::kWarning,
         "samples of " + Num(*d.sample_kb) +
@@ -150,13 +155,26 @@ void Storage(const Context& c, std::vector<Advice>& out) {
         "read OSS through its internal (VPC) endpoint in the same region, in large sequential "
         "objects; for many epochs stage the data to ESSD, local NVMe or CPFS first");
   }
-  if (d.location == DataLocation::kEssd && need > 350) {
+  // The ESSD levels' caps and the sizes that reach them come from data/storage.csv.
+  const StorageClass* pl1 = FindStorage(c, "essd_pl1");
+  if (d.location == DataLocation::kEssd && pl1 && pl1->max_mbs && need > *pl1->max_mbs) {
+    std::string faster;
+    const std::pair<const char*, const char*> kFaster[] = {{"essd_pl2", "PL2"},
+                                                           {"essd_pl3", "PL3"}};
+    for (const auto& [kind, label] : kFaster) {
+      const StorageClass* l = FindStorage(c, kind);
+      if (l == nullptr || !l->max_mbs || !l->GibAtMaxMbs())
+        continue;
+      faster += (faster.empty() ? "" : ", ") + std::string(label) + " " + Num(*l->max_mbs) +
+                " at >= " + Num(*l->GibAtMaxMbs()) + " GiB";
+    }
     Add(out, "essd-throughput", Severity::kWarning,
-        "the job reads " + Num(need) +
-            " MB/s; one ESSD PL1 disk tops out at 350 MB/s (PL2 750 at >= 1260 GiB, PL3 4000 at "
-            ">= 7760 GiB; the instance's disk bandwidth also caps it)");
+        "the job reads " + Num(need) + " MB/s; one ESSD PL1 disk tops out at " +
+            Num(*pl1->max_mbs) + " MB/s (" + (faster.empty() ? "" : faster + "; ") +
+            "the instance's disk bandwidth also caps it)");
   }
-  if (d.size_gb && *d.size_gb * 0.931 < cal.page_cache_fraction * c.instance->memory_gib) {
+  if (d.size_gb && c.calibration &&
+      *d.size_gb * 0.931 < c.calibration->page_cache_fraction * c.instance->memory_gib) {
     Add(out, "dataset-fits-in-ram", Severity::kInfo,
         "the " + Num(*d.size_gb) + " GB dataset fits in the page cache of this instance's " +
             Num(c.instance->memory_gib) +

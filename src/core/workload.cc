@@ -434,16 +434,17 @@ Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo) {
   if (w.inline_arch)
     return *w.inline_arch;
   if (!w.model_config.empty()) {
+    // The file is read by the caller that can read files (the CLI does, before this); here
+    // the architecture is missing.
     return Status::Unsupported("field \"model.config\": " + w.model_config +
-                               " is read only by the command line (gpuplan estimate/plan "
-                               "--model-config); give the architecture inline here")
+                               " is a file, and files are not read here: give the architecture "
+                               "inline")
         .AtField("model.config");
   }
   if (w.model_name.empty()) {
     return Status::InvalidArgument(
-               "field \"model\": expected a zoo name (see 'gpuplan estimate --list-models') or "
-               "{layers, hidden, heads, "
-               "kv_heads, ffn, vocab}, got nothing")
+               "field \"model\": expected a zoo name or {layers, hidden, heads, kv_heads, ffn, "
+               "vocab}, got nothing")
         .AtField("model");
   }
   if (const ModelArch* m = zoo.Find(w.model_name))

@@ -1,7 +1,11 @@
 #include "io/calibration_csv.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "io/csv.h"
 #include "io/embedded_data.h"
@@ -13,81 +17,103 @@ struct Range {
   double min, max;
 };
 
-// Parameters with a scope "*" (global) and their plausible ranges.
-Status SetGlobal(Calibration& c, const std::string& name, double v, CsvRowReader& r) {
-  const std::map<std::string, std::pair<double*, Range>> globals = {
-      {"gemm_half_dim", {&c.gemm_half_dim, {0, 1e5}}},
-      {"gemm_weight_read_factor", {&c.gemm_weight_read_factor, {0, 100}}},
-      {"unfused_attention_factor", {&c.unfused_attention_factor, {0.01, 1}}},
-      {"fp8_gemm_factor", {&c.fp8_gemm_factor, {0.01, 1}}},
-      {"elementwise_traffic", {&c.elementwise_traffic, {0, 100}}},
-      {"eager_elementwise_traffic", {&c.eager_elementwise_traffic, {0, 100}}},
-      {"unfused_score_passes", {&c.unfused_score_passes, {0, 100}}},
-      {"train_layer_overhead_us", {&c.train_layer_overhead_us, {0, 1e5}}},
-      {"eager_launch_us", {&c.eager_launch_us, {0, 1e4}}},
-      {"nvlink_efficiency", {&c.nvlink_efficiency, {0.01, 1}}},
-      {"pcie_efficiency", {&c.pcie_efficiency, {0.01, 1}}},
-      {"rdma_efficiency", {&c.rdma_efficiency, {0.01, 1}}},
-      {"tcp_efficiency", {&c.tcp_efficiency, {0.01, 1}}},
-      {"collective_latency_us", {&c.collective_latency_us, {0, 1e4}}},
-      {"dp_overlap", {&c.dp_overlap, {0, 1}}},
-      {"zero3_overlap", {&c.zero3_overlap, {0, 1}}},
-      {"moe_load_imbalance", {&c.moe_load_imbalance, {1, 8}}},
-      {"moe_a2a_overlap", {&c.moe_a2a_overlap, {0, 1}}},
-      {"moe_layer_overhead_us", {&c.moe_layer_overhead_us, {0, 1e5}}},
-      {"cpu_adam_gparams_per_s", {&c.cpu_adam_gparams_per_s, {0.001, 1000}}},
-      {"host_ram_usable_fraction", {&c.host_ram_usable_fraction, {0.05, 1}}},
-      {"cuda_context_gib", {&c.cuda_context_gib, {0, 16}}},
-      {"allocator_fragmentation", {&c.allocator_fragmentation, {0, 1}}},
-      {"transient_factor", {&c.transient_factor, {0, 10}}},
-      {"hf_layer_overhead_us", {&c.hf_layer_overhead_us, {0, 1e5}}},
-      {"vllm_layer_overhead_us", {&c.vllm_layer_overhead_us, {0, 1e5}}},
-      {"trtllm_layer_overhead_us", {&c.trtllm_layer_overhead_us, {0, 1e5}}},
-      {"hf_step_overhead_us", {&c.hf_step_overhead_us, {0, 1e6}}},
-      {"torch_layer_overhead_us", {&c.torch_layer_overhead_us, {0, 1e5}}},
-      {"torch_step_overhead_us", {&c.torch_step_overhead_us, {0, 1e6}}},
-      {"hf_kv_expand_passes", {&c.hf_kv_expand_passes, {0, 100}}},
-      {"hf_quant_layer_overhead_us", {&c.hf_quant_layer_overhead_us, {0, 1e5}}},
-      {"vllm_step_overhead_us", {&c.vllm_step_overhead_us, {0, 1e6}}},
-      {"trtllm_step_overhead_us", {&c.trtllm_step_overhead_us, {0, 1e6}}},
-      {"vllm_max_sequences", {&c.vllm_max_sequences, {1, 1e6}}},
-      {"trtllm_max_sequences", {&c.trtllm_max_sequences, {1, 1e6}}},
-      {"vllm_gpu_memory_utilization", {&c.vllm_gpu_memory_utilization, {0.05, 1}}},
-      {"trtllm_free_gpu_memory_fraction", {&c.trtllm_free_gpu_memory_fraction, {0.05, 1}}},
-      {"conv_gemm_dim", {&c.conv_gemm_dim, {1, 1e6}}},
-      {"fallback_link_gbs", {&c.fallback_link_gbs, {0.001, 1e4}}},
-      {"static_max_batch", {&c.static_max_batch, {1, 1e6}}},
-      {"interactive_ttft_ms", {&c.interactive_ttft_ms, {1, 3.6e6}}},
-      {"interactive_tpot_ms", {&c.interactive_tpot_ms, {1, 3.6e6}}},
-      {"hpc_min_fp64_tflops", {&c.hpc_min_fp64_tflops, {0, 1e4}}},
-      {"page_cache_fraction", {&c.page_cache_fraction, {0.01, 1}}},
-      {"dataset_disk_factor", {&c.dataset_disk_factor, {1, 10}}},
-      {"disk_headroom_gib", {&c.disk_headroom_gib, {0, 1e6}}},
-      {"min_data_disk_gib", {&c.min_data_disk_gib, {1, 1e6}}},
-      {"serving_disk_extra_gib", {&c.serving_disk_extra_gib, {0, 1e6}}},
-  };
-  auto it = globals.find(name);
-  if (it == globals.end()) {
-    r.Fail("parameter", "unknown parameter \"" + name + "\" for scope \"*\"");
-    return r.status();
-  }
-  if (v < it->second.second.min || v > it->second.second.max) {
-    r.Fail("value", "expected " + std::to_string(it->second.second.min) + " to " +
-                        std::to_string(it->second.second.max) + " for " + name);
-    return r.status();
-  }
-  *it->second.first = v;
-  return Status::Ok();
-}
+// The parameters of scope "*" (global), the field each sets and its plausible range. Every one
+// needs a row: the file is their only source (calibration.h has no values of its own).
+struct Global {
+  const char* name;
+  double Calibration::*field;
+  Range range;
+};
+constexpr Global kGlobals[] = {
+    {"gemm_half_dim", &Calibration::gemm_half_dim, {0, 1e5}},
+    {"gemm_weight_read_factor", &Calibration::gemm_weight_read_factor, {0, 100}},
+    {"unfused_attention_factor", &Calibration::unfused_attention_factor, {0.01, 1}},
+    {"fp8_gemm_factor", &Calibration::fp8_gemm_factor, {0.01, 1}},
+    {"elementwise_traffic", &Calibration::elementwise_traffic, {0, 100}},
+    {"eager_elementwise_traffic", &Calibration::eager_elementwise_traffic, {0, 100}},
+    {"unfused_score_passes", &Calibration::unfused_score_passes, {0, 100}},
+    {"train_layer_overhead_us", &Calibration::train_layer_overhead_us, {0, 1e5}},
+    {"eager_launch_us", &Calibration::eager_launch_us, {0, 1e4}},
+    {"nvlink_efficiency", &Calibration::nvlink_efficiency, {0.01, 1}},
+    {"pcie_efficiency", &Calibration::pcie_efficiency, {0.01, 1}},
+    {"rdma_efficiency", &Calibration::rdma_efficiency, {0.01, 1}},
+    {"tcp_efficiency", &Calibration::tcp_efficiency, {0.01, 1}},
+    {"collective_latency_us", &Calibration::collective_latency_us, {0, 1e4}},
+    {"dp_overlap", &Calibration::dp_overlap, {0, 1}},
+    {"zero3_overlap", &Calibration::zero3_overlap, {0, 1}},
+    {"moe_load_imbalance", &Calibration::moe_load_imbalance, {1, 8}},
+    {"moe_a2a_overlap", &Calibration::moe_a2a_overlap, {0, 1}},
+    {"moe_layer_overhead_us", &Calibration::moe_layer_overhead_us, {0, 1e5}},
+    {"cpu_adam_gparams_per_s", &Calibration::cpu_adam_gparams_per_s, {0.001, 1000}},
+    {"host_ram_usable_fraction", &Calibration::host_ram_usable_fraction, {0.05, 1}},
+    {"cuda_context_gib", &Calibration::cuda_context_gib, {0, 16}},
+    {"allocator_fragmentation", &Calibration::allocator_fragmentation, {0, 1}},
+    {"transient_factor", &Calibration::transient_factor, {0, 10}},
+    {"hf_layer_overhead_us", &Calibration::hf_layer_overhead_us, {0, 1e5}},
+    {"vllm_layer_overhead_us", &Calibration::vllm_layer_overhead_us, {0, 1e5}},
+    {"trtllm_layer_overhead_us", &Calibration::trtllm_layer_overhead_us, {0, 1e5}},
+    {"hf_step_overhead_us", &Calibration::hf_step_overhead_us, {0, 1e6}},
+    {"torch_layer_overhead_us", &Calibration::torch_layer_overhead_us, {0, 1e5}},
+    {"torch_step_overhead_us", &Calibration::torch_step_overhead_us, {0, 1e6}},
+    {"hf_kv_expand_passes", &Calibration::hf_kv_expand_passes, {0, 100}},
+    {"hf_quant_layer_overhead_us", &Calibration::hf_quant_layer_overhead_us, {0, 1e5}},
+    {"vllm_step_overhead_us", &Calibration::vllm_step_overhead_us, {0, 1e6}},
+    {"trtllm_step_overhead_us", &Calibration::trtllm_step_overhead_us, {0, 1e6}},
+    {"vllm_max_sequences", &Calibration::vllm_max_sequences, {1, 1e6}},
+    {"trtllm_max_sequences", &Calibration::trtllm_max_sequences, {1, 1e6}},
+    {"vllm_gpu_memory_utilization", &Calibration::vllm_gpu_memory_utilization, {0.05, 1}},
+    {"trtllm_free_gpu_memory_fraction", &Calibration::trtllm_free_gpu_memory_fraction, {0.05, 1}},
+    {"conv_gemm_dim", &Calibration::conv_gemm_dim, {1, 1e6}},
+    {"fallback_link_gbs", &Calibration::fallback_link_gbs, {0.001, 1e4}},
+    {"static_max_batch", &Calibration::static_max_batch, {1, 1e6}},
+    {"interactive_ttft_ms", &Calibration::interactive_ttft_ms, {1, 3.6e6}},
+    {"interactive_tpot_ms", &Calibration::interactive_tpot_ms, {1, 3.6e6}},
+    {"hpc_min_fp64_tflops", &Calibration::hpc_min_fp64_tflops, {0, 1e4}},
+    {"page_cache_fraction", &Calibration::page_cache_fraction, {0.01, 1}},
+    {"dataset_disk_factor", &Calibration::dataset_disk_factor, {1, 10}},
+    {"disk_headroom_gib", &Calibration::disk_headroom_gib, {0, 1e6}},
+    {"min_data_disk_gib", &Calibration::min_data_disk_gib, {1, 1e6}},
+    {"serving_disk_extra_gib", &Calibration::serving_disk_extra_gib, {0, 1e6}},
+};
 
-GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& gpu) {
+// The efficiency fractions a per-architecture ("fallback" = unlisted architectures) or per-GPU
+// (gpu:NAME) row may set, in the order of the error message.
+struct Fraction {
+  const char* name;
+  std::optional<double> GpuEfficiency::*field;
+  bool fallback_needs;  // the fallback row must give it (every GPU needs a value)
+};
+constexpr Fraction kFractions[] = {
+    {"gemm_fraction", &GpuEfficiency::gemm_fraction, true},
+    {"memory_bw_fraction", &GpuEfficiency::memory_bw_fraction, true},
+    {"attention_fraction", &GpuEfficiency::attention_fraction, true},
+    {"cudnn_attention_fraction", &GpuEfficiency::cudnn_attention_fraction, false},
+    {"simt_fraction", &GpuEfficiency::simt_fraction, true},
+};
+
+// The rows of one scope ("fallback", an architecture, or gpu:NAME) as read; `gpu` holds the
+// scope's name.
+GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& name) {
   for (GpuEfficiency& g : rows) {
-    if (g.gpu == gpu)
+    if (g.gpu == name)
       return &g;
   }
   rows.push_back(GpuEfficiency{});
-  rows.back().gpu = gpu;
+  rows.back().gpu = name;
   return &rows.back();
+}
+
+// `row`'s values over `base`'s: the efficiency of an architecture over the fallback.
+ArchEfficiency Resolve(const GpuEfficiency& row, const ArchEfficiency& base) {
+  ArchEfficiency a = base;
+  a.architecture = row.gpu;
+  a.gemm_fraction = row.gemm_fraction.value_or(a.gemm_fraction);
+  a.memory_bw_fraction = row.memory_bw_fraction.value_or(a.memory_bw_fraction);
+  a.attention_fraction = row.attention_fraction.value_or(a.attention_fraction);
+  a.simt_fraction = row.simt_fraction.value_or(a.simt_fraction);
+  if (row.cudnn_attention_fraction)
+    a.cudnn_attention_fraction = row.cudnn_attention_fraction;
+  return a;
 }
 
 }  // namespace
@@ -101,6 +127,9 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     return s;
   }
   Calibration c;
+  std::map<std::string, int> seen;   // "parameter,scope" -> line, for duplicates
+  std::vector<GpuEfficiency> archs;  // "fallback" and architecture rows, in file order
+  std::vector<GpuEfficiency> gpus;   // gpu:NAME rows
   for (const CsvRow& row : table->rows()) {
     CsvRowReader r(*table, row);
     const std::string name = r.Text("parameter", true);
@@ -110,20 +139,32 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     r.Text("fitted", true);
     if (!r.status().ok())
       return r.status();
+    if (auto [it, added] = seen.emplace(name + "," + scope, row.line); !added) {
+      r.Fail("parameter", "parameter \"" + name + "\" for scope \"" + scope +
+                              "\" is given twice (first on line " + std::to_string(it->second) +
+                              ")");
+      return r.status();
+    }
     if (scope == "*") {
-      if (Status s = SetGlobal(c, name, v, r); !s.ok())
-        return s;
+      const Global* g = std::find_if(std::begin(kGlobals), std::end(kGlobals),
+                                     [&](const Global& x) { return name == x.name; });
+      if (g == std::end(kGlobals)) {
+        r.Fail("parameter", "unknown parameter \"" + name + "\" for scope \"*\"");
+        return r.status();
+      }
+      if (v < g->range.min || v > g->range.max) {
+        r.Fail("value", "expected " + std::to_string(g->range.min) + " to " +
+                            std::to_string(g->range.max) + " for " + name);
+        return r.status();
+      }
+      c.*(g->field) = v;
       continue;
     }
     // Per-architecture rows ("fallback" is the row for unlisted architectures) and per-GPU
     // corrections (scope gpu:NAME) set one of the efficiency fractions.
-    const std::map<std::string, int> fractions = {{"gemm_fraction", 0},
-                                                  {"memory_bw_fraction", 1},
-                                                  {"attention_fraction", 2},
-                                                  {"simt_fraction", 3},
-                                                  {"cudnn_attention_fraction", 4}};
-    const auto field = fractions.find(name);
-    if (field == fractions.end()) {
+    const Fraction* f = std::find_if(std::begin(kFractions), std::end(kFractions),
+                                     [&](const Fraction& x) { return name == x.name; });
+    if (f == std::end(kFractions)) {
       r.Fail("parameter",
              "expected gemm_fraction, memory_bw_fraction, attention_fraction, "
              "cudnn_attention_fraction or simt_fraction for scope \"" +
@@ -134,34 +175,38 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       r.Fail("value", "expected a fraction in (0, 1]");
       return r.status();
     }
-    if (scope.rfind("gpu:", 0) == 0) {
-      GpuEfficiency* g = FindOrAdd(c.gpus, scope.substr(4));
-      std::optional<double>* slots[] = {&g->gemm_fraction, &g->memory_bw_fraction,
-                                        &g->attention_fraction, &g->simt_fraction,
-                                        &g->cudnn_attention_fraction};
-      *slots[field->second] = v;
-      continue;
-    }
-    ArchEfficiency* a = scope == "fallback" ? &c.fallback : nullptr;
-    if (a == nullptr) {
-      for (ArchEfficiency& x : c.archs) {
-        if (x.architecture == scope)
-          a = &x;
-      }
-    }
-    if (a == nullptr) {
-      c.archs.push_back(c.fallback);  // unset fields start from the fallback's
-      a = &c.archs.back();
-      a->architecture = scope;
-    }
-    if (field->second == 4) {
-      a->cudnn_attention_fraction = v;
-      continue;
-    }
-    double* slots[] = {&a->gemm_fraction, &a->memory_bw_fraction, &a->attention_fraction,
-                       &a->simt_fraction};
-    *slots[field->second] = v;
+    const bool gpu = scope.rfind("gpu:", 0) == 0;
+    GpuEfficiency* target = gpu ? FindOrAdd(gpus, scope.substr(4)) : FindOrAdd(archs, scope);
+    (*target).*(f->field) = v;
   }
+
+  // A parameter without a row is an error naming it: no value stands in for it.
+  std::vector<std::string> missing;
+  for (const Global& g : kGlobals) {
+    if (!seen.count(std::string(g.name) + ",*"))
+      missing.push_back(std::string(g.name) + ",*");
+  }
+  for (const Fraction& f : kFractions) {
+    if (f.fallback_needs && !seen.count(std::string(f.name) + ",fallback"))
+      missing.push_back(std::string(f.name) + ",fallback");
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing)
+      list += (list.empty() ? "" : "; ") + m;
+    return Status::InvalidArgument(file + ": missing " + (missing.size() == 1 ? "row" : "rows") +
+                                   " (parameter,scope): " + list);
+  }
+
+  // Architectures inherit what they do not set from the fallback row, wherever it stands.
+  const GpuEfficiency* fallback = FindOrAdd(archs, "fallback");
+  c.fallback = Resolve(*fallback, ArchEfficiency{});
+  c.fallback.architecture.clear();
+  for (const GpuEfficiency& a : archs) {
+    if (a.gpu != "fallback")
+      c.archs.push_back(Resolve(a, c.fallback));
+  }
+  c.gpus = std::move(gpus);
   return c;
 }
 

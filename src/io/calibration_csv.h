@@ -11,8 +11,12 @@
 
 namespace gpuplan::io {
 
-// Parses calibration CSV text (columns parameter,scope,value,unit,source,fitted); starts from
-// Calibration's defaults and sets every row's parameter. Unknown parameters are errors.
+// Parses calibration CSV text (columns parameter,scope,value,unit,source,fitted) into a
+// Calibration whose every value comes from a row: the file is the only source of them. Errors
+// (InvalidArgument, naming the row or the parameter): an unknown parameter or scope, a value out
+// of its range, a parameter given twice for one scope, and a missing row (each global parameter,
+// scope "*", and each efficiency fraction of scope "fallback" but cudnn_attention_fraction
+// needs one). Architectures take what their rows leave unset from the fallback row.
 Result<Calibration> ParseCalibration(std::string_view text, const std::string& file);
 
 // The embedded calibration.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "gpuplan/cost.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
 #include "io/file_util.h"
@@ -144,6 +145,13 @@ Architecture ParseArchitecture(CsvRowReader& r) {
   return a;
 }
 
+// A whole number read as a decimal (`r.OptionalNumber`); nullopt stays nullopt.
+std::optional<int> WholeNumber(std::optional<double> v) {
+  if (!v)
+    return std::nullopt;
+  return static_cast<int>(*v);
+}
+
 // The status column of families.csv and instances.csv.
 Lifecycle ReadLifecycle(CsvRowReader& r) {
   return ParseLifecycle(r.OneOf("status", NameList(kLifecycleNames))).value_or(Lifecycle::kCurrent);
@@ -158,7 +166,36 @@ Family ParseFamily(CsvRowReader& r) {
                 .good_for = r.Text("good_for"),
                 .avoid_for = r.Text("avoid_for"),
                 .confusion = r.Text("confusion"),
+                .generation = WholeNumber(r.OptionalNumber("generation", 1, 99)),
                 .provenance = ReadProvenance(r)};
+}
+
+// One row of storage.csv: a disk or file system class, its throughput formula and its price, each
+// with its source and date. Empty cells stay unknown.
+StorageClass ParseStorage(CsvRowReader& r) {
+  StorageClass k;
+  k.kind = r.OneOf("kind", NameList(cost::kStorageKindNames));
+  k.min_gib = r.OptionalNumber("min_gib", 1, 1e6);
+  k.max_gib = r.OptionalNumber("max_gib", 1, 1e6);
+  k.base_mbs = r.OptionalNumber("base_mbs", 0, 1e6);
+  k.mbs_per_gib = r.OptionalNumber("mbs_per_gib", 0, 1e3);
+  k.max_mbs = r.OptionalNumber("max_mbs", 0, 1e7);
+  if (k.base_mbs.has_value() != k.mbs_per_gib.has_value())
+    r.Fail("mbs_per_gib", "base_mbs and mbs_per_gib are given together or not at all");
+  k.notes = r.Text("notes");
+  k.provenance = ReadProvenance(r);
+  if (k.provenance.source.empty() || k.provenance.as_of.empty())
+    r.Fail("source", "every row names its source and as_of date");
+  k.price_per_gib_hour = r.OptionalNumber("price_per_gib_hour", 0, 100);
+  if (k.price_per_gib_hour) {
+    k.price_currency = r.OneOf("price_currency", {"CNY", "USD"});
+    k.price_notes = r.Text("price_notes");
+    k.price_provenance.basis = r.Text("price_basis", true);
+    k.price_provenance.source = r.Text("price_source", true);
+    k.price_provenance.as_of = r.Text("price_as_of", true);
+    k.price_provenance.origin = r.Origin();
+  }
+  return k;
 }
 
 InstanceType ParseInstance(CsvRowReader& r) {
@@ -238,9 +275,7 @@ Status AttachEri(std::string_view text, const std::string& file, Catalog& c, boo
 
 Price ParsePrice(CsvRowReader& r, PriceSource origin) {
   Price p;
-  p.instance = r.Text("instance", true);
-  if (p.instance.rfind("ecs.", 0) != 0)
-    p.instance = "ecs." + p.instance;
+  p.instance = NormalizeInstanceName(r.Text("instance", true));
   p.region = r.Text("region", true);
   p.zone = r.Text("zone");
   const std::string billing = r.OneOf("billing", BillingNames(BillingUse::kPriceRow));
@@ -287,6 +322,12 @@ Result<Catalog> ParseCatalog(const CatalogTexts& texts) {
                   {"instance", "region", "billing", "currency", "price", "unit", "as_of", "trust"},
                   c.prices, [](CsvRowReader& r) { return ParsePrice(r, PriceSource::kBuiltin); });
   }
+  if (s.ok()) {
+    s = ParseRows(texts.storage, texts.dir + "storage.csv",
+                  {"kind", "min_gib", "max_gib", "base_mbs", "mbs_per_gib", "max_mbs", "basis",
+                   "source", "as_of", "price_per_gib_hour"},
+                  c.storage, ParseStorage);
+  }
   if (!s.ok())
     return s;
   return c;
@@ -298,6 +339,7 @@ Result<Catalog> LoadCatalog(const std::string& overlay_dir) {
                                           .instances = EmbeddedData("instances.csv"),
                                           .prices = EmbeddedData("prices.csv"),
                                           .architectures = EmbeddedData("architectures.csv"),
+                                          .storage = EmbeddedData("storage.csv"),
                                           .dir = "data/"});
   if (!catalog.ok())
     return catalog;

@@ -15,6 +15,8 @@ namespace gpuplan::io {
 struct CatalogTexts {
   std::string_view gpus, families, instances, prices;
   std::string_view architectures = {};  // one row per compute capability; may be omitted
+  // Disk and file system classes (data/storage.csv); embedded only: an overlay keeps them.
+  std::string_view storage = {};
   std::string dir;  // prefix for file names in errors, e.g. "data/" or "/home/u/cat/"
 };
 

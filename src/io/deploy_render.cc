@@ -154,15 +154,6 @@ struct Spec {
   int driver_branch = kDefaultDriverBranch;
 };
 
-// The generation digit of a GPU family name: gn7i -> 7, ebmgn8v -> 8, sgn7i-vws -> 7.
-int Generation(std::string_view family) {
-  const size_t at = family.find("gn");
-  if (at == std::string_view::npos || at + 2 >= family.size() ||
-      !std::isdigit(static_cast<unsigned char>(family[at + 2])))
-    return 0;
-  return family[at + 2] - '0';
-}
-
 std::string Money3(double amount) { return fmt::format("{:.3f}", amount); }
 
 std::string CostText(const planner::Candidate& c) {
@@ -327,7 +318,7 @@ Status SetStorage(const planner::Candidate& c, Spec* s) {
 void SetNetwork(const Workload& w, const planner::Candidate& c, const InstanceType& type,
                 const DeployOptions& o, Spec* s) {
   s->cluster = c.nodes > 1 && w.IsTraining();
-  s->generation = Generation(type.family);
+  s->generation = o.generation.value_or(0);
   if (s->cluster && type.rdma) {
     s->eri_documented = type.eri.has_value();
     const EriAttachment eri = type.eri.value_or(EriAttachment{});
@@ -660,10 +651,13 @@ std::string NetworkText(const Spec& s) {
       "At first boot setup.sh installs the eRDMA stack (Alibaba's `env_setup.sh --egs`) and "
       "perftest, and `gpuplan-net.service` sets MTU {} on the eRDMA interfaces at every boot: "
       "NCCL's LL128 protocol over eRDMA needs MTU 8500 with jumbo frames, otherwise 1400, and "
-      "jumbo frames exist only from the 8th generation ({} is generation {}). Check the bandwidth "
+      "jumbo frames exist only from the 8th generation ({}). Check the bandwidth "
       "with `/usr/local/lib/gpuplan/netcheck.sh <other nodes' private IPs>` on one node: it warns "
       "below the {} Gbit/s the plan assumed.",
-      kErdmaMtu, c.family, s.generation, Num(s.assumed_gbps));
+      kErdmaMtu,
+      s.generation > 0 ? fmt::format("{} is generation {}", c.family, s.generation)
+                       : c.family + "'s generation is not in data/families.csv",
+      Num(s.assumed_gbps));
   return t;
 }
 

@@ -67,6 +67,9 @@ struct DeployOptions {
   // Fraction of the eRDMA line rate the plan's collectives were timed with
   // (Calibration::rdma_efficiency): the first-boot network check warns below it.
   double rdma_efficiency = 0.8;
+  // The instance family's generation (Family::generation, data/families.csv): eRDMA jumbo
+  // frames exist from generation 8. nullopt = unknown, said so in the README.
+  std::optional<int> generation;
 };
 
 // File name -> contents. run-instances.sh is meant to be executable.

@@ -102,13 +102,6 @@ class Reader {
   Status status_;
 };
 
-std::string EcsName(std::string name) {
-  name = strings::Lower(name);
-  if (!name.empty() && name.rfind("ecs.", 0) != 0)
-    name = "ecs." + name;
-  return name;
-}
-
 Price NewPrice(const ImportContext& ctx, std::string what) {
   Price p;
   p.origin = ctx.origin;
@@ -167,7 +160,7 @@ void ReadDescribePrice(const json& doc, Reader& r, PriceCache* out) {
     return;
   }
   Price p = NewPrice(ctx, what);
-  p.instance = EcsName(ctx.instance);
+  p.instance = NormalizeInstanceName(ctx.instance);
   p.region = ctx.region;
   p.zone = ctx.zone;
   p.currency = currency;
@@ -218,7 +211,7 @@ void ReadSpotHistory(const json& doc, Reader& r, PriceCache* out) {
       break;
     }
     const std::string zone = r.Str(e, "ZoneId", path, true);
-    const std::string type = EcsName(r.Str(e, "InstanceType", path, true));
+    const std::string type = NormalizeInstanceName(r.Str(e, "InstanceType", path, true));
     const std::string ts = r.Str(e, "Timestamp", path, true);
     std::optional<double> spot = r.Num(e, "SpotPrice", path, true);
     std::optional<double> origin = r.Num(e, "OriginPrice", path, false);
@@ -303,7 +296,7 @@ void ReadAvailableResource(const json& doc, Reader& r, PriceCache* out) {
           break;
         }
         cost::StockRecord rec;
-        rec.instance = EcsName(r.Str(s, "Value", spath, true));
+        rec.instance = NormalizeInstanceName(r.Str(s, "Value", spath, true));
         rec.region = region;
         rec.zone = zone;
         rec.status = r.Str(s, "Status", spath, false);
@@ -347,7 +340,7 @@ void ReadSpotAdvice(const json& doc, Reader& r, PriceCache* out) {
         break;
       }
       cost::SpotAdvice a;
-      a.instance = EcsName(r.Str(s, "InstanceType", spath, true));
+      a.instance = NormalizeInstanceName(r.Str(s, "InstanceType", spath, true));
       a.region = region.empty() ? RegionOfZone(zone) : region;
       a.zone = zone;
       std::optional<double> rate = r.Num(s, "InterruptionRate", spath, true);

@@ -353,6 +353,8 @@ Response Deploy(const ServerData& data, const Request& req) {
   io::DeployOptions options;
   options.today = in.options.today;
   options.rank = rank;
+  if (const Family* family = data.catalog.FindFamily(type->family))
+    options.generation = family->generation;
   Result<io::DeployFiles> files = io::RenderDeploy(in.workload, c, *type, options);
   if (!files.ok())
     return FromError(FromStatus(files.status()));

@@ -9,6 +9,7 @@
 #include "gpuplan/estimate.h"
 #include "perf/internal.h"
 #include "perf/training_shape.h"
+#include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 
 namespace gpuplan::perf::internal {
@@ -48,7 +49,7 @@ std::vector<Layout> LayoutsOf(const LayoutCase& c) {
 }
 
 TEST(EstimateInvariantsTest, SharedInvariantsAndProbesMatchTheOneOffEstimate) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   int compared = 0;
   for (const LayoutCase& c : SmallLayoutCases()) {
     const Hardware hw = c.Hardware();
@@ -82,7 +83,7 @@ TEST(EstimateInvariantsTest, SharedInvariantsAndProbesMatchTheOneOffEstimate) {
 // Invariants made for another context-parallel degree are not used: the estimate builds its
 // own (the records differ by cp through what unfused attention keeps).
 TEST(EstimateInvariantsTest, InvariantsOfAnotherCpAreNotUsed) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   const LayoutCase c = SmallLayoutCases()[0];
   const Hardware hw = c.Hardware();
   Workload w = c.w;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
@@ -16,10 +17,10 @@ constexpr double kGiB = 1073741824.0;
 
 using testing::A100;
 
-// A calibration with round numbers so expected values can be worked by hand: no
+// The shipped calibration with round numbers so expected values can be worked by hand: no
 // fragmentation or context, no transients.
 Calibration Plain() {
-  Calibration c;
+  Calibration c = testing::EmbeddedCalibration();
   c.allocator_fragmentation = 0;
   c.cuda_context_gib = 0;
   c.transient_factor = 0;
@@ -396,7 +397,7 @@ TEST(EstimateTest, EagerInferenceMovesMoreElementwiseBytes) {
     ASSERT_TRUE(e.ok()) << e.status().message();
     prefill[i] = e->inference->prefill_s;
   }
-  const double bandwidth = 2039e9 * Calibration{}.fallback.memory_bw_fraction;
+  const double bandwidth = 2039e9 * cal.For(gpu).memory_bw_fraction;  // Ampere's row
   const double extra = (16 - 8) * (768 + 3072) * 2.0 * 384 * 32 * 12 / bandwidth;
   EXPECT_NEAR(prefill[1] - prefill[0], extra, 1e-9);
 }
@@ -471,12 +472,12 @@ TEST(EstimateTest, FitSearchesStopWhereMemoryRunsOut) {
   w.task = Task::kFinetune;
   w.method = Method::kLora;
   Layout l;
-  const int mb = MaxMicroBatch(w, Model7B(), hw, l, Calibration{});
+  const int mb = MaxMicroBatch(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   ASSERT_GT(mb, 0);
   l.micro_batch = mb;
-  Result<Estimate> at = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  Result<Estimate> at = EstimateRun(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   l.micro_batch = mb + 1;
-  Result<Estimate> over = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  Result<Estimate> over = EstimateRun(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   ASSERT_TRUE(at.ok() && over.ok());
   EXPECT_TRUE(at->memory.fits);
   EXPECT_FALSE(over->memory.fits);
@@ -484,17 +485,17 @@ TEST(EstimateTest, FitSearchesStopWhereMemoryRunsOut) {
   ModelArch big = Model7B();
   big.params = 70e9;
   Workload full = Pretrain(2048, 8);
-  EXPECT_EQ(MaxSeqLen(full, big, hw, Layout{}, Calibration{}), 0);
+  EXPECT_EQ(MaxSeqLen(full, big, hw, Layout{}, testing::EmbeddedCalibration()), 0);
   // The longest sequence that fits is where memory runs out: it fits, 10% more does not.
   Workload lora = w;
   lora.global_batch = 8;
-  const int seq = MaxSeqLen(lora, Model7B(), hw, Layout{}, Calibration{}, 1 << 20);
+  const int seq = MaxSeqLen(lora, Model7B(), hw, Layout{}, testing::EmbeddedCalibration(), 1 << 20);
   ASSERT_GT(seq, 0);
   ASSERT_LT(seq, 1 << 20) << "a 7B LoRA on one 80 GB GPU runs out of memory somewhere";
   for (const auto& [len, want_fits] : {std::pair{seq, true}, std::pair{seq + seq / 10, false}}) {
     SCOPED_TRACE(len);
     lora.seq_len = len;
-    Result<Estimate> e = EstimateRun(lora, Model7B(), hw, Layout{}, Calibration{});
+    Result<Estimate> e = EstimateRun(lora, Model7B(), hw, Layout{}, testing::EmbeddedCalibration());
     ASSERT_TRUE(e.ok()) << e.status().message();
     EXPECT_EQ(e->memory.fits, want_fits);
   }
@@ -518,9 +519,9 @@ TEST(EstimateTest, DefaultLayoutFitsWhereOneExists) {
     m.params = c.params;
     Workload w = Pretrain(2048, 64);
     Hardware hw = HardwareFor(gpu, c.gpus, 8);
-    Layout l = DefaultLayout(w, m, hw, Calibration{});
+    Layout l = DefaultLayout(w, m, hw, testing::EmbeddedCalibration());
     EXPECT_EQ(l.Gpus(), c.gpus);
-    Result<Estimate> e = EstimateRun(w, m, hw, l, Calibration{});
+    Result<Estimate> e = EstimateRun(w, m, hw, l, testing::EmbeddedCalibration());
     ASSERT_TRUE(e.ok()) << e.status().message();
     EXPECT_EQ(e->memory.fits, c.want_fits);
   }

@@ -8,6 +8,7 @@
 
 #include "gpuplan/framework.h"
 #include "gpuplan/layout_search.h"
+#include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 
 namespace gpuplan {
@@ -81,7 +82,7 @@ TEST(FrameworkSpaceTest, SearchOnlyReturnsLayoutsAFrameworkRunsAndMatchesBruteFo
       {"union_of_two", {DataParallelOnly(), ModelParallelLowZero()}},
       {"selective_only_with_model_parallel", {DataParallelOnly(), MegatronLike()}},
   };
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   for (const testing::LayoutCase& c : testing::SmallLayoutCases()) {
     const perf::Hardware hw = c.Hardware();
     const LayoutSearch unrestricted = perf::SearchLayout(c.w, c.arch, hw, cal);
@@ -119,7 +120,8 @@ TEST(FrameworkSpaceTest, DataParallelOnlyStackNeverGetsModelParallelism) {
   ASSERT_EQ(c.name, "7b_lora_four_pcie_a10");
   LayoutPins pins;
   pins.frameworks = {DataParallelOnly()};
-  const LayoutSearch s = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, pins);
+  const LayoutSearch s =
+      perf::SearchLayout(c.w, c.arch, c.Hardware(), testing::EmbeddedCalibration(), pins);
   ASSERT_TRUE(s.ok) << s.reason;
   EXPECT_EQ(s.layout.tp * s.layout.cp * s.layout.pp * s.layout.vp, 1) << DescribeLayout(s.layout);
   EXPECT_EQ(s.layout.dp, 4);
@@ -138,8 +140,10 @@ TEST(FrameworkSpaceTest, SelectiveRecomputationIsSearchedOnlyWhereAFrameworkRuns
   LayoutPins full_only, all_three;
   full_only.frameworks = {DataParallelOnly()};
   all_three.frameworks = {with_selective};
-  const LayoutSearch a = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, full_only);
-  const LayoutSearch b = perf::SearchLayout(c.w, c.arch, c.Hardware(), Calibration{}, all_three);
+  const LayoutSearch a =
+      perf::SearchLayout(c.w, c.arch, c.Hardware(), testing::EmbeddedCalibration(), full_only);
+  const LayoutSearch b =
+      perf::SearchLayout(c.w, c.arch, c.Hardware(), testing::EmbeddedCalibration(), all_three);
   ASSERT_TRUE(a.ok && b.ok) << a.reason << " / " << b.reason;
   EXPECT_EQ(a.configurations * 3, b.configurations * 2);
   EXPECT_NE(a.layout.recompute, Recompute::kSelective) << DescribeLayout(a.layout);

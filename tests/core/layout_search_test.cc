@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"
 
@@ -22,7 +23,7 @@ using testing::SmallLayoutCases;
 using testing::Training;
 
 TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   for (const LayoutCase& c : SmallLayoutCases()) {
     SCOPED_TRACE(c.name);
     const Hardware hw = c.Hardware();
@@ -46,7 +47,7 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
 // a bar just above or below each case's optimum, the search either returns the same optimum or
 // stops with a floor that is a true lower bound of it, beyond the bar.
 TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   int cuts = 0;
   for (const LayoutCase& c : SmallLayoutCases()) {
     SCOPED_TRACE(c.name);
@@ -89,7 +90,7 @@ TEST(LayoutSearchTest, CutOffKeepsWhatMattersAndBoundsWhatItStops) {
 // search still fits to its own hardware (GPU, capacity, memory error, host RAM), so every answer
 // equals the answer without it, in any order of hardware.
 TEST(LayoutSearchTest, MemoSharedAcrossHardwareChangesNoAnswer) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   struct Shape {
     std::string name;
     Hardware hw;
@@ -145,7 +146,7 @@ TEST(LayoutSearchTest, MemoSharedAcrossHardwareChangesNoAnswer) {
 TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {
   const ModelArch m = Llama(32, 4096, 32, 8, 14336);  // ~8B
   const Workload w = Training(Method::kFull, 1024, 4);
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   const Gpu a10 = A10();
   Hardware hw = HardwareFor(a10, 1, 1);
   hw.host_memory_gib = 0;  // unknown host: offload cannot be checked, so it is not tried
@@ -177,7 +178,7 @@ TEST(LayoutSearchTest, PinsAreKeptAndAnImpossiblePinSaysWhy) {
   LayoutPins pins;
   pins.tp = 2;
   pins.pp = 2;
-  const LayoutSearch s = SearchLayout(w, m, hw, Calibration{}, pins);
+  const LayoutSearch s = SearchLayout(w, m, hw, testing::EmbeddedCalibration(), pins);
   ASSERT_TRUE(s.ok) << s.reason;
   EXPECT_EQ(s.layout.tp, 2);
   EXPECT_EQ(s.layout.pp, 2);
@@ -186,7 +187,7 @@ TEST(LayoutSearchTest, PinsAreKeptAndAnImpossiblePinSaysWhy) {
   odd.global_batch = 3;  // dp 8 cannot split 3 sequences
   pins = {};
   pins.dp = 8;
-  const LayoutSearch none = SearchLayout(odd, m, hw, Calibration{}, pins);
+  const LayoutSearch none = SearchLayout(odd, m, hw, testing::EmbeddedCalibration(), pins);
   EXPECT_FALSE(none.ok);
   EXPECT_NE(none.reason.find("global batch of 3"), std::string::npos) << none.reason;
 }

@@ -9,6 +9,7 @@
 
 #include "gpuplan/estimate.h"
 #include "perf/training_shape.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf::internal {
@@ -38,7 +39,7 @@ Layout OneGpu() {
 // The shape of `w` on one A100, beside the invariants it points into.
 struct Shaped {
   Shaped(const Workload& w, const ModelArch& m)
-      : inv(InvariantsOf(w, m, A100(), Calibration{}, 1, w.flash_attention)),
+      : inv(InvariantsOf(w, m, A100(), testing::EmbeddedCalibration(), 1, w.flash_attention)),
         t(ShapeOf(w, m, OneGpu(), inv)) {}
   Shaped(const Shaped&) = delete;
   Shaped& operator=(const Shaped&) = delete;
@@ -119,7 +120,7 @@ TEST(LoraCostTest, HostLaunchesAreAFloorUnderTheMicroBatch) {
   const TrainingShape& t = shaped.t;
   EXPECT_DOUBLE_EQ(LayerKernels(t.ops(), Recompute::kNone), 174);
   EXPECT_DOUBLE_EQ(ModelKernels(t.ops()), 41);
-  Calibration cal;
+  Calibration cal = testing::EmbeddedCalibration();
   cal.eager_launch_us = 1000;
   Result<Estimate> e =
       EstimateRun(Lora(LoraTargets::kAttention), m, HardwareFor(g, 1, 1), OneGpu(), cal);
@@ -138,8 +139,8 @@ TEST(LoraCostTest, FewerTargetsCostLessAndKeepTheMfuBasis) {
   double last = 1e9;
   for (LoraTargets targets : {LoraTargets::kAll, LoraTargets::kAttention, LoraTargets::kQv}) {
     SCOPED_TRACE(std::string(LoraTargetsName(targets)));
-    Result<Estimate> e =
-        EstimateRun(Lora(targets), m, HardwareFor(g, 1, 1), OneGpu(), Calibration{});
+    Result<Estimate> e = EstimateRun(Lora(targets), m, HardwareFor(g, 1, 1), OneGpu(),
+                                     testing::EmbeddedCalibration());
     ASSERT_TRUE(e.ok());
     EXPECT_LT(e->time.step_s, last);
     EXPECT_LT(e->memory.breakdown.adapters, 1.0);

@@ -9,6 +9,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/layout_search.h"
 #include "gpuplan/uncertainty.h"
+#include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 
 namespace gpuplan::perf {
@@ -30,7 +31,7 @@ TEST(MemoryConfidenceTest, FitsComparesThePredictionTimesTheMemoryErrorWithTheCa
   l.micro_batch = 1;
   l.recompute = Recompute::kFull;
   Hardware hw = HardwareFor(g, 1, 1);
-  Result<Estimate> point = EstimateRun(Lora7B(), Model7B(), hw, l, Calibration{});
+  Result<Estimate> point = EstimateRun(Lora7B(), Model7B(), hw, l, testing::EmbeddedCalibration());
   ASSERT_TRUE(point.ok()) << point.status().message();
   const double used = point->memory.per_gpu_gib, capacity = point->memory.capacity_gib;
   ASSERT_LT(used, capacity);
@@ -48,7 +49,7 @@ TEST(MemoryConfidenceTest, FitsComparesThePredictionTimesTheMemoryErrorWithTheCa
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     hw.memory_error_ratio = c.ratio;
-    Result<Estimate> e = EstimateRun(Lora7B(), Model7B(), hw, l, Calibration{});
+    Result<Estimate> e = EstimateRun(Lora7B(), Model7B(), hw, l, testing::EmbeddedCalibration());
     ASSERT_TRUE(e.ok());
     EXPECT_DOUBLE_EQ(e->memory.per_gpu_gib, used) << "the ratio changes the verdict only";
     EXPECT_NEAR(e->memory.checked_gib, used * c.ratio, 1e-9);
@@ -70,9 +71,9 @@ TEST(MemoryConfidenceTest, PagedStatesLeaveTheHeadroomTheConfidenceNeeds) {
   l.recompute = Recompute::kFull;
   l.optimizer_in_backward = true;
   Hardware hw = HardwareFor(g, 1, 1);
-  Result<Estimate> point = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  Result<Estimate> point = EstimateRun(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   hw.memory_error_ratio = 1.05;
-  Result<Estimate> sure = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  Result<Estimate> sure = EstimateRun(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   ASSERT_TRUE(point.ok() && sure.ok());
   EXPECT_TRUE(point->memory.fits);
   EXPECT_TRUE(sure->memory.fits);
@@ -83,7 +84,7 @@ TEST(MemoryConfidenceTest, PagedStatesLeaveTheHeadroomTheConfidenceNeeds) {
 }
 
 TEST(MemoryConfidenceTest, SearchKeepsTheHeadroomAndFindsTheOptimumOfWhatIsLeft) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   struct Ratio {
     std::string name;
     double ratio;
@@ -124,7 +125,8 @@ TEST(MemoryConfidenceTest, NothingFitsAtTheConfidenceButTheLeanestFitsAtThePoint
   w.recompute.reset();
   w.offload = Offload::kNone;
   hw.memory_error_ratio = 3;
-  const LayoutSearch s = SearchLayout(w, Model7B(), hw, Calibration{}, PinsFrom(w));
+  const LayoutSearch s =
+      SearchLayout(w, Model7B(), hw, testing::EmbeddedCalibration(), PinsFrom(w));
   EXPECT_FALSE(s.ok);
   EXPECT_GT(s.min_memory_gib, 0);
   EXPECT_LE(s.min_memory_gib, s.estimate.memory.capacity_gib);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpuplan/estimate.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
@@ -16,9 +17,10 @@ constexpr double kGiB = 1073741824.0;
 using testing::A100;
 
 // Round numbers: no fragmentation, context or transients; NVLink at 75 %, RDMA at 80 %, 20 us
-// per collective step, no all-to-all overlap (the header's defaults).
+// per collective step, no all-to-all overlap: set by hand for the hand-worked numbers below
+// (the shipped rows: 0.80, 0.80, 10 us, 0).
 Calibration Plain() {
-  Calibration c;
+  Calibration c = testing::EmbeddedCalibration();
   c.allocator_fragmentation = 0;
   c.cuda_context_gib = 0;
   c.transient_factor = 0;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "gpuplan/estimate.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf::internal {
@@ -155,7 +156,8 @@ TEST(OpRecordsTest, RecordFlopsAreWhatTheEstimateReports) {
   w.global_batch = 8;
   Layout l;
   l.dp = 8;
-  Result<Estimate> e = EstimateRun(w, Llama7B(), HardwareFor(g, 8, 8), l, Calibration{});
+  Result<Estimate> e =
+      EstimateRun(w, Llama7B(), HardwareFor(g, 8, 8), l, testing::EmbeddedCalibration());
   ASSERT_TRUE(e.ok()) << e.status().message();
   EXPECT_EQ(e->flops_per_token, 42865287168.0);
   const OpRecords r = RecordsOf(Llama7B());

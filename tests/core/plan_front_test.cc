@@ -9,6 +9,7 @@
 
 #include "gpuplan/plan.h"
 #include "testing/catalog_builder.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::planner {
@@ -60,7 +61,8 @@ Workload Lora7b(Objective objective) {
 Plan PlanOn(const Workload& w) {
   PlanOptions options;
   options.today = "2026-11-30";
-  Result<Plan> plan = MakePlan(w, testing::Llama2_7B(), TradeOffCatalog(), Calibration{}, options);
+  Result<Plan> plan =
+      MakePlan(w, testing::Llama2_7B(), TradeOffCatalog(), testing::EmbeddedCalibration(), options);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   return plan.ok() ? *plan : Plan{};
 }

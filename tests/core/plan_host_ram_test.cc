@@ -9,6 +9,7 @@
 
 #include "gpuplan/plan.h"
 #include "testing/catalog_builder.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::planner {
@@ -46,7 +47,8 @@ TEST(PlanHostRamTest, AnOffloadLayoutIsOfferedOnlyWhereTheHostHoldsIt) {
   PlanOptions options;
   options.today = "2026-11-30";
   const Catalog catalog = TwoHosts();
-  Result<Plan> plan = MakePlan(w, testing::Llama2_7B(), catalog, Calibration{}, options);
+  Result<Plan> plan =
+      MakePlan(w, testing::Llama2_7B(), catalog, testing::EmbeddedCalibration(), options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   auto has = [&](const char* instance) {
     return std::any_of(plan->candidates.begin(), plan->candidates.end(),

@@ -1,6 +1,7 @@
 // The latency targets a serving plan is held to (gpuplan/plan.h ServingTargets): the interactive
 // defaults, batch mode, and what the plan says when the pick is near a target or nothing meets
-// it. On an in-memory catalog with the default calibration; prices are test inputs.
+// it. On an in-memory catalog with the shipped calibration (data/calibration.csv); prices are test
+// inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "gpuplan/plan.h"
 #include "serving/search.h"
 #include "testing/catalog_builder.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::planner {
@@ -41,7 +43,8 @@ Workload Chat() {
 Plan PlanOn(const Workload& w) {
   PlanOptions options;
   options.today = "2026-11-30";
-  Result<Plan> plan = MakePlan(w, testing::Llama3_70B(), EightA100(), Calibration{}, options);
+  Result<Plan> plan =
+      MakePlan(w, testing::Llama3_70B(), EightA100(), testing::EmbeddedCalibration(), options);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   return plan.ok() ? *plan : Plan{};
 }
@@ -57,7 +60,7 @@ bool HasAdvice(const Candidate& c, const std::string& rule) {
 }
 
 TEST(ServingLatencyTest, TargetsInForce) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   struct Case {
     const char* name;
     Workload w;
@@ -137,8 +140,8 @@ TEST(ServingLatencyTest, NoneKeepsTheThroughputPickOfTheServingSearch) {
   Result<perf::Hardware> hw = perf::HardwareFor(EightA100(), *EightA100().FindInstance(kA100x8), 1);
   ASSERT_TRUE(hw.ok());
   int evaluated = 0;
-  const serving::ServingSetup s =
-      serving::SearchServing(none, testing::Llama3_70B(), *hw, Calibration{}, &evaluated);
+  const serving::ServingSetup s = serving::SearchServing(
+      none, testing::Llama3_70B(), *hw, testing::EmbeddedCalibration(), &evaluated);
   ASSERT_TRUE(s.ok);
   EXPECT_EQ(p.candidates[0].estimate.inference->batch, s.estimate.inference->batch);
   EXPECT_EQ(p.candidates[0].layout.tp, s.layout.tp);

@@ -1,5 +1,5 @@
 // The serving search (src/core/serving/search.h) against brute force over the same space, on
-// in-memory instance types with the default calibration, and the engines' memory headroom.
+// in-memory instance types with the shipped calibration, and the engines' memory headroom.
 // What it answers on the embedded catalog: tests/plan/planner_test.cc.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "serving/search.h"
 #include "testing/catalog_builder.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::serving {
@@ -150,7 +151,7 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
       {"qwen3_moe_long_prompts_on_8xa100", "qwen3-30b-a3b", "ecs.ebmgn7ex.32xlarge", 60, 1000, 40,
        Engine::kVllm},
   };
-  const Calibration cal;  // the defaults are data/calibration.csv's values
+  const Calibration& cal = testing::EmbeddedCalibration();  // data/calibration.csv's values
   for (const ServingCase& c : kCases) {
     SCOPED_TRACE(c.name);
     Workload w;
@@ -203,7 +204,7 @@ TEST(ServingSearchTest, EnginesReserveTheirDocumentedHeadroom) {
       {"trtllm_free_gpu_memory_fraction_0_9_of_free", Engine::kTrtllm, 80, 40, 76},
       {"hf_uses_the_whole_gpu", Engine::kHf, 80, 40, 80},
   };
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   EXPECT_DOUBLE_EQ(cal.vllm_gpu_memory_utilization, 0.9) << "vLLM's default";
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -212,7 +213,7 @@ TEST(ServingSearchTest, EnginesReserveTheirDocumentedHeadroom) {
 }
 
 TEST(ServingSearchTest, BatchesStopAtTheEngineLimit) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   Workload w;
   w.inference.engine = Engine::kVllm;
   EXPECT_EQ(MaxServingBatch(w, cal), 256);
@@ -232,7 +233,7 @@ TEST(ServingSearchTest, ChoosesBatchesBetweenPowersOfTwo) {
   w.inference.output_tokens = 512;
   w.inference.ttft_ms = 2000;
   w.inference.tpot_ms = 60;
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   Result<perf::Hardware> hw = perf::HardwareFor(
       ServingCatalog(), *ServingCatalog().FindInstance("ecs.ebmgn7ex.32xlarge"), 1);
   ASSERT_TRUE(hw.ok());

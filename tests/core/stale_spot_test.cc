@@ -8,6 +8,7 @@
 
 #include "gpuplan/plan.h"
 #include "testing/catalog_builder.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::planner {
@@ -84,8 +85,8 @@ TEST(StaleSpotTest, OnlyASpotPriceTheUserCanActOnWinsOnItsOwnStrength) {
     PlanOptions options;
     options.today = kToday;
     const Catalog catalog = A10Catalog(c.spot_as_of);
-    Result<Plan> p =
-        MakePlan(Job(c.billing), testing::Llama2_7B(), catalog, Calibration{}, options);
+    Result<Plan> p = MakePlan(Job(c.billing), testing::Llama2_7B(), catalog,
+                              testing::EmbeddedCalibration(), options);
     ASSERT_TRUE(p.ok()) << p.status().message();
     ASSERT_FALSE(p->candidates.empty());
     const Candidate& first = p->candidates[0];

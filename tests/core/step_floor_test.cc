@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuplan/layout_search.h"
+#include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"
 
@@ -21,7 +22,7 @@ using testing::SmallLayoutCases;
 using testing::Training;
 
 TEST(StepFloorTest, BoundsTheBestLayoutOfEverySmallCase) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   for (const LayoutCase& c : SmallLayoutCases()) {
     SCOPED_TRACE(c.name);
     const Hardware hw = c.Hardware();
@@ -67,7 +68,7 @@ TEST(StepFloorTest, NoLayoutIsFasterThanTheFloor) {
       {"fp8_on_hopper", fp8, Llama(32, 4096, 32, 8, 14336), H100(), 8},
       {"unfused_attention", unfused, Llama(32, 4096, 32, 32, 11008), A100(), 4},
   };
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   for (const FloorCase& c : cases) {
     SCOPED_TRACE(c.name);
     const Hardware hw = HardwareFor(c.gpu, c.gpus, c.gpus);
@@ -99,7 +100,7 @@ TEST(StepFloorTest, NoLayoutIsFasterThanTheFloor) {
 }
 
 TEST(StepFloorTest, NoFloorWithoutATrainingStep) {
-  const Calibration cal;
+  const Calibration& cal = testing::EmbeddedCalibration();
   Workload serve;
   serve.task = Task::kInference;
   serve.seq_len = 2048;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpuplan/estimate.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
@@ -28,7 +29,7 @@ Workload Step(Task task, int seq_len, int global_batch) {
 }
 
 Estimate Estimated(const Workload& w, const ModelArch& m, const Hardware& hw, const Layout& l) {
-  Result<Estimate> e = EstimateRun(w, m, hw, l, Calibration{});
+  Result<Estimate> e = EstimateRun(w, m, hw, l, testing::EmbeddedCalibration());
   EXPECT_TRUE(e.ok()) << e.status().message();
   return e.ok() ? *e : Estimate{};
 }
@@ -36,20 +37,20 @@ Estimate Estimated(const Workload& w, const ModelArch& m, const Hardware& hw, co
 TEST(TechniqueCalibrationTest, RingAttentionHidesBehindBf16AttentionUnderFp8) {
   // llama-2-7b at 128K tokens, tp4 cp4 dp2 on 4 nodes of 8 H100 over 64 Gbit/s TCP, one
   // micro-batch. Each layer passes K and V of s/cp = 32768 tokens, 2 x 4096 / tp4 elements of 2
-  // bytes each (134,217,728 bytes), cp - 1 = 3 hops at 64/8 GB/s x 0.4 (TCP) = 3.2 GB/s plus
-  // 20 us (the defaults of Calibration): 0.125889 s. It hides behind the forward attention of the
-  // local block: 4 h s x 32768 / tp4 = 1.7592e13 FLOPs at 989 TFLOPS (BF16, also under FP8:
-  // Transformer Engine's fp8_dpa is off by default) x 0.8 (causal: twice the default attention
-  // fraction 0.4) = 0.022235 s. Exposed 0.103654 s x 3 passes (forward; backward passes K, V and
-  // their gradients) x 32 layers = 9.9508 s. At the FP8 peak the attention would take half that and
-  // expose 11.0181 s.
+  // bytes each (134,217,728 bytes), cp - 1 = 3 hops at 64/8 GB/s x 0.4 (tcp_efficiency) = 3.2
+  // GB/s plus 10 us (collective_latency_us; data/calibration.csv): 0.125859 s. It hides behind
+  // the forward attention of the local block: 4 h s x 32768 / tp4 = 1.7592e13 FLOPs at 989 TFLOPS
+  // (BF16, also under FP8: Transformer Engine's fp8_dpa is off by default) x 0.4 (causal: twice
+  // Hopper's FlashAttention-2 attention_fraction 0.2) = 0.044470 s. Exposed 0.081389 s x 3 passes
+  // (forward; backward passes K, V and their gradients) x 32 layers = 7.8134 s. At the FP8 peak
+  // the attention would take half that and expose 9.9479 s.
   struct Case {
     std::string name;
     Precision precision;
     double want_cp_comm_s;
   };
-  const double hop = 134217728 / 3.2e9 + 20e-6;
-  const double attention = 4.0 * 4096 * 131072 * 32768 / 4 / (989e12 * 0.8);
+  const double hop = 134217728 / 3.2e9 + 10e-6;
+  const double attention = 4.0 * 4096 * 131072 * 32768 / 4 / (989e12 * 0.4);
   const double want = (3 * hop - attention) * 3 * 32;
   const Case kCases[] = {
       {"bf16", Precision::kBf16, want},
@@ -71,7 +72,7 @@ TEST(TechniqueCalibrationTest, RingAttentionHidesBehindBf16AttentionUnderFp8) {
     const Estimate e = Estimated(w, Llama2_7B(), hw, l);
     EXPECT_NEAR(e.time.breakdown.cp_comm, c.want_cp_comm_s, 1e-3);
   }
-  EXPECT_NEAR(want, 9.9508, 1e-3);
+  EXPECT_NEAR(want, 7.8134, 1e-3);
 }
 
 TEST(TechniqueCalibrationTest, Fp8SpeedsUpTheGemmsNotTheAttentionCore) {
@@ -131,7 +132,8 @@ TEST(TechniqueCalibrationTest, PagedStatesTakeWhatIsLeftOfTheGpuAndSpillTheRest)
   // backward (one layer's gradients), full recomputation: weights alone are 13.04 GiB and the
   // 8-bit states 7e9 x 2.03125 B = 13.2422 GiB do not fit beside them. Paged: the states fill
   // the GPU to its capacity and the rest lives in host RAM, paging in and out once per step
-  // over PCIe 4.0 (32 GB/s x 0.6, Calibration's default). Unpaged: the run does not fit.
+  // over PCIe 4.0 (32 GB/s x 0.7, pcie_efficiency in data/calibration.csv). Unpaged: the run
+  // does not fit.
   const Gpu g = A10();
   Workload w = Step(Task::kFinetune, 512, 1);
   w.master_weights = false;
@@ -154,23 +156,23 @@ TEST(TechniqueCalibrationTest, PagedStatesTakeWhatIsLeftOfTheGpuAndSpillTheRest)
   EXPECT_NEAR(resident + paged.memory.host_gib, states, 1e-4);
   const double evicted_bytes = paged.memory.host_gib * 1024 * 1024 * 1024;
   EXPECT_NEAR(paged.time.breakdown.offload - unpaged.time.breakdown.offload,
-              2 * evicted_bytes / (32e9 * 0.6), 1e-9);
+              2 * evicted_bytes / (32e9 * 0.7), 1e-9);
 }
 
 TEST(TechniqueCalibrationTest, HostAdamIsMemoryBoundAtTheSuperOffloadRate) {
   // One A100 offloading the optimizer of a 7e9 model: gradients down and 16-bit weights up
-  // over PCIe 4.0 (2 + 2 bytes at 32 GB/s x 0.6: 1.4583 s) and the host's Adam at 10.4e9
-  // parameters/s for mixed-precision AdamW's 28 streamed bytes (DeepSpeed CPU-Adam on a GH200
-  // host): 0.67308 s. Pure bf16 states stream 14 bytes (gradient 2, weight read and written 4,
-  // m and v read and written 8): half the host time.
+  // over PCIe 4.0 (2 + 2 bytes at 32 GB/s x 0.7, pcie_efficiency: 1.25 s) and the host's Adam
+  // at 10.4e9 parameters/s for mixed-precision AdamW's 28 streamed bytes (DeepSpeed CPU-Adam on
+  // a GH200 host): 0.67308 s. Pure bf16 states stream 14 bytes (gradient 2, weight read and written
+  // 4, m and v read and written 8): half the host time.
   struct Case {
     std::string name;
     bool master_weights;
     double want_offload_s;
   };
   const Case kCases[] = {
-      {"mixed_28_bytes", true, 7e9 * 4 / 19.2e9 + 7e9 * 28 / (28 * 10.4e9)},
-      {"pure_bf16_14_bytes", false, 7e9 * 4 / 19.2e9 + 7e9 * 14 / (28 * 10.4e9)},
+      {"mixed_28_bytes", true, 7e9 * 4 / 22.4e9 + 7e9 * 28 / (28 * 10.4e9)},
+      {"pure_bf16_14_bytes", false, 7e9 * 4 / 22.4e9 + 7e9 * 14 / (28 * 10.4e9)},
   };
   const Gpu g = A100();
   for (const Case& c : kCases) {

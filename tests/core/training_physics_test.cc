@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpuplan/estimate.h"
+#include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
 namespace gpuplan::perf {
@@ -32,7 +33,7 @@ Layout Dp(int dp, int zero) {
 }
 
 Estimate Estimated(const Workload& w, const Hardware& hw, const Layout& l) {
-  Result<Estimate> e = EstimateRun(w, Model7B(), hw, l, Calibration{});
+  Result<Estimate> e = EstimateRun(w, Model7B(), hw, l, testing::EmbeddedCalibration());
   EXPECT_TRUE(e.ok()) << e.status().message();
   return e.ok() ? *e : Estimate{};
 }
@@ -92,8 +93,8 @@ TEST(TrainingPhysicsTest, LoraCountsFourNPlusAttentionPlusAdapters) {
   Layout l;
   l.micro_batch = 1;
   l.recompute = Recompute::kFull;
-  Result<Estimate> el = EstimateRun(lora, Model7B(), hw, l, Calibration{});
-  Result<Estimate> ef = EstimateRun(full, Model7B(), hw, l, Calibration{});
+  Result<Estimate> el = EstimateRun(lora, Model7B(), hw, l, testing::EmbeddedCalibration());
+  Result<Estimate> ef = EstimateRun(full, Model7B(), hw, l, testing::EmbeddedCalibration());
   ASSERT_TRUE(el.ok() && ef.ok());
   EXPECT_NEAR(el->flops_per_token, lora_flops, 1e3);
   EXPECT_NEAR(ef->flops_per_token, full_flops, 1e3);
@@ -164,7 +165,7 @@ TEST(TrainingPhysicsTest, LayoutsTheModelRefusesSayWhy) {
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Result<Estimate> e = EstimateRun(c.w, Model7B(), hw, c.l, Calibration{});
+    Result<Estimate> e = EstimateRun(c.w, Model7B(), hw, c.l, testing::EmbeddedCalibration());
     ASSERT_FALSE(e.ok());
     EXPECT_NE(e.status().message().find(c.want), std::string::npos) << e.status().message();
   }

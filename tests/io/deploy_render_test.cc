@@ -66,6 +66,13 @@ InstanceType TypeOf(const CandidateSpec& s) {
   return t;
 }
 
+// `options` with the generation of the case's family (data/families.csv), as `deploy` sets it.
+DeployOptions WithGeneration(DeployOptions options, const CandidateSpec& s) {
+  if (const Family* f = TheCatalog().FindFamily(TypeOf(s).family))
+    options.generation = f->generation;
+  return options;
+}
+
 // A candidate as the planner would fill it, with round numbers.
 planner::Candidate MakeCandidate(const CandidateSpec& s) {
   const InstanceType* t = TheCatalog().FindInstance(s.instance);
@@ -320,8 +327,9 @@ TEST(DeployRenderTest, RendersEachBillingModeAndLayout) {
     SCOPED_TRACE(c.name);
     const planner::Candidate cand = MakeCandidate(c.candidate);
     const InstanceType type = TypeOf(c.candidate);
-    Result<DeployFiles> files = RenderDeploy(
-        c.candidate.serving ? ServingWorkload() : TrainingWorkload(), cand, type, c.options);
+    Result<DeployFiles> files =
+        RenderDeploy(c.candidate.serving ? ServingWorkload() : TrainingWorkload(), cand, type,
+                     WithGeneration(c.options, c.candidate));
     ASSERT_TRUE(files.ok()) << files.status().message();
     ASSERT_EQ(files->size(), 4u);
     const std::string script = Squeeze(files->at("run-instances.sh"));
@@ -352,7 +360,7 @@ TEST(DeployRenderTest, MatchesGoldenFiles) {
     const planner::Candidate cand = MakeCandidate(c.candidate);
     Result<DeployFiles> files =
         RenderDeploy(c.candidate.serving ? ServingWorkload() : TrainingWorkload(), cand,
-                     TypeOf(c.candidate), c.options);
+                     TypeOf(c.candidate), WithGeneration(c.options, c.candidate));
     ASSERT_TRUE(files.ok()) << files.status().message();
     testing::ExpectGolden("deploy_" + c.name + ".txt", Joined(*files));
   }
@@ -368,9 +376,9 @@ TEST(DeployRenderTest, ScriptsOfEveryCasePassShellcheck) {
   const std::string dir = mkdtemp(tmpl);
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
-    Result<DeployFiles> files =
-        RenderDeploy(c.candidate.serving ? ServingWorkload() : TrainingWorkload(),
-                     MakeCandidate(c.candidate), TypeOf(c.candidate), c.options);
+    Result<DeployFiles> files = RenderDeploy(
+        c.candidate.serving ? ServingWorkload() : TrainingWorkload(), MakeCandidate(c.candidate),
+        TypeOf(c.candidate), WithGeneration(c.options, c.candidate));
     ASSERT_TRUE(files.ok()) << files.status().message();
     std::vector<std::pair<std::string, std::string>> scripts = {
         {"run-instances.sh", files->at("run-instances.sh")}};

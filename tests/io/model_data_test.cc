@@ -1,16 +1,47 @@
 // The embedded model zoo and calibration load, and their numbers agree with the sources.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gpuplan/catalog.h"
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
+#include "io/embedded_data.h"
 #include "io/model_zoo.h"
 
 namespace gpuplan::io {
 namespace {
+
+// The shipped data/calibration.csv with `rows` ("parameter,scope,value,...\n" each) in place of
+// the shipped rows of the same parameter and scope: a complete file that differs where a test
+// says so (a file missing a row does not load).
+std::string ShippedCalibrationWith(std::string_view rows) {
+  std::vector<std::string> replaced;
+  for (size_t at = 0; at < rows.size();) {
+    const size_t end = rows.find('\n', at);
+    const std::string_view row = rows.substr(at, end - at);
+    const size_t second = row.find(',', row.find(',') + 1);
+    replaced.emplace_back(row.substr(0, second + 1));  // "parameter,scope,"
+    at = end == std::string_view::npos ? rows.size() : end + 1;
+  }
+  std::string out;
+  const std::string_view shipped = EmbeddedData("calibration.csv");
+  for (size_t at = 0; at < shipped.size();) {
+    const size_t end = std::min(shipped.find('\n', at), shipped.size());
+    const std::string_view line = shipped.substr(at, end - at);
+    bool drop = false;
+    for (const std::string& key : replaced)
+      drop = drop || line.rfind(key, 0) == 0;
+    if (!drop)
+      out.append(line).push_back('\n');
+    at = end + 1;
+  }
+  return out + std::string(rows);
+}
 
 TEST(ModelZooTest, EmbeddedZooLoadsAndShapesMatchPublishedParams) {
   Result<ModelZoo> zoo = LoadModelZoo();
@@ -133,11 +164,10 @@ TEST(CalibrationCsvTest, EveryScopeNamesACatalogArchitectureOrGpu) {
 // architecture. GA102's FP32 peak counts a shared datapath twice, so A10's SGEMM fraction is
 // about half A100's.
 TEST(CalibrationCsvTest, GpuRowsOverrideOnlyTheirGpuAndValue) {
-  const char* text =
-      "parameter,scope,value,unit,source,fitted\n"
+  const std::string text = ShippedCalibrationWith(
       "gemm_fraction,Ampere,0.75,f,x,prior\n"
       "simt_fraction,Ampere,0.8,f,x,prior\n"
-      "simt_fraction,gpu:A10-24G,0.35,f,x,fit\n";
+      "simt_fraction,gpu:A10-24G,0.35,f,x,fit\n");
   Result<Calibration> cal = ParseCalibration(text, "c.csv");
   ASSERT_TRUE(cal.ok()) << cal.status().message();
   Gpu a10, a100;
@@ -153,12 +183,11 @@ TEST(CalibrationCsvTest, GpuRowsOverrideOnlyTheirGpuAndValue) {
 // FlashAttention-2) the architecture's attention_fraction. The shipped table tells the kernels
 // apart on Hopper only, where the NeMo/Megatron measurements are.
 TEST(CalibrationCsvTest, CudnnAttentionFractionOnlyWhereARowGivesIt) {
-  const char* text =
-      "parameter,scope,value,unit,source,fitted\n"
+  const std::string text = ShippedCalibrationWith(
       "attention_fraction,Hopper,0.2,f,x,fit\n"
       "cudnn_attention_fraction,Hopper,0.3,f,x,fit\n"
       "attention_fraction,Ampere,0.3,f,x,fit\n"
-      "cudnn_attention_fraction,gpu:H20-96G,0.25,f,x,prior\n";
+      "cudnn_attention_fraction,gpu:H20-96G,0.25,f,x,prior\n");
   Result<Calibration> cal = ParseCalibration(text, "c.csv");
   ASSERT_TRUE(cal.ok()) << cal.status().message();
   Result<Calibration> shipped = LoadCalibration();
@@ -205,6 +234,82 @@ TEST(CalibrationCsvTest, UnknownParametersAreErrors) {
   ASSERT_FALSE(cal.ok());
   EXPECT_EQ(cal.status().message(),
             "c.csv:2:1: field \"parameter\": unknown parameter \"dp_overlapp\" for scope \"*\"");
+}
+
+// The data file is the only source of the model's values (issue 24): a parameter without a row
+// is an error that names it, never a silent stand-in. So are a row given twice and one that sets
+// no known parameter.
+TEST(CalibrationCsvTest, MissingDuplicateAndUnknownRowsAreErrorsNamingThem) {
+  const std::string shipped(EmbeddedData("calibration.csv"));
+  const std::string header = "parameter,scope,value,unit,source,fitted\n";
+  // The shipped text without the lines that start with one of `prefixes`.
+  auto without = [&](std::vector<std::string> prefixes) {
+    std::string out;
+    for (size_t at = 0; at < shipped.size();) {
+      const size_t end = std::min(shipped.find('\n', at), shipped.size());
+      bool drop = false;
+      for (const std::string& p : prefixes)
+        drop = drop || shipped.compare(at, p.size(), p) == 0;
+      if (!drop)
+        out.append(shipped, at, end - at).push_back('\n');
+      at = end + 1;
+    }
+    return out;
+  };
+  struct Case {
+    std::string name;
+    std::string text;
+    std::string want;
+  };
+  const Case kCases[] = {
+      {"missing_global", without({"fp8_gemm_factor,*,"}),
+       "c.csv: missing row (parameter,scope): fp8_gemm_factor,*"},
+      {"missing_fallback_fraction", without({"simt_fraction,fallback,"}),
+       "c.csv: missing row (parameter,scope): simt_fraction,fallback"},
+      {"missing_two", without({"dp_overlap,*,", "gemm_fraction,fallback,"}),
+       "c.csv: missing rows (parameter,scope): dp_overlap,*; gemm_fraction,fallback"},
+      {"duplicate",
+       header + "dp_overlap,*,0.8,fraction,x,prior\ndp_overlap,*,0.5,fraction,x,prior\n",
+       "c.csv:3:1: field \"parameter\": parameter \"dp_overlap\" for scope \"*\" is given twice "
+       "(first on line 2)"},
+      {"unknown_for_scope", header + "dp_overlap,Hopper,0.5,fraction,x,prior\n",
+       "c.csv:2:1: field \"parameter\": expected gemm_fraction, memory_bw_fraction, "
+       "attention_fraction, cudnn_attention_fraction or simt_fraction for scope \"Hopper\", got "
+       "\"dp_overlap\""},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Calibration> cal = ParseCalibration(c.text, "c.csv");
+    ASSERT_FALSE(cal.ok());
+    EXPECT_EQ(cal.status().message(), c.want);
+  }
+}
+
+// An architecture takes what it does not set from the fallback row wherever that row stands in
+// the file (it once took it as of the line where the architecture first appeared).
+TEST(CalibrationCsvTest, ArchitecturesInheritTheFallbackRowsWhereverTheyStand) {
+  // Volta's rows come first in the file and give no attention_fraction; the fallback's is moved
+  // to the end.
+  const std::string text = ShippedCalibrationWith("attention_fraction,fallback,0.45,f,x,prior\n");
+  Result<Calibration> cal = ParseCalibration(text, "c.csv");
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  Gpu volta, unlisted, hopper;
+  volta.architecture = "Volta";
+  unlisted.architecture = "Blackwell";
+  hopper.architecture = "Hopper";
+  EXPECT_DOUBLE_EQ(cal->For(volta).attention_fraction, 0.45) << "inherited";
+  EXPECT_DOUBLE_EQ(cal->For(unlisted).attention_fraction, 0.45) << "the fallback itself";
+  EXPECT_DOUBLE_EQ(cal->For(hopper).attention_fraction, 0.2) << "its own row";
+}
+
+// Without the file nothing has a value: an unloaded calibration is NaN, not a model.
+TEST(CalibrationCsvTest, AnUnloadedCalibrationHasNoValues) {
+  const Calibration none;
+  EXPECT_TRUE(std::isnan(none.dp_overlap));
+  EXPECT_TRUE(std::isnan(none.fallback.gemm_fraction));
+  Result<Calibration> cal = LoadCalibration();
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  EXPECT_DOUBLE_EQ(cal->dp_overlap, 0.8) << "data/calibration.csv";
 }
 
 }  // namespace

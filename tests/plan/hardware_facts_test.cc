@@ -11,6 +11,7 @@
 #include "gpuplan/rules.h"
 #include "io/catalog_loader.h"
 #include "io/workload_yaml.h"
+#include "testing/embedded_calibration.h"
 
 namespace gpuplan {
 namespace {
@@ -93,6 +94,7 @@ TEST(HardwareFactsTest, InferenceCardRuleReadsTheColumnNotTheName) {
     w.method = Method::kLora;
     rules::Context ctx;
     ctx.workload = &w;
+    ctx.calibration = &testing::EmbeddedCalibration();
     ctx.instance = &catalog.instances[0];
     ctx.gpu = catalog.FindGpu(c.gpu.name);
     ctx.architecture = catalog.ArchitectureOf(*ctx.gpu);
@@ -138,6 +140,7 @@ TEST(HardwareFactsTest, CudaSupportRuleReadsTheArchitectureRow) {
     w.task = Task::kInference;
     rules::Context ctx;
     ctx.workload = &w;
+    ctx.calibration = &testing::EmbeddedCalibration();
     ctx.instance = &catalog.instances[0];
     ctx.gpu = &catalog.gpus[0];
     ctx.architecture = c.have_row ? &a : nullptr;
@@ -174,7 +177,8 @@ TEST(HardwareFactsTest, RenderingFilterReadsTheComputeOnlyColumn) {
     for (const CatalogIssue& issue : catalog.Validate()) {
       ASSERT_FALSE(issue.error) << issue.message;
     }
-    Result<planner::Plan> plan = planner::MakePlan(*w, ModelArch{}, catalog, Calibration{}, {});
+    Result<planner::Plan> plan =
+        planner::MakePlan(*w, ModelArch{}, catalog, testing::EmbeddedCalibration(), {});
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     const auto it =
         std::find_if(plan->rejected.begin(), plan->rejected.end(),
@@ -212,6 +216,7 @@ TEST(HardwareFactsTest, SubscriptionAdviceReadsThePriceRatios) {
     ratios.hours_per_month = c.hours_per_month;
     rules::Context ctx;
     ctx.workload = &w;
+    ctx.calibration = &testing::EmbeddedCalibration();
     ctx.instance = &catalog.instances[0];
     ctx.gpu = &catalog.gpus[0];
     ctx.ratios = &ratios;

@@ -64,6 +64,8 @@ TEST_P(RulesTest, FiresOnlyWhereItShould) {
   const Workload w = c.workload();
   Context ctx;
   ctx.workload = &w;
+  ctx.calibration = &testing::EmbeddedCalibration();
+  ctx.storage = &testing::EmbeddedCatalog().storage;
   ctx.instance = type;
   ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
   ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
@@ -229,6 +231,8 @@ TEST(RulesOrderTest, CriticalFirstThenWarningThenInfo) {
   const Workload w = LoraFinetune();
   Context ctx;
   ctx.workload = &w;
+  ctx.calibration = &testing::EmbeddedCalibration();
+  ctx.storage = &testing::EmbeddedCatalog().storage;
   ctx.instance = type;
   ctx.gpu = &testing::EmbeddedCatalog().GpuOf(*type);
   ctx.architecture = testing::EmbeddedCatalog().ArchitectureOf(*ctx.gpu);
@@ -262,6 +266,8 @@ TEST(RulesReadRateTest, SamplesOrTokensGiveTheStorageReadRate) {
     w.dataset.sample_kb = c.sample_kb;
     Context ctx;
     ctx.workload = &w;
+    ctx.calibration = &testing::EmbeddedCalibration();
+    ctx.storage = &testing::EmbeddedCatalog().storage;
     ctx.samples_per_s = c.samples_per_s;
     ctx.tokens_per_s = c.tokens_per_s;
     ctx.vocab = c.vocab;

@@ -1,6 +1,6 @@
-// The embedded data (catalog, model zoo, calibration), loaded once per test binary, and a plan
-// of a YAML workload on it: for the planner's tests on real data (tests/plan). Core tests use
-// catalog_builder.h instead.
+// The embedded data (catalog, model zoo, and the calibration of embedded_calibration.h), loaded
+// once per test binary, and a plan of a YAML workload on it: for the planner's tests on real data
+// (tests/plan). Core tests use catalog_builder.h instead (and embedded_calibration.h).
 //
 //   const Catalog& c = testing::EmbeddedCatalog();
 //   planner::Plan p = testing::PlanFromYaml("task: inference\nmodel: qwen2.5-7b\n", options);
@@ -12,10 +12,10 @@
 #include <string>
 
 #include "gpuplan/plan.h"
-#include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
 #include "io/model_zoo.h"
 #include "io/workload_yaml.h"
+#include "testing/embedded_calibration.h"
 
 namespace gpuplan::testing {
 
@@ -38,15 +38,6 @@ inline const ModelZoo& EmbeddedZoo() {
     return new ModelZoo(loaded.ok() ? *loaded : ModelZoo{});
   }();
   return *z;
-}
-
-inline const Calibration& EmbeddedCalibration() {
-  static const Calibration* cal = [] {
-    Result<Calibration> loaded = io::LoadCalibration();
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    return new Calibration(loaded.ok() ? *loaded : Calibration{});
-  }();
-  return *cal;
 }
 
 // The plan of `yaml` on the embedded data; a parse or plan error fails the test (empty plan).
