@@ -77,6 +77,10 @@ Status ApplyTrafficFlags(const WorkloadFlags& f, Workload& w) {
     }
   } else if (hourly && peaked) {
     return Usage("give either --hourly-rps or --base-rps/--peak-rps/--peak-hours, not both");
+  } else if (f.requests_per_s) {
+    return Usage(
+        "--requests-per-s is a constant rate and --hourly-rps/--peak-rps a day's "
+        "profile: give one");
   }
   // A constant rate on the command line replaces a profile from the file.
   if (f.requests_per_s && !hourly && !peaked)

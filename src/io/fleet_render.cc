@@ -86,6 +86,13 @@ std::string FleetText(const planner::Candidate& c) {
                 "Fleet: no base (a committed instance would cost more than the hours it "
                 "covers); {} {} instances",
                 BillingName(f.elastic_billing), c.instance);
+  if (f.elastic.Peak() == 0) {
+    s += fmt::format(": none (the base serves every hour); month {} {}", cur, Num(f.month_cost));
+    return s + (f.vs_all_payg > 0
+                    ? fmt::format(" (only pay-as-you-go: {} {}, {})\n", cur, Num(f.vs_all_payg),
+                                  Against(f.month_cost, f.vs_all_payg))
+                    : "\n");
+  }
   s += " by hour (local time 0-23): " + Hours(Instances(f.elastic.weekday, per));
   if (f.elastic.weekend != f.elastic.weekday)
     s += "; weekends: " + Hours(Instances(f.elastic.weekend, per));

@@ -139,3 +139,48 @@ TEST(InputChecksTest, SmallGlobalBatchSaysItCapsDataParallel) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// A day's traffic on the command line (issue 25): every malformed profile names its flag.
+TEST(InputChecksTest, TrafficFlagsNameWhatIsWrong) {
+  const std::vector<std::string> serve = {"plan", "--task", "inference", "--model", "qwen2.5-7b"};
+  const std::string day23 = "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1";
+  struct Case {
+    const char* name;
+    std::vector<std::string> extra;
+    const char* message;
+  };
+  const Case kTraffic[] = {
+      {"short_day", {"--hourly-rps", day23}, "--hourly-rps: expected 24 comma-separated rates"},
+      {"negative_hour", {"--hourly-rps", day23 + ",-2"}, "--hourly-rps: value 23 \"-2\""},
+      {"peak_below_base",
+       {"--base-rps", "5", "--peak-rps", "3", "--peak-hours", "19-22"},
+       "--peak-rps: expected a rate from --base-rps (5)"},
+      {"hours_out_of_range",
+       {"--base-rps", "1", "--peak-rps", "3", "--peak-hours", "19-25"},
+       "--peak-hours: expected FROM-TO hours from 0 to 24"},
+      {"peak_without_hours",
+       {"--base-rps", "1", "--peak-rps", "3"},
+       "--base-rps, --peak-rps and --peak-hours go together"},
+      {"profile_and_rate",
+       {"--base-rps", "1", "--peak-rps", "3", "--peak-hours", "19-22", "--requests-per-s", "2"},
+       "--requests-per-s is a constant rate"},
+      {"unknown_zone",
+       {"--base-rps", "1", "--peak-rps", "3", "--peak-hours", "19-22", "--timezone", "Mars/Base"},
+       "--timezone: expected a UTC offset"},
+      {"zone_without_profile", {"--timezone", "UTC"}, "--weekend-hourly-rps, --timezone"},
+  };
+  for (const Case& c : kTraffic) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args = serve;
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const testing::CliRun run = testing::RunGpuplan(args);
+    EXPECT_EQ(run.exit_code, 2) << run.out;
+    EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
