@@ -483,15 +483,6 @@ void AddNetworkValues(const Spec& s, TemplateValues* v) {
   v->flags["queue_pairs_known"] = s.queue_pairs.has_value();
 }
 
-// The template data/deploy/`name`.tmpl with `v`.
-Result<std::string> Render(std::string_view name, const TemplateValues& v) {
-  const std::string path = "deploy/" + std::string(name) + ".tmpl";
-  const std::string_view text = EmbeddedData(path);
-  if (text.empty())
-    return Status::Internal("data/" + path + " is not embedded in gpuplan");
-  return RenderTemplate("data/" + path, text, v);
-}
-
 // data/deploy/`name`.tmpl once per elastic RDMA interface from the `first` (0 = the primary),
 // with its number `n`, its role and its network card index.
 Result<std::string> RenderPerEri(const Spec& s, std::string_view name, int first,
@@ -501,7 +492,7 @@ Result<std::string> RenderPerEri(const Spec& s, std::string_view name, int first
     v.text["n"] = std::to_string(i + 1);
     v.text["role"] = i == 0 ? "Primary" : "Secondary";
     v.text["network_card_index"] = std::to_string(i % s.network_cards);
-    Result<std::string> one = Render(name, v);
+    Result<std::string> one = RenderDeployTemplate(name, v);
     if (!one.ok())
       return one.status();
     out += *one;
@@ -525,7 +516,7 @@ Result<std::string> RenderScript(const Spec& s, TemplateValues v) {
     return eri_args.status();
   v.text["eri_args"] = *eri_args;
   v.text["charge_type_args"] = ChargeTypeArgs(s);
-  return Render("run-instances.sh", v);
+  return RenderDeployTemplate("run-instances.sh", v);
 }
 
 Result<std::string> RenderTerraform(const Spec& s, TemplateValues v) {
@@ -533,7 +524,7 @@ Result<std::string> RenderTerraform(const Spec& s, TemplateValues v) {
   if (!secondary.ok())
     return secondary.status();
   v.text["secondary_eris"] = *secondary;
-  return Render("main.tf", v);
+  return RenderDeployTemplate("main.tf", v);
 }
 
 // A write_files entry of cloud-init.yaml.
@@ -568,13 +559,13 @@ Result<std::string> RenderCloudInit(const Spec& s, TemplateValues v) {
   for (const auto& f : kFiles) {
     if (!f.wanted)
       continue;
-    Result<std::string> content = Render(f.path.substr(f.path.rfind('/') + 1), v);
+    Result<std::string> content = RenderDeployTemplate(f.path.substr(f.path.rfind('/') + 1), v);
     if (!content.ok())
       return content.status();
     files += WriteFile(f.path, f.permissions, *content);
   }
   v.text["write_files"] = files;
-  return Render("cloud-init.yaml", v);
+  return RenderDeployTemplate("cloud-init.yaml", v);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -875,6 +866,14 @@ std::string MinDriverVersion(const planner::ImagePlan& image) {
 }
 
 std::string MinCudaVersion(const planner::ImagePlan& image) { return FirstMatch(image.cuda, true); }
+
+Result<std::string> RenderDeployTemplate(std::string_view name, const TemplateValues& v) {
+  const std::string path = "deploy/" + std::string(name) + ".tmpl";
+  const std::string_view text = EmbeddedData(path);
+  if (text.empty())
+    return Status::Internal("data/" + path + " is not embedded in gpuplan");
+  return RenderTemplate("data/" + path, text, v);
+}
 
 namespace {
 

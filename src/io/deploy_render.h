@@ -41,6 +41,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpuplan/status.h"
 
@@ -71,6 +72,12 @@ struct DeployOptions {
   // frames exist from generation 8. nullopt = unknown, said so in the README.
   std::optional<int> generation;
 };
+
+struct TemplateValues;
+
+// The embedded template data/deploy/`name`.tmpl rendered with `v` (io::RenderTemplate);
+// kInternal when it is not embedded.
+Result<std::string> RenderDeployTemplate(std::string_view name, const TemplateValues& v);
 
 // File name -> contents. run-instances.sh is meant to be executable.
 using DeployFiles = std::map<std::string, std::string>;
