@@ -32,14 +32,24 @@ Result<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
-Status WriteFileAtomic(const std::string& path, std::string_view content) {
-  namespace fs = std::filesystem;
+namespace {
+
+// The folders above `path`, made when missing.
+Status CreateParentDirectories(const std::string& path) {
   std::error_code ec;
-  const fs::path target(path);
+  const std::filesystem::path target(path);
   if (target.has_parent_path())
-    fs::create_directories(target.parent_path(), ec);
+    std::filesystem::create_directories(target.parent_path(), ec);
   if (ec)
     return Status::IoError(fmt::format("{}: cannot create directory: {}", path, ec.message()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteFileAtomic(const std::string& path, std::string_view content) {
+  if (Status s = CreateParentDirectories(path); !s.ok())
+    return s;
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = mkstemp(tmp.data());
   if (fd < 0)
@@ -79,6 +89,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view content) {
   }
   // The rename is durable once the directory is flushed; a failure here loses nothing readers
   // can see, so it is not an error.
+  const std::filesystem::path target(path);
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
   if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);
@@ -94,13 +105,8 @@ FileLock::~FileLock() {
 
 Status FileLock::Acquire(const std::string& path) {
   assert(fd_ < 0);
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path target(path);
-  if (target.has_parent_path())
-    fs::create_directories(target.parent_path(), ec);
-  if (ec)
-    return Status::IoError(fmt::format("{}: cannot create directory: {}", path, ec.message()));
+  if (Status s = CreateParentDirectories(path); !s.ok())
+    return s;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     return Status::IoError(
