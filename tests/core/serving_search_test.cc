@@ -11,6 +11,7 @@
 #include "testing/catalog_builder.h"
 #include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
+#include "testing/serving_brute_force.h"
 
 namespace gpuplan::serving {
 namespace {
@@ -77,61 +78,6 @@ struct ServingCase {
   Engine engine;
 };
 
-// The best of every split of the group (tp dividing the node's GPUs and the heads, pp dividing
-// the rest, for a MoE model also experts over every rank of a stage) at every batch from 1 to
-// the engine's limit, each estimated, none pruned or bisected: the fewest instance groups for the
-// rate among those that fit and meet the targets (0 when none does), and the most requests per
-// second of those.
-struct Brute {
-  int groups = 0;
-  double rps = 0;
-};
-Brute BruteForce(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
-                 const Calibration& cal) {
-  Brute best;
-  const int gpus = hw.Gpus();
-  const int limit = MaxServingBatch(w, cal);
-  for (int tp = 1; tp <= hw.gpus_per_node; ++tp) {
-    if (hw.gpus_per_node % tp != 0 || arch.heads % tp != 0)
-      continue;
-    for (int pp = 1; pp * tp <= gpus; ++pp) {
-      if ((gpus / tp) % pp != 0 || pp > arch.layers)
-        continue;
-      const int dp = gpus / (tp * pp);
-      for (int ep : {1, tp * dp}) {
-        if (ep > 1 && (!arch.IsMoe() || dp == 1))
-          continue;
-        for (int batch = 1; batch <= limit; ++batch) {
-          Workload wb = w;
-          wb.inference.batch = batch;
-          perf::Layout l;
-          l.tp = tp;
-          l.pp = pp;
-          l.dp = dp;
-          l.ep = ep;
-          l.micro_batch = batch;
-          Result<perf::Estimate> e = perf::EstimateRun(wb, arch, hw, l, cal);
-          if (!e.ok() || !e->memory.fits)
-            continue;
-          const perf::InferenceTimes& inf = *e->inference;
-          if ((w.inference.ttft_ms && inf.ttft_ms > *w.inference.ttft_ms) ||
-              (w.inference.tpot_ms && inf.tpot_ms > *w.inference.tpot_ms) ||
-              inf.requests_per_s <= 0) {
-            continue;
-          }
-          const int groups =
-              static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s - 1e-9));
-          if (best.groups == 0 || groups < best.groups ||
-              (groups == best.groups && inf.requests_per_s > best.rps)) {
-            best = {groups, inf.requests_per_s};
-          }
-        }
-      }
-    }
-  }
-  return best;
-}
-
 TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
   const ServingCase kCases[] = {
       {"llama3_70b_on_8xa100_issue_example", "llama-3-70b", "ecs.ebmgn7ex.32xlarge", 10, 2000, 100,
@@ -170,7 +116,8 @@ TEST(ServingSearchTest, PicksTheFewestInstancesBruteForceFinds) {
     ASSERT_TRUE(hw.ok()) << hw.status().message();
     int evaluated = 0;
     const ServingSetup s = SearchServing(w, arch, *hw, cal, &evaluated);
-    const Brute brute = BruteForce(w, arch, *hw, cal);
+    const testing::ServingBest brute =
+        testing::BruteForceServing(w, arch, *hw, cal, MaxServingBatch(w, cal));
     ASSERT_GT(brute.groups, 0) << "the case must be servable";
     ASSERT_TRUE(s.ok) << s.reason;
     EXPECT_EQ(s.groups, brute.groups) << DescribeLayout(s.layout);

@@ -10,6 +10,7 @@
 #include "gpuplan/plan.h"
 #include "io/workload_yaml.h"
 #include "testing/embedded_data.h"
+#include "testing/serving_brute_force.h"
 
 namespace gpuplan::planner {
 namespace {
@@ -38,48 +39,16 @@ inference:
   traffic: {base_rps: 2, peak_rps: 30, peak_hours: "19-22", timezone: Asia/Shanghai}
 )";
 
-// The fewest instances of `instance` any layout and batch the estimator knows serves the rate
-// with: every tp x pp split, expert parallelism over attention data-parallel ranks, every batch
-// up to vLLM's 256, each estimated.
-int BruteForceInstances(const Workload& w, const std::string& instance) {
+// The fewest instances of `instance` any split and batch the estimator knows serves the rate
+// with (testing::BruteForceServing up to vLLM's 256), held to the interactive TPOT default the
+// plan applies too.
+int BruteForceInstances(Workload w, const std::string& instance) {
   const Catalog& catalog = testing::EmbeddedCatalog();
   Result<ModelArch> arch = PlanModel(w, testing::EmbeddedZoo());
   Result<perf::Hardware> hw = perf::HardwareFor(catalog, *catalog.FindInstance(instance), 1);
   EXPECT_TRUE(arch.ok() && hw.ok());
-  int best = 0;
-  const int gpus = hw->Gpus();
-  for (int tp = 1; tp <= gpus; tp *= 2) {
-    for (int pp = 1; tp * pp <= gpus; pp *= 2) {
-      const int dp = gpus / (tp * pp);
-      for (int ep : {1, tp * dp}) {
-        if (ep > 1 && dp == 1)
-          continue;
-        for (int batch = 1; batch <= 256; ++batch) {
-          Workload wb = w;
-          wb.inference.batch = batch;
-          perf::Layout l;
-          l.tp = tp;
-          l.pp = pp;
-          l.dp = dp;
-          l.ep = ep;
-          l.micro_batch = batch;
-          Result<perf::Estimate> e =
-              perf::EstimateRun(wb, *arch, *hw, l, testing::EmbeddedCalibration());
-          if (!e.ok() || !e->memory.fits)
-            continue;
-          const perf::InferenceTimes& inf = *e->inference;
-          // The interactive TPOT default the plan holds the service to.
-          if (inf.ttft_ms > 2000 || inf.tpot_ms > 100 || inf.requests_per_s <= 0)
-            continue;
-          const int n =
-              static_cast<int>(std::ceil(*w.inference.requests_per_s / inf.requests_per_s));
-          if (best == 0 || n < best)
-            best = n;
-        }
-      }
-    }
-  }
-  return best;
+  w.inference.tpot_ms = testing::EmbeddedCalibration().interactive_tpot_ms;
+  return testing::BruteForceServing(w, *arch, *hw, testing::EmbeddedCalibration(), 256).groups;
 }
 
 TEST(ServingPlanTest, Qwen3MoeRentsNoMoreInstancesThanItsOwnEstimatorNeeds) {
