@@ -142,7 +142,9 @@ std::string Describe(const Workload& w) {
   if (w.task == Task::kInference) {
     s += fmt::format(", {} prompt + {} output tokens", w.inference.prompt_tokens,
                      w.inference.output_tokens);
-    if (w.inference.requests_per_s)
+    if (w.inference.traffic)
+      s += fmt::format(", traffic by hour (peak {} requests/s)", Num(w.inference.traffic->Peak()));
+    else if (w.inference.requests_per_s)
       s += fmt::format(", {} requests/s", Num(*w.inference.requests_per_s));
   }
   return s;

@@ -63,16 +63,29 @@ double ElasticReplicaHours(const Day& need, int base, double lead_time_h) {
   return hours;
 }
 
-double FleetMonthCost(const DayDemand& need, int base, const FleetShape& shape,
-                      const FleetPrices& prices, const MonthCalendar& month) {
+namespace {
+
+// Elastic instance-hours of the month above `base` replicas: each day type's paid replica-hours
+// over its days.
+double MonthInstanceHours(const DayDemand& need, int base, const FleetShape& shape,
+                          const MonthCalendar& month) {
   const double weekend_days = month.Days() * month.weekend_share;
   const double weekdays = month.Days() - weekend_days;
-  const double replica_hours =
-      weekdays * ElasticReplicaHours(need.weekday, base, shape.lead_time_h) +
-      weekend_days * ElasticReplicaHours(need.weekend, base, shape.lead_time_h);
-  const double base_cost =
-      base > 0 ? base * shape.instances_per_replica * *prices.base_per_month : 0;
-  return base_cost + replica_hours * shape.instances_per_replica * prices.elastic_per_hour;
+  return (weekdays * ElasticReplicaHours(need.weekday, base, shape.lead_time_h) +
+          weekend_days * ElasticReplicaHours(need.weekend, base, shape.lead_time_h)) *
+         shape.instances_per_replica;
+}
+
+double BaseCost(int base, const FleetShape& shape, const FleetPrices& prices) {
+  return base > 0 ? base * shape.instances_per_replica * *prices.base_per_month : 0;
+}
+
+}  // namespace
+
+double FleetMonthCost(const DayDemand& need, int base, const FleetShape& shape,
+                      const FleetPrices& prices, const MonthCalendar& month) {
+  return BaseCost(base, shape, prices) +
+         MonthInstanceHours(need, base, shape, month) * prices.elastic_per_hour;
 }
 
 Fleet ChooseFleet(const DayDemand& need, const FleetShape& shape, const FleetPrices& prices,
@@ -96,15 +109,12 @@ Fleet ChooseFleet(const DayDemand& need, const FleetShape& shape, const FleetPri
   }
   f.elastic = {Above(need.weekday, f.base_replicas), Above(need.weekend, f.base_replicas)};
   f.month_cost = best;
-  f.base_cost = f.base_replicas > 0 ? f.BaseInstances() * *prices.base_per_month : 0;
-  f.elastic_cost = best - f.base_cost;
-  f.elastic_instance_hours =
-      prices.elastic_per_hour > 0 ? f.elastic_cost / prices.elastic_per_hour : 0;
+  f.base_cost = BaseCost(f.base_replicas, shape, prices);
+  f.elastic_instance_hours = MonthInstanceHours(need, f.base_replicas, shape, month);
+  f.elastic_cost = f.elastic_instance_hours * prices.elastic_per_hour;
   if (prices.base_per_month)
-    f.vs_peak_subscription = peak * shape.instances_per_replica * *prices.base_per_month;
-  FleetPrices payg = prices;
-  payg.elastic_per_hour = prices.payg_per_hour;
-  f.vs_all_payg = FleetMonthCost(need, 0, shape, payg, month);
+    f.vs_peak_subscription = BaseCost(peak, shape, prices);
+  f.vs_all_payg = MonthInstanceHours(need, 0, shape, month) * prices.payg_per_hour;
   return f;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gpuplan/strings.h"
+#include "perf/internal.h"
 
 namespace gpuplan::serving {
 namespace {
@@ -56,11 +57,12 @@ double LeadTimeHours(const Workload& w, const planner::PlanOptions& options, con
                                ? *w.inference.traffic->scale_up_minutes
                                : options.scale_up_minutes;
   const int gpus_per_instance = std::max(1, base.gpus / std::max(1, base.nodes));
-  const double weights_gb =
-      base.estimate.memory.breakdown.weights * gpus_per_instance * 1.073741824;  // GiB -> GB
+  const double weight_bits =
+      base.estimate.memory.breakdown.weights * gpus_per_instance * perf::internal::kGiB * 8;
+  // The instance's own bandwidth when the catalog knows it, never more than the account's.
   const double gbps =
-      std::min(t.network_gbps > 0 ? t.network_gbps : kOssDownloadGbps, kOssDownloadGbps);
-  const double load_s = weights_gb * 8 / gbps;
+      t.network_gbps > 0 ? std::min(t.network_gbps, kOssDownloadGbps) : kOssDownloadGbps;
+  const double load_s = weight_bits / (gbps * 1e9);
   return (start_min * 60 + load_s) / 3600;
 }
 
