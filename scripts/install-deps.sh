@@ -5,6 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcpp-httplib-dev libssl-dev
       libgtest-dev libgmock-dev libbenchmark-dev clang
+      # The campaign's mixed-integer programs (src/solver).
+      libglpk-dev
       # The style checks `make test` runs (scripts/check-style.sh).
       clang-format clang-tidy
       # The web page's browser tests (tests/browser).

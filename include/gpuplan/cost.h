@@ -111,6 +111,10 @@ struct PriceRatios {
   double spot_floor = 0.10;
   // International-site USD = China-site CNY / 6.96 for overseas regions (F1: T1, N1).
   double cny_per_usd_overseas = 6.96;
+  // A savings plan's discount off PAYG in Alibaba's own example: 1-year All Upfront
+  // general-purpose on c5/ic5, 42.2% (S-plan docs, 2026). Not a GPU rate (none is published):
+  // the campaign shows what a plan at this rate would do, beside the plan without one.
+  double savings_plan_example_1y = 0.422;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -471,6 +471,7 @@ Result<cost::PriceRatios> ParsePriceRatios(std::string_view csv_text, const std:
       {"spot_default", &r.spot_default, 0.01, 1},
       {"spot_floor", &r.spot_floor, 0.01, 1},
       {"cny_per_usd_overseas", &r.cny_per_usd_overseas, 1, 20},
+      {"savings_plan_example_1y", &r.savings_plan_example_1y, 0, 0.9},
   };
   std::set<std::string> seen;
   for (const CsvRow& row : table->rows()) {

@@ -1,0 +1,341 @@
+// PlanCampaign: the problem built from the pieces' plans, solved once as asked, once with the
+// published savings-plan example when no GPU rate was quoted, and against the two simple answers
+// (all pay-as-you-go; each piece alone), then read back as commitments and a schedule.
+#include <algorithm>
+#include <cmath>
+
+#include "campaign/pieces.h"
+#include "campaign/problem.h"
+#include "gpuplan/strings.h"
+
+namespace gpuplan::campaign {
+namespace {
+
+constexpr const char* kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+
+std::string Clock(double hour_of_day) {
+  const int minutes = static_cast<int>(std::lround(hour_of_day * 60)) % (24 * 60);
+  const int h = minutes / 60, m = minutes % 60;
+  return std::string(h < 10 ? "0" : "") + std::to_string(h) + ":" + (m < 10 ? "0" : "") +
+         std::to_string(m);
+}
+
+// "Tue, Fri 01:00-07:12", "daily 02:00-05:00", "week 1 Mon 01:00, 30 h".
+std::string When(const JobPiece& job, const JobOption& o, const ScheduledRun& run) {
+  if (o.spot)
+    return "any time, on spot";
+  const int first = run.start_hours.front();
+  const std::string span = Clock(first % 24) + "-" + Clock(std::fmod(first % 24 + o.hours, 24));
+  if (job.every.kind != Recurrence::Kind::kWeekly) {
+    return "week " + std::to_string(run.start_week + 1) + " " + kDays[(first / 24) % 7] + " " +
+           span + (o.hours > 24 ? " (" + strings::Num(o.hours) + " h)" : "");
+  }
+  if (job.every.per_week == 7)
+    return "daily " + span;
+  std::string days;
+  for (int s : run.start_hours)
+    days += std::string(days.empty() ? "" : ", ") + kDays[(s / 24) % 7];
+  return days + " " + span;
+}
+
+CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, bool optimal) {
+  const Evaluation e = Evaluate(p, t, d);
+  CampaignResult out;
+  out.proven_optimal = optimal;
+  out.months = e.month_costs;
+  out.total_cost = e.total;
+  out.month_cost = e.total / p.months;
+  out.coverage = e.used_value > 0 ? e.covered_value / e.used_value : 0;
+  out.utilisation = e.committed_value > 0 ? e.covered_value / e.committed_value : 0;
+  const double year_hours = 12 * p.hours_per_month;
+  for (std::size_t r = 0; r < p.resources.size(); ++r) {
+    const Resource& res = p.resources[r];
+    for (std::size_t c = 0; c < t.classes.size(); ++c) {
+      if (d.monthly[r][c] > 0) {
+        out.commitments.push_back({.kind = Billing::kSubscriptionMonth,
+                                   .instance = res.instance,
+                                   .region = res.region,
+                                   .count = d.monthly[r][c],
+                                   .term_months = 1,
+                                   .payment = "all upfront, monthly",
+                                   .first_month = t.classes[c].first_month + 1,
+                                   .months = t.classes[c].months,
+                                   .month_cost = d.monthly[r][c] * res.month_price.value_or(0),
+                                   .price_basis = res.month_basis});
+      }
+    }
+    for (int b = 0; b < p.Blocks(); ++b) {
+      const auto bi = static_cast<std::size_t>(b);
+      const int held = std::min(p.months, 12 * b + 12) - 12 * b;
+      if (d.yearly[r][bi] > 0) {
+        out.commitments.push_back({.kind = Billing::kSubscriptionYear,
+                                   .instance = res.instance,
+                                   .region = res.region,
+                                   .count = d.yearly[r][bi],
+                                   .term_months = 12,
+                                   .payment = "all upfront",
+                                   .first_month = 12 * b + 1,
+                                   .months = held,
+                                   .month_cost = d.yearly[r][bi] * res.year_price.value_or(0) / 12,
+                                   .price_basis = "listed"});
+      }
+      if (d.reserved[r][bi] > 0) {
+        out.commitments.push_back(
+            {.kind = Billing::kReservedNoUpfront,
+             .instance = res.instance,
+             .region = res.region,
+             .count = d.reserved[r][bi],
+             .term_months = 12,
+             .payment = "no upfront",
+             .first_month = 12 * b + 1,
+             .months = held,
+             .month_cost = d.reserved[r][bi] * res.reserved_hourly.value_or(0) * year_hours / 12,
+             .price_basis = "listed"});
+      }
+    }
+  }
+  for (int b = 0; b < p.Blocks(); ++b) {
+    const double hourly = d.savings_hourly[static_cast<std::size_t>(b)];
+    if (hourly > 1e-6) {
+      out.commitments.push_back({.kind = Billing::kSavingsPlan,
+                                 .instance = "",
+                                 .region = "",
+                                 .count = 0,
+                                 .hourly = hourly,
+                                 .term_months = 12,
+                                 .payment = "all upfront",
+                                 .first_month = 12 * b + 1,
+                                 .months = std::min(p.months, 12 * b + 12) - 12 * b,
+                                 .month_cost = hourly * p.hours_per_month,
+                                 .price_basis = "general-purpose plan at " +
+                                                strings::Num(100 * *p.savings_plan_rate) +
+                                                "% off pay-as-you-go"});
+    }
+  }
+  for (std::size_t s = 0; s < p.services.size(); ++s)
+    out.services.push_back(p.services[s].options[static_cast<std::size_t>(d.service_option[s])].shown);
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobPiece& job = p.jobs[j];
+    const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
+    const Resource& res = p.resources[static_cast<std::size_t>(o.resource)];
+    ScheduledRun run{.job = job.name,
+                     .instance = res.instance,
+                     .region = res.region,
+                     .count = o.instances,
+                     .billing = o.spot ? Billing::kSpot : Billing::kPayg,
+                     .covered_share = o.spot ? 0 : e.job_covered[j],
+                     .start_hours = {},
+                     .start_week = 0,
+                     .hours = o.hours,
+                     .runs_per_month = job.every.kind == Recurrence::Kind::kOnce
+                                           ? 1
+                                           : job.every.RunsPerMonth(p.WeeksPerMonth()),
+                     .cost_per_month = e.job_marginal[j] / p.months,
+                     .when = ""};
+    if (!o.spot) {
+      const int start = d.job[j].start;
+      if (job.every.kind == Recurrence::Kind::kWeekly) {
+        for (int i = 0; i < job.every.per_week; ++i)
+          run.start_hours.push_back((start + 24 * ((i * 7) / job.every.per_week)) % kWeekHours);
+      } else {
+        run.start_week = start / kWeekHours;
+        run.start_hours.push_back(start % kWeekHours);
+      }
+      if (run.covered_share > 0.999) {
+        // The commitment that holds it: the resource's, else the savings plan.
+        const auto r = static_cast<std::size_t>(o.resource);
+        bool any_instance = false;
+        for (std::size_t c = 0; c < t.classes.size(); ++c)
+          any_instance |= d.monthly[r][c] > 0;
+        run.billing = any_instance          ? Billing::kSubscriptionMonth
+                      : !d.yearly[r].empty() && d.yearly[r][0] > 0 ? Billing::kSubscriptionYear
+                      : !d.reserved[r].empty() && d.reserved[r][0] > 0
+                          ? Billing::kReservedNoUpfront
+                          : Billing::kSavingsPlan;
+      }
+    }
+    run.when = When(job, o, run);
+    out.schedule.push_back(std::move(run));
+  }
+  // The first month's ordinary week, for the chart.
+  if (!t.classes.empty()) {
+    const MonthClass& c = t.classes.front();
+    out.used_by_hour.assign(kWeekHours, 0);
+    out.committed_by_hour.assign(kWeekHours, 0);
+    for (std::size_t s = 0; s < p.services.size(); ++s) {
+      const ServiceOption& o = p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
+      for (int h = 0; h < kWeekHours; ++h)
+        out.used_by_hour[static_cast<std::size_t>(h)] += o.instances[static_cast<std::size_t>(h)];
+    }
+    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+      const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)];
+      ForEachUsage(t, c, p.jobs[j], o, d.job[j].start, [&](int slot, double n) {
+        if (slot < kWeekHours)
+          out.used_by_hour[static_cast<std::size_t>(slot)] += n;
+      });
+    }
+    double committed = 0;
+    for (std::size_t r = 0; r < p.resources.size(); ++r)
+      committed += d.monthly[r][0] + d.yearly[r][0] + d.reserved[r][0];
+    out.committed_by_hour.assign(kWeekHours, committed);
+  }
+  return out;
+}
+
+Result<CampaignResult> SolveAndRead(const Problem& p, const MipSolver& solver) {
+  Result<Timeline> t = MakeTimeline(p);
+  if (!t.ok())
+    return t.status();
+  bool optimal = true;
+  Result<Decision> d = SolveCampaign(p, *t, solver, &optimal);
+  if (!d.ok())
+    return d.status();
+  return ToResult(p, *t, *d, optimal);
+}
+
+// The campaign bought only by the hour: no commitments, no spot.
+Problem AllPayg(Problem p) {
+  p.allow_month = p.allow_year = p.allow_reserved = false;
+  p.savings_plan_rate.reset();
+  for (JobPiece& j : p.jobs) {
+    std::erase_if(j.options, [](const JobOption& o) { return o.spot; });
+  }
+  return p;
+}
+
+// Each piece solved on its own, the costs added.
+Result<double> Separately(const Problem& p, const MipSolver& solver) {
+  double total = 0;
+  auto one = [&](Problem alone) -> Status {
+    Result<CampaignResult> r = SolveAndRead(alone, solver);
+    if (!r.ok())
+      return r.status();
+    total += r->total_cost;
+    return Status::Ok();
+  };
+  for (const ServicePiece& s : p.services) {
+    Problem alone = p;
+    alone.jobs.clear();
+    alone.services = {s};
+    if (Status st = one(alone); !st.ok())
+      return st;
+  }
+  for (const JobPiece& j : p.jobs) {
+    Problem alone = p;
+    alone.services.clear();
+    alone.jobs = {j};
+    if (Status st = one(alone); !st.ok())
+      return st;
+  }
+  return total;
+}
+
+void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& plan,
+              std::vector<std::string>& notes) {
+  const Currency cur = plan.currency;
+  auto money = [&](double x) { return Money(x, cur).ToString(); };
+  for (const Commitment& c : plan.best.commitments) {
+    if (c.kind != Billing::kSubscriptionMonth)
+      continue;
+    for (const Resource& r : p.resources) {
+      if (r.instance != c.instance || r.region != c.region || !r.month_price)
+        continue;
+      notes.push_back("a monthly subscription of " + r.instance + " in " + r.region + " (" +
+                      money(*r.month_price) + " a month, " + r.month_basis +
+                      ") beats pay-as-you-go (" + money(r.payg_per_hour) + "/h) above " +
+                      strings::Num(std::round(*r.month_price / r.payg_per_hour)) +
+                      " h of use a month at these prices");
+      break;
+    }
+  }
+  if (!spec.timezone.empty()) {
+    notes.push_back("times are local to " + spec.timezone + " (UTC" +
+                    (CampaignUtcOffset(spec) >= 0 ? "+" : "") +
+                    strings::Num(CampaignUtcOffset(spec)) + "); the week starts Monday 00:00");
+  } else {
+    notes.push_back("assumed: times are UTC+8 (China Standard Time; set timezone to change); "
+                    "the week starts Monday 00:00");
+  }
+  notes.push_back("a month is " + strings::Num(p.hours_per_month) + " h (" +
+                  strings::Num(p.WeeksPerMonth()) +
+                  " weeks); jobs keep the same hours every week, and a monthly or once job runs "
+                  "in the first weeks of its month");
+  bool any_reserved = false;
+  for (const Resource& r : p.resources)
+    any_reserved |= r.reserved_hourly.has_value();
+  if (!any_reserved) {
+    notes.push_back(
+        "reserved instances: left out. An Alibaba page says GPU types cannot use them "
+        "(help.aliyun.com/document_detail/213635.html) and no rate is listed for these types "
+        "in these regions; add one with `gpuplan prices add --billing reserved_no_upfront` to "
+        "weigh it");
+  }
+  if (!spec.savings_plan_rate) {
+    notes.push_back(
+        "savings plan: Alibaba publishes no discount for GPU families, so the plan above has "
+        "none. Ask for a quote (ECS console > Savings Plans > Purchase shows the rate for your "
+        "account and term, or your account manager) and set savings_plan_rate. At the published "
+        "non-GPU example (" +
+        strings::Num(100 * plan.example_savings_plan_rate) +
+        "% off, 1-year All Upfront general-purpose on c5/ic5) it would cost " +
+        (plan.with_example_savings_plan ? money(plan.with_example_savings_plan->month_cost)
+                                        : std::string("the same")) +
+        " a month");
+  }
+  bool spot = false;
+  for (const ScheduledRun& r : plan.best.schedule)
+    spot |= r.billing == Billing::kSpot;
+  if (spot) {
+    notes.push_back(
+        "spot runs are priced at the planner's spot price and interruption allowance; a "
+        "reclaimed run resumes from its checkpoint (refresh prices with `gpuplan prices "
+        "refresh`)");
+  }
+}
+
+}  // namespace
+
+Result<CampaignPlan> PlanCampaign(const CampaignSpec& spec, const ModelZoo& zoo,
+                                  const Catalog& catalog, const Calibration& cal,
+                                  const CampaignOptions& options) {
+  if (Status s = ValidateCampaign(spec); !s.ok())
+    return s;
+  if (!options.solver)
+    return Status::Internal("PlanCampaign needs a MIP solver");
+  Result<BuiltProblem> built = BuildProblem(spec, zoo, catalog, cal, options);
+  if (!built.ok())
+    return built.status();
+  const Problem& p = built->problem;
+  CampaignPlan plan;
+  plan.currency = built->currency;
+  plan.dropped = built->dropped;
+  Result<CampaignResult> best = SolveAndRead(p, options.solver);
+  if (!best.ok())
+    return best.status();
+  plan.best = std::move(*best);
+  plan.example_savings_plan_rate = options.plan.ratios.savings_plan_example_1y;
+  const bool sp_allowed =
+      spec.billing.empty() || std::find(spec.billing.begin(), spec.billing.end(),
+                                        Billing::kSavingsPlan) != spec.billing.end();
+  if (!p.savings_plan_rate && sp_allowed && plan.example_savings_plan_rate > 0) {
+    Problem with = p;
+    with.savings_plan_rate = plan.example_savings_plan_rate;
+    Result<CampaignResult> r = SolveAndRead(with, options.solver);
+    if (!r.ok())
+      return r.status();
+    plan.with_example_savings_plan = std::move(*r);
+  }
+  Result<CampaignResult> payg = SolveAndRead(AllPayg(p), options.solver);
+  if (!payg.ok())
+    return payg.status();
+  plan.vs_all_payg = payg->month_cost;
+  Result<double> separate = Separately(p, options.solver);
+  if (!separate.ok())
+    return separate.status();
+  plan.vs_separate = *separate / p.months;
+  plan.notes = built->notes;
+  AddNotes(spec, p, plan, plan.notes);
+  return plan;
+}
+
+}  // namespace gpuplan::campaign

@@ -1,0 +1,229 @@
+// The campaign as a mixed-integer program (gpuplan/mip.h):
+//
+//   minimise   sum_c months_c * (sum_r month_r * m[r,c] + sum_t w_t * sum_r payg_r * p[c,t,r])
+//            + sum_b sum_r (year_r * Y[r,b] + ri_r * 8760 * R[r,b]) + sum_b 8760 * S[b]
+//            + sum_j spot runs_j * spot_cost_j * x[j,spot]
+//   subject to, per class c, hour t of its weeks and instance type r that anything may use:
+//              p[c,t,r] + q[c,t,r] + m[r,c] + Y[r,b(c)] + R[r,b(c)]
+//                >= sum_s use_s(c,t,r) * z[s] + sum_(j,o,start) use(c,t,r) * x[j,o,start]
+//              sum_r payg_r * (1 - d) * q[c,t,r] <= S[b(c)]        (savings plan, rate d)
+//              sum_o z[service, o] = 1;  sum_(o,start) x[job, o, start] = 1
+//   with z, x binary; m, Y, R whole instances; p (pay-as-you-go instances), q (instances the
+//   savings plan pays) and S (its hourly commitment) continuous and >= 0.
+//
+// Evaluate() prices the decoded decision the same way; the tests compare both with a brute force.
+#include <algorithm>
+#include <cmath>
+
+#include "campaign/problem.h"
+
+namespace gpuplan::campaign {
+namespace {
+
+struct JobVar {
+  int option = 0;
+  int start = -1;
+  int var = 0;
+};
+
+// Upper bound of the instances of each resource anything can use at once, for the commitments.
+std::vector<double> PeakUse(const Problem& p) {
+  std::vector<double> peak(p.resources.size(), 0);
+  for (const ServicePiece& s : p.services) {
+    std::vector<double> most(p.resources.size(), 0);
+    for (const ServiceOption& o : s.options) {
+      const auto r = static_cast<std::size_t>(o.resource);
+      most[r] = std::max(most[r], *std::max_element(o.instances.begin(), o.instances.end()));
+    }
+    for (std::size_t r = 0; r < most.size(); ++r)
+      peak[r] += most[r];
+  }
+  for (const JobPiece& j : p.jobs) {
+    std::vector<double> most(p.resources.size(), 0);
+    for (const JobOption& o : j.options) {
+      if (!o.spot) {
+        const auto r = static_cast<std::size_t>(o.resource);
+        // A weekly job's runs do not overlap (Starts), so one run's instances bound it.
+        most[r] = std::max(most[r], static_cast<double>(o.instances));
+      }
+    }
+    for (std::size_t r = 0; r < most.size(); ++r)
+      peak[r] += most[r];
+  }
+  return peak;
+}
+
+}  // namespace
+
+Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSolver& solver,
+                               bool* proven_optimal) {
+  MipProblem mip;
+  const std::size_t nr = p.resources.size(), nc = t.classes.size();
+  const int blocks = p.Blocks();
+  const double year_hours = 12 * p.hours_per_month;
+  const std::vector<double> peak = PeakUse(p);
+
+  // Choices.
+  std::vector<std::vector<int>> service_vars(p.services.size());
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    std::vector<std::pair<int, double>> one;
+    for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
+      service_vars[s].push_back(mip.AddVariable({.upper = 1, .integer = true}));
+      one.emplace_back(service_vars[s].back(), 1.0);
+    }
+    mip.AddRow(std::move(one), 1, 1);
+  }
+  std::vector<std::vector<JobVar>> job_vars(p.jobs.size());
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobPiece& job = p.jobs[j];
+    std::vector<std::pair<int, double>> one;
+    for (std::size_t oi = 0; oi < job.options.size(); ++oi) {
+      const JobOption& o = job.options[oi];
+      if (o.spot) {
+        const double cost = o.spot_cost_per_run * RunsInHorizon(p, job);
+        job_vars[j].push_back({static_cast<int>(oi), -1,
+                               mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
+      } else {
+        for (int start : Starts(t, job, o)) {
+          job_vars[j].push_back({static_cast<int>(oi), start,
+                                 mip.AddVariable({.upper = 1, .integer = true})});
+        }
+      }
+    }
+    if (job_vars[j].empty()) {
+      return Status::Unsupported("job \"" + job.name +
+                                 "\" fits no start in its window on any instance type");
+    }
+    for (const JobVar& v : job_vars[j])
+      one.emplace_back(v.var, 1.0);
+    mip.AddRow(std::move(one), 1, 1);
+  }
+
+  // Commitments.
+  auto whole = [](double n) { return std::ceil(n - 1e-9); };
+  std::vector<std::vector<int>> month_vars(nr, std::vector<int>(nc, -1));
+  std::vector<std::vector<int>> year_vars(nr, std::vector<int>(static_cast<std::size_t>(blocks), -1));
+  std::vector<std::vector<int>> ri_vars = year_vars;
+  for (std::size_t r = 0; r < nr; ++r) {
+    const Resource& res = p.resources[r];
+    const double upper = whole(peak[r]);
+    if (upper <= 0)
+      continue;
+    for (std::size_t c = 0; c < nc; ++c) {
+      if (p.allow_month && res.month_price) {
+        month_vars[r][c] = mip.AddVariable(
+            {.cost = t.classes[c].months * *res.month_price, .upper = upper, .integer = true});
+      }
+    }
+    for (std::size_t b = 0; b < static_cast<std::size_t>(blocks); ++b) {
+      if (p.allow_year && res.year_price)
+        year_vars[r][b] = mip.AddVariable({.cost = *res.year_price, .upper = upper, .integer = true});
+      if (p.allow_reserved && res.reserved_hourly) {
+        ri_vars[r][b] = mip.AddVariable(
+            {.cost = *res.reserved_hourly * year_hours, .upper = upper, .integer = true});
+      }
+    }
+  }
+  const double rate = p.savings_plan_rate.value_or(0);
+  std::vector<int> sp_vars(static_cast<std::size_t>(blocks), -1);
+  if (rate > 0) {
+    for (int& v : sp_vars)
+      v = mip.AddVariable({.cost = year_hours});
+  }
+
+  // Cover every hour of every class.
+  for (std::size_t ci = 0; ci < nc; ++ci) {
+    const MonthClass& c = t.classes[ci];
+    const int slots = t.Slots(c);
+    const auto b = static_cast<std::size_t>(c.block);
+    // terms[slot * nr + r]: the usage side of the cover row.
+    std::vector<std::vector<std::pair<int, double>>> use(static_cast<std::size_t>(slots) * nr);
+    for (std::size_t s = 0; s < p.services.size(); ++s) {
+      for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
+        const ServiceOption& so = p.services[s].options[o];
+        for (int slot = 0; slot < slots; ++slot) {
+          const double n = so.instances[static_cast<std::size_t>(slot % kWeekHours)];
+          if (n > 0) {
+            use[static_cast<std::size_t>(slot) * nr + static_cast<std::size_t>(so.resource)]
+                .emplace_back(service_vars[s][o], -n);
+          }
+        }
+      }
+    }
+    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+      for (const JobVar& v : job_vars[j]) {
+        const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(v.option)];
+        std::vector<double> per_slot(static_cast<std::size_t>(slots), 0);
+        ForEachUsage(t, c, p.jobs[j], o, v.start,
+                     [&](int slot, double n) { per_slot[static_cast<std::size_t>(slot)] += n; });
+        for (int slot = 0; slot < slots; ++slot) {
+          const double n = per_slot[static_cast<std::size_t>(slot)];
+          if (n > 0) {
+            use[static_cast<std::size_t>(slot) * nr + static_cast<std::size_t>(o.resource)]
+                .emplace_back(v.var, -n);
+          }
+        }
+      }
+    }
+    for (int slot = 0; slot < slots; ++slot) {
+      const double weight = t.Weight(c, slot) * c.months;
+      std::vector<std::pair<int, double>> sp_row;
+      for (std::size_t r = 0; r < nr; ++r) {
+        std::vector<std::pair<int, double>>& row = use[static_cast<std::size_t>(slot) * nr + r];
+        if (row.empty())
+          continue;
+        const double price = p.resources[r].payg_per_hour;
+        row.emplace_back(mip.AddVariable({.cost = weight * price}), 1.0);
+        if (sp_vars[b] >= 0) {
+          const int q = mip.AddVariable({});
+          row.emplace_back(q, 1.0);
+          sp_row.emplace_back(q, price * (1 - rate));
+        }
+        for (int v : {month_vars[r][ci], year_vars[r][b], ri_vars[r][b]}) {
+          if (v >= 0)
+            row.emplace_back(v, 1.0);
+        }
+        mip.AddRow(std::move(row), 0, kMipInfinity);
+      }
+      if (!sp_row.empty()) {
+        sp_row.emplace_back(sp_vars[b], -1.0);
+        mip.AddRow(std::move(sp_row), -kMipInfinity, 0);
+      }
+    }
+  }
+
+  Result<MipSolution> sol = solver(mip);
+  if (!sol.ok())
+    return sol.status();
+  if (proven_optimal)
+    *proven_optimal = sol->proven_optimal;
+  auto value = [&](int v) { return v >= 0 ? sol->values[static_cast<std::size_t>(v)] : 0.0; };
+  auto count = [&](int v) { return static_cast<int>(std::lround(value(v))); };
+
+  Decision d = Decision::Empty(p, t);
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    for (std::size_t o = 0; o < service_vars[s].size(); ++o) {
+      if (value(service_vars[s][o]) > 0.5)
+        d.service_option[s] = static_cast<int>(o);
+    }
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    for (const JobVar& v : job_vars[j]) {
+      if (value(v.var) > 0.5)
+        d.job[j] = {v.option, v.start};
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    for (std::size_t c = 0; c < nc; ++c)
+      d.monthly[r][c] = count(month_vars[r][c]);
+    for (std::size_t b = 0; b < static_cast<std::size_t>(blocks); ++b) {
+      d.yearly[r][b] = count(year_vars[r][b]);
+      d.reserved[r][b] = count(ri_vars[r][b]);
+    }
+  }
+  for (std::size_t b = 0; b < sp_vars.size(); ++b)
+    d.savings_hourly[b] = std::max(0.0, value(sp_vars[b]));
+  return d;
+}
+
+}  // namespace gpuplan::campaign
