@@ -93,8 +93,8 @@ struct CampaignOptions {
   planner::PlanOptions plan;  // for each piece (top_n is raised to see enough types)
   MipSolver solver;
   // Instance types (per region) kept per piece: the cheapest ones, plus those a service uses.
-  int types_per_job = 4;
-  int types_per_service = 3;
+  int types_per_job = 2;
+  int types_per_service = 2;
 };
 
 // Something to buy.

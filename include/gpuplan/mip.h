@@ -40,6 +40,9 @@ struct MipRow {
 struct MipProblem {
   std::vector<MipVariable> variables;
   std::vector<MipRow> rows;
+  // A feasible solution to start from (one value per variable), or empty: the solver keeps it
+  // when it finds nothing better in its time.
+  std::vector<double> start;
   int AddVariable(MipVariable v) {
     variables.push_back(v);
     return static_cast<int>(variables.size()) - 1;

@@ -23,7 +23,7 @@ constexpr CommandRow kCommands[] = {
     {"validate", AddValidateCommand}, {"catalog", AddCatalogCommand},
     {"prices", AddPricesCommand},     {"probe", AddProbeCommand},
     {"monitor", AddMonitorCommand},   {"watch-spot", AddWatchSpotCommand},
-    {"serve", AddServeCommand},
+    {"serve", AddServeCommand},       {"campaign", AddCampaignCommand},
 };
 
 }  // namespace

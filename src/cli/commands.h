@@ -75,6 +75,7 @@ void AddProbeCommand(CLI::App& app, CliContext& ctx);
 void AddMonitorCommand(CLI::App& app, CliContext& ctx);
 void AddWatchSpotCommand(CLI::App& app, CliContext& ctx);
 void AddPlanCommand(CLI::App& app, CliContext& ctx);  // plan and explain
+void AddCampaignCommand(CLI::App& app, CliContext& ctx);
 void AddWizardCommand(CLI::App& app, CliContext& ctx);
 void AddDeployCommand(CLI::App& app, CliContext& ctx);  // provisioning files for a candidate
 void AddServeCommand(CLI::App& app, CliContext& ctx);

@@ -10,14 +10,24 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuplan/status.h"
 #include "gpuplan/workload.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace gpuplan::io {
 
 // Parses `text`; `file` names it in errors. The result passed ValidateWorkload().
 Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& file);
+
+// The workload of mapping `node` of a larger document (a campaign's job or service) whose own
+// keys `extra_keys` are the caller's to read; errors as ParseWorkloadYaml's, with `file`'s lines.
+Result<Workload> ReadWorkloadNode(const YAML::Node& node, const std::string& file,
+                                  const std::vector<std::string_view>& extra_keys);
 
 // Reads and parses the file at `path`.
 Result<Workload> LoadWorkloadYaml(const std::string& path);

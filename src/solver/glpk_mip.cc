@@ -42,6 +42,22 @@ Status CheckProblem(const MipProblem& p) {
   return Status::Ok();
 }
 
+// Hands GLPK the caller's feasible solution once, when it first asks for heuristic solutions.
+struct StartHint {
+  const std::vector<double>* start = nullptr;
+  bool given = false;
+};
+
+void GiveStart(glp_tree* tree, void* info) {
+  auto* hint = static_cast<StartHint*>(info);
+  if (glp_ios_reason(tree) != GLP_IHEUR || hint->given || hint->start->empty())
+    return;
+  hint->given = true;
+  std::vector<double> x(1, 0);  // 1-based
+  x.insert(x.end(), hint->start->begin(), hint->start->end());
+  glp_ios_heur_sol(tree, x.data());
+}
+
 struct ProbDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
@@ -84,17 +100,61 @@ Result<MipSolution> SolveWithGlpk(const MipProblem& problem, const GlpkLimits& l
   }
   glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
 
+  // The LP relaxation first, by the dual simplex (GLPK 5.0's primal simplex reports some of
+  // these bounded programs unbounded after removing its perturbation, and its MIP presolver then
+  // fails with GLP_EFAIL), then branch-and-cut from that basis; the primal simplex with the LP
+  // presolver is the fallback.
+  glp_smcp lp_parm;
+  glp_init_smcp(&lp_parm);
+  lp_parm.msg_lev = GLP_MSG_OFF;
+  lp_parm.meth = GLP_DUALP;
+  lp_parm.tm_lim = limits.time_limit_ms;
+  int lp_rc = glp_simplex(lp.get(), &lp_parm);
+  if (lp_rc != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    glp_std_basis(lp.get());
+    lp_parm.meth = GLP_PRIMAL;
+    lp_parm.presolve = GLP_ON;
+    lp_rc = glp_simplex(lp.get(), &lp_parm);
+  }
+  if ((lp_rc != 0 || glp_get_status(lp.get()) != GLP_OPT) &&
+      problem.start.size() == problem.variables.size() && lp_rc == GLP_ETMLIM) {
+    // Out of time before the relaxation was solved: the start is the best known.
+    out.proven_optimal = false;
+    out.values = problem.start;
+    for (std::size_t j = 0; j < problem.start.size(); ++j)
+      out.objective += problem.variables[j].cost * problem.start[j];
+    return out;
+  }
+  if (lp_rc != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    if (glp_get_status(lp.get()) == GLP_NOFEAS)
+      return Status::Unsupported("the program has no feasible solution");
+    return Status::Internal("GLPK could not solve the relaxation (glp_simplex returned " +
+                            std::to_string(lp_rc) + ")");
+  }
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  parm.presolve = GLP_ON;
+  parm.presolve = GLP_OFF;
   parm.tm_lim = limits.time_limit_ms;
   parm.mip_gap = limits.relative_gap;
   parm.gmi_cuts = GLP_ON;
   parm.mir_cuts = GLP_ON;
   parm.fp_heur = GLP_ON;
+  StartHint hint{&problem.start, false};
+  if (problem.start.size() == problem.variables.size()) {
+    parm.cb_func = GiveStart;
+    parm.cb_info = &hint;
+  }
   const int rc = glp_intopt(lp.get(), &parm);
   const int status = glp_mip_status(lp.get());
+  if (status != GLP_OPT && status != GLP_FEAS && hint.given) {
+    // Stopped before GLPK kept any solution of its own: the start is the best known.
+    out.proven_optimal = false;
+    out.values = problem.start;
+    for (std::size_t j = 0; j < problem.start.size(); ++j)
+      out.objective += problem.variables[j].cost * problem.start[j];
+    return out;
+  }
   if (rc == GLP_ENOPFS || rc == GLP_ENODFS || status == GLP_NOFEAS)
     return Status::Unsupported("the program has no feasible solution");
   if (status != GLP_OPT && status != GLP_FEAS) {

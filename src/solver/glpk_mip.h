@@ -9,7 +9,7 @@
 namespace gpuplan::solver {
 
 struct GlpkLimits {
-  int time_limit_ms = 20000;  // then the best solution found, proven_optimal = false
+  int time_limit_ms = 2000;  // then the best solution found, proven_optimal = false
   double relative_gap = 1e-6;
 };
 

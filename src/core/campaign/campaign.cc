@@ -51,6 +51,14 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
   for (std::size_t r = 0; r < p.resources.size(); ++r) {
     const Resource& res = p.resources[r];
     for (std::size_t c = 0; c < t.classes.size(); ++c) {
+      // Consecutive classes with the same count are one run of monthly renewals.
+      if (c > 0 && d.monthly[r][c] > 0 && d.monthly[r][c] == d.monthly[r][c - 1] &&
+          !out.commitments.empty() && out.commitments.back().instance == res.instance &&
+          out.commitments.back().region == res.region &&
+          out.commitments.back().kind == Billing::kSubscriptionMonth) {
+        out.commitments.back().months += t.classes[c].months;
+        continue;
+      }
       if (d.monthly[r][c] > 0) {
         out.commitments.push_back({.kind = Billing::kSubscriptionMonth,
                                    .instance = res.instance,
@@ -182,16 +190,25 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
   return out;
 }
 
-Result<CampaignResult> SolveAndRead(const Problem& p, const MipSolver& solver) {
+struct Solved {
+  Problem problem;
+  Timeline timeline;
+  Decision decision;
+  bool optimal = true;
+};
+
+Result<Solved> Solve(Problem p, const MipSolver& solver, const Decision* start = nullptr) {
   Result<Timeline> t = MakeTimeline(p);
   if (!t.ok())
     return t.status();
   bool optimal = true;
-  Result<Decision> d = SolveCampaign(p, *t, solver, &optimal);
+  Result<Decision> d = SolveCampaign(p, *t, solver, &optimal, start);
   if (!d.ok())
     return d.status();
-  return ToResult(p, *t, *d, optimal);
+  return Solved{std::move(p), std::move(*t), std::move(*d), optimal};
 }
+
+CampaignResult Read(const Solved& s) { return ToResult(s.problem, s.timeline, s.decision, s.optimal); }
 
 // The campaign bought only by the hour: no commitments, no spot.
 Problem AllPayg(Problem p) {
@@ -203,31 +220,57 @@ Problem AllPayg(Problem p) {
   return p;
 }
 
-// Each piece solved on its own, the costs added.
-Result<double> Separately(const Problem& p, const MipSolver& solver) {
+// Each piece solved on its own: their total, and their decisions put together as one decision
+// of the whole campaign (commitments added up), a feasible start for the joint program.
+struct Separate {
   double total = 0;
-  auto one = [&](Problem alone) -> Status {
-    Result<CampaignResult> r = SolveAndRead(alone, solver);
-    if (!r.ok())
-      return r.status();
-    total += r->total_cost;
-    return Status::Ok();
+  Decision joint;
+};
+
+Result<Separate> Separately(const Problem& p, const Timeline& joint_t, const MipSolver& solver) {
+  Separate out{0, Decision::Empty(p, joint_t)};
+  auto add = [&](const Solved& alone) {
+    out.total += Evaluate(alone.problem, alone.timeline, alone.decision).total;
+    const Decision& d = alone.decision;
+    for (std::size_t r = 0; r < p.resources.size(); ++r) {
+      for (std::size_t c = 0; c < joint_t.classes.size(); ++c) {
+        // The alone class holding this class's first month.
+        const int month = joint_t.classes[c].first_month;
+        for (std::size_t a = 0; a < alone.timeline.classes.size(); ++a) {
+          const MonthClass& ac = alone.timeline.classes[a];
+          if (month >= ac.first_month && month < ac.first_month + ac.months)
+            out.joint.monthly[r][c] += d.monthly[r][a];
+        }
+      }
+      for (std::size_t b = 0; b < out.joint.yearly[r].size(); ++b) {
+        out.joint.yearly[r][b] += d.yearly[r][b];
+        out.joint.reserved[r][b] += d.reserved[r][b];
+      }
+    }
+    for (std::size_t b = 0; b < out.joint.savings_hourly.size(); ++b)
+      out.joint.savings_hourly[b] += d.savings_hourly[b];
   };
-  for (const ServicePiece& s : p.services) {
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
     Problem alone = p;
     alone.jobs.clear();
-    alone.services = {s};
-    if (Status st = one(alone); !st.ok())
-      return st;
+    alone.services = {p.services[s]};
+    Result<Solved> r = Solve(alone, solver);
+    if (!r.ok())
+      return r.status();
+    add(*r);
+    out.joint.service_option[s] = r->decision.service_option[0];
   }
-  for (const JobPiece& j : p.jobs) {
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
     Problem alone = p;
     alone.services.clear();
-    alone.jobs = {j};
-    if (Status st = one(alone); !st.ok())
-      return st;
+    alone.jobs = {p.jobs[j]};
+    Result<Solved> r = Solve(alone, solver);
+    if (!r.ok())
+      return r.status();
+    add(*r);
+    out.joint.job[j] = r->decision.job[0];
   }
-  return total;
+  return out;
 }
 
 void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& plan,
@@ -282,6 +325,29 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
                                         : std::string("the same")) +
         " a month");
   }
+  for (std::size_t j = 0; j < p.jobs.size() && j < plan.best.schedule.size(); ++j) {
+    const ScheduledRun& run = plan.best.schedule[j];
+    if (run.billing == Billing::kSpot)
+      continue;
+    const JobPiece& job = p.jobs[j];
+    const JobOption* cheapest = nullptr;
+    for (const JobOption& o : job.options) {
+      if (o.spot && o.spot_quote_per_run < o.spot_cost_per_run &&
+          (!cheapest || o.spot_quote_per_run < cheapest->spot_quote_per_run)) {
+        cheapest = &o;
+      }
+    }
+    if (!cheapest)
+      continue;
+    const double month = cheapest->spot_quote_per_run * RunsInHorizon(p, job) / p.months;
+    if (month < run.cost_per_month) {
+      notes.push_back(
+          "\"" + job.name + "\" could run on spot for about " + money(month) +
+          " a month instead of " + money(run.cost_per_month) + ", but the spot price it rests "
+          "on is derived or stale, so it is weighed at its pay-as-you-go cap (as `gpuplan plan` "
+          "does); run `gpuplan prices refresh` for today's spot prices to let spot decide");
+    }
+  }
   bool spot = false;
   for (const ScheduledRun& r : plan.best.schedule)
     spot |= r.billing == Billing::kSpot;
@@ -309,10 +375,19 @@ Result<CampaignPlan> PlanCampaign(const CampaignSpec& spec, const ModelZoo& zoo,
   CampaignPlan plan;
   plan.currency = built->currency;
   plan.dropped = built->dropped;
-  Result<CampaignResult> best = SolveAndRead(p, options.solver);
+  // Each piece alone first: its total is one simple answer, and together they are a feasible
+  // start the joint program can only improve on.
+  Result<Timeline> timeline = MakeTimeline(p);
+  if (!timeline.ok())
+    return timeline.status();
+  Result<Separate> separate = Separately(p, *timeline, options.solver);
+  if (!separate.ok())
+    return separate.status();
+  plan.vs_separate = separate->total / p.months;
+  Result<Solved> best = Solve(p, options.solver, &separate->joint);
   if (!best.ok())
     return best.status();
-  plan.best = std::move(*best);
+  plan.best = Read(*best);
   plan.example_savings_plan_rate = options.plan.ratios.savings_plan_example_1y;
   const bool sp_allowed =
       spec.billing.empty() || std::find(spec.billing.begin(), spec.billing.end(),
@@ -320,19 +395,15 @@ Result<CampaignPlan> PlanCampaign(const CampaignSpec& spec, const ModelZoo& zoo,
   if (!p.savings_plan_rate && sp_allowed && plan.example_savings_plan_rate > 0) {
     Problem with = p;
     with.savings_plan_rate = plan.example_savings_plan_rate;
-    Result<CampaignResult> r = SolveAndRead(with, options.solver);
+    Result<Solved> r = Solve(with, options.solver, &best->decision);
     if (!r.ok())
       return r.status();
-    plan.with_example_savings_plan = std::move(*r);
+    plan.with_example_savings_plan = Read(*r);
   }
-  Result<CampaignResult> payg = SolveAndRead(AllPayg(p), options.solver);
+  Result<Solved> payg = Solve(AllPayg(p), options.solver);
   if (!payg.ok())
     return payg.status();
-  plan.vs_all_payg = payg->month_cost;
-  Result<double> separate = Separately(p, options.solver);
-  if (!separate.ok())
-    return separate.status();
-  plan.vs_separate = *separate / p.months;
+  plan.vs_all_payg = Read(*payg).month_cost;
   plan.notes = built->notes;
   AddNotes(spec, p, plan, plan.notes);
   return plan;

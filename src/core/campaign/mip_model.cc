@@ -14,6 +14,7 @@
 // Evaluate() prices the decoded decision the same way; the tests compare both with a brute force.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "campaign/problem.h"
 
@@ -53,10 +54,83 @@ std::vector<double> PeakUse(const Problem& p) {
   return peak;
 }
 
+// Starts of job `j`'s option `o` that cost the same in every decision are one choice to the
+// program: a run that meets no other job can only meet the services, so two starts whose runs
+// meet the same services' usage, hour by hour, and no other job are interchangeable. Keeping
+// one of each such set removes the symmetry that makes branch-and-bound slow (a job alone has
+// one start per option left) and loses no optimum. With a savings plan every resource in an hour
+// shares the plan's budget, so there the check spans all resources.
+class StartPruner {
+ public:
+  StartPruner(const Problem& p, const Timeline& t) : p_(p), t_(t) {
+    const bool any_resource = p.savings_plan_rate.has_value();
+    // Which (class, slot, resource) each job may use, by job.
+    reach_.resize(p.jobs.size());
+    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+      reach_[j].resize(t.classes.size());
+      for (std::size_t c = 0; c < t.classes.size(); ++c) {
+        reach_[j][c].assign(static_cast<std::size_t>(t.Slots(t.classes[c])) * Width(), false);
+        for (const JobOption& o : p.jobs[j].options) {
+          for (int start : campaign::Starts(t, p.jobs[j], o)) {
+            ForEachUsage(t, t.classes[c], p.jobs[j], o, start, [&](int slot, double) {
+              reach_[j][c][Index(slot, any_resource ? 0 : o.resource)] = true;
+            });
+          }
+        }
+      }
+    }
+  }
+
+  // The starts of `o` to offer, one per set of interchangeable ones.
+  std::vector<int> Starts(std::size_t j, const JobOption& o) const {
+    std::vector<int> kept;
+    std::set<std::vector<double>> seen;
+    for (int start : campaign::Starts(t_, p_.jobs[j], o)) {
+      std::vector<double> key;
+      bool unique = false;
+      for (std::size_t c = 0; c < t_.classes.size() && !unique; ++c) {
+        key.push_back(-1);  // class separator
+        ForEachUsage(t_, t_.classes[c], p_.jobs[j], o, start, [&](int slot, double n) {
+          unique |= MeetsAnotherJob(j, c, slot, o.resource);
+          key.push_back(n);
+          for (const ServicePiece& sp : p_.services) {
+            for (const ServiceOption& so : sp.options) {
+              if (Width() > 1 && so.resource != o.resource)
+                continue;
+              key.push_back(so.instances[static_cast<std::size_t>(slot % kWeekHours)]);
+            }
+          }
+        });
+      }
+      if (unique || seen.insert(key).second)
+        kept.push_back(start);
+    }
+    return kept;
+  }
+
+ private:
+  std::size_t Width() const { return p_.savings_plan_rate ? 1 : p_.resources.size(); }
+  std::size_t Index(int slot, int resource) const {
+    return static_cast<std::size_t>(slot) * Width() + static_cast<std::size_t>(resource);
+  }
+  bool MeetsAnotherJob(std::size_t j, std::size_t c, int slot, int resource) const {
+    const int r = Width() > 1 ? resource : 0;
+    for (std::size_t k = 0; k < reach_.size(); ++k) {
+      if (k != j && reach_[k][c][Index(slot, r)])
+        return true;
+    }
+    return false;
+  }
+
+  const Problem& p_;
+  const Timeline& t_;
+  std::vector<std::vector<std::vector<bool>>> reach_;  // [job][class][slot * width + resource]
+};
+
 }  // namespace
 
 Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSolver& solver,
-                               bool* proven_optimal) {
+                               bool* proven_optimal, const Decision* start) {
   MipProblem mip;
   const std::size_t nr = p.resources.size(), nc = t.classes.size();
   const int blocks = p.Blocks();
@@ -64,6 +138,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   const std::vector<double> peak = PeakUse(p);
 
   // Choices.
+  const StartPruner pruner(p, t);
   std::vector<std::vector<int>> service_vars(p.services.size());
   for (std::size_t s = 0; s < p.services.size(); ++s) {
     std::vector<std::pair<int, double>> one;
@@ -84,8 +159,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         job_vars[j].push_back({static_cast<int>(oi), -1,
                                mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
       } else {
-        for (int start : Starts(t, job, o)) {
-          job_vars[j].push_back({static_cast<int>(oi), start,
+        for (int at : pruner.Starts(j, o)) {
+          job_vars[j].push_back({static_cast<int>(oi), at,
                                  mip.AddVariable({.upper = 1, .integer = true})});
         }
       }
@@ -132,6 +207,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   }
 
   // Cover every hour of every class.
+  std::vector<std::pair<int, int>> cover_rows;  // (row, its pay-as-you-go variable)
   for (std::size_t ci = 0; ci < nc; ++ci) {
     const MonthClass& c = t.classes[ci];
     const int slots = t.Slots(c);
@@ -173,7 +249,9 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         if (row.empty())
           continue;
         const double price = p.resources[r].payg_per_hour;
-        row.emplace_back(mip.AddVariable({.cost = weight * price}), 1.0);
+        const int payg = mip.AddVariable({.cost = weight * price});
+        row.emplace_back(payg, 1.0);
+        cover_rows.emplace_back(static_cast<int>(mip.rows.size()), payg);
         if (sp_vars[b] >= 0) {
           const int q = mip.AddVariable({});
           row.emplace_back(q, 1.0);
@@ -190,6 +268,44 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         mip.AddRow(std::move(sp_row), -kMipInfinity, 0);
       }
     }
+  }
+
+  // A feasible start: `start`'s choices and commitments (else each piece's first choice and
+  // nothing committed), every hour's rest pay-as-you-go.
+  mip.start.assign(mip.variables.size(), 0);
+  auto set = [&](int var, double v) {
+    if (var >= 0)
+      mip.start[static_cast<std::size_t>(var)] = v;
+  };
+  for (std::size_t s = 0; s < service_vars.size(); ++s)
+    set(service_vars[s][start ? static_cast<std::size_t>(start->service_option[s]) : 0], 1);
+  for (std::size_t j = 0; j < job_vars.size(); ++j) {
+    const JobVar* chosen = &job_vars[j].front();
+    for (const JobVar& v : job_vars[j]) {
+      if (start && v.option == start->job[j].option && v.start == start->job[j].start)
+        chosen = &v;
+    }
+    set(chosen->var, 1);
+  }
+  if (start) {
+    for (std::size_t r = 0; r < nr; ++r) {
+      for (std::size_t c = 0; c < nc; ++c)
+        set(month_vars[r][c], start->monthly[r][c]);
+      for (std::size_t b = 0; b < static_cast<std::size_t>(blocks); ++b) {
+        set(year_vars[r][b], start->yearly[r][b]);
+        set(ri_vars[r][b], start->reserved[r][b]);
+      }
+    }
+    for (std::size_t b = 0; b < sp_vars.size(); ++b)
+      set(sp_vars[b], start->savings_hourly[b]);
+  }
+  for (const auto& [row, payg] : cover_rows) {
+    double need = 0;
+    for (const auto& [var, coef] : mip.rows[static_cast<std::size_t>(row)].terms) {
+      if (var != payg)
+        need -= coef * mip.start[static_cast<std::size_t>(var)];
+    }
+    mip.start[static_cast<std::size_t>(payg)] = std::max(0.0, need);
   }
 
   Result<MipSolution> sol = solver(mip);

@@ -190,11 +190,14 @@ class Builder {
       const int r = ResourceOf(c);
       if (r < 0)
         continue;
+      // A spot price that cannot rank (derived or stale) is decided at its PAYG cap.
+      const double at_cap = c.spot_ranked_at_payg * c.nodes * c.job_hours;
       JobOption o{.resource = r,
                   .instances = c.nodes,
                   .hours = c.job_hours,
                   .spot = c.billing == Billing::kSpot,
-                  .spot_cost_per_run = c.cost.total.amount()};
+                  .spot_cost_per_run = c.spot_ranked_at_payg > 0 ? at_cap : c.cost.total.amount(),
+                  .spot_quote_per_run = c.cost.total.amount()};
       std::map<int, JobOption>& into = o.spot ? spot : payg;
       auto cost = [&](const JobOption& x) {
         return x.spot ? x.spot_cost_per_run

@@ -46,7 +46,10 @@ struct JobOption {
   int instances = 1;  // per run
   double hours = 0;   // per run
   bool spot = false;  // runs on spot: no capacity of the campaign's, a price per run
+  // What a spot run is decided at: its quote when that price can rank a plan (listed and fresh,
+  // planner::SpotPriceRankable), else its PAYG cap, as the planner ranks it.
   double spot_cost_per_run = 0;
+  double spot_quote_per_run = 0;  // at its own (derived or stale) price, for the what-if
 };
 
 struct JobPiece {
@@ -141,10 +144,11 @@ struct Evaluation {
 // month); within a slot the savings plan pays for what commitments leave.
 Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d);
 
-// The least-cost decision, by the mixed-integer program. `proven_optimal` false when the
-// solver's limit stopped it.
+// The least-cost decision, by the mixed-integer program, searched from `start` when given (a
+// feasible decision, e.g. every piece's own optimum: the result is never worse). `proven_optimal`
+// false when the solver's limit stopped it.
 Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSolver& solver,
-                               bool* proven_optimal);
+                               bool* proven_optimal, const Decision* start = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 
