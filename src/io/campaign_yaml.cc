@@ -52,7 +52,8 @@ std::optional<campaign::Window> ParseWindow(const std::string& text) {
 
 class CampaignReader {
  public:
-  explicit CampaignReader(std::string file) : file_(std::move(file)), r_(file_) {}
+  CampaignReader(std::string file, bool allow_files)
+      : file_(std::move(file)), allow_files_(allow_files), r_(file_) {}
 
   Result<campaign::CampaignSpec> Read(const YAML::Node& root) {
     campaign::CampaignSpec spec;
@@ -154,6 +155,10 @@ class CampaignReader {
       return r_.status();
     }
     if (const YAML::Node file = node["file"]) {
+      if (!allow_files_) {
+        r_.Fail(file, at + ".file", "not allowed here: give the workload's keys inline");
+        return r_.status();
+      }
       for (const auto& kv : node) {
         const std::string k = kv.first.Scalar();
         if (std::find(own_keys.begin(), own_keys.end(), k) == own_keys.end()) {
@@ -216,12 +221,14 @@ class CampaignReader {
   }
 
   std::string file_;
+  bool allow_files_ = true;
   YamlReader r_;
 };
 
 }  // namespace
 
-Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const std::string& file) {
+Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const std::string& file,
+                                                 bool allow_files) {
   if (LooksLikeJson(text)) {
     if (Status s = CheckStrictJson(text, file); !s.ok())
       return s;
@@ -230,7 +237,7 @@ Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const st
   }
   try {
     const YAML::Node root = YAML::Load(std::string(text));
-    return CampaignReader(file).Read(root);
+    return CampaignReader(file, allow_files).Read(root);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(fmt::format("{}:{}:{}: malformed YAML: {}", file,
                                                e.mark.line + 1, e.mark.column + 1, e.msg))

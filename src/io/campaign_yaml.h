@@ -27,8 +27,10 @@
 namespace gpuplan::io {
 
 // Parses `text`; `file` names it in errors and its folder anchors `file:` keys. The result passed
-// ValidateCampaign().
-Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const std::string& file);
+// ValidateCampaign(). `allow_files` false (a request body): a `file:` key is an error, so the
+// text cannot make the reader open a file.
+Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const std::string& file,
+                                                 bool allow_files = true);
 
 // Reads and parses the file at `path`.
 Result<campaign::CampaignSpec> LoadCampaignYaml(const std::string& path);

@@ -14,6 +14,8 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/uncertainty.h"
 #include "gpuplan/workload.h"
+#include "io/campaign_render.h"
+#include "io/campaign_yaml.h"
 #include "io/catalog_query.h"
 #include "io/deploy_render.h"
 #include "io/estimate_request.h"
@@ -22,6 +24,7 @@
 #include "io/range_render.h"
 #include "io/workload_yaml.h"
 #include "server/web_page.h"
+#include "solver/glpk_mip.h"
 
 namespace gpuplan::server {
 namespace {
@@ -469,6 +472,28 @@ Response Health(const ServerData& data, const Request& req) {
                {"version", data.version}});
 }
 
+// `gpuplan campaign FILE --json`: the body is the campaign file (YAML or JSON), its pieces
+// inline (a `file:` key is refused: a request never opens server files).
+Response Campaign(const ServerData& data, const Request& req) {
+  ParamReader params(req.params, {"savings_plan_rate"});
+  const std::optional<double> rate = params.Number("savings_plan_rate", 0.01, 0.9);
+  if (params.error())
+    return FromError(*params.error());
+  Result<campaign::CampaignSpec> spec = io::ParseCampaignYaml(req.body, kBodyName, false);
+  if (!spec.ok())
+    return FromError(FromStatus(spec.status()));
+  if (rate)
+    spec->savings_plan_rate = rate;
+  campaign::CampaignOptions options{.plan = data.plan_options, .solver = solver::GlpkSolver()};
+  if (data.today)
+    options.plan.today = data.today();
+  Result<campaign::CampaignPlan> plan =
+      campaign::PlanCampaign(*spec, data.zoo, data.catalog, data.calibration, options);
+  if (!plan.ok())
+    return FromError(FromStatus(plan.status().WithContext(kBodyName)));
+  return Json(io::CampaignJson(*spec, *plan));
+}
+
 Response Page(const ServerData& data, const Request&) {
   Response r;
   r.content_type = "text/html; charset=utf-8";
@@ -487,6 +512,7 @@ constexpr Route kRoutes[] = {
     {"/", "GET", Page, false},
     {"/healthz", "GET", Health, false},
     {"/v1/plan", "POST", Plan, true},
+    {"/v1/campaign", "POST", Campaign, true},
     {"/v1/explain", "POST", Explain, true},
     {"/v1/deploy", "POST", Deploy, true},
     {"/v1/estimate", "POST", Estimate, true},
