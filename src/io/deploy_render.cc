@@ -828,7 +828,7 @@ std::vector<std::string> StepsFromRenting(const Spec& s) {
       "Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the "
       "question), or `terraform init && terraform apply`.",
       "Put the gpuplan agent on the instances (they have no public IP, so not with scp): "
-      "upload the portable agent build (`cmake -DGPUPLAN_PORTABLE_AGENT=ON`, docs/deploy.md) to "
+      "upload a gpuplan built for the image (docs/deploy.md: which images a build starts on) to "
       "OSS in " +
           s.c->region +
           " and sign a URL for it (`ossutil sign oss://BUCKET/gpuplan --timeout 86400`). Either "
