@@ -15,6 +15,7 @@
 #include "io/deploy_render.h"
 #include "io/file_util.h"
 #include "io/fleet_render.h"
+#include "io/platform_deploy.h"
 
 namespace gpuplan::cli {
 namespace {
@@ -31,6 +32,7 @@ struct DeployFlags {
   bool dry_run = false;
   std::optional<double> spot_price_limit;
   std::string checkpoint_command;
+  std::string target = "ecs";  // --target: ecs, ack, pai-dlc, pai-eas
 };
 
 // Refuses an --out that exists and is not an empty directory, unless --force.
@@ -126,6 +128,12 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
         Status::InvalidArgument("--spot-price-limit: expected a price per instance-hour > 0"),
         /*usage=*/true);
   }
+  const std::optional<io::DeployTarget> target = io::ParseDeployTarget(f.target);
+  if (!target) {
+    return ctx.Fail(Status::InvalidArgument(fmt::format("--target \"{}\": expected one of {}",
+                                                        f.target, io::DeployTargetList())),
+                    /*usage=*/true);
+  }
   if (!f.out.empty() && !f.dry_run) {
     if (Status s = CheckOutDir(f.out, f.force); !s.ok())
       return ctx.Fail(s);
@@ -163,7 +171,8 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   o.rdma_efficiency = in->calibration.rdma_efficiency;
   if (const Family* family = in->catalog.FindFamily(type->family))
     o.generation = family->generation;
-  Result<io::DeployFiles> files = io::RenderDeploy(in->workload, *c, *type, o);
+  o.model_id = in->arch.hf_id;
+  Result<io::DeployFiles> files = io::RenderPlatformDeploy(*target, in->workload, *c, *type, o);
   if (!files.ok())
     return ctx.Fail(files.status());
 
@@ -187,9 +196,18 @@ void RunDeploy(CliContext& ctx, const DeployFlags& f) {
   // What was written, README first, in the order a user reads them.
   std::vector<std::string> written = {(out / "README.md").string()};
   for (const char* name :
-       {"run-instances.sh", "main.tf", "cloud-init.yaml", "ess.tf", "ess-schedule.sh"}) {
+       {"run-instances.sh", "main.tf", "cloud-init.yaml", "ess.tf", "ess-schedule.sh",
+        "node-pool.tf", "pytorchjob.yaml", "serving.yaml", "dlc-job.json", "eas-service.json"}) {
     if (files->count(name))
       written.push_back((out / name).string());
+  }
+  if (*target != io::DeployTarget::kEcs) {
+    *ctx.out << fmt::format(
+        "gpuplan deploy --target {}: {} x {} in {}, {}: wrote {}\nNext: fill the FILL-ME values "
+        "and follow the steps in {}\n",
+        io::DeployTargetName(*target), c->nodes, c->instance, c->region, cost::ModeName(c->billing),
+        fmt::join(written, ", "), (out / "README.md").string());
+    return;
   }
   const std::string what = c->fleet ? io::FleetBillingText(*c->fleet) + " fleet, peak"
                                     : std::string(cost::ModeName(c->billing));
@@ -234,6 +252,10 @@ void AddDeployCommand(CLI::App& app, CliContext& ctx) {
       "--spot-price-limit", f->spot_price_limit,
       "Spot: highest price per instance-hour (SpotWithPriceLimit); default SpotAsPriceGo "
       "(market price, at most pay-as-you-go)");
+  cmd->add_option("--target", f->target,
+                  "Where to run it: ecs (default: instances), ack (a node pool on your ACK "
+                  "cluster and the Kubernetes workload), pai-dlc (a DLC training job), pai-eas "
+                  "(an EAS service)");
   cmd->add_option(
       "--checkpoint-command", f->checkpoint_command,
       "Spot: shell command that writes a checkpoint, run by 'gpuplan watch-spot' on the reclaim "

@@ -551,6 +551,8 @@ Result<std::string> RenderCloudInit(const Spec& s, TemplateValues v) {
       {"/usr/local/lib/gpuplan/netcheck.sh", "0755", eri},
       {"/etc/systemd/system/gpuplan-net.service", "0644", eri},
       {"/etc/systemd/system/gpuplan-netcheck.service", "0644", eri},
+      {"/usr/local/lib/gpuplan/monitor.sh", "0755", true},
+      {"/etc/systemd/system/gpuplan-monitor.service", "0644", true},
       {"/etc/gpuplan/checkpoint.sh", "0755", spot},
       {"/usr/local/lib/gpuplan/watch-spot.sh", "0755", spot},
       {"/etc/systemd/system/gpuplan-watch-spot.service", "0644", spot},
@@ -825,10 +827,21 @@ std::vector<std::string> StepsFromRenting(const Spec& s) {
       // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): each step is one long sentence
       "Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the "
       "question), or `terraform init && terraform apply`.",
-      "Copy gpuplan to each instance: `scp gpuplan libgpuplan_cuda_probe.so "
-      "root@IP:/usr/local/bin/`. The first-boot unit then runs `gpuplan probe --save "
-      "/var/lib/gpuplan/calibration.json`" +
-          std::string(spot ? " and starts `gpuplan watch-spot`." : "."),
+      "Put the gpuplan agent on the instances (they have no public IP, so not with scp): "
+      "upload a gpuplan built for the image (docs/deploy.md: which images a build starts on) to "
+      "OSS in " +
+          s.c->region +
+          " and sign a URL for it (`ossutil sign oss://BUCKET/gpuplan --timeout 86400`). Either "
+          "put that URL in `GPUPLAN_AGENT_URL` in `cloud-init.yaml` before renting (setup.sh "
+          "downloads it at first boot), or after renting run the download through Cloud "
+          "Assistant, which needs no public IP: `aliyun ecs RunCommand --RegionId " +
+          s.c->region +
+          " --Type RunShellScript --InstanceId.1 i-... --CommandContent \"curl -fsSL 'URL' -o "
+          "/tmp/gpuplan && install -m 755 /tmp/gpuplan /usr/local/bin/gpuplan\"` (one "
+          "`--InstanceId.N` per instance). The first-boot unit then runs `gpuplan probe --save "
+          "/var/lib/gpuplan/calibration.json` and starts `gpuplan monitor` (a 10 s timeline in "
+          "`/var/log/gpuplan-monitor.csv`)" +
+          std::string(spot ? " and `gpuplan watch-spot`." : "."),
       "Verify: `cat /var/log/gpuplan-setup.log` (driver, CUDA, storage" +
           std::string(s.eris > 0 ? ", RDMA; then `/usr/local/lib/gpuplan/netcheck.sh` with the "
                                    "other nodes' private IPs for the bandwidth"

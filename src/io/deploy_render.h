@@ -71,6 +71,9 @@ struct DeployOptions {
   // The instance family's generation (Family::generation, data/families.csv): eRDMA jumbo
   // frames exist from generation 8. nullopt = unknown, said so in the README.
   std::optional<int> generation;
+  // The Hugging Face repository the serving engine loads (ModelArch::hf_id) for the ack and
+  // pai-eas targets' commands; "" = a FILL-ME placeholder.
+  std::string model_id;
 };
 
 struct TemplateValues;
