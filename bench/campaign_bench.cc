@@ -31,8 +31,7 @@ void PlanCampaignFile(benchmark::State& state, const char* file) {
   options.plan.today = "2026-12-03";
   bool optimal = true;
   for (auto _ : state) {
-    Result<campaign::CampaignPlan> p =
-        campaign::PlanCampaign(*spec, *zoo, *catalog, *cal, options);
+    Result<campaign::CampaignPlan> p = campaign::PlanCampaign(*spec, *zoo, *catalog, *cal, options);
     if (!p.ok()) {
       state.SkipWithError(p.status().message().c_str());
       return;
@@ -43,8 +42,7 @@ void PlanCampaignFile(benchmark::State& state, const char* file) {
   state.counters["proven_optimal"] = optimal ? 1 : 0;
 }
 
-BENCHMARK_CAPTURE(PlanCampaignFile, team_year_5_jobs_2_services,
-                  "examples/team-year-campaign.yaml")
+BENCHMARK_CAPTURE(PlanCampaignFile, team_year_5_jobs_2_services, "examples/team-year-campaign.yaml")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(PlanCampaignFile, month_7b_finetune_and_service,

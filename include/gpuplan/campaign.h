@@ -53,9 +53,9 @@ struct Recurrence {
 struct Window {
   int start_hour = 0;
   int end_hour = 0;
-  int Length() const;               // hours, 1..24
-  bool Contains(int hour) const;    // hour 0..23
-  std::string Name() const;         // "22:00-06:00"
+  int Length() const;             // hours, 1..24
+  bool Contains(int hour) const;  // hour 0..23
+  std::string Name() const;       // "22:00-06:00"
 };
 
 struct CampaignJob {
@@ -103,13 +103,13 @@ struct Commitment {
   std::string instance;                        // "" for a savings plan (any type)
   std::string region;                          // "" for a general-purpose savings plan
   int count = 0;                               // instances (0 for a savings plan)
-  double hourly = 0;           // a savings plan's commitment per hour, in `currency`
-  int term_months = 1;         // the term bought
-  std::string payment;         // "all upfront" (subscriptions), "no upfront", ...
-  int first_month = 1;         // 1-based month of the horizon it starts in
-  int months = 1;              // months of the horizon it is bought for (monthly: consecutive)
-  double month_cost = 0;       // per month while held
-  std::string price_basis;     // "0.66 x 730 h x PAYG (derived)", "listed 2024-12-30"
+  double hourly = 0;        // a savings plan's commitment per hour, in `currency`
+  int term_months = 1;      // the term bought
+  std::string payment;      // "all upfront" (subscriptions), "no upfront", ...
+  int first_month = 1;      // 1-based month of the horizon it starts in
+  int months = 1;           // months of the horizon it is bought for (monthly: consecutive)
+  double month_cost = 0;    // per month while held
+  std::string price_basis;  // "0.66 x 730 h x PAYG (derived)", "listed 2024-12-30"
 };
 
 // One job's runs.
@@ -117,7 +117,7 @@ struct ScheduledRun {
   std::string job;
   std::string instance;
   std::string region;
-  int count = 0;           // instances per run
+  int count = 0;                     // instances per run
   Billing billing = Billing::kPayg;  // payg, spot, or a committed mode when fully covered
   double covered_share = 0;          // of its instance-hours on committed capacity
   std::vector<int> start_hours;      // hours of the week each run starts (0 = Mon 00:00)
@@ -140,7 +140,7 @@ struct ServiceChoice {
 
 // The same campaign bought another way, per month on average.
 struct Alternative {
-  std::string what;   // "all pay-as-you-go", "every piece planned alone"
+  std::string what;  // "all pay-as-you-go", "every piece planned alone"
   double month_cost = 0;
 };
 
@@ -151,7 +151,7 @@ struct CampaignResult {
   std::vector<double> months;  // cost of each month of the horizon (commitments spread evenly
                                // over the months of their term inside the horizon)
   double total_cost = 0;
-  double month_cost = 0;  // total / months
+  double month_cost = 0;   // total / months
   double coverage = 0;     // committed instance-hours used / all instance-hours used
   double utilisation = 0;  // committed instance-hours used / committed instance-hours
   // Instances in use and committed in each hour of the first month's ordinary week (the chart).

@@ -36,8 +36,7 @@ void RunCampaign(CliContext& ctx, const CampaignFlags& f) {
   Result<Calibration> cal = io::LoadCalibration();
   if (!cal.ok())
     return ctx.Fail(cal.status());
-  campaign::CampaignOptions options{.plan = CliPlanOptions(ctx),
-                                    .solver = solver::GlpkSolver()};
+  campaign::CampaignOptions options{.plan = CliPlanOptions(ctx), .solver = solver::GlpkSolver()};
   Result<campaign::CampaignPlan> plan =
       campaign::PlanCampaign(*spec, *zoo, *catalog, *cal, options);
   if (!plan.ok())

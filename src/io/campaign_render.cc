@@ -20,14 +20,10 @@ double Round2(double x) { return std::round(x * 100) / 100; }
 nlohmann::json ResultJson(const campaign::CampaignResult& r) {
   nlohmann::json commitments = nlohmann::json::array();
   for (const campaign::Commitment& c : r.commitments) {
-    nlohmann::json j = {{"kind", BillingName(c.kind)},
-                        {"term", Term(c.term_months)},
-                        {"term_months", c.term_months},
-                        {"payment", c.payment},
-                        {"first_month", c.first_month},
-                        {"months", c.months},
-                        {"month_cost", Round2(c.month_cost)},
-                        {"price_basis", c.price_basis}};
+    nlohmann::json j = {{"kind", BillingName(c.kind)},        {"term", Term(c.term_months)},
+                        {"term_months", c.term_months},       {"payment", c.payment},
+                        {"first_month", c.first_month},       {"months", c.months},
+                        {"month_cost", Round2(c.month_cost)}, {"price_basis", c.price_basis}};
     if (c.kind == Billing::kSavingsPlan) {
       j["family"] = "any (general-purpose plan)";
       j["hourly"] = Round2(c.hourly);
@@ -118,19 +114,19 @@ nlohmann::json CampaignJson(const campaign::CampaignSpec& spec, const campaign::
 std::string CampaignText(const campaign::CampaignSpec& spec, const campaign::CampaignPlan& p) {
   const campaign::CampaignResult& r = p.best;
   const Currency cur = p.currency;
-  std::string out = fmt::format("Campaign: {} month{}, {} job{}, {} service{}\n\n", spec.months,
-                                spec.months == 1 ? "" : "s", spec.jobs.size(),
-                                spec.jobs.size() == 1 ? "" : "s", spec.services.size(),
-                                spec.services.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("Campaign: {} month{}, {} job{}, {} service{}\n\n", spec.months,
+                  spec.months == 1 ? "" : "s", spec.jobs.size(), spec.jobs.size() == 1 ? "" : "s",
+                  spec.services.size(), spec.services.size() == 1 ? "" : "s");
   out += "Buy:\n";
   if (r.commitments.empty())
     out += "  nothing up front: every hour is cheapest pay-as-you-go or on spot\n";
   for (const campaign::Commitment& c : r.commitments) {
     const std::string months =
-        c.months == spec.months ? (spec.months == 1 ? std::string("the month")
-                                                    : "all " + std::to_string(spec.months) + " months")
-                                : fmt::format("months {}-{}", c.first_month,
-                                              c.first_month + c.months - 1);
+        c.months == spec.months
+            ? (spec.months == 1 ? std::string("the month")
+                                : "all " + std::to_string(spec.months) + " months")
+            : fmt::format("months {}-{}", c.first_month, c.first_month + c.months - 1);
     if (c.kind == Billing::kSavingsPlan) {
       out += fmt::format("  savings plan {}/h for {} ({}), {}: {} a month\n",
                          Money(c.hourly, cur).ToString(), Term(c.term_months), c.payment, months,
@@ -144,13 +140,13 @@ std::string CampaignText(const campaign::CampaignSpec& spec, const campaign::Cam
   if (!r.services.empty())
     out += "\nServices:\n";
   for (const campaign::ServiceChoice& s : r.services) {
-    out += fmt::format("  {} on {} in {}: up to {} instance{} ({} per replica, {} req/s each{})\n",
-                       s.service, s.instance, s.region, s.peak_instances,
-                       s.peak_instances == 1 ? "" : "s", s.instances_per_replica,
-                       strings::Num(s.replica_rps),
-                       s.lead_time_h > 0
-                           ? fmt::format(", elastic ones started {:.0f} min ahead", 60 * s.lead_time_h)
-                           : "");
+    out += fmt::format(
+        "  {} on {} in {}: up to {} instance{} ({} per replica, {} req/s each{})\n", s.service,
+        s.instance, s.region, s.peak_instances, s.peak_instances == 1 ? "" : "s",
+        s.instances_per_replica, strings::Num(s.replica_rps),
+        s.lead_time_h > 0
+            ? fmt::format(", elastic ones started {:.0f} min ahead", 60 * s.lead_time_h)
+            : "");
   }
   if (!r.schedule.empty())
     out += "\nSchedule (local time):\n";
@@ -164,9 +160,9 @@ std::string CampaignText(const campaign::CampaignSpec& spec, const campaign::Cam
       on = fmt::format("{:.0f}% on committed capacity, the rest payg", 100 * s.covered_share);
     else
       on = "payg";
-    out += fmt::format("  {}: {} x {} {}, {} h a run, {:.1f} runs a month, {}: {} a month\n",
-                       s.job, s.count, s.instance, s.when, strings::Num(s.hours),
-                       s.runs_per_month, on, Money0(s.cost_per_month, cur));
+    out += fmt::format("  {}: {} x {} {}, {} h a run, {:.1f} runs a month, {}: {} a month\n", s.job,
+                       s.count, s.instance, s.when, strings::Num(s.hours), s.runs_per_month, on,
+                       Money0(s.cost_per_month, cur));
   }
   out += fmt::format("\nCost: {} a month, {} over {} month{}\n", Money0(r.month_cost, cur),
                      Money0(r.total_cost, cur), spec.months, spec.months == 1 ? "" : "s");

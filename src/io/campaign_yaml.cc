@@ -14,8 +14,8 @@ namespace {
 using campaign::Recurrence;
 
 // The keys a job or service adds to a workload's.
-const std::vector<std::string_view> kJobKeys = {"name", "every", "window", "deadline_hours",
-                                                "interruptible", "file"};
+const std::vector<std::string_view> kJobKeys = {"name",           "every",         "window",
+                                                "deadline_hours", "interruptible", "file"};
 const std::vector<std::string_view> kServiceKeys = {"name", "file"};
 const std::vector<std::string_view> kCampaignKeys = {
     "name", "months", "timezone", "billing", "savings_plan_rate", "jobs", "services"};
@@ -58,8 +58,9 @@ class CampaignReader {
   Result<campaign::CampaignSpec> Read(const YAML::Node& root) {
     campaign::CampaignSpec spec;
     if (!root || root.IsNull()) {
-      return Status::InvalidArgument(file_ + ":1:1: empty campaign: expected months and a list "
-                                             "of jobs or services")
+      return Status::InvalidArgument(file_ +
+                                     ":1:1: empty campaign: expected months and a list "
+                                     "of jobs or services")
           .At(file_, 1, 1);
     }
     if (!r_.CheckMap(root, "", kCampaignKeys))
@@ -79,8 +80,7 @@ class CampaignReader {
       }
     }
     if (root["savings_plan_rate"] && r_.status().ok()) {
-      spec.savings_plan_rate =
-          r_.Number(root["savings_plan_rate"], "savings_plan_rate", 0.01, 0.9);
+      spec.savings_plan_rate = r_.Number(root["savings_plan_rate"], "savings_plan_rate", 0.01, 0.9);
     }
     if (!r_.status().ok())
       return r_.status();
@@ -102,10 +102,11 @@ class CampaignReader {
         }
       }
       const YAML::Mark mark = at.Mark();
-      const int line = mark.is_null() ? 0 : mark.line + 1, col = mark.is_null() ? 0 : mark.column + 1;
+      const int line = mark.is_null() ? 0 : mark.line + 1,
+                col = mark.is_null() ? 0 : mark.column + 1;
       return Status::InvalidArgument(file_ + ":" + std::to_string(line) + ":" +
-                                     std::to_string(col) + ": field \"" + field + "\": " +
-                                     s.message().substr(field.size() + 2))
+                                     std::to_string(col) + ": field \"" + field +
+                                     "\": " + s.message().substr(field.size() + 2))
           .At(file_, line, col, field);
     }
     return spec;
@@ -151,7 +152,8 @@ class CampaignReader {
   Result<Workload> ReadPiece(const YAML::Node& node, const std::string& at,
                              const std::vector<std::string_view>& own_keys) {
     if (!node.IsMap()) {
-      r_.Fail(node, at, "expected a mapping (name, task, model, ...), got " + YamlReader::Got(node));
+      r_.Fail(node, at,
+              "expected a mapping (name, task, model, ...), got " + YamlReader::Got(node));
       return r_.status();
     }
     if (const YAML::Node file = node["file"]) {
@@ -163,8 +165,7 @@ class CampaignReader {
         const std::string k = kv.first.Scalar();
         if (std::find(own_keys.begin(), own_keys.end(), k) == own_keys.end()) {
           r_.Fail(kv.first, at + "." + k,
-                  "a piece with file: takes its workload from that file; move \"" + k +
-                      "\" there");
+                  "a piece with file: takes its workload from that file; move \"" + k + "\" there");
           return r_.status();
         }
       }

@@ -22,8 +22,7 @@ int BoundType(double lower, double upper) {
 // rejected here first: indices out of range, NaN, and a lower bound above an upper one.
 Status CheckProblem(const MipProblem& p) {
   auto bad_bounds = [](double lo, double up) {
-    return std::isnan(lo) || std::isnan(up) || lo > up || lo == kMipInfinity ||
-           up == -kMipInfinity;
+    return std::isnan(lo) || std::isnan(up) || lo > up || lo == kMipInfinity || up == -kMipInfinity;
   };
   for (std::size_t j = 0; j < p.variables.size(); ++j) {
     const MipVariable& v = p.variables[j];

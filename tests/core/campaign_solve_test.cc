@@ -86,8 +86,10 @@ double BruteForce(const Problem& p, const Timeline& t, Decision* best_out = null
           // The hour's spend at PAYG above the commitments.
           std::vector<double> use(p.resources.size(), 0);
           for (std::size_t s = 0; s < p.services.size(); ++s) {
-            const ServiceOption& o = p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
-            use[static_cast<std::size_t>(o.resource)] += o.instances[static_cast<std::size_t>(slot % kWeekHours)];
+            const ServiceOption& o =
+                p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
+            use[static_cast<std::size_t>(o.resource)] +=
+                o.instances[static_cast<std::size_t>(slot % kWeekHours)];
           }
           for (std::size_t j = 0; j < p.jobs.size(); ++j) {
             const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)];
@@ -167,12 +169,12 @@ std::vector<SmallCampaign> SmallCampaigns() {
     p.months = 1;
     p.resources = {Type("A", 10, 4818)};
     p.services = {{"chat", {On(0, DayNight(1, 3, 8, 22))}}};
-    p.jobs = {{"finetune",
-               {Recurrence::Kind::kWeekly, 3},
-               Window{22, 8},
-               {{.resource = 0, .instances = 2, .hours = 6},
-                {.resource = 0, .instances = 2, .hours = 7, .spot = true,
-                 .spot_cost_per_run = 90}}}};
+    p.jobs = {
+        {"finetune",
+         {Recurrence::Kind::kWeekly, 3},
+         Window{22, 8},
+         {{.resource = 0, .instances = 2, .hours = 6},
+          {.resource = 0, .instances = 2, .hours = 7, .spot = true, .spot_cost_per_run = 90}}}};
     cases.push_back({"night_finetune_on_the_service_type", p});
   }
   {
@@ -180,8 +182,7 @@ std::vector<SmallCampaign> SmallCampaigns() {
     Problem p;
     p.months = 2;
     p.resources = {Type("A", 10, 4818), Type("B", 25, 12000)};
-    p.services = {{"api",
-                   {On(0, Flat(2)), On(1, Flat(1))}}};
+    p.services = {{"api", {On(0, Flat(2)), On(1, Flat(1))}}};
     p.jobs = {{"nightly-eval",
                {Recurrence::Kind::kWeekly, 7},
                Window{0, 6},
@@ -225,8 +226,7 @@ TEST_P(CampaignMipTest, FindsTheOptimumOfExhaustiveEnumeration) {
   const double mip = Evaluate(p, *t, *d).total;
   Decision best;
   const double brute = BruteForce(p, *t, &best);
-  EXPECT_NEAR(mip, brute, 1e-6 * brute) << "brute force's best: monthly "
-                                         << best.monthly[0][0];
+  EXPECT_NEAR(mip, brute, 1e-6 * brute) << "brute force's best: monthly " << best.monthly[0][0];
 }
 
 INSTANTIATE_TEST_SUITE_P(Small, CampaignMipTest, ::testing::ValuesIn(SmallCampaigns()),
@@ -238,7 +238,9 @@ TEST(CampaignEvaluate, PricesAHandCalculatedMonth) {
   Problem p;
   p.resources = {Type("A", 10, 4818)};
   p.services = {{"chat", {On(0, DayNight(1, 3))}}};
-  p.jobs = {{"ft", {Recurrence::Kind::kWeekly, 2}, std::nullopt,
+  p.jobs = {{"ft",
+             {Recurrence::Kind::kWeekly, 2},
+             std::nullopt,
              {{.resource = 0, .instances = 2, .hours = 6}}}};
   Result<Timeline> t = MakeTimeline(p);
   ASSERT_TRUE(t.ok());
@@ -264,13 +266,17 @@ TEST(CampaignTimeline, MonthlyJobsTakeTheFirstWeeksOfTheMonth) {
   Problem p;
   p.months = 14;
   p.resources = {Type("A", 10, 4818)};
-  p.jobs = {{"retrain", {Recurrence::Kind::kMonthly, 1}, std::nullopt,
+  p.jobs = {{"retrain",
+             {Recurrence::Kind::kMonthly, 1},
+             std::nullopt,
              {{.resource = 0, .instances = 1, .hours = 200}}},
-            {"import", {Recurrence::Kind::kOnce, 1}, std::nullopt,
+            {"import",
+             {Recurrence::Kind::kOnce, 1},
+             std::nullopt,
              {{.resource = 0, .instances = 1, .hours = 5}}}};
   Result<Timeline> t = MakeTimeline(p);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->special_weeks, 2);  // 200 h needs two weeks
+  EXPECT_EQ(t->special_weeks, 2);    // 200 h needs two weeks
   ASSERT_EQ(t->classes.size(), 3u);  // month 1 (once-job), months 2-12, months 13-14
   EXPECT_TRUE(t->classes[0].has_once);
   EXPECT_EQ(t->classes[1].months, 11);

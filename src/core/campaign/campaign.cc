@@ -121,7 +121,8 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
     }
   }
   for (std::size_t s = 0; s < p.services.size(); ++s)
-    out.services.push_back(p.services[s].options[static_cast<std::size_t>(d.service_option[s])].shown);
+    out.services.push_back(
+        p.services[s].options[static_cast<std::size_t>(d.service_option[s])].shown);
   for (std::size_t j = 0; j < p.jobs.size(); ++j) {
     const JobPiece& job = p.jobs[j];
     const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
@@ -155,11 +156,10 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
         bool any_instance = false;
         for (std::size_t c = 0; c < t.classes.size(); ++c)
           any_instance |= d.monthly[r][c] > 0;
-        run.billing = any_instance          ? Billing::kSubscriptionMonth
-                      : !d.yearly[r].empty() && d.yearly[r][0] > 0 ? Billing::kSubscriptionYear
-                      : !d.reserved[r].empty() && d.reserved[r][0] > 0
-                          ? Billing::kReservedNoUpfront
-                          : Billing::kSavingsPlan;
+        run.billing = any_instance                                     ? Billing::kSubscriptionMonth
+                      : !d.yearly[r].empty() && d.yearly[r][0] > 0     ? Billing::kSubscriptionYear
+                      : !d.reserved[r].empty() && d.reserved[r][0] > 0 ? Billing::kReservedNoUpfront
+                                                                       : Billing::kSavingsPlan;
       }
     }
     run.when = When(job, o, run);
@@ -208,7 +208,9 @@ Result<Solved> Solve(Problem p, const MipSolver& solver, const Decision* start =
   return Solved{std::move(p), std::move(*t), std::move(*d), optimal};
 }
 
-CampaignResult Read(const Solved& s) { return ToResult(s.problem, s.timeline, s.decision, s.optimal); }
+CampaignResult Read(const Solved& s) {
+  return ToResult(s.problem, s.timeline, s.decision, s.optimal);
+}
 
 // The campaign bought only by the hour: no commitments, no spot.
 Problem AllPayg(Problem p) {
@@ -296,8 +298,9 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
                     (CampaignUtcOffset(spec) >= 0 ? "+" : "") +
                     strings::Num(CampaignUtcOffset(spec)) + "); the week starts Monday 00:00");
   } else {
-    notes.push_back("assumed: times are UTC+8 (China Standard Time; set timezone to change); "
-                    "the week starts Monday 00:00");
+    notes.push_back(
+        "assumed: times are UTC+8 (China Standard Time; set timezone to change); "
+        "the week starts Monday 00:00");
   }
   notes.push_back("a month is " + strings::Num(p.hours_per_month) + " h (" +
                   strings::Num(p.WeeksPerMonth()) +
@@ -343,7 +346,8 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
     if (month < run.cost_per_month) {
       notes.push_back(
           "\"" + job.name + "\" could run on spot for about " + money(month) +
-          " a month instead of " + money(run.cost_per_month) + ", but the spot price it rests "
+          " a month instead of " + money(run.cost_per_month) +
+          ", but the spot price it rests "
           "on is derived or stale, so it is weighed at its pay-as-you-go cap (as `gpuplan plan` "
           "does); run `gpuplan prices refresh` for today's spot prices to let spot decide");
     }

@@ -160,8 +160,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
                                mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
       } else {
         for (int at : pruner.Starts(j, o)) {
-          job_vars[j].push_back({static_cast<int>(oi), at,
-                                 mip.AddVariable({.upper = 1, .integer = true})});
+          job_vars[j].push_back(
+              {static_cast<int>(oi), at, mip.AddVariable({.upper = 1, .integer = true})});
         }
       }
     }
@@ -177,7 +177,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   // Commitments.
   auto whole = [](double n) { return std::ceil(n - 1e-9); };
   std::vector<std::vector<int>> month_vars(nr, std::vector<int>(nc, -1));
-  std::vector<std::vector<int>> year_vars(nr, std::vector<int>(static_cast<std::size_t>(blocks), -1));
+  std::vector<std::vector<int>> year_vars(nr,
+                                          std::vector<int>(static_cast<std::size_t>(blocks), -1));
   std::vector<std::vector<int>> ri_vars = year_vars;
   for (std::size_t r = 0; r < nr; ++r) {
     const Resource& res = p.resources[r];
@@ -192,7 +193,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     }
     for (std::size_t b = 0; b < static_cast<std::size_t>(blocks); ++b) {
       if (p.allow_year && res.year_price)
-        year_vars[r][b] = mip.AddVariable({.cost = *res.year_price, .upper = upper, .integer = true});
+        year_vars[r][b] =
+            mip.AddVariable({.cost = *res.year_price, .upper = upper, .integer = true});
       if (p.allow_reserved && res.reserved_hourly) {
         ri_vars[r][b] = mip.AddVariable(
             {.cost = *res.reserved_hourly * year_hours, .upper = upper, .integer = true});

@@ -75,7 +75,8 @@ class Builder {
     if (auto it = index_.find(key); it != index_.end())
       return it->second;
     Result<cost::BillingRates> rates = cost::ResolveRates(
-        catalog_, {.instance = c.instance, .region = c.region, .zone = "", .billing = Billing::kPayg},
+        catalog_,
+        {.instance = c.instance, .region = c.region, .zone = "", .billing = Billing::kPayg},
         options_.plan.ratios, options_.plan.today);
     int index = -1;
     if (!rates.ok()) {
@@ -168,8 +169,8 @@ class Builder {
       o.shown = {.service = s.name,
                  .instance = c.instance,
                  .region = c.region,
-                 .instances_per_replica = c.fleet ? c.fleet->shape.instances_per_replica
-                                                  : std::max(c.nodes_per_copy, 1),
+                 .instances_per_replica =
+                     c.fleet ? c.fleet->shape.instances_per_replica : std::max(c.nodes_per_copy, 1),
                  .peak_instances = c.nodes,
                  .replica_rps = c.estimate.inference ? c.estimate.inference->requests_per_s : 0,
                  .lead_time_h = c.fleet ? c.fleet->shape.lead_time_h : 0};
@@ -200,9 +201,10 @@ class Builder {
                   .spot_quote_per_run = c.cost.total.amount()};
       std::map<int, JobOption>& into = o.spot ? spot : payg;
       auto cost = [&](const JobOption& x) {
-        return x.spot ? x.spot_cost_per_run
-                      : x.instances * x.hours * out_.problem.resources[static_cast<std::size_t>(
-                                                    x.resource)].payg_per_hour;
+        return x.spot
+                   ? x.spot_cost_per_run
+                   : x.instances * x.hours *
+                         out_.problem.resources[static_cast<std::size_t>(x.resource)].payg_per_hour;
       };
       if (auto it = into.find(r); it == into.end() || cost(o) < cost(it->second))
         into[r] = o;

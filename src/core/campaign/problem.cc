@@ -36,7 +36,8 @@ Result<Timeline> MakeTimeline(const Problem& p) {
     for (const JobOption& o : j.options) {
       if (o.spot)
         continue;
-      t.special_weeks = std::max(t.special_weeks, static_cast<int>(std::ceil(o.hours / kWeekHours)));
+      t.special_weeks =
+          std::max(t.special_weeks, static_cast<int>(std::ceil(o.hours / kWeekHours)));
     }
   }
   if (t.special_weeks > static_cast<int>(std::floor(t.weeks_per_month))) {
@@ -50,12 +51,15 @@ Result<Timeline> MakeTimeline(const Problem& p) {
     const int begin = 12 * b, end = std::min(p.months, 12 * b + 12);
     int m = begin;
     if (b == 0 && has_once) {
-      t.classes.push_back({.block = 0, .first_month = 0, .months = 1, .has_once = true,
-                           .special = true});
+      t.classes.push_back(
+          {.block = 0, .first_month = 0, .months = 1, .has_once = true, .special = true});
       m = 1;
     }
     if (m < end) {
-      t.classes.push_back({.block = b, .first_month = m, .months = end - m, .has_once = false,
+      t.classes.push_back({.block = b,
+                           .first_month = m,
+                           .months = end - m,
+                           .has_once = false,
                            .special = has_monthly});
     }
   }
@@ -127,8 +131,7 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
     std::vector<double> service(static_cast<std::size_t>(slots) * nr, 0);
     std::vector<std::vector<double>> jobs(p.jobs.size());
     for (std::size_t s = 0; s < p.services.size(); ++s) {
-      const ServiceOption& o =
-          p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
+      const ServiceOption& o = p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
       for (int slot = 0; slot < slots; ++slot) {
         service[static_cast<std::size_t>(slot) * nr + static_cast<std::size_t>(o.resource)] +=
             o.instances[static_cast<std::size_t>(slot % kWeekHours)];

@@ -65,9 +65,9 @@ struct Problem {
   std::vector<Resource> resources;
   std::vector<ServicePiece> services;
   std::vector<JobPiece> jobs;
-  bool allow_month = true;     // subscription_month
-  bool allow_year = true;      // subscription_year (where listed)
-  bool allow_reserved = true;  // reserved_no_upfront (where listed)
+  bool allow_month = true;                  // subscription_month
+  bool allow_year = true;                   // subscription_year (where listed)
+  bool allow_reserved = true;               // reserved_no_upfront (where listed)
   std::optional<double> savings_plan_rate;  // 1-year general-purpose plan at this discount
   double WeeksPerMonth() const { return hours_per_month / kWeekHours; }
   int Blocks() const { return (months + 11) / 12; }  // 12-month terms
@@ -89,7 +89,9 @@ struct Timeline {
   double weeks_per_month = 730.0 / kWeekHours;
   int special_weeks = 0;
   std::vector<MonthClass> classes;
-  int Slots(const MonthClass& c) const { return kWeekHours * (1 + (c.special ? special_weeks : 0)); }
+  int Slots(const MonthClass& c) const {
+    return kWeekHours * (1 + (c.special ? special_weeks : 0));
+  }
   double Weight(const MonthClass& c, int slot) const {
     if (slot >= kWeekHours)
       return 1;
@@ -119,8 +121,8 @@ void ForEachUsage(const Timeline& t, const MonthClass& c, const JobPiece& job, c
 double RunsInHorizon(const Problem& p, const JobPiece& job);
 
 struct Decision {
-  std::vector<int> service_option;  // per service
-  std::vector<Placement> job;       // per job
+  std::vector<int> service_option;         // per service
+  std::vector<Placement> job;              // per job
   std::vector<std::vector<int>> monthly;   // [resource][class] instances
   std::vector<std::vector<int>> yearly;    // [resource][block]
   std::vector<std::vector<int>> reserved;  // [resource][block]
@@ -132,10 +134,10 @@ struct Decision {
 
 struct Evaluation {
   double total = 0;
-  std::vector<double> month_costs;  // per month of the horizon
-  double used_value = 0;            // usage at PAYG prices over the horizon
-  double covered_value = 0;         // ... of it on committed capacity or the savings plan
-  double committed_value = 0;       // commitments held inside the horizon, at PAYG prices
+  std::vector<double> month_costs;   // per month of the horizon
+  double used_value = 0;             // usage at PAYG prices over the horizon
+  double covered_value = 0;          // ... of it on committed capacity or the savings plan
+  double committed_value = 0;        // commitments held inside the horizon, at PAYG prices
   std::vector<double> job_marginal;  // per job: its PAYG or spot cost over the horizon
   std::vector<double> job_covered;   // per job: share of its instance-hours on commitments
 };

@@ -61,7 +61,8 @@ Status ValidateCampaign(const CampaignSpec& spec) {
       return bad(at + ".task", "a service (inference with a rate) belongs under services");
     if (j.every.kind == Recurrence::Kind::kWeekly &&
         (j.every.per_week < 1 || j.every.per_week > 7)) {
-      return bad(at + ".every", "expected 1..7 runs a week, got " + std::to_string(j.every.per_week));
+      return bad(at + ".every",
+                 "expected 1..7 runs a week, got " + std::to_string(j.every.per_week));
     }
     if (j.window && (j.window->start_hour < 0 || j.window->start_hour > 23 ||
                      j.window->end_hour < 0 || j.window->end_hour > 24)) {
@@ -79,9 +80,8 @@ Status ValidateCampaign(const CampaignSpec& spec) {
     }
   }
   if (spec.savings_plan_rate && !(*spec.savings_plan_rate > 0 && *spec.savings_plan_rate < 1)) {
-    return bad("savings_plan_rate",
-               "expected a discount between 0 and 1 (0.3 = 30% off), got " +
-                   strings::Num(*spec.savings_plan_rate));
+    return bad("savings_plan_rate", "expected a discount between 0 and 1 (0.3 = 30% off), got " +
+                                        strings::Num(*spec.savings_plan_rate));
   }
   return Status::Ok();
 }
