@@ -47,7 +47,7 @@ class Builder {
   }
 
  private:
-  Result<planner::Plan> PlanPiece(const std::string& piece, Workload w,
+  Result<planner::Plan> PlanPiece(const std::string& piece, const Workload& w,
                                   const std::string& only_instance = "") {
     Result<ModelArch> arch = planner::PlanModel(w, zoo_);
     if (!arch.ok())
@@ -240,6 +240,7 @@ class Builder {
       return NoCandidate(j.name, *plan);
     // Keep the cheapest types and every service type.
     std::vector<JobOption> ranked;
+    ranked.reserve(payg.size());
     for (const auto& [r, o] : payg)
       ranked.push_back(o);
     std::sort(ranked.begin(), ranked.end(), [&](const JobOption& a, const JobOption& b) {
@@ -260,6 +261,7 @@ class Builder {
         piece.options.push_back(ranked[i]);
     }
     std::vector<JobOption> spots;
+    spots.reserve(spot.size());
     for (const auto& [r, o] : spot)
       spots.push_back(o);
     std::sort(spots.begin(), spots.end(), [](const JobOption& a, const JobOption& b) {

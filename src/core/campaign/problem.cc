@@ -75,9 +75,9 @@ std::vector<int> Starts(const Timeline& t, const JobPiece& job, const JobOption&
     count = 24;
   if (IsSection(job.every))
     count = kWeekHours * t.special_weeks;
-  // A weekly job's runs may not overlap the next one.
-  if (job.every.kind == Recurrence::Kind::kWeekly &&
-      o.hours > 24.0 * (7 / job.every.per_week) + 1e-9) {
+  // A weekly job's runs may not overlap the next one: whole days apart, the shortest gap.
+  const int gap_days = 7 / job.every.per_week;
+  if (job.every.kind == Recurrence::Kind::kWeekly && o.hours > 24.0 * gap_days + 1e-9) {
     return starts;
   }
   for (int s = 0; s < count; ++s) {
