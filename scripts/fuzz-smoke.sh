@@ -37,6 +37,7 @@ seeds() {
     server_request_fuzzer) echo "$root/fuzz/seeds/server_request" ;;
     spot_notice_fuzzer) echo "$root/fuzz/seeds/spot_notice" ;;
     workload_yaml_fuzzer) echo "$t/workloads $root/examples" ;;
+    campaign_yaml_fuzzer) echo "$root/examples" ;;
     *) echo "$root/fuzz/seeds/${1%_fuzzer}" ;;
   esac
 }

@@ -88,8 +88,8 @@ TEST(CampaignPlanTest, SevenBWithOnlyAStaleSpotPriceDoesNotBetOnSpot) {
 }
 
 TEST(CampaignPlanTest, NightlyFineTuneFillsTheServicesIdleNights) {
-  // By day the service needs 3 A10s, at night 1; a nightly 1-instance fine-tune of a few hours
-  // runs on the two subscribed instances the night leaves idle.
+  // By day the service needs 3 instances, at night 1; a nightly fine-tune runs on the
+  // subscribed instances the night leaves idle, at no extra cost.
   constexpr char kYaml[] = R"(months: 1
 jobs:
   - name: nightly-lora
@@ -105,7 +105,7 @@ services:
     task: inference
     model: qwen2.5-7b
     inference:
-      traffic: {base_rps: 1, peak_rps: 8, peak_hours: "8-24", timezone: Asia/Shanghai}
+      traffic: {base_rps: 1, peak_rps: 25, peak_hours: "8-24", timezone: Asia/Shanghai}
       engine: vllm
     constraints: {regions: [cn-heyuan], include_families: [gn7i]}
 )";
