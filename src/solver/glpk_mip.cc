@@ -136,7 +136,8 @@ Result<MipSolution> SolveWithGlpk(const MipProblem& problem, const GlpkLimits& l
   parm.presolve = GLP_OFF;
   parm.tm_lim = limits.time_limit_ms;
   parm.mip_gap = limits.relative_gap;
-  parm.gmi_cuts = GLP_ON;
+  // Branch on the first fractional variable: callers put the variables to fix first first.
+  parm.br_tech = GLP_BR_FFV;
   parm.mir_cuts = GLP_ON;
   parm.fp_heur = GLP_ON;
   StartHint hint{&problem.start, false};

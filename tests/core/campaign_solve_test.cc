@@ -195,6 +195,20 @@ std::vector<SmallCampaign> SmallCampaigns() {
     cases.push_back({"two_types_daily_and_monthly_jobs", p});
   }
   {
+    // Types only one piece can use (priced alone, campaign/exclusive.h) beside a shared one: the
+    // service may run on its own type C or share A with the job, which may also take its own B.
+    Problem p;
+    p.months = 2;
+    p.resources = {Type("A", 10, 4818), Type("B", 14, 6745), Type("C", 9, 5200)};
+    p.services = {{"chat", {On(0, DayNight(1, 3, 9, 23)), On(2, DayNight(1, 3, 9, 23))}}};
+    p.jobs = {{"finetune",
+               {Recurrence::Kind::kWeekly, 3},
+               Window{23, 9},
+               {{.resource = 0, .instances = 2, .hours = 8},
+                {.resource = 1, .instances = 1, .hours = 9}}}};
+    cases.push_back({"exclusive_types_priced_alone", p});
+  }
+  {
     // A year with a listed yearly price and reserved rate, a savings plan and a once-job.
     Problem p;
     p.months = 12;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <set>
 
+#include "campaign/exclusive.h"
 #include "campaign/problem.h"
 
 namespace gpuplan::campaign {
@@ -129,52 +130,80 @@ class StartPruner {
 
 }  // namespace
 
+// Without commitments or a savings plan each piece's cost depends on its own choice only: the
+// cheapest option of each, at its first start.
+Decision CheapestEach(const Problem& p, const Timeline& t) {
+  Decision d = Decision::Empty(p, t);
+  auto price = [&](int r) { return p.resources[static_cast<std::size_t>(r)].payg_per_hour; };
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    double best = kMipInfinity;
+    for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
+      const ServiceOption& so = p.services[s].options[o];
+      double cost = 0;
+      for (const MonthClass& c : t.classes) {
+        for (int slot = 0; slot < t.Slots(c); ++slot) {
+          cost += c.months * t.Weight(c, slot) *
+                  so.instances[static_cast<std::size_t>(slot % kWeekHours)] * price(so.resource);
+        }
+      }
+      if (cost < best) {
+        best = cost;
+        d.service_option[s] = static_cast<int>(o);
+      }
+    }
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobPiece& job = p.jobs[j];
+    double best = kMipInfinity;
+    for (std::size_t o = 0; o < job.options.size(); ++o) {
+      const JobOption& jo = job.options[o];
+      const std::vector<int> starts = Starts(t, job, jo);
+      if (!jo.spot && starts.empty())
+        continue;
+      const double runs = RunsInHorizon(p, job);
+      const double cost = jo.spot ? jo.spot_cost_per_run * runs
+                                  : jo.instances * jo.hours * runs * price(jo.resource);
+      if (cost < best) {
+        best = cost;
+        d.job[j] = {static_cast<int>(o), jo.spot ? -1 : starts.front()};
+      }
+    }
+  }
+  return d;
+}
+
 Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSolver& solver,
-                               bool* proven_optimal, const Decision* start) {
+                               bool* proven_optimal, const Decision* start,
+                               bool price_exclusive_alone) {
+  if (!p.allow_month && !p.allow_year && !p.allow_reserved && !p.savings_plan_rate) {
+    if (proven_optimal)
+      *proven_optimal = true;
+    return CheapestEach(p, t);
+  }
+  ExclusivePrices alone;
+  if (price_exclusive_alone) {
+    Result<ExclusivePrices> priced = PriceExclusiveTypes(p, solver);
+    if (!priced.ok())
+      return priced.status();
+    alone = std::move(*priced);
+  } else {
+    alone.exclusive.assign(p.resources.size(), false);
+    alone.service.resize(p.services.size());
+    for (std::size_t s = 0; s < p.services.size(); ++s)
+      alone.service[s].resize(p.services[s].options.size());
+    alone.job.resize(p.jobs.size());
+    for (std::size_t j = 0; j < p.jobs.size(); ++j)
+      alone.job[j].resize(p.jobs[j].options.size());
+  }
+  auto shared = [&](int resource) { return !alone.exclusive[static_cast<std::size_t>(resource)]; };
   MipProblem mip;
   const std::size_t nr = p.resources.size(), nc = t.classes.size();
   const int blocks = p.Blocks();
   const double year_hours = 12 * p.hours_per_month;
   const std::vector<double> peak = PeakUse(p);
 
-  // Choices.
-  const StartPruner pruner(p, t);
-  std::vector<std::vector<int>> service_vars(p.services.size());
-  for (std::size_t s = 0; s < p.services.size(); ++s) {
-    std::vector<std::pair<int, double>> one;
-    for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
-      service_vars[s].push_back(mip.AddVariable({.upper = 1, .integer = true}));
-      one.emplace_back(service_vars[s].back(), 1.0);
-    }
-    mip.AddRow(std::move(one), 1, 1);
-  }
-  std::vector<std::vector<JobVar>> job_vars(p.jobs.size());
-  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-    const JobPiece& job = p.jobs[j];
-    std::vector<std::pair<int, double>> one;
-    for (std::size_t oi = 0; oi < job.options.size(); ++oi) {
-      const JobOption& o = job.options[oi];
-      if (o.spot) {
-        const double cost = o.spot_cost_per_run * RunsInHorizon(p, job);
-        job_vars[j].push_back({static_cast<int>(oi), -1,
-                               mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
-      } else {
-        for (int at : pruner.Starts(j, o)) {
-          job_vars[j].push_back(
-              {static_cast<int>(oi), at, mip.AddVariable({.upper = 1, .integer = true})});
-        }
-      }
-    }
-    if (job_vars[j].empty()) {
-      return Status::Unsupported("job \"" + job.name +
-                                 "\" fits no start in its window on any instance type");
-    }
-    for (const JobVar& v : job_vars[j])
-      one.emplace_back(v.var, 1.0);
-    mip.AddRow(std::move(one), 1, 1);
-  }
-
-  // Commitments.
+  // Commitments first: the solver branches on the first fractional variable (GLP_BR_FFV), and
+  // fixing the few whole-instance commitments first closes most of the relaxation's gap.
   auto whole = [](double n) { return std::ceil(n - 1e-9); };
   std::vector<std::vector<int>> month_vars(nr, std::vector<int>(nc, -1));
   std::vector<std::vector<int>> year_vars(nr,
@@ -183,7 +212,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   for (std::size_t r = 0; r < nr; ++r) {
     const Resource& res = p.resources[r];
     const double upper = whole(peak[r]);
-    if (upper <= 0)
+    if (upper <= 0 || !shared(static_cast<int>(r)))
       continue;
     for (std::size_t c = 0; c < nc; ++c) {
       if (p.allow_month && res.month_price) {
@@ -208,6 +237,45 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
       v = mip.AddVariable({.cost = year_hours});
   }
 
+  // Choices.
+  const StartPruner pruner(p, t);
+  std::vector<std::vector<int>> service_vars(p.services.size());
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    std::vector<std::pair<int, double>> one;
+    for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
+      const double cost = alone.service[s][o] ? alone.service[s][o]->cost : 0;
+      service_vars[s].push_back(mip.AddVariable({.cost = cost, .upper = 1, .integer = true}));
+      one.emplace_back(service_vars[s].back(), 1.0);
+    }
+    mip.AddRow(std::move(one), 1, 1);
+  }
+  std::vector<std::vector<JobVar>> job_vars(p.jobs.size());
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobPiece& job = p.jobs[j];
+    std::vector<std::pair<int, double>> one;
+    for (std::size_t oi = 0; oi < job.options.size(); ++oi) {
+      const JobOption& o = job.options[oi];
+      if (o.spot) {
+        const double cost = o.spot_cost_per_run * RunsInHorizon(p, job);
+        job_vars[j].push_back({static_cast<int>(oi), -1,
+                               mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
+      } else {
+        const double cost = alone.job[j][oi] ? alone.job[j][oi]->cost : 0;
+        for (int at : pruner.Starts(j, o)) {
+          job_vars[j].push_back({static_cast<int>(oi), at,
+                                 mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
+        }
+      }
+    }
+    if (job_vars[j].empty()) {
+      return Status::Unsupported("job \"" + job.name +
+                                 "\" fits no start in its window on any instance type");
+    }
+    for (const JobVar& v : job_vars[j])
+      one.emplace_back(v.var, 1.0);
+    mip.AddRow(std::move(one), 1, 1);
+  }
+
   // Cover every hour of every class.
   std::vector<std::pair<int, int>> cover_rows;  // (row, its pay-as-you-go variable)
   for (std::size_t ci = 0; ci < nc; ++ci) {
@@ -219,6 +287,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     for (std::size_t s = 0; s < p.services.size(); ++s) {
       for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
         const ServiceOption& so = p.services[s].options[o];
+        if (!shared(so.resource))
+          continue;
         for (int slot = 0; slot < slots; ++slot) {
           const double n = so.instances[static_cast<std::size_t>(slot % kWeekHours)];
           if (n > 0) {
@@ -231,6 +301,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     for (std::size_t j = 0; j < p.jobs.size(); ++j) {
       for (const JobVar& v : job_vars[j]) {
         const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(v.option)];
+        if (!o.spot && !shared(o.resource))
+          continue;
         std::vector<double> per_slot(static_cast<std::size_t>(slots), 0);
         ForEachUsage(t, c, p.jobs[j], o, v.start,
                      [&](int slot, double n) { per_slot[static_cast<std::size_t>(slot)] += n; });
@@ -341,6 +413,15 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   }
   for (std::size_t b = 0; b < sp_vars.size(); ++b)
     d.savings_hourly[b] = std::max(0.0, value(sp_vars[b]));
+  // The commitments of the options priced alone.
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    if (const auto& a = alone.service[s][static_cast<std::size_t>(d.service_option[s])])
+      AddCommitments(a->decision, a->timeline, t, d);
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    if (const auto& a = alone.job[j][static_cast<std::size_t>(d.job[j].option)])
+      AddCommitments(a->decision, a->timeline, t, d);
+  }
   return d;
 }
 

@@ -148,9 +148,12 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d);
 
 // The least-cost decision, by the mixed-integer program, searched from `start` when given (a
 // feasible decision, e.g. every piece's own optimum: the result is never worse). `proven_optimal`
-// false when the solver's limit stopped it.
+// false when the solver's limit stopped it. `price_exclusive_alone`: types only one piece can use
+// are priced alone first (campaign/exclusive.h); without commitments or a savings plan every
+// piece simply takes its cheapest option.
 Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSolver& solver,
-                               bool* proven_optimal, const Decision* start = nullptr);
+                               bool* proven_optimal, const Decision* start = nullptr,
+                               bool price_exclusive_alone = true);
 
 // ---------------------------------------------------------------------------------------------
 

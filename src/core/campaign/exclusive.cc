@@ -1,0 +1,112 @@
+#include "campaign/exclusive.h"
+
+namespace gpuplan::campaign {
+namespace {
+
+constexpr int kNone = -2, kShared = -1;
+
+// The one piece (services first, then jobs) that can use each resource, kShared or kNone.
+std::vector<int> Owners(const Problem& p) {
+  std::vector<int> owner(p.resources.size(), kNone);
+  auto claim = [&](int resource, int piece) {
+    int& o = owner[static_cast<std::size_t>(resource)];
+    o = (o == kNone || o == piece) ? piece : kShared;
+  };
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    for (const ServiceOption& o : p.services[s].options)
+      claim(o.resource, static_cast<int>(s));
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    for (const JobOption& o : p.jobs[j].options) {
+      if (!o.spot)
+        claim(o.resource, static_cast<int>(p.services.size() + j));
+    }
+  }
+  return owner;
+}
+
+Result<PricedAlone> PriceAlone(Problem alone, const MipSolver& solver) {
+  Result<Timeline> t = MakeTimeline(alone);
+  if (!t.ok())
+    return t.status();
+  bool optimal = true;
+  Result<Decision> d = SolveCampaign(alone, *t, solver, &optimal, nullptr,
+                                     /*price_exclusive_alone=*/false);
+  if (!d.ok())
+    return d.status();
+  const double cost = Evaluate(alone, *t, *d).total;
+  return PricedAlone{cost, std::move(alone), std::move(*t), std::move(*d)};
+}
+
+}  // namespace
+
+Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver) {
+  ExclusivePrices out;
+  out.exclusive.assign(p.resources.size(), false);
+  out.service.resize(p.services.size());
+  out.job.resize(p.jobs.size());
+  for (std::size_t s = 0; s < p.services.size(); ++s)
+    out.service[s].resize(p.services[s].options.size());
+  for (std::size_t j = 0; j < p.jobs.size(); ++j)
+    out.job[j].resize(p.jobs[j].options.size());
+  if (p.savings_plan_rate)
+    return out;
+  const std::vector<int> owner = Owners(p);
+  for (std::size_t r = 0; r < owner.size(); ++r)
+    out.exclusive[r] = owner[r] >= 0;
+  Problem base = p;
+  base.services.clear();
+  base.jobs.clear();
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    for (std::size_t o = 0; o < p.services[s].options.size(); ++o) {
+      const ServiceOption& so = p.services[s].options[o];
+      if (!out.exclusive[static_cast<std::size_t>(so.resource)])
+        continue;
+      Problem alone = base;
+      alone.services = {{p.services[s].name, {so}}};
+      Result<PricedAlone> priced = PriceAlone(std::move(alone), solver);
+      if (!priced.ok())
+        return priced.status();
+      out.service[s][o] = std::move(*priced);
+    }
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    for (std::size_t o = 0; o < p.jobs[j].options.size(); ++o) {
+      const JobOption& jo = p.jobs[j].options[o];
+      if (jo.spot || !out.exclusive[static_cast<std::size_t>(jo.resource)])
+        continue;
+      Problem alone = base;
+      JobPiece piece = p.jobs[j];
+      piece.options = {jo};
+      alone.jobs = {piece};
+      Result<PricedAlone> priced = PriceAlone(std::move(alone), solver);
+      if (!priced.ok())
+        return priced.status();
+      out.job[j][o] = std::move(*priced);
+    }
+  }
+  return out;
+}
+
+void AddCommitments(const Decision& from, const Timeline& from_t, const Timeline& to_t,
+                    Decision& to) {
+  for (std::size_t r = 0; r < to.monthly.size() && r < from.monthly.size(); ++r) {
+    for (std::size_t c = 0; c < to_t.classes.size(); ++c) {
+      // The class of `from` holding this class's first month.
+      const int month = to_t.classes[c].first_month;
+      for (std::size_t a = 0; a < from_t.classes.size(); ++a) {
+        const MonthClass& ac = from_t.classes[a];
+        if (month >= ac.first_month && month < ac.first_month + ac.months)
+          to.monthly[r][c] += from.monthly[r][a];
+      }
+    }
+    for (std::size_t b = 0; b < to.yearly[r].size() && b < from.yearly[r].size(); ++b) {
+      to.yearly[r][b] += from.yearly[r][b];
+      to.reserved[r][b] += from.reserved[r][b];
+    }
+  }
+  for (std::size_t b = 0; b < to.savings_hourly.size() && b < from.savings_hourly.size(); ++b)
+    to.savings_hourly[b] += from.savings_hourly[b];
+}
+
+}  // namespace gpuplan::campaign

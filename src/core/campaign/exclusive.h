@@ -1,0 +1,40 @@
+// Instance types only one piece of a campaign can use (internal to the core). What a piece costs
+// on such a type depends on no other choice, so each of its options there is priced alone, with
+// its own best commitments, and enters the joint program as a constant: the program keeps hours
+// only for the types pieces share. Exact without a savings plan (a plan's budget spans every
+// type in an hour, so with one nothing is priced alone).
+#ifndef GPUPLAN_SRC_CORE_CAMPAIGN_EXCLUSIVE_H_
+#define GPUPLAN_SRC_CORE_CAMPAIGN_EXCLUSIVE_H_
+
+#include <optional>
+#include <vector>
+
+#include "campaign/problem.h"
+
+namespace gpuplan::campaign {
+
+struct PricedAlone {
+  double cost = 0;    // over the horizon
+  Problem problem;    // the piece with this one option
+  Timeline timeline;  // of `problem`
+  Decision decision;  // its commitments (on its exclusive type) and start
+};
+
+struct ExclusivePrices {
+  std::vector<bool> exclusive;  // per resource
+  // Per piece and option: the option priced alone when its type is exclusive, else nullopt.
+  std::vector<std::vector<std::optional<PricedAlone>>> service, job;
+};
+
+// kUnsupported/kInternal from the solver.
+Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver);
+
+// Adds `from`'s commitments (a decision of another problem over the same resources and months)
+// to `to`: monthly counts month by month, yearly and reserved counts and the savings plan by
+// 12-month block.
+void AddCommitments(const Decision& from, const Timeline& from_t, const Timeline& to_t,
+                    Decision& to);
+
+}  // namespace gpuplan::campaign
+
+#endif  // GPUPLAN_SRC_CORE_CAMPAIGN_EXCLUSIVE_H_
