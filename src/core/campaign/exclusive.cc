@@ -88,6 +88,65 @@ Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& s
   return out;
 }
 
+std::vector<std::vector<int>> IndependentGroups(const Problem& p) {
+  const int pieces = static_cast<int>(p.services.size() + p.jobs.size());
+  std::vector<int> parent(static_cast<std::size_t>(pieces));
+  for (int i = 0; i < pieces; ++i)
+    parent[static_cast<std::size_t>(i)] = i;
+  auto find = [&](int i) {
+    while (parent[static_cast<std::size_t>(i)] != i)
+      i = parent[static_cast<std::size_t>(i)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+    return i;
+  };
+  std::vector<int> first_user(p.resources.size(), -1);
+  auto use = [&](int resource, int piece) {
+    int& f = first_user[static_cast<std::size_t>(resource)];
+    if (f < 0 || p.savings_plan_rate)
+      f = f < 0 ? piece : f;
+    parent[static_cast<std::size_t>(find(piece))] = find(f);
+  };
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    for (const ServiceOption& o : p.services[s].options)
+      use(o.resource, static_cast<int>(s));
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    for (const JobOption& o : p.jobs[j].options) {
+      if (!o.spot)
+        use(o.resource, static_cast<int>(p.services.size() + j));
+    }
+  }
+  if (p.savings_plan_rate) {
+    for (int i = 1; i < pieces; ++i)
+      parent[static_cast<std::size_t>(find(i))] = find(0);
+  }
+  std::vector<std::vector<int>> groups;
+  std::vector<int> index(static_cast<std::size_t>(pieces), -1);
+  for (int i = 0; i < pieces; ++i) {
+    int& g = index[static_cast<std::size_t>(find(i))];
+    if (g < 0) {
+      g = static_cast<int>(groups.size());
+      groups.emplace_back();
+    }
+    groups[static_cast<std::size_t>(g)].push_back(i);
+  }
+  return groups;
+}
+
+Problem PartOf(const Problem& p, const std::vector<int>& group) {
+  Problem part = p;
+  part.services.clear();
+  part.jobs.clear();
+  const int services = static_cast<int>(p.services.size());
+  for (int i : group) {
+    if (i < services)
+      part.services.push_back(p.services[static_cast<std::size_t>(i)]);
+    else
+      part.jobs.push_back(p.jobs[static_cast<std::size_t>(i - services)]);
+  }
+  return part;
+}
+
 void AddCommitments(const Decision& from, const Timeline& from_t, const Timeline& to_t,
                     Decision& to) {
   for (std::size_t r = 0; r < to.monthly.size() && r < from.monthly.size(); ++r) {

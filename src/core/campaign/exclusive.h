@@ -29,6 +29,14 @@ struct ExclusivePrices {
 // kUnsupported/kInternal from the solver.
 Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver);
 
+// Pieces that share no instance type (through any option) fall into separate groups whose
+// costs add up independently: each group, as indices of services (0..S-1) and then jobs (S..),
+// in order. One group when a savings plan is priced (its budget spans every type).
+std::vector<std::vector<int>> IndependentGroups(const Problem& p);
+
+// The part of `p` with only `group`'s pieces (same resources, months and prices).
+Problem PartOf(const Problem& p, const std::vector<int>& group);
+
 // Adds `from`'s commitments (a decision of another problem over the same resources and months)
 // to `to`: monthly counts month by month, yearly and reserved counts and the savings plan by
 // 12-month block.

@@ -180,6 +180,52 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
       *proven_optimal = true;
     return CheapestEach(p, t);
   }
+  // Groups of pieces that share no type are solved apart: their costs add up, and two small
+  // programs are far quicker than their union.
+  if (price_exclusive_alone) {
+    const std::vector<std::vector<int>> groups = IndependentGroups(p);
+    if (groups.size() > 1) {
+      Decision d = Decision::Empty(p, t);
+      if (proven_optimal)
+        *proven_optimal = true;
+      const int services = static_cast<int>(p.services.size());
+      for (const std::vector<int>& group : groups) {
+        Problem part = PartOf(p, group);
+        part.min_special_weeks = t.special_weeks;
+        Result<Timeline> part_t = MakeTimeline(part);
+        if (!part_t.ok())
+          return part_t.status();
+        Decision part_start = Decision::Empty(part, *part_t);
+        if (start) {
+          for (std::size_t k = 0; k < group.size(); ++k) {
+            const int i = group[k];
+            if (i < services)
+              part_start.service_option[k] = start->service_option[static_cast<std::size_t>(i)];
+            else
+              part_start.job[k - part.services.size()] =
+                  start->job[static_cast<std::size_t>(i - services)];
+          }
+          AddCommitments(*start, t, *part_t, part_start);
+        }
+        bool optimal = true;
+        Result<Decision> part_d =
+            SolveCampaign(part, *part_t, solver, &optimal, start ? &part_start : nullptr, true);
+        if (!part_d.ok())
+          return part_d.status();
+        if (proven_optimal)
+          *proven_optimal = *proven_optimal && optimal;
+        for (std::size_t k = 0; k < group.size(); ++k) {
+          const int i = group[k];
+          if (i < services)
+            d.service_option[static_cast<std::size_t>(i)] = part_d->service_option[k];
+          else
+            d.job[static_cast<std::size_t>(i - services)] = part_d->job[k - part.services.size()];
+        }
+        AddCommitments(*part_d, *part_t, t, d);
+      }
+      return d;
+    }
+  }
   ExclusivePrices alone;
   if (price_exclusive_alone) {
     Result<ExclusivePrices> priced = PriceExclusiveTypes(p, solver);

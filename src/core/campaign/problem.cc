@@ -27,6 +27,7 @@ bool RunFitsWindow(const std::optional<Window>& w, int hour, double hours) {
 Result<Timeline> MakeTimeline(const Problem& p) {
   Timeline t;
   t.weeks_per_month = p.WeeksPerMonth();
+  t.special_weeks = p.min_special_weeks;
   bool has_monthly = false, has_once = false;
   for (const JobPiece& j : p.jobs) {
     if (!IsSection(j.every))

@@ -69,6 +69,9 @@ struct Problem {
   bool allow_year = true;                   // subscription_year (where listed)
   bool allow_reserved = true;               // reserved_no_upfront (where listed)
   std::optional<double> savings_plan_rate;  // 1-year general-purpose plan at this discount
+  // The fewest weeks the section for monthly and once jobs spans (a part of a larger campaign
+  // keeps the whole campaign's section, so its starts mean the same hours).
+  int min_special_weeks = 0;
   double WeeksPerMonth() const { return hours_per_month / kWeekHours; }
   int Blocks() const { return (months + 11) / 12; }  // 12-month terms
 };
