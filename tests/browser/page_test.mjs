@@ -227,6 +227,20 @@ test("a day's traffic draws the fleet's instances by hour", async () => {
   await page.close();
 });
 
+test("a campaign shows what to buy, the schedule and the week against commitments", async () => {
+  const page = await open("/");
+  await page.click("#campaign summary");
+  await page.click("#campaign-run");
+  await page.waitForSelector("#campaign-chart", {timeout: 60000});
+  assert.equal(await page.locator("#campaign-chart rect.elastic").count(), 168);
+  assert.equal(await page.locator("#campaign-chart polyline.committed").count(), 1);
+  assert.match(await page.textContent("#campaign-commitments"), /subscription_month/);
+  // The nightly fine-tune runs on the capacity the service leaves idle at night.
+  assert.match(await page.textContent("#campaign-schedule"), /nightly-lora.*subscription_month/);
+  page.checkClean();
+  await page.close();
+});
+
 test("spot candidates carry the (min) or from-lower-bound mark", async () => {
   const page = await open("/?task=finetune&method=lora&model=llama-2-7b&tokens=100M" +
                           "&billing=spot&region=cn-hangzhou");
