@@ -119,6 +119,39 @@ services:
   ExpectAtOrBelowSimpleAnswers(*p);
 }
 
+TEST(CampaignPlanTest, AServiceAloneCostsWhatItsPlansFleetCosts) {
+  // The same day-and-night service planned by `plan` (its fleet) and as a one-piece campaign.
+  constexpr char kService[] = R"(task: inference
+model: qwen2.5-32b
+inference:
+  traffic: {base_rps: 2, peak_rps: 30, peak_hours: "19-22", timezone: Asia/Shanghai}
+  prompt_tokens: {mean: 512, p90: 2048}
+  output_tokens: 256
+  engine: vllm
+constraints: {billing: [subscription_month, payg]}
+)";
+  planner::PlanOptions options;
+  options.today = "2026-12-03";
+  const planner::Plan plan = testing::PlanFromYaml(kService, options);
+  ASSERT_FALSE(plan.candidates.empty());
+  ASSERT_TRUE(plan.candidates[0].fleet.has_value());
+  std::string campaign = "months: 1\nservices:\n  - name: chat\n";
+  std::string indented;
+  for (char ch : std::string(kService)) {
+    indented += ch;
+    if (ch == '\n')
+      indented += "    ";
+  }
+  campaign += "    " + indented;
+  Result<CampaignPlan> p = Plan(campaign, testing::EmbeddedCatalog());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->best.services.size(), 1u);
+  EXPECT_EQ(p->best.services[0].instance, plan.candidates[0].instance);
+  const serving::Fleet& f = *plan.candidates[0].fleet;
+  EXPECT_NEAR(p->best.month_cost, f.month_cost, 0.01 * f.month_cost);
+  EXPECT_NEAR(p->vs_all_payg, f.vs_all_payg, 0.01 * f.vs_all_payg);
+}
+
 TEST(CampaignPlanTest, JsonHasTheFieldsTheIssueNames) {
   Result<CampaignSpec> spec = io::ParseCampaignYaml(kSevenB, "campaign.yaml");
   ASSERT_TRUE(spec.ok());
