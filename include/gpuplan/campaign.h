@@ -115,6 +115,7 @@ struct Commitment {
 // One job's runs.
 struct ScheduledRun {
   std::string job;
+  std::string every;  // "2/week", "daily", "monthly", "once" (Recurrence::Name)
   std::string instance;
   std::string region;
   int count = 0;                     // instances per run

@@ -40,6 +40,7 @@ nlohmann::json ResultJson(const campaign::CampaignResult& r) {
     for (int h : s.start_hours)
       starts.push_back(h);
     schedule.push_back({{"job", s.job},
+                        {"every", s.every},
                         {"instance", s.instance},
                         {"region", s.region},
                         {"count", s.count},
@@ -160,8 +161,11 @@ std::string CampaignText(const campaign::CampaignSpec& spec, const campaign::Cam
       on = fmt::format("{:.0f}% on committed capacity, the rest payg", 100 * s.covered_share);
     else
       on = "payg";
-    out += fmt::format("  {}: {} x {} {}, {} h a run, {:.1f} runs a month, {}: {} a month\n", s.job,
-                       s.count, s.instance, s.when, strings::Num(s.hours), s.runs_per_month, on,
+    const std::string often =
+        s.every == "once" ? std::string("once, in month 1")
+                          : fmt::format("{}, {:.1f} runs a month", s.every, s.runs_per_month);
+    out += fmt::format("  {}: {} x {} {}, {} h a run, {}, {}: {} a month\n", s.job, s.count,
+                       s.instance, s.when, strings::Num(s.hours), often, on,
                        Money0(s.cost_per_month, cur));
   }
   out += fmt::format("\nCost: {} a month, {} over {} month{}\n", Money0(r.month_cost, cur),

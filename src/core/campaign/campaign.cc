@@ -25,10 +25,15 @@ std::string When(const JobPiece& job, const JobOption& o, const ScheduledRun& ru
   if (o.spot)
     return "any time, on spot";
   const int first = run.start_hours.front();
-  const std::string span = Clock(first % 24) + "-" + Clock(std::fmod(first % 24 + o.hours, 24));
+  const double end = first + o.hours;  // hours of the week (or of the section)
+  std::string span = Clock(first % 24) + "-" + Clock(std::fmod(end, 24));
+  if (o.hours > 24) {
+    span = Clock(first % 24) + " to " + kDays[static_cast<int>(end / 24) % 7] + " " +
+           Clock(std::fmod(end, 24));
+  }
   if (job.every.kind != Recurrence::Kind::kWeekly) {
     return "week " + std::to_string(run.start_week + 1) + " " + kDays[(first / 24) % 7] + " " +
-           span + (o.hours > 24 ? " (" + strings::Num(o.hours) + " h)" : "");
+           span;
   }
   if (job.every.per_week == 7)
     return "daily " + span;
@@ -128,6 +133,7 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
     const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
     const Resource& res = p.resources[static_cast<std::size_t>(o.resource)];
     ScheduledRun run{.job = job.name,
+                     .every = job.every.Name(),
                      .instance = res.instance,
                      .region = res.region,
                      .count = o.instances,

@@ -9,6 +9,8 @@ namespace gpuplan::campaign {
 std::string Recurrence::Name() const {
   switch (kind) {
     case Kind::kWeekly:
+      if (per_week == 1)
+        return "weekly";
       return per_week == 7 ? "daily" : std::to_string(per_week) + "/week";
     case Kind::kMonthly:
       return "monthly";
