@@ -211,6 +211,18 @@ struct Calibration {
   // TTFT 2 s, TPOT 100 ms, i.e. 10 tokens/s per user, faster than reading).
   double interactive_ttft_ms = kNotLoaded;
   double interactive_tpot_ms = kNotLoaded;
+  // Defaults derived from the work when the workload leaves them unset (DeriveDefaults,
+  // gpuplan/defaults.h). A pre-training's tokens per optimizer step, millions, as published
+  // runs of the model's size chose them: under 1B, 3B and 20B parameters, and larger (GPT-3,
+  // Brown et al. 2020, Table 2.1; Llama 1 and 2, Touvron et al. 2023); at most the job's tokens
+  // over pretrain_min_steps.
+  double pretrain_batch_mtokens_lt1b = kNotLoaded;
+  double pretrain_batch_mtokens_lt3b = kNotLoaded;
+  double pretrain_batch_mtokens_lt20b = kNotLoaded;
+  double pretrain_batch_mtokens_large = kNotLoaded;
+  double pretrain_min_steps = kNotLoaded;
+  // Output tokens per request of a reasoning model (ModelArch::reasoning) when not given.
+  double reasoning_output_tokens = kNotLoaded;
 };
 
 }  // namespace gpuplan

@@ -107,6 +107,12 @@ struct ModelArch {
   std::string source;       // where the numbers come from
   std::string as_of;        // date of the source
   std::string hf_id;        // Hugging Face repository ("Qwen/Qwen3-30B-A3B"); "" = none
+  // The weights are released in FP8 (models.csv release_weights; DeepSeek-V3/R1, Kimi K2): a
+  // serving workload that gives no precision is served in fp8 (DeriveDefaults).
+  bool release_fp8 = false;
+  // A reasoning model (models.csv reasoning): it writes thousands of tokens of thinking before
+  // its answer, so a serving workload that gives no output length is sized for that.
+  bool reasoning = false;
 
   // Total parameters: `params` when published, else computed from the shape (embeddings, per
   // layer attention with GQA or MLA, dense MLP or all experts and the router, norms; output
@@ -154,7 +160,8 @@ double ExpectedDistinctExperts(int experts, int top_k, double tokens);
 
 // Checks a ModelArch for consistency (positive sizes, heads divides hidden unless head_dim is
 // given, kv_heads divides heads, MLA ranks given, top_k <= experts, a dense ffn where layers are
-// dense). Returns InvalidArgument naming the field, e.g. `field "kv_heads": expected a divisor
+// dense, at most 1e13 parameters: 10T, beyond any published model). Returns InvalidArgument
+// naming the field, e.g. `field "kv_heads": expected a divisor
 // of heads (32), got 5`.
 Status ValidateModelArch(const ModelArch& m);
 

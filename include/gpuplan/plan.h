@@ -18,6 +18,7 @@
 #include "gpuplan/calibration.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/fleet.h"
 #include "gpuplan/model.h"
@@ -81,6 +82,9 @@ struct CandidateRanges {
   double confidence = 0.5;             // Workload::confidence the decisions used
   double job_hours_at_confidence = 0;  // what the deadline was checked against
   double cost_at_confidence = 0;       // what the budget was checked against
+  // The cost at the median of every band (time, reclaim rate, a stale spot price): with cost's
+  // p10 and p90, the cost range the budget's chance is read from. 0 = not computed (a service).
+  double cost_p50 = 0;
 };
 
 // What to put the data on, with the read rate it must sustain.
@@ -183,6 +187,10 @@ struct Plan {
   // the plan (stale or derived; Candidate::spot_ranked_at_payg): shown in the notes with how to
   // refresh it.
   std::optional<Candidate> spot_alternative;
+  // Every value the workload did not give, derived or defaulted, with why (DeriveDefaults,
+  // gpuplan/defaults.h, plus the node limit and billing modes the plan assumed); empty for a
+  // workload built in code (Workload::unset marks nothing).
+  std::vector<Assumption> assumptions;
 };
 
 // A price older than this many days is marked stale wherever it is shown.
@@ -201,6 +209,20 @@ bool PriceStale(const cost::PriceQuote& q);
 // so anything else says little about what spot costs today; only the PAYG cap is certain.
 bool SpotPriceRankable(const cost::PriceQuote& q);
 
+// The rule that orders candidates: by the objective's score (cost, or hours, at the workload's
+// confidence when ranges are known; under a cost objective unpriced types after every priced
+// one), then the other measure (hours under a cost objective, cost under a time objective),
+// then instance name and node count. Stated in plan notes and `explain`.
+inline constexpr const char* kTieBreakRule =
+    "equal scores are broken by the other measure (hours under a cost objective, cost under a "
+    "time objective), then by instance name and node count";
+
+// Why `other` ranks below `pick` in a plan for `w`, with the numbers: the score each was ranked
+// by and the difference (cost or hours at the confidence), the other measure, a spot price
+// ranked at its PAYG cap, no price, or a stale price; for an exact tie, the rule that broke it.
+// "" when `other` does not rank below `pick` (RanksBefore).
+std::string WhyRanksBelow(const Workload& w, const Candidate& pick, const Candidate& other);
+
 // The architecture to plan with: ResolveModel(), except that rendering and HPC jobs need no
 // model (they get an empty kOther architecture).
 Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo);
@@ -212,8 +234,15 @@ std::vector<std::string> KnownRegions(const Catalog& catalog, const cost::Market
 Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalog,
                     const cost::MarketData& market);
 
+// kInvalidArgument naming the first GPU of constraints.include_gpus / exclude_gpus or family of
+// include_families / exclude_families that `catalog` does not know, with the nearest spellings
+// ("field \"constraints.include_gpus\": unknown GPU \"A1000\"; did you mean A100, A10?"): a typo
+// there would otherwise empty the plan or exclude nothing.
+Status CheckConstraintNames(const Constraints& c, const Catalog& catalog);
+
 // Plans `w` (architecture `arch`) over `catalog`. Errors only for invalid input (a workload that
-// fails ValidateWorkload, or names a region CheckRegions does not know); an unsatisfiable workload
+// fails ValidateWorkload, or names a region CheckRegions, a GPU or family CheckConstraintNames
+// does not know); an unsatisfiable workload
 // is an empty `candidates` with reasons.
 Result<Plan> MakePlan(const Workload& w, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options);

@@ -91,9 +91,9 @@ std::vector<std::string> MemoryRegime(const Workload& w, const ModelArch& arch,
                                       const perf::Hardware& hw);
 
 // The training fit test's allowance for the model's memory error (perf::Hardware::
-// memory_error_ratio): true / predicted peak memory at `w.confidence` in the memory regime of
-// `hw` (0.5 = the median error, about 1.05 on the shipped table; 0.9 = p90). 1 with an empty
-// table.
+// memory_error_ratio): true / predicted peak memory at `w.memory_confidence` in the memory
+// regime of `hw` (0.5 = the median error, about 1.05 on the shipped table; 0.9, the default =
+// p90, about 1.15). 1 with an empty table.
 double MemoryErrorRatio(const Table& table, const Workload& w, const ModelArch& arch,
                         const perf::Hardware& hw);
 

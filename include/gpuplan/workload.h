@@ -220,6 +220,28 @@ struct InferenceSpec {
   }
 };
 
+// The fields of a Workload its author left unset, so that they hold the defaults below. The
+// edges mark them (io::ParseWorkloadYaml: keys absent from the file; the command-line flags:
+// flags not given); a workload built in code marks none, and every field is taken as set.
+// DeriveDefaults (gpuplan/defaults.h) fills the marked ones from the work and the model and
+// lists each as an assumption.
+struct UnsetFields {
+  bool precision = false;
+  bool seq_len = false;
+  bool global_batch = false;
+  bool prompt_tokens = false;  // inference.prompt_tokens
+  bool output_tokens = false;  // inference.output_tokens
+  bool confidence = false;
+  bool memory_confidence = false;
+  // All marked: a workload read from a file or flags starts from this.
+  static UnsetFields All() { return {true, true, true, true, true, true, true}; }
+  // How many are marked.
+  int Count() const {
+    return precision + seq_len + global_batch + prompt_tokens + output_tokens + confidence +
+           memory_confidence;
+  }
+};
+
 struct Workload {
   std::string name;  // optional label for reports
   Task task = Task::kFinetune;
@@ -274,10 +296,15 @@ struct Workload {
   Constraints constraints;
   Objective objective = Objective::kCost;
   // Deadline and budget checks (and ranking) use this percentile of the calibrated time and
-  // cost range, and the training fit test that of the memory range (gpuplan/uncertainty.h,
-  // perf::Hardware::memory_error_ratio): 0.9 = "met with 90% confidence". 0.1..0.9.
+  // cost range (gpuplan/uncertainty.h): 0.9 = "met with 90% confidence". 0.1..0.9.
   double confidence = 0.5;
+  // The training fit test uses this percentile of the model's memory error (YAML
+  // `memory_confidence`, flag --memory-confidence; perf::Hardware::memory_error_ratio), apart
+  // from `confidence`: an OOM wastes the rental and the day, so it is not a cost to trade at
+  // the median. 0.9 = the layout fits in 9 of 10 cases the model's error allows. 0.1..0.9.
+  double memory_confidence = 0.9;
   InferenceSpec inference;
+  UnsetFields unset;  // what the author did not give (none for a workload built in code)
 
   bool IsTraining() const { return task == Task::kPretrain || task == Task::kFinetune; }
   // Inference with a request rate (requests_per_s or a traffic profile): sized for the rate

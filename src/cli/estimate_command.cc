@@ -15,12 +15,14 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/workload_flags.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/calibration_csv.h"
 #include "io/estimate_request.h"
 #include "io/model_zoo.h"
+#include "io/plan_render.h"
 #include "io/range_render.h"
 #include "io/table.h"
 #include "io/uncertainty_csv.h"
@@ -43,7 +45,7 @@ struct EstimateOptions {
 };
 
 // The fit verdict; when the layout fits only at the point estimate (not with the model's memory
-// error at the workload's confidence) it says so, since the user may accept that risk.
+// error at the workload's memory confidence) it says so, since the user may accept that risk.
 std::string FitText(const Workload& w, const perf::Estimate& e) {
   const perf::Estimate::Memory& m = e.memory;
   if (m.fits)
@@ -53,11 +55,11 @@ std::string FitText(const Workload& w, const perf::Estimate& e) {
     return fmt::format(
         "DOES NOT FIT at p{:.0f}: {} GiB per GPU with the model's memory error ({}, "
         "data/uncertainty.csv) passes the {} GiB usable; it fits at the point estimate, so a "
-        "lower --confidence (now {}) accepts the risk of an OOM; or reduce micro-batch, add "
-        "recompute, ZeRO or GPUs\n\n",
-        w.confidence * 100, Num(m.checked_gib),
+        "lower --memory-confidence (now {}) accepts the risk of an OOM; or reduce micro-batch, "
+        "add recompute, ZeRO or GPUs\n\n",
+        w.memory_confidence * 100, Num(m.checked_gib),
         uncertainty::ErrorPercent(m.checked_gib / m.per_gpu_gib), Num(m.capacity_gib),
-        Num(w.confidence));
+        Num(w.memory_confidence));
   }
   return "DOES NOT FIT: reduce micro-batch, add recompute, ZeRO or GPUs\n\n";
 }
@@ -161,6 +163,11 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   Result<Calibration> cal = io::LoadCalibration();
   if (!cal.ok())
     return ctx.Fail(cal.status());
+  // What the workload leaves unset, derived from the work as `plan` does; listed in the answer.
+  std::vector<Assumption> assumed;
+  *w = DeriveDefaults(*w, *arch, *cal, &assumed);
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return ctx.Fail(s, true);
   Result<perf::Hardware> hw = io::BuildHardware(o.hardware, *catalog, io::FieldSpelling::kFlag);
   if (!hw.ok())
     return ctx.Fail(hw.status(), true);
@@ -177,7 +184,7 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
   Result<uncertainty::Table> table = io::LoadUncertainty();
   if (!table.ok())
     return ctx.Fail(table.status());
-  // Training fits at the workload's confidence, as in `plan` (so both pick the same layout).
+  // Training fits at the workload's memory confidence, as in `plan` (so both pick the same layout).
   if (w->IsTraining())
     hw->memory_error_ratio = uncertainty::MemoryErrorRatio(*table, *w, *arch, *hw);
   Result<perf::Layout> layout =
@@ -193,9 +200,11 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
     nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
     if (ranges)
       io::AddEstimateRangesJson(j, *ranges, *e);
+    j["assumptions"] = io::AssumptionsJson(assumed);
     *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
+    *ctx.out << io::AssumedText(assumed);
     if (ranges) {
       planner::Candidate c;
       c.estimate = *e;
@@ -217,8 +226,8 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("workload", o->workload_file, "Workload YAML file (flags override its fields)");
   AddWorkloadFlags(cmd, &o->workload);
   cmd->add_option("--confidence", o->workload.confidence,
-                  "Check the memory fit at this percentile of the model's memory error, as plan "
-                  "does: 0.9 = fits with 90% confidence (default 0.5)");
+                  "Percentile of the model's time error the job hours are read at, as plan "
+                  "does (default 0.5); the memory fit uses --memory-confidence");
   // Hardware.
   cmd->add_option("--gpu", o->hardware.gpu, "GPU name (A100-80G-SXM, A10, H20 ...)");
   cmd->add_option("--gpus", o->hardware.gpus, "Total GPUs (with --gpu)");

@@ -65,13 +65,13 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
   if (!overall.ok() || !mine.ok())
     return ctx.Fail((overall.ok() ? mine.status() : overall.status()));
   if (f.json) {
-    *ctx.out << io::ExplainJson(type->name, *overall, *mine).dump(2) << "\n";
+    *ctx.out << io::ExplainJson(type->name, *overall, *mine, &in->workload).dump(2) << "\n";
     return;
   }
-  std::string s;
+  std::string s = io::AssumedText(mine->assumptions);
   if (mine->candidates.empty()) {
-    s = fmt::format("{} cannot run this workload: {}\n", type->name,
-                    mine->rejected.empty() ? "no reason recorded" : mine->rejected[0].reason);
+    s += fmt::format("{} cannot run this workload: {}\n", type->name,
+                     mine->rejected.empty() ? "no reason recorded" : mine->rejected[0].reason);
     // A whole-catalog reason ("*": every vendor excluded) comes with the notes on what else exists.
     if (!mine->rejected.empty() && mine->rejected[0].instance == "*") {
       for (const std::string& n : mine->notes)
@@ -79,9 +79,9 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
     }
   } else {
     const auto& c = mine->candidates[0];
-    s = fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
-                    c.price_known ? cost::ModeName(c.billing) : "price unknown",
-                    c.why.empty() ? "" : c.why);
+    s += fmt::format("{} can run it: best as {} node(s), {}, {}\n", type->name, c.nodes,
+                     c.price_known ? cost::ModeName(c.billing) : "price unknown",
+                     c.why.empty() ? "" : c.why);
     s += fmt::format(
         "  memory {} of {} GiB per GPU; {} h; {}\n", strings::Num(c.estimate.memory.per_gpu_gib),
         strings::Num(c.estimate.memory.capacity_gib), io::HoursCell(c, strings::Num(c.job_hours)),
@@ -102,11 +102,24 @@ void RunExplain(CliContext& ctx, const PlanFlags& f) {
                        w.price_known ? cost::ModeName(w.billing) : "unpriced",
                        io::HoursCell(w, strings::Num(w.job_hours)),
                        w.price_known ? io::CostCell(w, w.cost.total.ToString()) : "cost unknown");
+      bool ranked = false;
       for (size_t i = 0; i < overall->candidates.size(); ++i) {
-        if (overall->candidates[i].instance == type->name) {
-          s += fmt::format("{} ranks #{} of the top {}.\n", type->name, i + 1,
-                           overall->candidates.size());
-        }
+        const planner::Candidate& c = overall->candidates[i];
+        if (c.instance != type->name)
+          continue;
+        s += fmt::format("{} ranks #{} of the top {}", type->name, i + 1,
+                         overall->candidates.size());
+        // Only its best way is explained: the others lose to it as well.
+        if (std::string why = planner::WhyRanksBelow(in->workload, w, c); !why.empty() && !ranked)
+          s += fmt::format(" ({} x {} {}): {}", c.nodes, c.instance,
+                           c.price_known ? cost::ModeName(c.billing) : "unpriced", why);
+        s += ".\n";
+        ranked = true;
+      }
+      if (!ranked && !mine->candidates.empty()) {
+        if (std::string why = planner::WhyRanksBelow(in->workload, w, mine->candidates[0]);
+            !why.empty())
+          s += fmt::format("Its best ranks below the plan's first choice: {}.\n", why);
       }
     }
   }

@@ -64,6 +64,12 @@ std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& sour
     ctx.Fail(cal.status());
     return std::nullopt;
   }
+  // What the workload leaves unset, derived from the work as the plan will (the plan lists it).
+  *w = DeriveDefaults(*w, *arch, *cal, nullptr);
+  if (Status s = ValidateWorkload(*w); !s.ok()) {
+    ctx.Fail(WithWorkloadContext(s, source), /*usage=*/true);
+    return std::nullopt;
+  }
   if (!source.probe_calibration.empty()) {
     // What the probe measured on a rented instance rescales the fitted efficiency of its GPU.
     Result<agent::ProbeCalibration> probe = agent::LoadCalibration(source.probe_calibration);

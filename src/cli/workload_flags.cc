@@ -104,6 +104,7 @@ void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
   if (f.activation_offload)
     w.activation_offload = true;
   SetIfGiven(f.global_batch, &w.global_batch);
+  SetIfGiven(f.memory_confidence, &w.memory_confidence);
   SetIfGiven(f.lora_rank, &w.lora_rank);
   SetIfGiven(f.lora_dropout, &w.lora_dropout);
   SetIfGiven(f.weight_bits, &w.weight_bits);
@@ -266,6 +267,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"micro_batch", "--micro-batch", f.micro_batch.has_value()},
       {"epochs", "--epochs", f.epochs.has_value()},
       {"confidence", "--confidence", f.confidence.has_value()},
+      {"memory_confidence", "--memory-confidence", f.memory_confidence.has_value()},
       {"cp", "--cp", f.cp.has_value()},
       {"virtual_stages", "--virtual-stages", f.virtual_stages.has_value()},
       {"recompute", "--recompute", !f.recompute.empty()},
@@ -375,6 +377,10 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--seq-len", f->seq_len, "Tokens per sample");
   cmd->add_option("--micro-batch", f->micro_batch, "Sequences per GPU per forward pass");
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step");
+  cmd->add_option("--memory-confidence", f->memory_confidence,
+                  "A training layout fits when its memory at this percentile of the model's "
+                  "memory error is within the GPU's: 0.9 = fits with 90% confidence (default "
+                  "0.9; lower accepts the risk of an OOM)");
   cmd->add_option("--tokens", f->tokens, "Tokens of the whole job (suffix K M B T)");
   cmd->add_option("--samples", f->samples, "Samples per epoch (suffix K M B T)");
   cmd->add_option("--epochs", f->epochs, "Epochs over --samples");
@@ -434,8 +440,8 @@ void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "Finish within this many hours (needs --tokens or --samples)");
   cmd->add_option("--confidence", f->confidence,
                   "Check the deadline and budget (and rank) at this percentile of the calibrated "
-                  "time and cost range, and the memory fit at it of the memory range: 0.9 = met "
-                  "with 90% confidence (default 0.5)");
+                  "time and cost range: 0.9 = met with 90% confidence (default 0.5); the memory "
+                  "fit has its own, --memory-confidence");
   cmd->add_option("--budget", f->budget,
                   "Spend at most this much (in --currency, default CNY; needs --tokens or "
                   "--samples, or a service's "
@@ -468,8 +474,18 @@ Result<Workload> MergeWorkloadFlags(const WorkloadFlags& flags, std::optional<Wo
           "--layers/--hidden/... inline)");
     }
     base.emplace();
+    base->unset = UnsetFields::All();
   }
   Workload& w = *base;
+  // A flag given sets its field: it is no longer unset (DeriveDefaults, gpuplan/defaults.h).
+  UnsetFields& unset = w.unset;
+  unset.precision &= flags.precision.empty();
+  unset.seq_len &= !flags.seq_len;
+  unset.global_batch &= !flags.global_batch;
+  unset.prompt_tokens &= !flags.prompt_tokens;
+  unset.output_tokens &= !flags.output_tokens;
+  unset.confidence &= !flags.confidence;
+  unset.memory_confidence &= !flags.memory_confidence;
   if (Status s = ApplyJobFlags(flags, w); !s.ok())
     return s;
   if (Status s = ApplyPlanningFlags(flags, w); !s.ok())

@@ -73,6 +73,8 @@ struct WorkloadFlags {
   std::optional<double> base_rps, peak_rps, scale_up_minutes;
   std::optional<int> prompt_tokens_p90, output_tokens_p90;
   std::optional<double> confidence;  // replaces the workload's confidence
+  // --memory-confidence (AddWorkloadFlags): replaces the workload's memory_confidence.
+  std::optional<double> memory_confidence;
 };
 
 // Adds the job flags (--task ... --engine, names as in README "gpuplan estimate") to `cmd`,

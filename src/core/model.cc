@@ -22,6 +22,13 @@ std::string NormalizeName(std::string_view name) {
   return s;
 }
 
+// The largest model a plan takes: 1e13 parameters (10T). The largest published models have
+// about 1.6-1.75T: Switch-C (Fedus et al. 2021, "Switch Transformers", Table 4: 1.571T), Wu Dao
+// 2.0 (BAAI, 2021-06: 1.75T), Kimi K2 (Moonshot AI model card, 2025-07: 1.04T). Beyond five
+// times that, a shape is a typo (a hidden of 100000 for 10000), and planning it would only say
+// which limit of the hardware it passes.
+constexpr double kMaxModelParams = 1e13;
+
 }  // namespace
 
 constexpr EnumNames<ModelKind, 3> kModelKindNames = {{{ModelKind::kDecoder, "decoder"},
@@ -156,9 +163,20 @@ Status ValidateModelArch(const ModelArch& m) {
                                    ", got " + got)
         .AtField(std::string(field));
   };
+  auto too_large = [&](double params) {
+    return bad("params",
+               "a model of at most 1e13 parameters (10T; the largest published, Wu Dao 2.0, has "
+               "1.75T)",
+               strings::Num(params / 1e12) + "T" +
+                   (m.kind == ModelKind::kOther ? std::string()
+                                                : " from this shape: check layers, hidden, ffn, "
+                                                  "experts and vocab"));
+  };
   if (m.kind == ModelKind::kOther) {
     if (m.params <= 0)
       return bad("params", "a positive parameter count", strings::Num(m.params));
+    if (m.params > kMaxModelParams)
+      return too_large(m.params);
     return Status::Ok();
   }
   if (m.layers < 1)
@@ -220,6 +238,8 @@ Status ValidateModelArch(const ModelArch& m) {
   }
   if (m.vocab < 1)
     return bad("vocab", "a whole number >= 1", std::to_string(m.vocab));
+  if (m.Params() > kMaxModelParams)
+    return too_large(m.Params());
   return Status::Ok();
 }
 

@@ -1,6 +1,10 @@
 #include "plan_bar.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gpuplan/strings.h"
 
 namespace gpuplan::planner {
 bool RanksByTime(const Workload& w) {
@@ -21,6 +25,74 @@ bool RanksBefore(const Workload& w, const Candidate& a, const Candidate& b) {
   if (time_first ? ma != mb : ta != tb)
     return time_first ? ma < mb : ta < tb;
   return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
+}
+
+namespace {
+
+std::string Percent(double more, double base) {
+  if (!(base > 0))
+    return "";
+  const double percent = more / base * 100;
+  return percent < 0.01 ? " (+<0.01%)" : " (+" + strings::Num(percent) + "%)";
+}
+
+// "CNY 1234.5" in the candidate's currency; for a service, per month.
+std::string MoneyText(const Candidate& c, double amount) {
+  return std::string(CurrencyName(c.cost.total.currency())) + " " + strings::Num(amount) +
+         (c.monthly ? "/month" : "");
+}
+
+}  // namespace
+
+std::string WhyRanksBelow(const Workload& w, const Candidate& pick, const Candidate& other) {
+  if (!RanksBefore(w, pick, other))
+    return "";
+  const bool by_time = RanksByTime(w);
+  const std::string at =
+      pick.ranges && other.ranges
+          ? " at p" + std::to_string(std::lround(w.confidence * 100)) + " (--confidence)"
+          : "";
+  std::string why;
+  if (!by_time && pick.price_known != other.price_known) {
+    why =
+        "it has no price, and under a cost objective a type without a price ranks after every "
+        "priced one (its hours: " +
+        strings::Num(other.job_hours) + " h against the pick's " + strings::Num(pick.job_hours) +
+        " h)";
+  } else if (other.score != pick.score) {
+    const double more = other.score - pick.score;
+    why = by_time ? "it takes " + strings::Num(other.score) + " h" + at + " against the pick's " +
+                        strings::Num(pick.score) + " h: " + strings::Num(more) + " h longer" +
+                        Percent(more, pick.score)
+                  : "it costs " + MoneyText(other, other.score) + at + " against the pick's " +
+                        MoneyText(pick, pick.score) + ": " + MoneyText(other, more) + " more" +
+                        Percent(more, pick.score);
+    if (other.spot_ranked_at_payg > 0) {
+      why += ", ranked as if spot cost its pay-as-you-go cap of " +
+             std::string(CurrencyName(other.cost.total.currency())) + " " +
+             strings::Num(other.spot_ranked_at_payg) +
+             "/h, since its own spot price is stale or derived (at it: " +
+             MoneyText(other, other.score_at_quote) + ")";
+    }
+    // The other measure, which did not decide.
+    if (by_time && other.price_known && pick.price_known) {
+      why += "; it costs " + MoneyText(other, FrontMoney(other)) + " against " +
+             MoneyText(pick, FrontMoney(pick));
+    } else if (!by_time && other.job_hours > 0) {
+      why += "; it takes " + strings::Num(other.job_hours) + " h against " +
+             strings::Num(pick.job_hours) + " h";
+    }
+  } else {
+    why = "it ties with the pick on " +
+          (by_time ? strings::Num(pick.score) + " h" : MoneyText(pick, pick.score)) + at +
+          "; the tie-break rule: " + kTieBreakRule;
+  }
+  const cost::PriceQuote* mine = PriceUsed(other);
+  const cost::PriceQuote* theirs = PriceUsed(pick);
+  if (mine && PriceStale(*mine) && !(theirs && PriceStale(*theirs)) && mine->age_days) {
+    why += "; its price is " + std::to_string(*mine->age_days) + " days old (stale)";
+  }
+  return why;
 }
 
 double FrontMoney(const Candidate& c) {

@@ -116,13 +116,16 @@ Status PriceRanges(CandidateRanges& r, const cost::BillingRates& rates, const co
   };
   double wall_lo = 0, wall_hi = 0, wall_at = 0;
   Result<double> lo = price(0.1, &wall_lo), hi = price(0.9, &wall_hi),
-                 at = price(r.confidence, &wall_at);
+                 at = price(r.confidence, &wall_at), median = price(0.5, nullptr);
   if (!lo.ok())
     return lo.status();
   if (!hi.ok())
     return hi.status();
   if (!at.ok())
     return at.status();
+  if (!median.ok())
+    return median.status();
+  r.cost_p50 = *median;
   r.cost.p10 = *lo;
   r.cost.p90 = *hi;
   r.cost_at_confidence = *at;
@@ -159,10 +162,32 @@ std::string ConfidenceWhy(const Workload& w, const Candidate& c, const std::stri
   }
   if (w.constraints.budget && w.constraints.budget->amount > 0 && c.cost.total.amount() > 0) {
     const double budget = w.constraints.budget->amount;
+    const double point = c.cost.total.amount();
+    // The chance is read from the cost range, which holds every band the cost moves with (the
+    // time, a spot reclaim rate, a stale spot price up to its PAYG cap), not from the time alone.
+    uncertainty::Band cost = r.time;
+    if (r.cost_p50 > 0 && r.cost.p10 > 0 && r.cost.p90 > 0) {
+      cost.p10 = r.cost.p10 / point;
+      cost.p50 = r.cost_p50 / point;
+      cost.p90 = r.cost.p90 / point;
+    }
     out += std::string(out.empty() ? "" : "; ") + "stays within the " + currency + " " +
            Num(budget) + " budget with " + conf + ": " + p + " " + currency + " " +
-           Num(r.cost_at_confidence) + " (chance " +
-           ChanceText(r.time.ChanceAtMost(budget / c.cost.total.amount())) + ")";
+           Num(r.cost_at_confidence) + " (chance " + ChanceText(cost.ChanceAtMost(budget / point)) +
+           ", from the cost range " + currency + " " + Num(r.cost.p10) + "-" + Num(r.cost.p90) +
+           ")";
+    if (point > budget) {
+      out += "; its point estimate " + currency + " " + Num(point) +
+             " is over the budget: only the model's median error brings it under";
+    }
+    const cost::PriceQuote* q = PriceUsed(c);
+    const bool derived = q && PriceTrust(*q).rfind("derived", 0) == 0;
+    if (q && (PriceStale(*q) || derived)) {
+      out += "; the price it rests on is " +
+             std::string(derived ? "derived (" + PriceTrust(*q) + ")" : "stale") +
+             (q->age_days ? ", " + std::to_string(*q->age_days) + " days old" : "") +
+             ", so the chance is only as good as that price";
+    }
   }
   return out;
 }

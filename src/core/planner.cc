@@ -245,8 +245,8 @@ std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu
            " GiB per GPU at its leanest layout on " + std::to_string(nodes) + " node(s), " +
            Num(at_confidence) + " GiB at " + p + " of the model's memory error (" +
            uncertainty::ErrorPercent(hw.memory_error_ratio) + ", data/uncertainty.csv), " + g.name +
-           " has " + Num(hw.gpu_memory_gib) + " GiB usable; a lower confidence (now " +
-           Num(confidence) + ") accepts the risk of an OOM";
+           " has " + Num(hw.gpu_memory_gib) + " GiB usable; a lower memory_confidence (now " +
+           Num(confidence) + ", --memory-confidence) accepts the risk of an OOM";
   }
   if (r.min_memory_gib > 0) {
     std::string why = "needs " + Num(r.min_memory_gib) +
@@ -951,7 +951,7 @@ class CandidateSearch {
   // Why `lr` does not fit `nodes` x `t`.
   std::string NoFitReason(const LayoutResult& lr, const InstanceType& t, const Gpu& g, int nodes,
                           const perf::Hardware& hw) const {
-    std::string why = MemoryReason(lr, t, g, nodes, hw, w_.confidence);
+    std::string why = MemoryReason(lr, t, g, nodes, hw, w_.memory_confidence);
     // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
     // replicas more GPUs cannot shard the states further, which the user may not expect.
     if (w_.IsTraining() && hw.Gpus() > w_.global_batch) {
@@ -1293,11 +1293,12 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
 std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& best) {
   if (w.IsTraining()) {
     const perf::Estimate::Memory& m = best.estimate.memory;
-    // The headroom the fit test left at the workload's confidence (the model's memory error).
+    // The headroom the fit test left at the workload's memory confidence (the model's memory
+    // error).
     const std::string headroom =
         m.checked_gib != m.per_gpu_gib
             ? " (" + Num(m.checked_gib) + " at p" +
-                  std::to_string(std::lround(w.confidence * 100)) +
+                  std::to_string(std::lround(w.memory_confidence * 100)) +
                   " of the model's memory error: " + Num(m.capacity_gib - m.checked_gib) +
                   " GiB headroom)"
             : "";
@@ -1508,13 +1509,49 @@ Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
   return ResolveModel(w, zoo);
 }
 
-Result<Plan> MakePlan(const Workload& asked, const ModelArch& arch, const Catalog& catalog,
+// The limits and modes a plan assumes when the workload gives none: the node limit and the
+// billing modes (for the "Assumed:" list).
+void AssumePlanLimits(const Workload& w, const PlanOptions& options,
+                      const std::vector<Billing>& modes, std::vector<Assumption>& assumed) {
+  if (w.task == Task::kRendering || w.task == Task::kHpc || w.unset.Count() == 0)
+    return;  // a workload built in code gives everything
+  if (w.unset.confidence && (w.constraints.deadline_hours || w.constraints.budget)) {
+    assumed.push_back({"confidence", Num(w.confidence),
+                       "the deadline and budget are checked at p" +
+                           std::to_string(std::lround(w.confidence * 100)) +
+                           " of the model's time and cost error"});
+  }
+  if (!w.constraints.max_nodes && !w.constraints.max_gpus) {
+    assumed.push_back({"constraints.max_nodes", std::to_string(options.default_max_nodes),
+                       "gpuplan's node limit when neither max_nodes nor max_gpus is given; node "
+                       "counts are tried in powers of two up to it"});
+  }
+  if (w.constraints.billing.empty() && !modes.empty()) {
+    std::string names;
+    for (Billing b : modes)
+      names += (names.empty() ? "" : ", ") + std::string(BillingName(b));
+    assumed.push_back({"constraints.billing", "[" + names + "]",
+                       w.IsService() ? "a service is priced pay-as-you-go and by subscription, "
+                                       "never spot unless billing lists it"
+                                     : "a job is priced pay-as-you-go and spot"});
+  }
+}
+
+Result<Plan> MakePlan(const Workload& given, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
+  // What the workload leaves unset is derived from the work (gpuplan/defaults.h); the plan
+  // lists it.
+  std::vector<Assumption> assumed;
+  const Workload asked = DeriveDefaults(given, arch, cal, &assumed);
   if (Status s = ValidateWorkload(asked); !s.ok())
     return s;
   if (Status s = CheckRegions(asked.constraints.regions, catalog, options.market); !s.ok())
     return s;
+  if (Status s = CheckConstraintNames(asked.constraints, catalog); !s.ok())
+    return s;
   Plan plan;
+  plan.assumptions = std::move(assumed);
+  AssumePlanLimits(asked, options, AllowedModes(asked), plan.assumptions);
   const bool no_nvidia = VendorExcluded(asked.constraints, GpuVendor::kNvidia);
   if (std::string why = EveryVendorExcluded(asked.constraints, catalog); !why.empty()) {
     plan.rejected.push_back({"*", why});
@@ -1559,6 +1596,15 @@ Result<Plan> MakePlan(const Workload& asked, const ModelArch& arch, const Catalo
   AddNotes(w, no_nvidia, search.currency(), search.latency_misses(), plan);
   if (std::string note = serving::FleetNote(w, options); !note.empty())
     plan.notes.push_back(note);
+  // An exact tie at the top is decided by a rule, which the plan states.
+  if (plan.candidates.size() > 1) {
+    const Candidate &a = plan.candidates[0], &b = plan.candidates[1];
+    if (a.score == b.score && a.price_known == b.price_known) {
+      plan.notes.push_back("tie: " + std::to_string(a.nodes) + " x " + a.instance + " and " +
+                           std::to_string(b.nodes) + " x " + b.instance +
+                           " score alike on the objective; " + kTieBreakRule);
+    }
+  }
   return plan;
 }
 

@@ -56,4 +56,40 @@ Status CheckRegions(const std::vector<std::string>& asked, const Catalog& catalo
   return Status::Ok();
 }
 
+Status CheckConstraintNames(const Constraints& c, const Catalog& catalog) {
+  struct List {
+    const char* field;
+    const std::vector<std::string>& names;
+    bool gpus;  // GPU names (aliases allowed), else family names
+  };
+  const List kLists[] = {{"constraints.include_gpus", c.include_gpus, true},
+                         {"constraints.exclude_gpus", c.exclude_gpus, true},
+                         {"constraints.include_families", c.include_families, false},
+                         {"constraints.exclude_families", c.exclude_families, false}};
+  std::vector<std::string> families;
+  for (const Family& f : catalog.families)
+    families.push_back(f.name);
+  for (const List& list : kLists) {
+    for (const std::string& name : list.names) {
+      if (list.gpus ? catalog.FindGpu(name) != nullptr : catalog.FindFamily(name) != nullptr)
+        continue;
+      std::string msg = "field \"" + std::string(list.field) + "\": unknown " +
+                        (list.gpus ? "GPU" : "family") + " \"" + name + "\"";
+      const std::vector<std::string> near =
+          list.gpus ? catalog.SuggestGpus(name)
+                    : std::vector<std::string>{strings::Nearest(name, families)};
+      if (!near.empty() && !near.front().empty()) {
+        msg += "; did you mean ";
+        for (size_t i = 0; i < near.size(); ++i)
+          msg += (i ? ", " : "") + near[i];
+        msg += "?";
+      }
+      msg += list.gpus ? " ('gpuplan catalog gpus' lists them)"
+                       : " ('gpuplan catalog families' lists them)";
+      return Status::InvalidArgument(msg).AtField(list.field);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace gpuplan::planner

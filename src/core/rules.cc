@@ -244,7 +244,8 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
                       : "") +
             "; fragmentation or a longer batch can OOM. Keep "
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and test the first steps" +
-            (p90_over ? "; confidence 0.9 plans a layout that fits at p90" : ""));
+            (p90_over ? "; memory_confidence 0.9 (the default) plans a layout that fits at p90"
+                      : ""));
   }
 }
 

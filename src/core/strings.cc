@@ -30,6 +30,23 @@ int EditDistance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+std::string Nearest(std::string_view typed, std::span<const std::string> names) {
+  const std::string want = Lower(typed);
+  const int limit = std::max(2, static_cast<int>(want.size()) / 3);
+  std::string best;
+  int best_distance = limit + 1;
+  for (const std::string& name : names) {
+    const int d = EditDistance(want, Lower(name));
+    if (d == 0)
+      return "";
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
 std::string Num(double value) {
   char buf[64];
   // Two decimals at most, trailing zeros dropped.

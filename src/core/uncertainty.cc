@@ -204,7 +204,7 @@ double MemoryErrorRatio(const Table& table, const Workload& w, const ModelArch& 
                         const perf::Hardware& hw) {
   if (table.regimes.empty())
     return 1;
-  return Lookup(table, MemoryRegime(w, arch, hw)).At(w.confidence);
+  return Lookup(table, MemoryRegime(w, arch, hw)).At(w.memory_confidence);
 }
 
 std::string ErrorPercent(double ratio) {

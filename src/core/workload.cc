@@ -415,6 +415,11 @@ Status ValidateWorkload(const Workload& w) {
     return Bad("confidence", "a percentile between 0.1 and 0.9 (0.9 = met with 90% confidence)",
                strings::Num(w.confidence));
   }
+  if (!(w.memory_confidence >= 0.1 && w.memory_confidence <= 0.9)) {
+    return Bad("memory_confidence",
+               "a percentile between 0.1 and 0.9 (0.9 = fits with 90% confidence)",
+               strings::Num(w.memory_confidence));
+  }
   if (Status s = ValidateAmount(w); !s.ok())
     return s;
   if (Status s = ValidateMethod(w); !s.ok())

@@ -74,6 +74,12 @@ constexpr Global kGlobals[] = {
     {"disk_headroom_gib", &Calibration::disk_headroom_gib, {0, 1e6}},
     {"min_data_disk_gib", &Calibration::min_data_disk_gib, {1, 1e6}},
     {"serving_disk_extra_gib", &Calibration::serving_disk_extra_gib, {0, 1e6}},
+    {"pretrain_batch_mtokens_lt1b", &Calibration::pretrain_batch_mtokens_lt1b, {0.001, 1e3}},
+    {"pretrain_batch_mtokens_lt3b", &Calibration::pretrain_batch_mtokens_lt3b, {0.001, 1e3}},
+    {"pretrain_batch_mtokens_lt20b", &Calibration::pretrain_batch_mtokens_lt20b, {0.001, 1e3}},
+    {"pretrain_batch_mtokens_large", &Calibration::pretrain_batch_mtokens_large, {0.001, 1e3}},
+    {"pretrain_min_steps", &Calibration::pretrain_min_steps, {1, 1e7}},
+    {"reasoning_output_tokens", &Calibration::reasoning_output_tokens, {1, 1e6}},
 };
 
 // The efficiency fractions a per-architecture ("fallback" = unlisted architectures) or per-GPU

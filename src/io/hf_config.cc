@@ -6,11 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
 #include "io/file_util.h"
+#include "io/json_check.h"
 
 namespace gpuplan::io {
 namespace {
@@ -274,6 +276,13 @@ Status ReadQuantization(const json& root, const json& text, const std::string& f
 
 Result<HfModelConfig> ParseHfModelConfig(std::string_view json_text, const std::string& file) {
   const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) {
+    // The strict pass names the line and column where the parser stopped (issue 31).
+    Status at = CheckStrictJson(
+        json_text, file, {.max_depth = 1 << 16, .max_values = std::numeric_limits<size_t>::max()});
+    if (!at.ok())
+      return Status::InvalidArgument(at.message() + " (expected a Hugging Face config.json)");
+  }
   if (root.is_discarded() || !root.is_object()) {
     return Status::InvalidArgument(file +
                                    ": not a JSON object (expected a Hugging Face "

@@ -65,6 +65,9 @@ ModelArch ParseModelRow(CsvRowReader& r) {
   m.params = r.OptionalNumber("params_b", 1e-6, 1e5).value_or(0) * 1e9;
   m.active_params = r.OptionalNumber("active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
   m.hf_id = r.Text("hf_id");
+  if (!r.Text("release_weights").empty())
+    m.release_fp8 = r.OneOf("release_weights", {"bf16", "fp16", "fp8"}) == "fp8";
+  m.reasoning = r.Bool("reasoning", false);
   m.forward_flops_per_sample =
       r.OptionalNumber("forward_gflops_per_sample", 1e-6, 1e9).value_or(0) * 1e9;
   m.activation_elements_per_sample =

@@ -252,17 +252,39 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
   return j;
 }
 
+nlohmann::json AssumptionsJson(const std::vector<Assumption>& assumed) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Assumption& a : assumed)
+    j.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  return j;
+}
+
+std::string AssumedText(const std::vector<Assumption>& assumed) {
+  if (assumed.empty())
+    return "";
+  std::string s = "Assumed (not given; set them to change the answer):\n";
+  for (const Assumption& a : assumed)
+    s += "  " + a.field + " = " + a.value + ": " + a.why + "\n";
+  return s;
+}
+
 nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
-                           const planner::Plan& mine) {
+                           const planner::Plan& mine, const Workload* w) {
   nlohmann::json j = {{"instance", instance},
                       {"candidates", nlohmann::json::array()},
-                      {"rejected", nlohmann::json::array()}};
+                      {"rejected", nlohmann::json::array()},
+                      {"assumptions", AssumptionsJson(mine.assumptions)}};
   for (const auto& c : mine.candidates)
     j["candidates"].push_back(CandidateJson(c));
   for (const auto& r : mine.rejected)
     j["rejected"].push_back({{"instance", r.instance}, {"reason", r.reason}});
   if (!overall.candidates.empty())
     j["winner"] = CandidateJson(overall.candidates[0]);
+  if (w != nullptr && !overall.candidates.empty() && !mine.candidates.empty()) {
+    if (std::string why = planner::WhyRanksBelow(*w, overall.candidates[0], mine.candidates[0]);
+        !why.empty())
+      j["why_not_first"] = why;
+  }
   return j;
 }
 
@@ -300,7 +322,8 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan) {
       {"evaluated", plan.evaluated},
       {"prices_as_of",
        plan.prices_as_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.prices_as_of)},
-      {"notes", plan.notes}};
+      {"notes", plan.notes},
+      {"assumptions", AssumptionsJson(plan.assumptions)}};
   if (w.task == Task::kInference) {
     // The targets the serving search was held to (null = none), and which are defaults.
     const planner::LatencyTargets& t = plan.latency;
@@ -326,6 +349,8 @@ nlohmann::json PlanJson(const Workload& w, const planner::Plan& plan, const Mode
 std::string PlanText(const Workload& w, const planner::Plan& plan) {
   std::string s =
       "Plan for " + Describe(w) + ", objective " + std::string(ObjectiveName(w.objective)) + "\n\n";
+  if (std::string assumed = AssumedText(plan.assumptions); !assumed.empty())
+    s += assumed + "\n";
   if (plan.candidates.empty()) {
     s += "No instance type can run this workload under its constraints. Reasons:\n";
   } else {
@@ -410,6 +435,12 @@ std::string PlanText(const Workload& w, const planner::Plan& plan) {
 std::string PlanMarkdown(const Workload& w, const planner::Plan& plan) {
   std::string s = "# GPU plan\n\n" + Describe(w) + ", objective " +
                   std::string(ObjectiveName(w.objective)) + ".\n\n";
+  if (!plan.assumptions.empty()) {
+    s += "## Assumed\n\n";
+    for (const Assumption& a : plan.assumptions)
+      s += "- `" + a.field + ": " + a.value + "`: " + a.why + "\n";
+    s += "\n";
+  }
   if (!plan.candidates.empty()) {
     const auto& best = plan.candidates[0];
     s += "## Recommendation\n\n" + best.why + "\n\n";

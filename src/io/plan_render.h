@@ -5,6 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "gpuplan/plan.h"
 
@@ -22,8 +23,15 @@ nlohmann::json CandidateJson(const planner::Candidate& c);
 
 // `gpuplan explain TYPE --json`: {"instance", "candidates": every way the plan runs on TYPE
 // (from `mine`, a plan limited to it), "rejected", "winner": the overall plan's first choice}.
+// With `w`, "why_not_first": why the type's best ranks below the winner (planner::WhyRanksBelow;
+// absent when it is the winner).
 nlohmann::json ExplainJson(const std::string& instance, const planner::Plan& overall,
-                           const planner::Plan& mine);
+                           const planner::Plan& mine, const Workload* w = nullptr);
+
+// The values the workload did not give (planner::Plan::assumptions, DeriveDefaults):
+// [{"field", "value", "why"}], and as text "Assumed:\n  field = value: why\n..." ("" when none).
+nlohmann::json AssumptionsJson(const std::vector<Assumption>& assumed);
+std::string AssumedText(const std::vector<Assumption>& assumed);
 
 // The terminal report: the ranked table, a "why" under the winner, its breakdowns and advice,
 // the Pareto front and a summary of rejected types.

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,7 @@
 #include "gpuplan/strings.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
+#include "io/json_check.h"
 #include "io/text_check.h"
 #include "io/utc_time.h"
 
@@ -413,8 +415,11 @@ Result<PriceCache> ParseAliyunResponse(std::string_view text, const std::string&
                                        const ImportContext& ctx) {
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    return Status::InvalidArgument(file +
-                                   ": malformed JSON; expected the output of an aliyun "
+    // The strict pass names the line and column where the parser stopped (issue 31).
+    const Status at = CheckStrictJson(
+        text, file, {.max_depth = 1 << 16, .max_values = std::numeric_limits<size_t>::max()});
+    return Status::InvalidArgument((at.ok() ? file + ": malformed JSON" : at.message()) +
+                                   "; expected the output of an aliyun "
                                    "CLI call such as 'aliyun ecs DescribeSpotPriceHistory'");
   }
   return ParseAliyunJson(doc, file, ctx);

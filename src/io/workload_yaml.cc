@@ -57,7 +57,8 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "constraints",
                                               "objective",
                                               "inference",
-                                              "confidence"};
+                                              "confidence",
+                                              "memory_confidence"};
 
 }  // namespace
 
@@ -568,6 +569,8 @@ void ReadPlanningKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     ReadInference(r, v, w.inference);
   if (key == "confidence")
     w.confidence = r.Number(v, key, 0.1, 0.9).value_or(0.5);
+  if (key == "memory_confidence")
+    w.memory_confidence = r.Number(v, key, 0.1, 0.9).value_or(0.9);
 }
 
 Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file,
@@ -610,6 +613,16 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file,
     w.method = Method::kFull;
   if (w.method == Method::kQlora && w.weight_bits == 0)
     w.weight_bits = 4;
+  // What the file leaves unset, for DeriveDefaults (gpuplan/defaults.h) to derive and list.
+  const YAML::Node inference = root["inference"];
+  const bool inference_map = inference && inference.IsMap();
+  w.unset = {.precision = !root["precision"],
+             .seq_len = !root["seq_len"],
+             .global_batch = !root["global_batch"],
+             .prompt_tokens = !inference_map || !inference["prompt_tokens"],
+             .output_tokens = !inference_map || !inference["output_tokens"],
+             .confidence = !root["confidence"],
+             .memory_confidence = !root["memory_confidence"]};
   if (Status s = ValidateWorkload(w); !s.ok()) {
     // Point at the line of the field's top-level key ("inference" for "inference.batch").
     const std::string& field = s.location().field;

@@ -272,7 +272,8 @@ std::optional<Response> ReadPlanInput(const ServerData& data, const Request& req
   Result<ModelArch> arch = planner::PlanModel(*w, data.zoo);
   if (!arch.ok())
     return FromError(FromStatus(arch.status().WithContext(kBodyName)));
-  in->workload = std::move(*w);
+  // What the body leaves unset, derived from the work as the plan will (the plan lists it).
+  in->workload = DeriveDefaults(*w, *arch, data.calibration, nullptr);
   in->arch = std::move(*arch);
   in->options = data.plan_options;  // a copy: requests never share state
   if (data.today)
@@ -329,7 +330,7 @@ Response Explain(const ServerData& data, const Request& req) {
   Result<planner::Plan> mine = MakePlan(data, in);
   if (!mine.ok())
     return FromError(FromStatus(mine.status()));
-  return Json(io::ExplainJson(type->name, *overall, *mine));
+  return Json(io::ExplainJson(type->name, *overall, *mine, &in.workload));
 }
 
 // `gpuplan deploy --rank N`'s files as {"rank", "instance", "files": {name: contents}}.
@@ -400,10 +401,15 @@ Response Estimate(const ServerData& data, const Request& req) {
   Result<ModelArch> arch = ResolveModel(*w, data.zoo);
   if (!arch.ok())
     return FromError(FromStatus(arch.status().WithContext(kBodyName)));
+  // What the body leaves unset, derived from the work as `plan` does; listed in the answer.
+  std::vector<Assumption> assumed;
+  *w = DeriveDefaults(*w, *arch, data.calibration, &assumed);
+  if (Status s = ValidateWorkload(*w); !s.ok())
+    return FromError(FromStatus(s));
   Result<perf::Hardware> hw = io::BuildHardware(hw_choice, data.catalog, io::FieldSpelling::kParam);
   if (!hw.ok())
     return FromError(FromStatus(hw.status()));
-  // Training fits at the workload's confidence, as in the plan.
+  // Training fits at the workload's memory confidence, as in the plan.
   if (w->IsTraining()) {
     hw->memory_error_ratio =
         uncertainty::MemoryErrorRatio(data.plan_options.uncertainty, *w, *arch, *hw);
@@ -416,6 +422,7 @@ Response Estimate(const ServerData& data, const Request& req) {
   if (!e.ok())
     return FromError(FromStatus(e.status()));
   nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
+  j["assumptions"] = io::AssumptionsJson(assumed);
   if (std::optional<planner::CandidateRanges> r =
           io::EstimateRanges(data.plan_options.uncertainty, *w, *arch, *hw, *e)) {
     io::AddEstimateRangesJson(j, *r, *e);

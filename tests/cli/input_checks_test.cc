@@ -83,6 +83,40 @@ TEST(InputChecksTest, BadInputIsAnErrorInOurWordsWithExitCode2) {
         "--ttft-ms", "-5"},
        2,
        "--ttft-ms: expected a time above 0 and at most 3600000 ms (one hour), got -5"},
+      // Typos and nonsense (issue 31).
+      {"misspelt_command_suggests_the_nearest",
+       {"paln", "--model", "llama-2-7b"},
+       2,
+       "unknown command \"paln\"; did you mean plan? The commands: plan, explain, wizard, "
+       "deploy, "},
+      {"misspelt_subcommand_suggests_the_nearest",
+       {"catalog", "instnces"},
+       2,
+       "catalog: unknown command \"instnces\"; did you mean instances?"},
+      {"misspelt_flag_suggests_the_nearest",
+       {"plan", "--model", "llama-2-7b", "--precison", "bf16"},
+       2,
+       "plan: unknown flag \"--precison\"; did you mean --precision?"},
+      {"misspelt_flag_with_value_suggests_the_nearest",
+       {"estimate", "--model", "llama-2-7b", "--gpu=A10", "--seqlen=4096"},
+       2,
+       "estimate: unknown flag \"--seqlen\"; did you mean --seq-len?"},
+      {"unrelated_flag_points_at_help",
+       {"plan", "--model", "llama-2-7b", "--zzzzzzzz"},
+       2,
+       "plan: unknown flag \"--zzzzzzzz\"; 'gpuplan plan --help' lists the flags"},
+      {"model_beyond_any_published_size_names_the_limit",
+       {"plan", "--task", "pretrain", "--tokens", "1e9", "--layers", "1000", "--hidden", "100000",
+        "--heads", "100", "--kv-heads", "100", "--ffn", "400000", "--vocab", "32000"},
+       2,
+       "inline architecture: field \"params\": expected a model of at most 1e13 parameters (10T; "
+       "the largest published, Wu Dao 2.0, has 1.75T), got 120.01T from this shape: check layers, "
+       "hidden, ffn, experts and vocab"},
+      {"memory_confidence_out_of_range",
+       {"plan", "--model", "llama-2-7b", "--tokens", "1B", "--memory-confidence", "0.99"},
+       2,
+       "--memory-confidence: expected a percentile between 0.1 and 0.9 (0.9 = fits with 90% "
+       "confidence), got 0.99"},
       {"explain_checks_regions too",
        {"explain", "ecs.gn7i-c8g1.2xlarge", "--task", "finetune", "--method", "lora", "--model",
         "qwen2.5-7b", "--tokens", "1M", "--region", "mars-1"},
@@ -117,6 +151,88 @@ TEST(InputChecksTest, AWorkloadFileWithAnUnknownRegionNamesTheFile) {
             std::string::npos)
       << run.err;
   std::filesystem::remove(path);
+}
+
+// Where a file is broken, the message says: file, line and column (issue 31).
+TEST(InputChecksTest, BrokenFilesNameTheLineAndColumn) {
+  struct Case {
+    const char* name;
+    const char* file;
+    const char* text;
+    std::vector<std::string> args;  // the file's path is appended
+    const char* where;              // expected after the path
+  };
+  const Case kCases[] = {
+      {"model_config_json",
+       "gpuplan-broken-config.json",
+       "{\"hidden_size\": 4096,\n \"num_hidden_layers\": }",
+       {"plan", "--task", "finetune", "--model-config"},
+       ":2:23: malformed JSON: syntax error while parsing value"},
+      {"workload_json",
+       "gpuplan-broken-workload.json",
+       "{\"task\": \"finetune\",\n}",
+       {"plan"},
+       ":2:1: malformed JSON: syntax error while parsing object key"},
+      {"workload_yaml",
+       "gpuplan-broken-workload.yaml",
+       "task: [pretrain\nmodel: x\n",
+       {"plan"},
+       ":2:6: malformed YAML"},
+      {"price_import",
+       "gpuplan-broken-prices.json",
+       "{\"SpotPrices\": [1,\n 2,,]}",
+       {"prices", "import"},
+       ":2:4: malformed JSON"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = std::filesystem::temp_directory_path() / c.file;
+    {
+      FILE* f = std::fopen(path.c_str(), "w");
+      ASSERT_NE(f, nullptr);
+      std::fputs(c.text, f);
+      std::fclose(f);
+    }
+    std::vector<std::string> args = c.args;
+    args.push_back(path);
+    const testing::CliRun run = RunGpuplan(args);
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_NE(run.err.find(path + c.where), std::string::npos) << run.err;
+    std::filesystem::remove(path);
+  }
+}
+
+// A typo in a GPU or family name of the constraints names the field and the nearest names,
+// instead of emptying the plan (issue 31).
+TEST(InputChecksTest, UnknownGpuOrFamilyInTheConstraintsSuggestsTheNearest) {
+  struct Case {
+    const char* name;
+    const char* constraint;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {"gpu", "include_gpus: [A1000]",
+       "field \"constraints.include_gpus\": unknown GPU \"A1000\"; did you mean "},
+      {"family", "exclude_families: [gn7ii]",
+       "field \"constraints.exclude_families\": unknown family \"gn7ii\"; did you mean gn7i?"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = std::filesystem::temp_directory_path() / "gpuplan-bad-gpu.yaml";
+    {
+      FILE* f = std::fopen(path.c_str(), "w");
+      ASSERT_NE(f, nullptr);
+      std::fputs(("task: finetune\nmethod: lora\nmodel: qwen2.5-7b\ntokens: 10M\nconstraints:\n  " +
+                  std::string(c.constraint) + "\n")
+                     .c_str(),
+                 f);
+      std::fclose(f);
+    }
+    const testing::CliRun run = RunGpuplan({"plan", path});
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+    std::filesystem::remove(path);
+  }
 }
 
 TEST(InputChecksTest, SmallGlobalBatchSaysItCapsDataParallel) {

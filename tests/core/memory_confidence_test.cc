@@ -155,9 +155,14 @@ TEST(MemoryConfidenceTest, MemoryErrorRatioReadsTheBandAtTheConfidence) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     Workload w = Lora7B();
-    w.confidence = c.confidence;
+    w.memory_confidence = c.confidence;
+    EXPECT_NEAR(uncertainty::MemoryErrorRatio(t, w, Model7B(), hw), c.want, 1e-12);
+    // The time and cost confidence has no say in the memory fit (issue 31).
+    w.confidence = 0.1;
     EXPECT_NEAR(uncertainty::MemoryErrorRatio(t, w, Model7B(), hw), c.want, 1e-12);
   }
+  EXPECT_NEAR(uncertainty::MemoryErrorRatio(t, Lora7B(), Model7B(), hw), 1.15, 1e-12)
+      << "by default a layout fits at p90 of the memory error";
   EXPECT_DOUBLE_EQ(uncertainty::MemoryErrorRatio({}, Lora7B(), Model7B(), hw), 1)
       << "no error table: the point";
   EXPECT_EQ(uncertainty::ErrorPercent(1.0475), "+4.75%");

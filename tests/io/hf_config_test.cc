@@ -80,7 +80,10 @@ TEST(HfConfigTest, BadConfigsNameTheField) {
     const char* want;
   };
   const Case kCases[] = {
-      {"not_json", "{", "c.json: not a JSON object (expected a Hugging Face config.json)"},
+      {"not_json", "{",
+       "c.json:1:2: malformed JSON: syntax error while parsing object key - unexpected end of "
+       "input; expected string literal (expected a Hugging Face config.json)"},
+      {"not_an_object", "[1]", "c.json: not a JSON object (expected a Hugging Face config.json)"},
       {"missing_hidden",
        R"({"model_type":"qwen3","num_hidden_layers":2,"num_attention_heads":4,"vocab_size":10,
            "intermediate_size":8})",

@@ -111,8 +111,9 @@ TEST(PriceImportTest, BadInputNamesFileAndPath) {
   ImportContext no_instance = Ctx();
   const Case kCases[] = {
       {"malformed_json", "{\"SpotPrices\": [", Ctx(),
-       "x.json: malformed JSON; expected the output of an aliyun CLI call such as 'aliyun ecs "
-       "DescribeSpotPriceHistory'"},
+       "x.json:1:17: malformed JSON: syntax error while parsing value - unexpected end of input; "
+       "expected '[', '{', or a literal; expected the output of an aliyun CLI call such as "
+       "'aliyun ecs DescribeSpotPriceHistory'"},
       {"unknown_shape", "{\"Regions\": {}}", Ctx(),
        "x.json: not a response of DescribePrice, DescribeSpotPriceHistory, "
        "DescribeAvailableResource or DescribeSpotAdvice (expected one of the keys PriceInfo, "

@@ -54,7 +54,10 @@ Result<Plan> PlanOn(const std::string& yaml, double confidence, uncertainty::Tab
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   if (!w.ok())
     return w.status();
+  // The time and cost checks and the memory fit at the same percentile, as these tests were
+  // written before the fit had a confidence of its own (issue 31).
   w->confidence = confidence;
+  w->memory_confidence = confidence;
   Result<ModelArch> arch = PlanModel(*w, *zoo);
   if (!arch.ok())
     return arch.status();
@@ -197,7 +200,9 @@ TEST(PlanRangesTest, HardwareThatFitsOnlyAtThePointIsRejectedSayingSo) {
   EXPECT_NE(why.find("at p50 of the model's memory error (+200%, data/uncertainty.csv)"),
             std::string::npos)
       << why;
-  EXPECT_NE(why.find("a lower confidence (now 0.5) accepts the risk"), std::string::npos) << why;
+  EXPECT_NE(why.find("a lower memory_confidence (now 0.5, --memory-confidence) accepts the risk"),
+            std::string::npos)
+      << why;
 }
 
 TEST(PlanRangesTest, ReclaimBracketReadsTheAdviceText) {

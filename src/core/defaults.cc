@@ -1,0 +1,152 @@
+#include "gpuplan/defaults.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gpuplan/strings.h"
+
+namespace gpuplan {
+namespace {
+
+using strings::Num;
+
+// Tokens per optimizer step of a pre-training of `params` parameters, as published runs of that
+// size chose (calibration.csv pretrain_batch_mtokens_*, with their sources), and the runs cited.
+struct PublishedBatch {
+  double tokens = 0;
+  const char* runs = "";
+};
+
+PublishedBatch PublishedPretrainBatch(double params, const Calibration& cal) {
+  if (params < 1e9)
+    return {cal.pretrain_batch_mtokens_lt1b * 1e6, "GPT-3 125M-760M (Brown et al. 2020)"};
+  if (params < 3e9)
+    return {cal.pretrain_batch_mtokens_lt3b * 1e6, "GPT-3 1.3B and 2.7B (Brown et al. 2020)"};
+  if (params < 20e9)
+    return {cal.pretrain_batch_mtokens_lt20b * 1e6, "GPT-3 6.7B and 13B (Brown et al. 2020)"};
+  return {cal.pretrain_batch_mtokens_large * 1e6,
+          "Llama 1 and 2 from 33B (Touvron et al. 2023), GPT-3 175B 3.2M"};
+}
+
+// The power of two nearest to `x` (>= 1) in ratio.
+int NearestPowerOfTwo(double x) {
+  if (!(x > 1))
+    return 1;
+  const double exponent = std::round(std::log2(x));
+  return static_cast<int>(std::min(std::exp2(exponent), static_cast<double>(1 << 24)));
+}
+
+// "2M", "0.5M", "65.5K" tokens.
+std::string Tokens(double tokens) {
+  return tokens >= 1e6 ? Num(tokens / 1e6) + "M" : Num(tokens / 1e3) + "K";
+}
+
+// The derived global batch of a pre-training, and why.
+Assumption PretrainBatch(const Workload& w, const ModelArch& arch, const Calibration& cal,
+                         int* batch) {
+  const PublishedBatch published = PublishedPretrainBatch(arch.Params(), cal);
+  double tokens_per_step = published.tokens;
+  std::string why = Tokens(published.tokens) +
+                    " tokens per step, as published pre-training runs of " +
+                    Num(arch.Params() / 1e9) + "B parameters choose (" + published.runs +
+                    "; calibration.csv pretrain_batch_mtokens_*)";
+  const std::optional<double> total = w.TotalTokens();
+  if (total && *total / cal.pretrain_min_steps < tokens_per_step) {
+    tokens_per_step = *total / cal.pretrain_min_steps;
+    why = Tokens(tokens_per_step) + " tokens per step: the job's " + Tokens(*total) +
+          " tokens over " + Num(cal.pretrain_min_steps) +
+          " optimizer steps (pretrain_min_steps), less than the " + Tokens(published.tokens) +
+          " published runs of its size choose (" + published.runs + ")";
+  }
+  *batch = NearestPowerOfTwo(tokens_per_step / w.seq_len);
+  return {"global_batch", std::to_string(*batch),
+          "pre-training at " + why + ": " + std::to_string(*batch) + " sequences of " +
+              std::to_string(w.seq_len) + " tokens (a power of two)"};
+}
+
+}  // namespace
+
+Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibration& cal,
+                        std::vector<Assumption>* assumed) {
+  Workload out = w;
+  if (w.task == Task::kRendering || w.task == Task::kHpc)
+    return out;
+  std::vector<Assumption> list;
+  const bool inference = w.task == Task::kInference;
+  if (w.unset.precision) {
+    std::string why;
+    if (inference && arch.release_fp8 && w.weight_bits == 0) {
+      out.precision = Precision::kFp8;
+      why =
+          "the weights are released in FP8 (models.csv release_weights, from the model's "
+          "config.json quantization_config): served as released, 1 byte per parameter";
+    } else if (inference && w.precision == Precision::kFp8) {
+      why = "the weights are released in FP8 (the config.json's quantization_config)";
+    } else if (inference && w.weight_bits > 0) {
+      why = "16-bit compute over the " + std::to_string(w.weight_bits) + "-bit weights given";
+    } else if (inference) {
+      why = "16-bit weights, as the model is released";
+    } else {
+      why =
+          "bf16 mixed precision, as current models are trained (GPUs without bf16 units need "
+          "fp16)";
+    }
+    list.push_back({"precision", std::string(PrecisionName(out.precision)), why});
+  }
+  if (w.IsTraining()) {
+    if (w.unset.seq_len) {
+      list.push_back(
+          {"seq_len", std::to_string(w.seq_len),
+           "gpuplan's default sample length" +
+               (arch.default_seq_len > 0 && arch.default_seq_len != w.seq_len
+                    ? " (the model was trained at " + std::to_string(arch.default_seq_len) + ")"
+                    : std::string())});
+    }
+    if (w.unset.global_batch) {
+      if (w.task == Task::kPretrain && arch.Params() > 0) {
+        list.push_back(PretrainBatch(w, arch, cal, &out.global_batch));
+      } else {
+        list.push_back({"global_batch", std::to_string(w.global_batch),
+                        "gpuplan's default fine-tuning batch (" + std::to_string(w.global_batch) +
+                            " sequences, " +
+                            Tokens(w.global_batch * static_cast<double>(w.seq_len)) +
+                            " tokens per step); it caps data parallelism at that many replicas"});
+      }
+    }
+    if (w.unset.memory_confidence) {
+      list.push_back({"memory_confidence", Num(w.memory_confidence),
+                      "a layout fits only when its memory at p" +
+                          std::to_string(std::lround(w.memory_confidence * 100)) +
+                          " of the model's memory error is within the GPU's: an OOM wastes the "
+                          "rental"});
+    }
+  }
+  if (inference) {
+    if (w.unset.prompt_tokens) {
+      list.push_back({"inference.prompt_tokens", std::to_string(w.inference.prompt_tokens),
+                      "gpuplan's default prompt length"});
+    }
+    if (w.unset.output_tokens) {
+      if (arch.reasoning) {
+        int tokens = static_cast<int>(cal.reasoning_output_tokens);
+        if (w.inference.output_tokens_p90)
+          tokens = std::min(tokens, *w.inference.output_tokens_p90);
+        out.inference.output_tokens = tokens;
+        list.push_back({"inference.output_tokens", std::to_string(tokens),
+                        arch.name +
+                            " is a reasoning model (models.csv reasoning): it writes thousands "
+                            "of tokens of thinking before its answer (calibration.csv "
+                            "reasoning_output_tokens)"});
+      } else {
+        list.push_back({"inference.output_tokens", std::to_string(w.inference.output_tokens),
+                        "gpuplan's default reply length for a model that does not reason"});
+      }
+    }
+  }
+  if (assumed != nullptr)
+    assumed->insert(assumed->end(), list.begin(), list.end());
+  return out;
+}
+
+}  // namespace gpuplan
