@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "gpuplan/defaults.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan::campaign {
@@ -59,6 +60,14 @@ class Builder {
     if (!plan.ok())
       return plan.status().WithContext("\"" + piece + "\"");
     return plan;
+  }
+
+  // The values the piece's plan assumed (gpuplan/defaults.h), listed with the campaign's notes.
+  void NoteAssumptions(const std::string& piece, const planner::Plan& plan) {
+    for (const Assumption& a : plan.assumptions) {
+      out_.notes.push_back("assumed for \"" + piece + "\": " + a.field + " = " + a.value + " (" +
+                           a.why + ")");
+    }
   }
 
   static Status NoCandidate(const std::string& piece, const planner::Plan& plan) {
@@ -155,6 +164,7 @@ class Builder {
     Result<planner::Plan> plan = PlanPiece(s.name, w);
     if (!plan.ok())
       return plan.status();
+    NoteAssumptions(s.name, *plan);
     ServicePiece piece{s.name, {}};
     std::set<int> seen;
     for (const planner::Candidate& c : plan->candidates) {
@@ -221,6 +231,7 @@ class Builder {
     Result<planner::Plan> plan = PlanPiece(j.name, w);
     if (!plan.ok())
       return plan.status();
+    NoteAssumptions(j.name, *plan);
     std::map<int, JobOption> payg, spot;
     AddJobOptions(*plan, payg, spot);
     // The types the services run on, so a job can fill their idle hours.
