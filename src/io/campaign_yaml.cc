@@ -4,7 +4,6 @@
 #include <regex>
 
 #include "io/file_util.h"
-#include "io/json_check.h"
 #include "io/workload_yaml.h"
 #include "io/yaml_reader.h"
 
@@ -230,22 +229,9 @@ class CampaignReader {
 
 Result<campaign::CampaignSpec> ParseCampaignYaml(std::string_view text, const std::string& file,
                                                  bool allow_files) {
-  if (LooksLikeJson(text)) {
-    if (Status s = CheckStrictJson(text, file); !s.ok())
-      return s;
-  } else if (Status s = CheckYamlFlowDepth(text, file); !s.ok()) {
-    return s;
-  }
-  try {
-    const YAML::Node root = YAML::Load(std::string(text));
+  return ReadYamlDocument<campaign::CampaignSpec>(text, file, [&](const YAML::Node& root) {
     return CampaignReader(file, allow_files).Read(root);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: malformed YAML: {}", file,
-                                               e.mark.line + 1, e.mark.column + 1, e.msg))
-        .At(file, e.mark.line + 1, e.mark.column + 1);
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(file + ": malformed YAML: " + e.what()).At(file, 0, 0);
-  }
+  });
 }
 
 Result<campaign::CampaignSpec> LoadCampaignYaml(const std::string& path) {

@@ -15,7 +15,6 @@
 
 #include "gpuplan/strings.h"
 #include "io/file_util.h"
-#include "io/json_check.h"
 #include "io/yaml_reader.h"
 
 namespace gpuplan::io {
@@ -639,24 +638,8 @@ Result<Workload> ReadWorkload(const YAML::Node& root, const std::string& file,
 }  // namespace
 
 Result<Workload> ParseWorkloadYaml(std::string_view text, const std::string& file) {
-  // Text meant as JSON is held to JSON's rules (yaml-cpp would take a trailing comma), and its
-  // depth and size are bounded before yaml-cpp builds a tree of it (issue 32).
-  if (LooksLikeJson(text)) {
-    if (Status s = CheckStrictJson(text, file); !s.ok())
-      return s;
-  } else if (Status s = CheckYamlFlowDepth(text, file); !s.ok()) {
-    return s;
-  }
-  try {
-    const YAML::Node root = YAML::Load(std::string(text));
-    return ReadWorkload(root, file);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: malformed YAML: {}", file,
-                                               e.mark.line + 1, e.mark.column + 1, e.msg))
-        .At(file, e.mark.line + 1, e.mark.column + 1);
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(file + ": malformed YAML: " + e.what()).At(file, 0, 0);
-  }
+  return ReadYamlDocument<Workload>(
+      text, file, [&](const YAML::Node& root) { return ReadWorkload(root, file); });
 }
 
 Result<Workload> ReadWorkloadNode(const YAML::Node& node, const std::string& file,

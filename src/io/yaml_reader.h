@@ -21,6 +21,7 @@
 #include "gpuplan/status.h"
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
+#include "io/json_check.h"
 
 namespace gpuplan::io {
 
@@ -224,6 +225,30 @@ class YamlReader {
   std::string file_;
   Status status_;
 };
+
+// Parses `text` as one document and hands its root to `read` (a function of the root node
+// returning Result<T>). Text meant as JSON is held to JSON's rules first (yaml-cpp would take a
+// trailing comma), and its depth and size are bounded before yaml-cpp builds a tree of it
+// (issue 32); yaml-cpp's exceptions become errors naming file:line:column.
+template <typename T, typename Read>
+Result<T> ReadYamlDocument(std::string_view text, const std::string& file, Read&& read) {
+  if (LooksLikeJson(text)) {
+    if (Status s = CheckStrictJson(text, file); !s.ok())
+      return s;
+  } else if (Status s = CheckYamlFlowDepth(text, file); !s.ok()) {
+    return s;
+  }
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    return read(root);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: malformed YAML: {}", file,
+                                               e.mark.line + 1, e.mark.column + 1, e.msg))
+        .At(file, e.mark.line + 1, e.mark.column + 1);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(file + ": malformed YAML: " + e.what()).At(file, 0, 0);
+  }
+}
 
 }  // namespace gpuplan::io
 
