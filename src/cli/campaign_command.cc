@@ -6,10 +6,8 @@
 #include "cli/commands.h"
 #include "cli/plan_inputs.h"
 #include "gpuplan/campaign.h"
-#include "io/calibration_csv.h"
 #include "io/campaign_render.h"
 #include "io/campaign_yaml.h"
-#include "io/model_zoo.h"
 #include "solver/glpk_mip.h"
 
 namespace gpuplan::cli {
@@ -27,18 +25,12 @@ void RunCampaign(CliContext& ctx, const CampaignFlags& f) {
     return ctx.Fail(spec.status());
   if (f.savings_plan_rate)
     spec->savings_plan_rate = f.savings_plan_rate;
-  Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok())
-    return ctx.Fail(catalog.status());
-  Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok())
-    return ctx.Fail(zoo.status());
-  Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok())
-    return ctx.Fail(cal.status());
+  Result<ModelData> data = LoadModelData(ctx);
+  if (!data.ok())
+    return ctx.Fail(data.status());
   campaign::CampaignOptions options{.plan = CliPlanOptions(ctx), .solver = solver::GlpkSolver()};
   Result<campaign::CampaignPlan> plan =
-      campaign::PlanCampaign(*spec, *zoo, *catalog, *cal, options);
+      campaign::PlanCampaign(*spec, data->zoo, data->catalog, data->calibration, options);
   if (!plan.ok())
     return ctx.Fail(plan.status().WithContext(f.file));
   if (f.json)

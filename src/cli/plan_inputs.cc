@@ -84,6 +84,19 @@ std::optional<PlanInputs> LoadPlanInputs(CliContext& ctx, const PlanSource& sour
   return PlanInputs{std::move(*catalog), std::move(*w), std::move(*arch), std::move(*cal)};
 }
 
+Result<ModelData> LoadModelData(const CliContext& ctx) {
+  Result<Catalog> catalog = LoadCliCatalog(ctx);
+  if (!catalog.ok())
+    return catalog.status();
+  Result<ModelZoo> zoo = io::LoadModelZoo();
+  if (!zoo.ok())
+    return zoo.status();
+  Result<Calibration> cal = io::LoadCalibration();
+  if (!cal.ok())
+    return cal.status();
+  return ModelData{std::move(*catalog), std::move(*zoo), std::move(*cal)};
+}
+
 planner::PlanOptions CliPlanOptions(const CliContext& ctx) {
   planner::PlanOptions options;
   options.today = CliToday(ctx.env);

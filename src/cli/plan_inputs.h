@@ -31,6 +31,15 @@ struct PlanInputs {
   Calibration calibration;
 };
 
+// The data every model needs: the catalog (with the cached prices), the model zoo and the shipped
+// calibration, loaded the same way by every command.
+struct ModelData {
+  Catalog catalog;
+  ModelZoo zoo;
+  Calibration calibration;
+};
+Result<ModelData> LoadModelData(const CliContext& ctx);
+
 // The positional workload file, the workload and planning flags and --probe-calibration.
 void AddPlanSourceFlags(CLI::App* cmd, PlanSource* source);
 

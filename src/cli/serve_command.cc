@@ -13,8 +13,6 @@
 #include "cli/commands.h"
 #include "cli/plan_inputs.h"
 #include "gpuplan/cost.h"
-#include "io/calibration_csv.h"
-#include "io/model_zoo.h"
 #include "server/api.h"
 #include "server/http_server.h"
 
@@ -70,18 +68,12 @@ void RunServe(CliContext& ctx, const ServeFlags& f) {
 
 Result<server::ServerData> LoadServerData(const CliContext& ctx) {
   server::ServerData data;
-  Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok())
-    return catalog.status();
-  data.catalog = std::move(*catalog);
-  Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok())
-    return zoo.status();
-  data.zoo = std::move(*zoo);
-  Result<Calibration> cal = io::LoadCalibration();
-  if (!cal.ok())
-    return cal.status();
-  data.calibration = std::move(*cal);
+  Result<ModelData> model_data = LoadModelData(ctx);
+  if (!model_data.ok())
+    return model_data.status();
+  data.catalog = std::move(model_data->catalog);
+  data.zoo = std::move(model_data->zoo);
+  data.calibration = std::move(model_data->calibration);
   data.plan_options = CliPlanOptions(ctx);  // as `plan` builds them, once
   // Reads the clock (or the fixed $GPUPLAN_TODAY) per request; thread-safe.
   data.today = [env = ctx.env] { return CliToday(env); };

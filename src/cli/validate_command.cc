@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/plan_inputs.h"
 #include "cli/output.h"
 #include "gpuplan/strings.h"
 #include "io/calibration_csv.h"
@@ -196,23 +197,23 @@ void RunValidate(CliContext& ctx, const ValidateOptions& o) {
     return ctx.Fail(Status::InvalidArgument("--fit-uncertainty needs -o FILE (or -o - for stdout)"),
                     /*usage=*/true);
   }
-  Result<Catalog> catalog = LoadCliCatalog(ctx);
-  if (!catalog.ok())
-    return ctx.Fail(catalog.status());
-  Result<ModelZoo> zoo = io::LoadModelZoo();
-  if (!zoo.ok())
-    return ctx.Fail(zoo.status());
-  Result<Calibration> cal = io::LoadCalibration();
+  Result<ModelData> data = LoadModelData(ctx);
+  if (!data.ok())
+    return ctx.Fail(data.status());
   if (!o.calibration.empty()) {
     Result<std::string> cal_text = io::ReadFile(o.calibration);
     if (!cal_text.ok())
       return ctx.Fail(cal_text.status());
-    cal = io::ParseCalibration(*cal_text, o.calibration);
+    Result<Calibration> cal = io::ParseCalibration(*cal_text, o.calibration);
+    if (!cal.ok())
+      return ctx.Fail(cal.status());
+    data->calibration = std::move(*cal);
   }
-  if (!cal.ok())
-    return ctx.Fail(cal.status());
+  const Catalog& catalog = data->catalog;
+  const ModelZoo& zoo = data->zoo;
+  const Calibration& cal = data->calibration;
   if (!o.fit_files.empty())
-    return RunFit(ctx, o, *catalog, *zoo, *cal);
+    return RunFit(ctx, o, catalog, zoo, cal);
   Result<uncertainty::Table> table = io::LoadUncertainty();
   if (!o.uncertainty.empty()) {
     Result<std::string> u_text = io::ReadFile(o.uncertainty);
@@ -225,7 +226,7 @@ void RunValidate(CliContext& ctx, const ValidateOptions& o) {
   Result<std::string> text = io::ReadFile(o.file);
   if (!text.ok())
     return ctx.Fail(text.status());
-  Result<io::ValidationReport> report = io::Validate(*text, o.file, *catalog, *zoo, *cal, &*table);
+  Result<io::ValidationReport> report = io::Validate(*text, o.file, catalog, zoo, cal, &*table);
   if (!report.ok())
     return ctx.Fail(report.status());
   if (o.format == OutputFormat::kJson) {

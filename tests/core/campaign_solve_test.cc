@@ -158,6 +158,8 @@ struct SmallCampaign {
   Problem problem;
 };
 
+void PrintTo(const SmallCampaign& c, std::ostream* os) { *os << c.name; }
+
 std::vector<SmallCampaign> SmallCampaigns() {
   std::vector<SmallCampaign> cases;
   {
@@ -223,6 +225,52 @@ std::vector<SmallCampaign> SmallCampaigns() {
                Window{20, 8},
                {{.resource = 0, .instances = 2, .hours = 10}}}};
     cases.push_back({"a_year_with_yearly_reserved_and_savings_plan", p});
+  }
+  {
+    // A flat service of one whole instance: jobs beside it pay by the hour wherever they run
+    // (exclusive.h, JobsPayByTheHour), unless their hours can fill one more instance, as the
+    // daily 16 h job here does (487 h a month, above the 482 h break-even).
+    Problem p;
+    p.months = 1;
+    p.resources = {Type("A", 10, 4818)};
+    p.services = {{"api", {On(0, Flat(1))}}};
+    p.jobs = {{"daily-16h",
+               {Recurrence::Kind::kWeekly, 7},
+               Window{22, 16},
+               {{.resource = 0, .instances = 1, .hours = 16}}}};
+    cases.push_back({"flat_service_and_a_job_that_fills_another_instance", p});
+  }
+  {
+    // A flat service of a fraction of an instance (1.5): the half instance it leaves idle on a
+    // second commitment is worth filling, so the jobs' hours matter.
+    Problem p;
+    p.months = 1;
+    p.resources = {Type("A", 10, 4818)};
+    p.services = {{"api", {On(0, Flat(1.5))}}};
+    p.jobs = {{"twice-weekly",
+               {Recurrence::Kind::kWeekly, 2},
+               Window{20, 8},
+               {{.resource = 0, .instances = 1, .hours = 6},
+                {.resource = 0, .instances = 1, .hours = 7, .spot = true, .spot_cost_per_run = 50}}}};
+    cases.push_back({"flat_fractional_service_leaves_room_for_jobs", p});
+  }
+  {
+    // Type B can never pay for a commitment (exclusive.h, PaygOnly): the job weighs its nights on
+    // the service's idle type A against B by the hour.
+    Problem p;
+    p.months = 1;
+    p.resources = {Type("A", 10, 4818), Type("B", 6, 2900)};
+    p.services = {{"chat", {On(0, DayNight(1, 3, 8, 22))}}};
+    p.jobs = {{"finetune",
+               {Recurrence::Kind::kWeekly, 3},
+               Window{22, 8},
+               {{.resource = 0, .instances = 2, .hours = 6},
+                {.resource = 1, .instances = 2, .hours = 8}}},
+              {"eval",
+               {Recurrence::Kind::kWeekly, 1},
+               std::nullopt,
+               {{.resource = 1, .instances = 1, .hours = 3}}}};
+    cases.push_back({"a_type_no_commitment_can_pay_for", p});
   }
   return cases;
 }
@@ -297,6 +345,17 @@ TEST(CampaignTimeline, MonthlyJobsTakeTheFirstWeeksOfTheMonth) {
   EXPECT_EQ(t->classes[2].block, 1);
   p.jobs[0].options[0].hours = 800;  // longer than a month
   EXPECT_FALSE(MakeTimeline(p).ok());
+}
+
+TEST(CampaignStarts, APinnedStartIsTheOnlyOne) {
+  Problem p;
+  p.resources = {Type("A", 10, 4818)};
+  JobPiece job{"weekly", {Recurrence::Kind::kWeekly, 1}, std::nullopt,
+               {{.resource = 0, .instances = 1, .hours = 3, .pinned_start = 50}}};
+  p.jobs = {job};
+  Result<Timeline> t = MakeTimeline(p);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(Starts(*t, job, job.options[0]), std::vector<int>{50});
 }
 
 TEST(CampaignStarts, RespectTheWindowAndTheRunsNotOverlapping) {

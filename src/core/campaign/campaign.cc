@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "campaign/exclusive.h"
 #include "campaign/pieces.h"
 #include "campaign/problem.h"
 #include "gpuplan/strings.h"
@@ -151,7 +152,7 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
       const int start = d.job[j].start;
       if (job.every.kind == Recurrence::Kind::kWeekly) {
         for (int i = 0; i < job.every.per_week; ++i)
-          run.start_hours.push_back((start + 24 * ((i * 7) / job.every.per_week)) % kWeekHours);
+          run.start_hours.push_back(WeeklyRunStart(start, i, job.every.per_week));
       } else {
         run.start_week = start / kWeekHours;
         run.start_hours.push_back(start % kWeekHours);
@@ -237,46 +238,17 @@ struct Separate {
 
 Result<Separate> Separately(const Problem& p, const Timeline& joint_t, const MipSolver& solver) {
   Separate out{0, Decision::Empty(p, joint_t)};
-  auto add = [&](const Solved& alone) {
-    out.total += Evaluate(alone.problem, alone.timeline, alone.decision).total;
-    const Decision& d = alone.decision;
-    for (std::size_t r = 0; r < p.resources.size(); ++r) {
-      for (std::size_t c = 0; c < joint_t.classes.size(); ++c) {
-        // The alone class holding this class's first month.
-        const int month = joint_t.classes[c].first_month;
-        for (std::size_t a = 0; a < alone.timeline.classes.size(); ++a) {
-          const MonthClass& ac = alone.timeline.classes[a];
-          if (month >= ac.first_month && month < ac.first_month + ac.months)
-            out.joint.monthly[r][c] += d.monthly[r][a];
-        }
-      }
-      for (std::size_t b = 0; b < out.joint.yearly[r].size(); ++b) {
-        out.joint.yearly[r][b] += d.yearly[r][b];
-        out.joint.reserved[r][b] += d.reserved[r][b];
-      }
-    }
-    for (std::size_t b = 0; b < out.joint.savings_hourly.size(); ++b)
-      out.joint.savings_hourly[b] += d.savings_hourly[b];
-  };
-  for (std::size_t s = 0; s < p.services.size(); ++s) {
-    Problem alone = p;
-    alone.jobs.clear();
-    alone.services = {p.services[s]};
-    Result<Solved> r = Solve(alone, solver);
-    if (!r.ok())
-      return r.status();
-    add(*r);
-    out.joint.service_option[s] = r->decision.service_option[0];
-  }
-  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-    Problem alone = p;
-    alone.services.clear();
-    alone.jobs = {p.jobs[j]};
-    Result<Solved> r = Solve(alone, solver);
-    if (!r.ok())
-      return r.status();
-    add(*r);
-    out.joint.job[j] = r->decision.job[0];
+  const int services = static_cast<int>(p.services.size());
+  for (int i = 0; i < services + static_cast<int>(p.jobs.size()); ++i) {
+    Result<Solved> alone = Solve(PartOf(p, {i}), solver);
+    if (!alone.ok())
+      return alone.status();
+    out.total += Evaluate(alone->problem, alone->timeline, alone->decision).total;
+    AddCommitments(alone->decision, alone->timeline, joint_t, out.joint);
+    if (i < services)
+      out.joint.service_option[static_cast<std::size_t>(i)] = alone->decision.service_option[0];
+    else
+      out.joint.job[static_cast<std::size_t>(i - services)] = alone->decision.job[0];
   }
   return out;
 }
@@ -329,7 +301,7 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
         "account and term, or your account manager) and set savings_plan_rate. At the published "
         "non-GPU example (" +
         strings::Num(100 * plan.example_savings_plan_rate) +
-        "% off, 1-year All Upfront general-purpose on c5/ic5) it would cost " +
+        "% off, 1-year All Upfront general-purpose on c5/ic5; the jobs at the hours above) it would cost " +
         (plan.with_example_savings_plan ? money(plan.with_example_savings_plan->month_cost)
                                         : std::string("the same")) +
         " a month");
@@ -403,9 +375,18 @@ Result<CampaignPlan> PlanCampaign(const CampaignSpec& spec, const ModelZoo& zoo,
       spec.billing.empty() || std::find(spec.billing.begin(), spec.billing.end(),
                                         Billing::kSavingsPlan) != spec.billing.end();
   if (!p.savings_plan_rate && sp_allowed && plan.example_savings_plan_rate > 0) {
+    // The jobs keep the plan's option and hours: the plan's commitments decide their cost little,
+    // and with them pinned the savings plan is weighed in a fraction of the time.
     Problem with = p;
     with.savings_plan_rate = plan.example_savings_plan_rate;
-    Result<Solved> r = Solve(with, options.solver, &best->decision);
+    Decision start = best->decision;
+    for (std::size_t j = 0; j < with.jobs.size(); ++j) {
+      JobOption kept = with.jobs[j].options[static_cast<std::size_t>(start.job[j].option)];
+      kept.pinned_start = start.job[j].start;
+      with.jobs[j].options = {kept};
+      start.job[j].option = 0;
+    }
+    Result<Solved> r = Solve(with, options.solver, &start);
     if (!r.ok())
       return r.status();
     plan.with_example_savings_plan = Read(*r);

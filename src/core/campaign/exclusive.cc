@@ -1,5 +1,8 @@
 #include "campaign/exclusive.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace gpuplan::campaign {
 namespace {
 
@@ -40,6 +43,87 @@ Result<PricedAlone> PriceAlone(Problem alone, const MipSolver& solver) {
 
 }  // namespace
 
+namespace {
+
+// Upper bounds, per resource, of what one committed instance could hold in a month.
+struct UsageBound {
+  std::vector<double> service_hours;  // hours some service could use at least one instance
+  std::vector<double> job_hours;      // instance-hours every job's runs on it could take
+  std::vector<bool> flat_whole;       // every service option on it uses the same whole number
+                                      // of instances in every hour
+};
+
+UsageBound BoundUsage(const Problem& p) {
+  const std::size_t nr = p.resources.size();
+  UsageBound b{std::vector<double>(nr, 0), std::vector<double>(nr, 0),
+               std::vector<bool>(nr, true)};
+  std::vector<WeekProfile> service_most(nr, WeekProfile{});
+  for (const ServicePiece& s : p.services) {
+    std::vector<WeekProfile> most(nr, WeekProfile{});
+    for (const ServiceOption& o : s.options) {
+      const auto r = static_cast<std::size_t>(o.resource);
+      for (std::size_t h = 0; h < most[r].size(); ++h) {
+        most[r][h] = std::max(most[r][h], o.instances[h]);
+        b.flat_whole[r] = b.flat_whole[r] && o.instances[h] == o.instances[0] &&
+                          o.instances[h] == std::round(o.instances[h]);
+      }
+    }
+    for (std::size_t r = 0; r < nr; ++r) {
+      for (std::size_t h = 0; h < most[r].size(); ++h)
+        service_most[r][h] += most[r][h];
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    for (double n : service_most[r])
+      b.service_hours[r] += std::min(1.0, n) * p.WeeksPerMonth();
+  }
+  for (const JobPiece& j : p.jobs) {
+    std::vector<double> most(nr, 0);
+    const double runs = std::max(1.0, j.every.RunsPerMonth(p.WeeksPerMonth()));
+    for (const JobOption& o : j.options) {
+      auto& m = most[static_cast<std::size_t>(o.resource)];
+      if (!o.spot)
+        m = std::max(m, o.instances * o.hours * runs);
+    }
+    for (std::size_t r = 0; r < nr; ++r)
+      b.job_hours[r] += most[r];
+  }
+  return b;
+}
+
+// Whether any commitment on `res` costs less than `hours` of it a month at pay-as-you-go.
+bool CommitmentCanPay(const Problem& p, const Resource& res, double hours) {
+  const double month_value = std::min(hours, p.hours_per_month) * res.payg_per_hour;
+  const bool month = p.allow_month && res.month_price && *res.month_price <= month_value;
+  const bool year = p.allow_year && res.year_price && *res.year_price <= 12 * month_value;
+  const bool reserved = p.allow_reserved && res.reserved_hourly &&
+                        *res.reserved_hourly * 12 * p.hours_per_month <= 12 * month_value;
+  return month || year || reserved;
+}
+
+}  // namespace
+
+std::vector<bool> PaygOnly(const Problem& p) {
+  std::vector<bool> out(p.resources.size(), false);
+  if (p.savings_plan_rate)
+    return out;
+  const UsageBound b = BoundUsage(p);
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    out[r] = !CommitmentCanPay(p, p.resources[r], b.service_hours[r] + b.job_hours[r]);
+  }
+  return out;
+}
+
+std::vector<bool> JobsPayByTheHour(const Problem& p) {
+  std::vector<bool> out(p.resources.size(), false);
+  if (p.savings_plan_rate)
+    return out;
+  const UsageBound b = BoundUsage(p);
+  for (std::size_t r = 0; r < out.size(); ++r)
+    out[r] = b.flat_whole[r] && !CommitmentCanPay(p, p.resources[r], b.job_hours[r]);
+  return out;
+}
+
 Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver) {
   ExclusivePrices out;
   out.exclusive.assign(p.resources.size(), false);
@@ -52,8 +136,9 @@ Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& s
   if (p.savings_plan_rate)
     return out;
   const std::vector<int> owner = Owners(p);
+  const std::vector<bool> payg_only = PaygOnly(p);
   for (std::size_t r = 0; r < owner.size(); ++r)
-    out.exclusive[r] = owner[r] >= 0;
+    out.exclusive[r] = owner[r] >= 0 || payg_only[r];
   Problem base = p;
   base.services.clear();
   base.jobs.clear();
@@ -100,7 +185,11 @@ std::vector<std::vector<int>> IndependentGroups(const Problem& p) {
     return i;
   };
   std::vector<int> first_user(p.resources.size(), -1);
+  const std::vector<bool> payg_only = PaygOnly(p), by_hour = JobsPayByTheHour(p);
   auto use = [&](int resource, int piece) {
+    const auto r = static_cast<std::size_t>(resource);
+    if (payg_only[r] || (piece >= static_cast<int>(p.services.size()) && by_hour[r]))
+      return;
     int& f = first_user[static_cast<std::size_t>(resource)];
     if (f < 0 || p.savings_plan_rate)
       f = f < 0 ? piece : f;

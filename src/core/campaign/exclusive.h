@@ -1,8 +1,9 @@
-// Instance types only one piece of a campaign can use (internal to the core). What a piece costs
-// on such a type depends on no other choice, so each of its options there is priced alone, with
-// its own best commitments, and enters the joint program as a constant: the program keeps hours
-// only for the types pieces share. Exact without a savings plan (a plan's budget spans every
-// type in an hour, so with one nothing is priced alone).
+// Instance types on which what a piece costs depends on no other choice (internal to the core):
+// types only one piece of a campaign can use, and types on which no commitment can pay for
+// itself (bought by the hour, a piece's cost there is its own hours). Each option on such a type
+// is priced alone, with its own best commitments, and enters the joint program as a constant: the
+// program keeps hours only for the types pieces share and may commit. Exact without a savings
+// plan (a plan's budget spans every type in an hour, so with one nothing is priced alone).
 #ifndef GPUPLAN_SRC_CORE_CAMPAIGN_EXCLUSIVE_H_
 #define GPUPLAN_SRC_CORE_CAMPAIGN_EXCLUSIVE_H_
 
@@ -29,8 +30,20 @@ struct ExclusivePrices {
 // kUnsupported/kInternal from the solver.
 Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver);
 
+// Per resource: true when no commitment on it can pay for itself, even if one instance of it were
+// used by every piece that can use the type, as much as each can (services at their largest
+// option, every job's run on it): it is then bought by the hour in every optimum. Always false
+// with a savings plan.
+std::vector<bool> PaygOnly(const Problem& p);
+
+// Per resource: true when jobs on it pay by the hour in some optimum, wherever they run: every
+// service option on it uses a flat whole number of instances (so a commitment beyond the services'
+// instances is idle but for jobs) and the jobs' hours on it cannot pay for one more instance. A job
+// there costs its own pay-as-you-go hours and its start does not matter. False with a savings plan.
+std::vector<bool> JobsPayByTheHour(const Problem& p);
+
 // Pieces that share no instance type (through any option) fall into separate groups whose
-// costs add up independently: each group, as indices of services (0..S-1) and then jobs (S..),
+// costs add up independently (types bought by the hour only, PaygOnly, join nothing): each group, as indices of services (0..S-1) and then jobs (S..),
 // in order. One group when a savings plan is priced (its budget spans every type).
 std::vector<std::vector<int>> IndependentGroups(const Problem& p);
 

@@ -14,6 +14,7 @@
 // Evaluate() prices the decoded decision the same way; the tests compare both with a brute force.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "campaign/exclusive.h"
@@ -63,7 +64,9 @@ std::vector<double> PeakUse(const Problem& p) {
 // shares the plan's budget, so there the check spans all resources.
 class StartPruner {
  public:
-  StartPruner(const Problem& p, const Timeline& t) : p_(p), t_(t) {
+  // `in_rows`: per resource, whether jobs' usage of it enters the program's hours.
+  StartPruner(const Problem& p, const Timeline& t, const std::vector<bool>& in_rows)
+      : p_(p), t_(t) {
     const bool any_resource = p.savings_plan_rate.has_value();
     // Which (class, slot, resource) each job may use, by job.
     reach_.resize(p.jobs.size());
@@ -72,6 +75,8 @@ class StartPruner {
       for (std::size_t c = 0; c < t.classes.size(); ++c) {
         reach_[j][c].assign(static_cast<std::size_t>(t.Slots(t.classes[c])) * Width(), false);
         for (const JobOption& o : p.jobs[j].options) {
+          if (o.spot || !in_rows[static_cast<std::size_t>(o.resource)])
+            continue;
           for (int start : campaign::Starts(t, p.jobs[j], o)) {
             ForEachUsage(t, t.classes[c], p.jobs[j], o, start, [&](int slot, double) {
               reach_[j][c][Index(slot, any_resource ? 0 : o.resource)] = true;
@@ -242,6 +247,10 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
       alone.job[j].resize(p.jobs[j].options.size());
   }
   auto shared = [&](int resource) { return !alone.exclusive[static_cast<std::size_t>(resource)]; };
+  const std::vector<bool> by_hour_flags = JobsPayByTheHour(p);
+  const auto by_hour = [&](int resource) {
+    return static_cast<bool>(by_hour_flags[static_cast<std::size_t>(resource)]);
+  };
   MipProblem mip;
   const std::size_t nr = p.resources.size(), nc = t.classes.size();
   const int blocks = p.Blocks();
@@ -284,7 +293,10 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
   }
 
   // Choices.
-  const StartPruner pruner(p, t);
+  std::vector<bool> in_rows(nr);
+  for (std::size_t r = 0; r < nr; ++r)
+    in_rows[r] = shared(static_cast<int>(r)) && !by_hour(static_cast<int>(r));
+  const StartPruner pruner(p, t, in_rows);
   std::vector<std::vector<int>> service_vars(p.services.size());
   for (std::size_t s = 0; s < p.services.size(); ++s) {
     std::vector<std::pair<int, double>> one;
@@ -306,8 +318,14 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         job_vars[j].push_back({static_cast<int>(oi), -1,
                                mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
       } else {
-        const double cost = alone.job[j][oi] ? alone.job[j][oi]->cost : 0;
-        for (int at : pruner.Starts(j, o)) {
+        const double cost = alone.job[j][oi]  ? alone.job[j][oi]->cost
+                            : by_hour(o.resource) ? o.instances * o.hours * RunsInHorizon(p, job) *
+                                                      p.resources[static_cast<std::size_t>(o.resource)].payg_per_hour
+                                                : 0;
+        std::vector<int> starts = pruner.Starts(j, o);
+        if (by_hour(o.resource) && !starts.empty())
+          starts.resize(1);  // where it runs does not change what it costs
+        for (int at : starts) {
           job_vars[j].push_back({static_cast<int>(oi), at,
                                  mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
         }
@@ -347,7 +365,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     for (std::size_t j = 0; j < p.jobs.size(); ++j) {
       for (const JobVar& v : job_vars[j]) {
         const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(v.option)];
-        if (!o.spot && !shared(o.resource))
+        if (!o.spot && (!shared(o.resource) || by_hour(o.resource)))
           continue;
         std::vector<double> per_slot(static_cast<std::size_t>(slots), 0);
         ForEachUsage(t, c, p.jobs[j], o, v.start,
@@ -361,15 +379,62 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         }
       }
     }
+    // Hours whose cover rows are the same (no job can run in them and the services use the same
+    // instances) are one row whose pay-as-you-go variable carries all their weights: the cheapest
+    // cover of equal rows is equal, so this is exact. With a savings plan the unit is the whole
+    // hour (its budget spans every type); without, one type's hour.
+    std::map<std::vector<std::pair<int, double>>, std::vector<int>> merged;  // key -> payg vars
     for (int slot = 0; slot < slots; ++slot) {
       const double weight = t.Weight(c, slot) * c.months;
+      auto terms = [&](std::size_t r) -> std::vector<std::pair<int, double>>& {
+        return use[static_cast<std::size_t>(slot) * nr + r];
+      };
+      auto key_of = [&](std::size_t first, std::size_t last) {
+        std::vector<std::pair<int, double>> key;
+        for (std::size_t r = first; r < last; ++r) {
+          if (terms(r).empty())
+            continue;
+          key.emplace_back(-1 - static_cast<int>(r), 0);
+          key.insert(key.end(), terms(r).begin(), terms(r).end());
+        }
+        return key;
+      };
+      auto merge = [&](const std::vector<std::pair<int, double>>& key) {
+        auto it = merged.find(key);
+        if (it == merged.end())
+          return false;
+        std::size_t k = 0;
+        for (const auto& [var, coef] : key) {
+          if (var < 0) {
+            const double price = p.resources[static_cast<std::size_t>(-1 - var)].payg_per_hour;
+            mip.variables[static_cast<std::size_t>(it->second[k++])].cost += weight * price;
+          }
+        }
+        return true;
+      };
       std::vector<std::pair<int, double>> sp_row;
+      std::vector<std::pair<int, double>> slot_key;
+      if (sp_vars[b] >= 0) {
+        slot_key = key_of(0, nr);
+        if (slot_key.empty() || merge(slot_key))
+          continue;
+      }
+      std::vector<int> slot_payg;
       for (std::size_t r = 0; r < nr; ++r) {
-        std::vector<std::pair<int, double>>& row = use[static_cast<std::size_t>(slot) * nr + r];
+        std::vector<std::pair<int, double>>& row = terms(r);
         if (row.empty())
           continue;
+        std::vector<std::pair<int, double>> key;
+        if (sp_vars[b] < 0) {
+          key = key_of(r, r + 1);
+          if (merge(key))
+            continue;
+        }
         const double price = p.resources[r].payg_per_hour;
         const int payg = mip.AddVariable({.cost = weight * price});
+        slot_payg.push_back(payg);
+        if (sp_vars[b] < 0)
+          merged.emplace(std::move(key), std::vector<int>{payg});
         row.emplace_back(payg, 1.0);
         cover_rows.emplace_back(static_cast<int>(mip.rows.size()), payg);
         if (sp_vars[b] >= 0) {
@@ -383,6 +448,8 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         }
         mip.AddRow(std::move(row), 0, kMipInfinity);
       }
+      if (sp_vars[b] >= 0)
+        merged.emplace(std::move(slot_key), std::move(slot_payg));
       if (!sp_row.empty()) {
         sp_row.emplace_back(sp_vars[b], -1.0);
         mip.AddRow(std::move(sp_row), -kMipInfinity, 0);

@@ -44,6 +44,8 @@ class Builder {
       if (Status st = AddJob(j); !st.ok())
         return st;
     }
+    for (const auto& [what, pieces] : assumed_)
+      out_.notes.push_back("assumed for " + pieces + ": " + what);
     return std::move(out_);
   }
 
@@ -63,10 +65,16 @@ class Builder {
   }
 
   // The values the piece's plan assumed (gpuplan/defaults.h), listed with the campaign's notes.
+  // One note per assumption, naming every piece that made it, in the order first made.
   void NoteAssumptions(const std::string& piece, const planner::Plan& plan) {
     for (const Assumption& a : plan.assumptions) {
-      out_.notes.push_back("assumed for \"" + piece + "\": " + a.field + " = " + a.value + " (" +
-                           a.why + ")");
+      const std::string what = a.field + " = " + a.value + " (" + a.why + ")";
+      auto same = std::find_if(assumed_.begin(), assumed_.end(),
+                               [&](const auto& seen) { return seen.first == what; });
+      if (same == assumed_.end())
+        assumed_.push_back({what, "\"" + piece + "\""});
+      else
+        same->second += ", \"" + piece + "\"";
     }
   }
 
@@ -290,6 +298,7 @@ class Builder {
   const Calibration& cal_;
   const CampaignOptions& options_;
   BuiltProblem out_;
+  std::vector<std::pair<std::string, std::string>> assumed_;  // what, the pieces that assume it
   bool currency_set_ = false;
   std::map<std::string, int> index_;
 };

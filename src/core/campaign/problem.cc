@@ -71,6 +71,8 @@ std::vector<int> Starts(const Timeline& t, const JobPiece& job, const JobOption&
   std::vector<int> starts;
   if (o.spot)
     return starts;
+  if (o.pinned_start >= 0)
+    return {o.pinned_start};
   int count = kWeekHours;
   if (job.every.kind == Recurrence::Kind::kWeekly && job.every.per_week == 7)
     count = 24;

@@ -50,6 +50,7 @@ struct JobOption {
   // planner::SpotPriceRankable), else its PAYG cap, as the planner ranks it.
   double spot_cost_per_run = 0;
   double spot_quote_per_run = 0;  // at its own (derived or stale) price, for the what-if
+  int pinned_start = -1;  // >= 0: the only start offered (a what-if keeps the plan's schedule)
 };
 
 struct JobPiece {
@@ -111,6 +112,12 @@ struct Placement {
   int option = 0;
   int start = -1;
 };
+
+// The hour of the week run `i` (0-based) of a weekly job starts, its first at `start`: `per_week`
+// runs spread evenly over the week, whole days apart.
+inline int WeeklyRunStart(int start, int i, int per_week) {
+  return (start + 24 * ((i * 7) / per_week)) % kWeekHours;
+}
 
 // The starts a job's option may take (its window respected); empty for spot.
 std::vector<int> Starts(const Timeline& t, const JobPiece& job, const JobOption& o);
@@ -179,8 +186,7 @@ void ForEachUsage(const Timeline& t, const MonthClass& c, const JobPiece& job, c
       const int sections = c.special ? 1 + t.special_weeks : 1;
       for (int w = 0; w < sections; ++w) {
         for (int i = 0; i < n; ++i) {
-          const int at = (start + 24 * ((i * 7) / n)) % kWeekHours;
-          run(w * kWeekHours, kWeekHours, at);
+          run(w * kWeekHours, kWeekHours, WeeklyRunStart(start, i, n));
         }
       }
       return;
