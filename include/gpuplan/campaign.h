@@ -71,6 +71,21 @@ struct CampaignService {
   Workload workload;  // inference with inference.traffic (or a flat requests_per_s)
 };
 
+// The savings plan a rate was quoted for (Alibaba's plan types, terms and payment options:
+// ../shared/data/fleets_commitments_platforms.md section 2.1). The commitment is an hourly spend,
+// charged every hour of the term whether used or not; usage above it pays pay-as-you-go.
+struct SavingsPlanQuote {
+  enum class Type { kGeneral, kEcsCompute };
+  Type type = Type::kGeneral;  // general: any type in any region; ECS compute: one family in
+                               // one region (a deeper discount)
+  int term_years = 1;          // 1 or 3; the whole term is paid even past the campaign's end
+  std::string payment = "all_upfront";  // all_upfront | partial_upfront | no_upfront: what the
+                                        // rate was quoted for (it decides the rate, not the sum)
+  std::string family;                   // ECS compute: the family it covers ("gn7i")
+  std::string region;                   // ECS compute: the region it covers
+  std::string Describe() const;         // "1-year general-purpose plan, all upfront"
+};
+
 struct CampaignSpec {
   int months = 1;  // 1..36
   std::vector<CampaignJob> jobs;
@@ -83,10 +98,12 @@ struct CampaignSpec {
   // jobs), subscription_month, subscription_year and reserved_no_upfront where listed, and a
   // savings plan only at a quoted rate.
   std::vector<Billing> billing;
-  // The savings-plan discount you were quoted for GPU families (0.3 = 30% off PAYG), 1-year
-  // term; unset = no GPU rate is published, so the plan is shown without one and, apart, at the
-  // published non-GPU example rate (PriceRatios::savings_plan_example_1y).
+  // The savings-plan discount you were quoted for GPU families (0.3 = 30% off PAYG), for the
+  // plan `savings_plan` describes; unset = no GPU rate is published, so the plan is shown without
+  // one and, apart, at the published non-GPU example rate (PriceRatios::savings_plan_example_1y,
+  // a 1-year general-purpose plan).
   std::optional<double> savings_plan_rate;
+  SavingsPlanQuote savings_plan;
 };
 
 struct CampaignOptions {
@@ -100,8 +117,8 @@ struct CampaignOptions {
 // Something to buy.
 struct Commitment {
   Billing kind = Billing::kSubscriptionMonth;  // subscription_month/_year, reserved_*, savings_plan
-  std::string instance;                        // "" for a savings plan (any type)
-  std::string region;                          // "" for a general-purpose savings plan
+  std::string instance;  // a savings plan: its family (ECS compute), "" (general: any type)
+  std::string region;    // "" for a general-purpose savings plan
   int count = 0;                               // instances (0 for a savings plan)
   double hourly = 0;        // a savings plan's commitment per hour, in `currency`
   int term_months = 1;      // the term bought

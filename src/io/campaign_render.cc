@@ -25,7 +25,10 @@ nlohmann::json ResultJson(const campaign::CampaignResult& r) {
                         {"first_month", c.first_month},       {"months", c.months},
                         {"month_cost", Round2(c.month_cost)}, {"price_basis", c.price_basis}};
     if (c.kind == Billing::kSavingsPlan) {
-      j["family"] = "any (general-purpose plan)";
+      // An ECS compute plan names its family and region; a general-purpose one covers any.
+      j["family"] = c.instance.empty() ? "any (general-purpose plan)" : c.instance;
+      if (!c.region.empty())
+        j["region"] = c.region;
       j["hourly"] = Round2(c.hourly);
     } else {
       j["instance"] = c.instance;
@@ -129,9 +132,9 @@ std::string CampaignText(const campaign::CampaignSpec& spec, const campaign::Cam
                                 : "all " + std::to_string(spec.months) + " months")
             : fmt::format("months {}-{}", c.first_month, c.first_month + c.months - 1);
     if (c.kind == Billing::kSavingsPlan) {
-      out += fmt::format("  savings plan {}/h for {} ({}), {}: {} a month\n",
+      out += fmt::format("  savings plan {}/h for {} ({}), {}: {} a month  [{}]\n",
                          Money(c.hourly, cur).ToString(), Term(c.term_months), c.payment, months,
-                         Money0(c.month_cost, cur));
+                         Money0(c.month_cost, cur), c.price_basis);
     } else {
       out += fmt::format("  {} x {} in {}, {} ({}), {}: {} a month  [{}]\n", c.count, c.instance,
                          c.region, BillingName(c.kind), c.payment, months,

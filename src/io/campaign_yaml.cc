@@ -17,7 +17,9 @@ const std::vector<std::string_view> kJobKeys = {"name",           "every",      
                                                 "deadline_hours", "interruptible", "file"};
 const std::vector<std::string_view> kServiceKeys = {"name", "file"};
 const std::vector<std::string_view> kCampaignKeys = {
-    "name", "months", "timezone", "billing", "savings_plan_rate", "jobs", "services"};
+    "name", "months", "timezone", "billing", "savings_plan_rate", "savings_plan", "jobs", "services"};
+const std::vector<std::string_view> kSavingsPlanKeys = {"rate",    "type",   "term_years",
+                                                        "payment", "family", "region"};
 
 // "daily", "weekly", "N/week", "monthly", "once".
 std::optional<Recurrence> ParseEvery(const std::string& text) {
@@ -64,6 +66,11 @@ class CampaignReader {
     }
     if (!r_.CheckMap(root, "", kCampaignKeys))
       return r_.status();
+    if (root["savings_plan_rate"] && root["savings_plan"]) {
+      r_.Fail(root["savings_plan"], "savings_plan",
+              "give the rate once: savings_plan_rate is short for savings_plan: {rate: R}");
+      return r_.status();
+    }
     if (root["months"])
       spec.months = r_.Integer(root["months"], "months", 1, 36).value_or(1);
     if (root["timezone"] && r_.status().ok())
@@ -81,6 +88,8 @@ class CampaignReader {
     if (root["savings_plan_rate"] && r_.status().ok()) {
       spec.savings_plan_rate = r_.Number(root["savings_plan_rate"], "savings_plan_rate", 0.01, 0.9);
     }
+    if (root["savings_plan"] && r_.status().ok())
+      ReadSavingsPlan(root, spec);
     if (!r_.status().ok())
       return r_.status();
     if (Status s = ReadList(root, "jobs", spec); !s.ok())
@@ -99,6 +108,10 @@ class CampaignReader {
           if (index < at.size())
             at = at[index];
         }
+        if (const auto dot = field.rfind('.'); dot != std::string::npos && at.IsMap()) {
+          if (const YAML::Node sub = at[field.substr(dot + 1)])
+            at = sub;
+        }
       }
       const YAML::Mark mark = at.Mark();
       const int line = mark.is_null() ? 0 : mark.line + 1,
@@ -112,6 +125,37 @@ class CampaignReader {
   }
 
  private:
+  // savings_plan: {rate, type: general | ecs_compute, term_years: 1 | 3, payment, family, region}
+  void ReadSavingsPlan(const YAML::Node& root, campaign::CampaignSpec& spec) {
+    const YAML::Node& node = root["savings_plan"];
+    if (!r_.CheckMap(node, "savings_plan", kSavingsPlanKeys))
+      return;
+    if (!node["rate"]) {
+      r_.Fail(node, "savings_plan.rate",
+              "expected the discount you were quoted (0.3 = 30% off pay-as-you-go)");
+      return;
+    }
+    spec.savings_plan_rate = r_.Number(node["rate"], "savings_plan.rate", 0.01, 0.9);
+    campaign::SavingsPlanQuote& q = spec.savings_plan;
+    if (node["type"]) {
+      const std::optional<std::string> type = r_.String(node["type"], "savings_plan.type");
+      if (type && *type == "ecs_compute") {
+        q.type = campaign::SavingsPlanQuote::Type::kEcsCompute;
+      } else if (type && *type != "general") {
+        r_.Fail(node["type"], "savings_plan.type",
+                "expected general or ecs_compute, got \"" + *type + "\"");
+      }
+    }
+    if (node["term_years"])
+      q.term_years = r_.Integer(node["term_years"], "savings_plan.term_years", 1, 3).value_or(1);
+    if (node["payment"])
+      q.payment = r_.String(node["payment"], "savings_plan.payment").value_or(q.payment);
+    if (node["family"])
+      q.family = r_.String(node["family"], "savings_plan.family").value_or("");
+    if (node["region"])
+      q.region = r_.String(node["region"], "savings_plan.region").value_or("");
+  }
+
   Status ReadList(const YAML::Node& root, const std::string& key, campaign::CampaignSpec& spec) {
     const YAML::Node list = root[key];
     if (!list)

@@ -102,7 +102,8 @@ double BruteForce(const Problem& p, const Timeline& t, Decision* best_out = null
           for (std::size_t r = 0; r < p.resources.size(); ++r) {
             const auto b = static_cast<std::size_t>(t.classes[ci].block);
             const double committed = d.monthly[r][ci] + d.yearly[r][b] + d.reserved[r][b];
-            left += std::max(0.0, use[r] - committed) * p.resources[r].payg_per_hour;
+            if (p.resources[r].savings_plan_applies)
+              left += std::max(0.0, use[r] - committed) * p.resources[r].payg_per_hour;
           }
           levels.insert(left * (1 - *p.savings_plan_rate));
         }
@@ -268,9 +269,38 @@ std::vector<SmallCampaign> SmallCampaigns() {
                 {.resource = 1, .instances = 2, .hours = 8}}},
               {"eval",
                {Recurrence::Kind::kWeekly, 1},
-               std::nullopt,
+               Window{2, 8},
                {{.resource = 1, .instances = 1, .hours = 3}}}};
     cases.push_back({"a_type_no_commitment_can_pay_for", p});
+  }
+  {
+    // An ECS compute savings plan covers type A only: the service may run on A (covered) or on
+    // the cheaper B (not), and the job's nights on A take what the plan leaves idle.
+    Problem p;
+    p.months = 1;
+    Resource b = Type("B", 9, std::nullopt);
+    b.savings_plan_applies = false;
+    p.resources = {Type("A", 10, std::nullopt), b};
+    p.savings_plan_rate = 0.35;
+    p.savings_plan.type = SavingsPlanQuote::Type::kEcsCompute;
+    p.services = {{"chat", {On(0, DayNight(1, 2, 9, 21)), On(1, DayNight(1, 2, 9, 21))}}};
+    p.jobs = {{"finetune",
+               {Recurrence::Kind::kWeekly, 2},
+               Window{22, 8},
+               {{.resource = 0, .instances = 1, .hours = 5},
+                {.resource = 1, .instances = 1, .hours = 5}}}};
+    cases.push_back({"an_ecs_compute_savings_plan_covers_one_type", p});
+  }
+  {
+    // A 3-year savings plan on a 12-month campaign is paid for 36 months: at 30% off it cannot
+    // pay (0.7 x 3 > 1), so the month is bought as without one.
+    Problem p;
+    p.months = 12;
+    p.resources = {Type("A", 10, 4818)};
+    p.savings_plan_rate = 0.3;
+    p.savings_plan.term_years = 3;
+    p.services = {{"chat", {On(0, DayNight(1, 2, 9, 21))}}};
+    cases.push_back({"a_three_year_savings_plan_is_paid_in_full", p});
   }
   return cases;
 }

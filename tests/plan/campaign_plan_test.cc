@@ -170,6 +170,33 @@ TEST(CampaignPlanTest, JsonHasTheFieldsTheIssueNames) {
   EXPECT_EQ(j["months"][0]["month"], 1);
 }
 
+TEST(CampaignPlanTest, AnEcsComputeSavingsPlanCoversOnlyItsFamilyAndRegion) {
+  // A flat service on gn7i in cn-heyuan all month. A quoted ECS compute plan on gn7i there at
+  // 45% off beats the monthly subscription (0.55 < 0.66 of pay-as-you-go); the same plan on
+  // another family covers nothing the campaign uses, so none is bought.
+  auto campaign = [](const std::string& family) {
+    return "months: 12\nsavings_plan: {rate: 0.45, type: ecs_compute, term_years: 1, payment: "
+           "all_upfront, family: " +
+           family +
+           ", region: cn-heyuan}\nservices:\n  - name: chat\n    task: inference\n    model: "
+           "qwen2.5-7b\n    inference: {requests_per_s: 3, engine: vllm}\n    constraints: "
+           "{regions: [cn-heyuan], include_families: [gn7i]}\n";
+  };
+  Result<CampaignPlan> covered = Plan(campaign("gn7i"), testing::EmbeddedCatalog());
+  ASSERT_TRUE(covered.ok()) << covered.status().message();
+  ASSERT_FALSE(covered->best.commitments.empty());
+  const Commitment& c = covered->best.commitments[0];
+  EXPECT_EQ(c.kind, Billing::kSavingsPlan) << io::CampaignText({}, *covered);
+  EXPECT_EQ(c.instance, "gn7i");
+  EXPECT_EQ(c.region, "cn-heyuan");
+  EXPECT_NE(c.price_basis.find("ECS compute plan on gn7i"), std::string::npos) << c.price_basis;
+  Result<CampaignPlan> elsewhere = Plan(campaign("gn8is"), testing::EmbeddedCatalog());
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status().message();
+  for (const Commitment& k : elsewhere->best.commitments)
+    EXPECT_NE(k.kind, Billing::kSavingsPlan) << io::CampaignText({}, *elsewhere);
+  EXPECT_LT(covered->best.month_cost, elsewhere->best.month_cost);
+}
+
 struct BadCampaign {
   std::string name;
   std::string yaml;
@@ -217,7 +244,27 @@ INSTANTIATE_TEST_SUITE_P(
                     "services:\n  - name: s\n    task: inference\n    model: qwen2.5-7b\n",
                     "field \"services[0].task\""},
         BadCampaign{"bad_savings_rate", "savings_plan_rate: 3\njobs: []\n",
-                    "field \"savings_plan_rate\""}),
+                    "field \"savings_plan_rate\""},
+        BadCampaign{"savings_rate_given_twice",
+                    "savings_plan_rate: 0.3\nsavings_plan: {rate: 0.3}\njobs: []\n",
+                    "c.yaml:2:15: field \"savings_plan\": give the rate once"},
+        BadCampaign{"savings_plan_without_rate",
+                    "savings_plan: {type: general}\njobs: []\n", "field \"savings_plan.rate\""},
+        BadCampaign{"savings_plan_two_year_term",
+                    "savings_plan: {rate: 0.3, term_years: 2}\nservices:\n  - name: s\n    "
+                    "task: inference\n    model: qwen2.5-7b\n    inference: {requests_per_s: "
+                    "1}\n",
+                    "c.yaml:1:39: field \"savings_plan.term_years\": expected 1 or 3"},
+        BadCampaign{"ecs_compute_plan_without_family",
+                    "savings_plan: {rate: 0.3, type: ecs_compute, region: cn-beijing}\nservices:"
+                    "\n  - name: s\n    task: inference\n    model: qwen2.5-7b\n    inference: "
+                    "{requests_per_s: 1}\n",
+                    "field \"savings_plan.family\""},
+        BadCampaign{"savings_plan_bad_payment",
+                    "savings_plan: {rate: 0.3, payment: monthly}\nservices:\n  - name: s\n    "
+                    "task: inference\n    model: qwen2.5-7b\n    inference: {requests_per_s: "
+                    "1}\n",
+                    "expected all_upfront, partial_upfront or no_upfront"}),
     [](const auto& c) { return c.param.name; });
 
 }  // namespace

@@ -108,20 +108,23 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
       }
     }
   }
-  for (int b = 0; b < p.Blocks(); ++b) {
-    const double hourly = d.savings_hourly[static_cast<std::size_t>(b)];
+  for (int k = 0; k < p.SavingsTerms(); ++k) {
+    const double hourly = d.savings_hourly[static_cast<std::size_t>(k)];
+    const int term = p.SavingsTermMonths();
+    std::string payment = p.savings_plan.payment;
+    std::replace(payment.begin(), payment.end(), '_', ' ');
     if (hourly > 1e-6) {
       out.commitments.push_back({.kind = Billing::kSavingsPlan,
-                                 .instance = "",
-                                 .region = "",
+                                 .instance = p.savings_plan.family,
+                                 .region = p.savings_plan.region,
                                  .count = 0,
                                  .hourly = hourly,
-                                 .term_months = 12,
-                                 .payment = "all upfront",
-                                 .first_month = 12 * b + 1,
-                                 .months = std::min(p.months, 12 * b + 12) - 12 * b,
+                                 .term_months = term,
+                                 .payment = payment,
+                                 .first_month = term * k + 1,
+                                 .months = std::min(p.months, term * k + term) - term * k,
                                  .month_cost = hourly * p.hours_per_month,
-                                 .price_basis = "general-purpose plan at " +
+                                 .price_basis = p.savings_plan.Describe() + " at " +
                                                 strings::Num(100 * *p.savings_plan_rate) +
                                                 "% off pay-as-you-go"});
     }
@@ -298,13 +301,21 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
     notes.push_back(
         "savings plan: Alibaba publishes no discount for GPU families, so the plan above has "
         "none. Ask for a quote (ECS console > Savings Plans > Purchase shows the rate for your "
-        "account and term, or your account manager) and set savings_plan_rate. At the published "
+        "account and term, or your account manager) and set it in the file: savings_plan: {rate, "
+        "type: general | ecs_compute, term_years: 1 | 3, payment, family, region}. At the "
+        "published "
         "non-GPU example (" +
         strings::Num(100 * plan.example_savings_plan_rate) +
         "% off, 1-year All Upfront general-purpose on c5/ic5; the jobs at the hours above) it would cost " +
         (plan.with_example_savings_plan ? money(plan.with_example_savings_plan->month_cost)
                                         : std::string("the same")) +
         " a month");
+  }
+  if (spec.savings_plan_rate && p.SavingsTermMonths() > p.months) {
+    notes.push_back("the " + spec.savings_plan.Describe() + " is paid for all " +
+                    std::to_string(p.SavingsTermMonths()) + " months of its term, " +
+                    std::to_string(p.SavingsTermMonths() - p.months) +
+                    " of them after the campaign ends, and is weighed at that full cost");
   }
   for (std::size_t j = 0; j < p.jobs.size() && j < plan.best.schedule.size(); ++j) {
     const ScheduledRun& run = plan.best.schedule[j];
@@ -379,6 +390,9 @@ Result<CampaignPlan> PlanCampaign(const CampaignSpec& spec, const ModelZoo& zoo,
     // and with them pinned the savings plan is weighed in a fraction of the time.
     Problem with = p;
     with.savings_plan_rate = plan.example_savings_plan_rate;
+    with.savings_plan = {};  // the example is a general-purpose plan: every type
+    for (Resource& r : with.resources)
+      r.savings_plan_applies = true;
     Decision start = best->decision;
     for (std::size_t j = 0; j < with.jobs.size(); ++j) {
       JobOption kept = with.jobs[j].options[static_cast<std::size_t>(start.job[j].option)];

@@ -286,10 +286,10 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     }
   }
   const double rate = p.savings_plan_rate.value_or(0);
-  std::vector<int> sp_vars(static_cast<std::size_t>(blocks), -1);
+  std::vector<int> sp_vars(static_cast<std::size_t>(p.SavingsTerms()), -1);
   if (rate > 0) {
     for (int& v : sp_vars)
-      v = mip.AddVariable({.cost = year_hours});
+      v = mip.AddVariable({.cost = p.SavingsTermMonths() * p.hours_per_month});
   }
 
   // Choices.
@@ -346,6 +346,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
     const MonthClass& c = t.classes[ci];
     const int slots = t.Slots(c);
     const auto b = static_cast<std::size_t>(c.block);
+    const int sp = sp_vars[static_cast<std::size_t>(p.SavingsTermOf(c.first_month))];
     // terms[slot * nr + r]: the usage side of the cover row.
     std::vector<std::vector<std::pair<int, double>>> use(static_cast<std::size_t>(slots) * nr);
     for (std::size_t s = 0; s < p.services.size(); ++s) {
@@ -414,7 +415,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
       };
       std::vector<std::pair<int, double>> sp_row;
       std::vector<std::pair<int, double>> slot_key;
-      if (sp_vars[b] >= 0) {
+      if (sp >= 0) {
         slot_key = key_of(0, nr);
         if (slot_key.empty() || merge(slot_key))
           continue;
@@ -425,7 +426,7 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         if (row.empty())
           continue;
         std::vector<std::pair<int, double>> key;
-        if (sp_vars[b] < 0) {
+        if (sp < 0) {
           key = key_of(r, r + 1);
           if (merge(key))
             continue;
@@ -433,11 +434,11 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         const double price = p.resources[r].payg_per_hour;
         const int payg = mip.AddVariable({.cost = weight * price});
         slot_payg.push_back(payg);
-        if (sp_vars[b] < 0)
+        if (sp < 0)
           merged.emplace(std::move(key), std::vector<int>{payg});
         row.emplace_back(payg, 1.0);
         cover_rows.emplace_back(static_cast<int>(mip.rows.size()), payg);
-        if (sp_vars[b] >= 0) {
+        if (sp >= 0 && p.resources[r].savings_plan_applies) {
           const int q = mip.AddVariable({});
           row.emplace_back(q, 1.0);
           sp_row.emplace_back(q, price * (1 - rate));
@@ -448,10 +449,10 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         }
         mip.AddRow(std::move(row), 0, kMipInfinity);
       }
-      if (sp_vars[b] >= 0)
+      if (sp >= 0)
         merged.emplace(std::move(slot_key), std::move(slot_payg));
       if (!sp_row.empty()) {
-        sp_row.emplace_back(sp_vars[b], -1.0);
+        sp_row.emplace_back(sp, -1.0);
         mip.AddRow(std::move(sp_row), -kMipInfinity, 0);
       }
     }

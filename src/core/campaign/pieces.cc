@@ -36,6 +36,14 @@ class Builder {
     p.allow_reserved = Has(spec_.billing, Billing::kReservedNoUpfront);
     if (Has(spec_.billing, Billing::kSavingsPlan))
       p.savings_plan_rate = spec_.savings_plan_rate;
+    p.savings_plan = spec_.savings_plan;
+    if (p.savings_plan.type == SavingsPlanQuote::Type::kEcsCompute &&
+        !catalog_.FindFamily(p.savings_plan.family)) {
+      return Status::InvalidArgument("savings_plan.family: no instance family \"" +
+                                     p.savings_plan.family +
+                                     "\" in the catalog")
+          .At("", 0, 0, "savings_plan.family");
+    }
     for (const CampaignService& s : spec_.services) {
       if (Status st = AddService(s); !st.ok())
         return st;
@@ -109,6 +117,11 @@ class Builder {
       Resource r;
       r.instance = c.instance;
       r.region = c.region;
+      if (spec_.savings_plan.type == SavingsPlanQuote::Type::kEcsCompute) {
+        const InstanceType* type = catalog_.FindInstance(c.instance);
+        r.savings_plan_applies = type && type->family == spec_.savings_plan.family &&
+                                 c.region == spec_.savings_plan.region;
+      }
       r.payg_per_hour = rates->payg().HourlyPrice(options_.plan.ratios).amount();
       const auto& month = rates->quotes[static_cast<std::size_t>(Billing::kSubscriptionMonth)];
       if (month) {

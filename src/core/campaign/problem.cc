@@ -110,7 +110,7 @@ Decision Decision::Empty(const Problem& p, const Timeline& t) {
   d.monthly.assign(r, std::vector<int>(t.classes.size(), 0));
   d.yearly.assign(r, std::vector<int>(blocks, 0));
   d.reserved.assign(r, std::vector<int>(blocks, 0));
-  d.savings_hourly.assign(blocks, 0);
+  d.savings_hourly.assign(static_cast<std::size_t>(p.SavingsTerms()), 0);
   return d;
 }
 
@@ -130,6 +130,7 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
     const MonthClass& c = t.classes[ci];
     const int slots = t.Slots(c);
     const auto b = static_cast<std::size_t>(c.block);
+    const auto sp_term = static_cast<std::size_t>(p.SavingsTermOf(c.first_month));
     // Instances in use per slot and resource: services, then each job.
     std::vector<double> service(static_cast<std::size_t>(slots) * nr, 0);
     std::vector<std::vector<double>> jobs(p.jobs.size());
@@ -156,7 +157,7 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
         const int r = p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)].resource;
         job_in_slot[static_cast<std::size_t>(r)] += jobs[j][static_cast<std::size_t>(slot)];
       }
-      double left_value = 0, used_value = 0, committed_used_value = 0;
+      double left_value = 0, eligible_left_value = 0, used_value = 0, committed_used_value = 0;
       std::vector<double> job_left_share(nr, 0);  // share of the jobs' instances left to pay
       for (std::size_t r = 0; r < nr; ++r) {
         committed[r] = d.monthly[r][ci] + d.yearly[r][b] + d.reserved[r][b];
@@ -165,13 +166,17 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
         const double price = p.resources[r].payg_per_hour;
         used_value += used * price;
         left_value += left * price;
+        if (p.resources[r].savings_plan_applies)
+          eligible_left_value += left * price;
         committed_used_value += std::min(used, committed[r]) * price;
         const double jobs_left = std::min(job_in_slot[r], left);  // services are covered first
         job_left_share[r] = job_in_slot[r] > 0 ? jobs_left / job_in_slot[r] : 0;
       }
-      const double sp_cap = sp_rate > 0 ? d.savings_hourly[b] / (1 - sp_rate) : 0;
-      const double sp_covered = std::min(left_value, sp_cap);
-      const double paid_share = left_value > 0 ? (left_value - sp_covered) / left_value : 0;
+      const double sp_cap = sp_rate > 0 ? d.savings_hourly[sp_term] / (1 - sp_rate) : 0;
+      const double sp_covered = std::min(eligible_left_value, sp_cap);
+      // Share of what is left that pay-as-you-go pays, on the types the plan covers.
+      const double eligible_paid =
+          eligible_left_value > 0 ? (eligible_left_value - sp_covered) / eligible_left_value : 0;
       class_month += t.Weight(c, slot) * (left_value - sp_covered);
       e.used_value += weight * used_value;
       e.covered_value += weight * (committed_used_value + sp_covered);
@@ -182,6 +187,7 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
         const auto r = static_cast<std::size_t>(
             p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)].resource);
         const double left = n * job_left_share[r];
+        const double paid_share = p.resources[r].savings_plan_applies ? eligible_paid : 1;
         e.job_marginal[j] += weight * left * paid_share * p.resources[r].payg_per_hour;
         job_hours[j] += weight * n;
         job_covered_hours[j] += weight * (n - left * paid_share);
@@ -210,12 +216,19 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
     }
     spread(c.first_month, c.months, class_month * c.months);
   }
-  // Terms bought a year at a time: the whole term is paid, spread over its months in the horizon.
+  // Terms bought a year (or three) at a time: the whole term is paid, spread over its months in
+  // the horizon.
   const double year_hours = 12 * p.hours_per_month;
+  const int sp_months = p.SavingsTermMonths();
+  for (int k = 0; k < p.SavingsTerms(); ++k) {
+    const int begin = sp_months * k, count = std::min(p.months, begin + sp_months) - begin;
+    spread(begin, count,
+           d.savings_hourly[static_cast<std::size_t>(k)] * sp_months * p.hours_per_month);
+  }
   for (int b = 0; b < p.Blocks(); ++b) {
     const auto bi = static_cast<std::size_t>(b);
     const int begin = 12 * b, count = std::min(p.months, begin + 12) - begin;
-    double cost = d.savings_hourly[bi] * year_hours;
+    double cost = 0;
     for (std::size_t r = 0; r < nr; ++r) {
       cost += d.yearly[r][bi] * p.resources[r].year_price.value_or(0);
       cost += d.reserved[r][bi] * p.resources[r].reserved_hourly.value_or(0) * year_hours;

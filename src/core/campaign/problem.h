@@ -28,6 +28,7 @@ struct Resource {
   std::optional<double> year_price;       // subscription_year (listed only), per instance-year
   std::optional<double> reserved_hourly;  // RI No Upfront (listed only), every hour of a year
   std::string month_basis;                // how the monthly price was obtained
+  bool savings_plan_applies = true;       // the savings plan pays for it (ECS compute: one family)
 };
 
 struct ServiceOption {
@@ -69,12 +70,17 @@ struct Problem {
   bool allow_month = true;                  // subscription_month
   bool allow_year = true;                   // subscription_year (where listed)
   bool allow_reserved = true;               // reserved_no_upfront (where listed)
-  std::optional<double> savings_plan_rate;  // 1-year general-purpose plan at this discount
+  std::optional<double> savings_plan_rate;  // a savings plan at this discount
+  SavingsPlanQuote savings_plan;            // its type, term and payment
   // The fewest weeks the section for monthly and once jobs spans (a part of a larger campaign
   // keeps the whole campaign's section, so its starts mean the same hours).
   int min_special_weeks = 0;
   double WeeksPerMonth() const { return hours_per_month / kWeekHours; }
   int Blocks() const { return (months + 11) / 12; }  // 12-month terms
+  // The savings plan's terms over the horizon, and the term a month class falls in.
+  int SavingsTermMonths() const { return 12 * savings_plan.term_years; }
+  int SavingsTerms() const { return (months + SavingsTermMonths() - 1) / SavingsTermMonths(); }
+  int SavingsTermOf(int first_month) const { return first_month / SavingsTermMonths(); }
 };
 
 // Months that cost the same: a class is a run of months in one 12-month block with the same
@@ -136,8 +142,8 @@ struct Decision {
   std::vector<std::vector<int>> monthly;   // [resource][class] instances
   std::vector<std::vector<int>> yearly;    // [resource][block]
   std::vector<std::vector<int>> reserved;  // [resource][block]
-  std::vector<double> savings_hourly;      // [block], PAYG-priced spend it pays for per hour
-                                           // is savings_hourly / (1 - rate)
+  std::vector<double> savings_hourly;      // [savings term], PAYG-priced spend it pays for
+                                           // per hour is savings_hourly / (1 - rate)
   // Sized for `p` and `t`, nothing committed, first options.
   static Decision Empty(const Problem& p, const Timeline& t);
 };

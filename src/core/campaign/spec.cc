@@ -1,4 +1,5 @@
 // The campaign file's values: recurrences, windows, and the spec's own checks.
+#include <algorithm>
 #include <set>
 
 #include "gpuplan/campaign.h"
@@ -44,6 +45,15 @@ std::string Window::Name() const {
   return hh(start_hour) + "-" + hh(end_hour);
 }
 
+std::string SavingsPlanQuote::Describe() const {
+  std::string paid = payment;
+  std::replace(paid.begin(), paid.end(), '_', ' ');
+  const std::string term = std::to_string(term_years) + "-year ";
+  if (type == Type::kEcsCompute)
+    return term + "ECS compute plan on " + family + " in " + region + ", " + paid;
+  return term + "general-purpose plan, " + paid;
+}
+
 Status ValidateCampaign(const CampaignSpec& spec) {
   auto bad = [](const std::string& field, const std::string& what) {
     Status s = Status::InvalidArgument(field + ": " + what);
@@ -84,6 +94,27 @@ Status ValidateCampaign(const CampaignSpec& spec) {
   if (spec.savings_plan_rate && !(*spec.savings_plan_rate > 0 && *spec.savings_plan_rate < 1)) {
     return bad("savings_plan_rate", "expected a discount between 0 and 1 (0.3 = 30% off), got " +
                                         strings::Num(*spec.savings_plan_rate));
+  }
+  const SavingsPlanQuote& sp = spec.savings_plan;
+  if (sp.term_years != 1 && sp.term_years != 3) {
+    return bad("savings_plan.term_years",
+               "expected 1 or 3 (Alibaba's terms), got " + std::to_string(sp.term_years));
+  }
+  if (sp.payment != "all_upfront" && sp.payment != "partial_upfront" &&
+      sp.payment != "no_upfront") {
+    return bad("savings_plan.payment",
+               "expected all_upfront, partial_upfront or no_upfront, got \"" + sp.payment + "\"");
+  }
+  const bool ecs = sp.type == SavingsPlanQuote::Type::kEcsCompute;
+  if (ecs && (sp.family.empty() || sp.region.empty())) {
+    return bad(sp.family.empty() ? "savings_plan.family" : "savings_plan.region",
+               "an ECS compute plan covers one instance family in one region: give both "
+               "(family: gn7i, region: cn-beijing)");
+  }
+  if (!ecs && (!sp.family.empty() || !sp.region.empty())) {
+    return bad(sp.family.empty() ? "savings_plan.region" : "savings_plan.family",
+               "a general-purpose plan covers every family and region; family and region "
+               "belong to type: ecs_compute");
   }
   return Status::Ok();
 }
