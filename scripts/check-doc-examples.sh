@@ -102,7 +102,7 @@ ran=0 skipped=0 synopses=0 failed=0 current_block=""
 # shellcheck disable=SC2094  # the loop reads the manifest; the awk inside only reads it too
 while IFS=$'\037' read -r kind block a b c d e; do
   case $kind in
-    X) echo "FAIL $a:$b: $c"; failed=$((failed + 1)); continue ;;
+    X) echo "FAIL $block:$a: $b"; failed=$((failed + 1)); continue ;;  # X FILE LINE MESSAGE
     F) continue ;;
   esac
   file=$a line=$b mode=$c arg=$d cmd=$e
