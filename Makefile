@@ -36,7 +36,7 @@ bench: deps
 	for b in build-bench/*_bench; do $$b; done
 
 # The libFuzzer targets (clang; every gpuplan library instrumented), a build of its own: about
-# 6 minutes from scratch on 2 cores (README "Fuzzing").
+# 6 minutes from scratch on 2 cores (docs/development.md, "Fuzzing").
 fuzz-build: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers

@@ -45,22 +45,22 @@ check calibration_inference.csv 0.08    0.31    0.03    0.09    1.00      0.99 |
 check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 || status=1
 # Held out: 165 published measurements gathered after the model was fitted (DLE ResNet-50 and
 # BERT, flash-attention, torchtune, torchtitan, Qwen3 on H20, LMDeploy, TensorRT-LLM v1.0); the
-# gaps they show are listed in README ("gpuplan validate").
+# gaps they show are listed in docs/validate.md.
 check heldout_published.csv      0.19    0.56    0.11    0.62    0.90      0.82 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
-# Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in README.
+# Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
 check calibration_moe.csv        0.23    0.79    0.01    0.01    0.82      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN
 # attention Megatron/NeMo run). Today 5.7% / 45.8% (throughput) and 23.3% / 41.4% (memory); the
-# gaps left are in README ("gpuplan validate"). Thresholds: today's plus about 2 points.
+# gaps left are in docs/validate.md. Thresholds: today's plus about 2 points.
 check calibration_techniques.csv 0.08    0.48    0.25    0.43    1.00      1.00 || status=1
 # Calibration of the ranges (data/uncertainty.csv): the share of runs inside their predicted
 # p10-p90, on the shipped table and held out (the set's sources split in two, each half checked
 # against a table fitted on the other only). About 80% is honest; much less is overconfident,
 # much more uselessly wide. The bands are fitted for a new source (leave one source out, widened
-# by Student's t for few sources; README "Ranges"), so held out they reach 77-83%; the floors
+# by Student's t for few sources; docs/validate.md "Ranges"), so held out they reach 77-83%; the floors
 # sit just under today's numbers. heldout_published and calibration_moe stay low in sample
 # (their sources' errors are far from the other sets'), and the MoE split is wide (97%) because
 # each half has too few sources per regime and falls back to the pooled time band.
@@ -94,7 +94,7 @@ coverage calibration_inference.csv 0.84  0.90  0.77 || status=1
 coverage heldout_published.csv     0.65  0.90  0.80 || status=1
 coverage h200_device_training.csv  0.85  0.95  -    || status=1
 coverage calibration_moe.csv       0.60  0.90  0.75 || status=1
-# The H200 decode rows are reported, not gated: decode time on that VM was unstable (README,
+# The H200 decode rows are reported, not gated: decode time on that VM was unstable (docs/on-instance.md,
 # "Device check"); their memory and TTFT are in the report.
 echo "h200_device_inference.csv (report only):"
 "$gpuplan" validate "$data/h200_device_inference.csv" | sed -n '/^group/,$p'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library boundaries the build cannot enforce by include paths alone (README.md, "Code
+# The library boundaries the build cannot enforce by include paths alone (docs/development.md, "Code
 # layout"); run by ctest as `layering`. Prints every violation as file:line and exits 1.
 #   - src/core's own headers are private to it: nothing includes "core/...".
 #   - gpuplan_core and its tests (tests/core) reach no edge: no io/net/cli/agent/server header.

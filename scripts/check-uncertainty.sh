@@ -14,7 +14,7 @@ data="$here/tests/testdata/validation"
 table="$here/data/uncertainty.csv"
 # The sets the ranges are fitted on: the calibration sets and the held-out published and device
 # training measurements (out-of-sample errors are the honest ones). The H200 decode rows are left
-# out: decode time on that VM was unstable (README, "Device check").
+# out: decode time on that VM was unstable (docs/on-instance.md, "Device check").
 sets=(calibration.csv calibration_inference.csv heldout_published.csv h200_device_training.csv
       calibration_moe.csv)
 files=()

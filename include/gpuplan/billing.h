@@ -59,7 +59,7 @@ struct BillingMode {
   // The data/price_ratios.csv row that derives its price from PAYG when none is listed; "" =
   // listed only, or derived otherwise (see `summary`).
   std::string_view ratio{};
-  std::string_view summary;  // one line for people (README, help)
+  std::string_view summary;  // one line for people (docs, help)
 };
 
 inline constexpr std::array<BillingMode, kBillingCount> kBillingModes = {{

@@ -1,6 +1,6 @@
 // The calibration file `gpuplan probe --save FILE` writes: measured efficiency of one instance.
 //
-// JSON, documented in README.md ("Calibration file"):
+// JSON, documented in docs/on-instance.md ("Calibration file"):
 //   {"format": "gpuplan-probe-calibration", "version": 1, "created": "2026-11-30T14:08:56Z",
 //    "instance_type": "ecs.gn8v.4xlarge", "gpu": "H200-141G-SXM", "gpu_count": 1,
 //    "efficiency": {"gemm_bf16": 0.74, "memory_bandwidth": 0.89, ...},

@@ -27,7 +27,7 @@ class MetadataClient;
 inline constexpr std::string_view kTerminationTimePath =
     "/latest/meta-data/instance/spot/termination-time";
 
-// Exit codes of `gpuplan watch-spot`, documented in README.md.
+// Exit codes of `gpuplan watch-spot`, documented in docs/on-instance.md.
 enum class SpotExit {
   kNoticeHandled = 0,   // a notice came; the signal was delivered or the command exited 0 in time
   kFailure = 1,         // could not start (e.g. the target cannot be signalled: permission)

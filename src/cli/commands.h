@@ -28,7 +28,7 @@ struct PriceRatios;
 
 namespace gpuplan::cli {
 
-// Exit codes, documented in README.md.
+// Exit codes, documented in docs/errors.md ("Exit codes").
 enum class ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
 
 struct CliContext {

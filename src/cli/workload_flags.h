@@ -77,7 +77,7 @@ struct WorkloadFlags {
   std::optional<double> memory_confidence;
 };
 
-// Adds the job flags (--task ... --engine, names as in README "gpuplan estimate") to `cmd`,
+// Adds the job flags (--task ... --engine, names as in docs/estimate.md) to `cmd`,
 // writing into `*flags`, which must outlive `cmd`.
 void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* flags);
 

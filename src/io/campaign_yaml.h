@@ -1,4 +1,4 @@
-// Reads a campaign file (README "A month of work: gpuplan campaign") into a CampaignSpec:
+// Reads a campaign file (docs/campaign.md, "The file") into a CampaignSpec:
 //
 //   months: 12
 //   timezone: Asia/Shanghai

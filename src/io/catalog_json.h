@@ -1,4 +1,5 @@
-// JSON forms of catalog rows. Field names are a contract (README "JSON output"); add, never rename.
+// JSON forms of catalog rows. Field names are a contract (docs/catalog-and-prices.md): add
+// fields, never rename them.
 #ifndef GPUPLAN_SRC_IO_CATALOG_JSON_H_
 #define GPUPLAN_SRC_IO_CATALOG_JSON_H_
 

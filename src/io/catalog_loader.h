@@ -11,7 +11,8 @@
 namespace gpuplan::io {
 
 // The catalog files, each optional in an overlay: gpus.csv, families.csv, instances.csv,
-// prices.csv, architectures.csv. Fields are documented in data/SOURCES.md and README.md.
+// prices.csv, architectures.csv. Fields are documented in data/SOURCES.md and
+// docs/catalog-and-prices.md.
 struct CatalogTexts {
   std::string_view gpus, families, instances, prices;
   std::string_view architectures = {};  // one row per compute capability; may be omitted

@@ -1,6 +1,6 @@
 // The hardware and parallel layout of one `estimate`, as a user names them (CLI flags or HTTP
 // query parameters), turned into perf::Hardware and perf::Layout; and the estimate's JSON form
-// (the contract in README "gpuplan estimate --json"). `gpuplan estimate` and `POST /v1/estimate`
+// (the contract in docs/estimate.md, `--json`). `gpuplan estimate` and `POST /v1/estimate`
 // share these, so both accept the same choices, fail with the same messages and print the same
 // JSON.
 //

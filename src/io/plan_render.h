@@ -1,4 +1,4 @@
-// Renderings of a Plan: JSON (the contract in README "gpuplan plan --json"), an aligned terminal
+// Renderings of a Plan: JSON (the contract in docs/plan.md, "JSON output"), an aligned terminal
 // report, and Markdown for design reviews. Renderers only format; the Plan holds every number.
 #ifndef GPUPLAN_SRC_IO_PLAN_RENDER_H_
 #define GPUPLAN_SRC_IO_PLAN_RENDER_H_

@@ -1,4 +1,4 @@
-// Reads a workload YAML file (the schema in README.md "Workload file") into a Workload.
+// Reads a workload YAML file (the schema in docs/plan.md, "The workload file") into a Workload.
 //
 // Errors name the file, line and column, the field and what was expected:
 //   job.yaml:4:10: field "seq_len": expected a whole number >= 1, got "long"

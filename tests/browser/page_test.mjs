@@ -11,7 +11,7 @@ import {join} from "node:path";
 import {chromium} from "playwright-core";
 
 const binary = process.env.GPUPLAN_BINARY || "build/gpuplan";
-const screenshot = process.env.GPUPLAN_SCREENSHOT;  // where to save the README's picture
+const screenshot = process.env.GPUPLAN_SCREENSHOT;  // where to save docs/web-page.png (shown in docs/http-api.md)
 let server, origin, browser;
 
 before(async () => {

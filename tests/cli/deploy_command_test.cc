@@ -1,5 +1,5 @@
 // `gpuplan deploy` end to end in-process: plan -> candidate -> files on disk (or printed), the
-// refusals a user meets, and the exit codes of README "Exit codes".
+// refusals a user meets, and the exit codes of docs/errors.md "Exit codes".
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>

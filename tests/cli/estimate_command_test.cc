@@ -37,7 +37,7 @@ TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
 }
 
 TEST(EstimateCommandTest, PlanAndEstimatePickTheSameLayoutWithHeadroomAtTheConfidence) {
-  // The Qwen2.5-7B LoRA of the README on A10s: at each confidence the plan's pick and the
+  // The Qwen2.5-7B LoRA of docs/estimate.md on A10s: at each confidence the plan's pick and the
   // estimate on its hardware report one layout, whose memory with the model's error at that
   // confidence is within the GPU (the point alone left 21.26 of 22.2 GiB: p90 24.3).
   const std::vector<std::string> job = {"--task",         "finetune",   "--method",  "lora",
