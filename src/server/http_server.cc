@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -140,6 +141,9 @@ struct Connection {
   std::string bad_header;   // why the headers are refused (400), said once the request is in
 };
 
+// Requests above this size return the memory they took to the system once answered.
+constexpr size_t kTrimAfterBytes = 64 * 1024;
+
 // A complete request on its way to a worker.
 struct Job {
   int fd = -1;
@@ -257,6 +261,8 @@ const char* Reason(int status) {
       return "Length Required";
     case 413:
       return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
     case 431:
       return "Request Header Fields Too Large";
     case 503:
@@ -341,7 +347,7 @@ struct HttpServer::Impl {
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n"
         "X-Content-Type-Options: nosniff\r\n{}\r\n{}",
         status, Reason(status), r.content_type, r.body.size(),
-        status == 503 ? "Retry-After: 1\r\n" : "", r.body);
+        status == 503 || status == 429 ? "Retry-After: 1\r\n" : "", r.body);
     // Small enough for the socket's send buffer; a client that does not read loses the answer.
     (void)send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     const auto [method, target] = RequestLine(c.data);
@@ -381,6 +387,16 @@ struct HttpServer::Impl {
         Refuse(c, 503,
                fmt::format("the server has its limit of {} open connections; try again shortly",
                            limits.max_connections));
+      } else if (const int own = limits.max_connections_per_client; own > 0) {
+        const auto held = std::count_if(conns.begin(), conns.end(), [&](const Connection& o) {
+          return o.fd >= 0 && !o.lingering && o.ip == c.ip;
+        });
+        if (held >= own) {
+          Refuse(c, 429,
+                 fmt::format("this client ({}) has {} connections open, the limit for one "
+                             "client; finish or close some and try again",
+                             c.ip, own));
+        }
       }
       conns.push_back(std::move(c));
     }
@@ -488,11 +504,21 @@ struct HttpServer::Impl {
         job = std::move(from.front());
         from.pop_front();
       }
-      BufferedStream stream(job.fd, job.request, job.ip, job.port);
-      http.Process(stream);
+      const bool large = job.request.size() > kTrimAfterBytes;
+      {
+        BufferedStream stream(job.fd, job.request, job.ip, job.port);
+        http.Process(stream);
+      }
       shutdown(job.fd, SHUT_WR);
       close(job.fd);
       --in_workers;
+      if (large) {
+        // A large body's parse trees are freed now, but glibc keeps the pages in its arenas
+        // (one per worker thread); hand them back so a burst of large requests does not stay
+        // in the server's memory.
+        job = Job{};
+        malloc_trim(0);
+      }
     }
   }
 

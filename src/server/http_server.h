@@ -45,6 +45,10 @@ struct ServerLimits {
   // httplib 0.11 (built without poll) answers a request on a socket numbered 1024 or more with
   // 500, and each connection holds one descriptor.
   int max_connections = 256;
+  // Connections one client address may hold open in the loop at once (reading, or idle); one
+  // more gets 429, so a client holding idle sockets cannot take the whole cap from the others.
+  // 0 = no limit per client.
+  int max_connections_per_client = 64;
   // Request line plus headers; a longer one gets 431.
   size_t max_header_bytes = size_t{16} * 1024;
   // Threads that answer complete requests; 0 = one per CPU core, at least 4. One of them takes

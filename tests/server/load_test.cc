@@ -1,5 +1,6 @@
 // `gpuplan serve` under load on loopback: slow, idle, oversized and too many clients must get a
 // clear answer (or a quiet close) without delaying anyone else, and the server stays up.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -46,8 +47,14 @@ std::string Example(const std::string& name) {
 // A raw loopback connection: the test decides exactly which bytes the server gets, and when.
 class RawClient {
  public:
-  explicit RawClient(int port) {
+  // `from`: the loopback address it connects from (127.0.0.0/8 is all loopback on Linux), so one
+  // machine can play several clients.
+  explicit RawClient(int port, const char* from = "127.0.0.1") {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &source.sin_addr);
+    bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof source);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -169,7 +176,9 @@ TEST_F(ServerLoadTest, TwoHundredSlowClientsDoNotDelayHealthz) {
   Running server(*data_, limits);
   std::vector<std::unique_ptr<RawClient>> slow;
   for (int i = 0; i < 200; ++i) {
-    slow.push_back(std::make_unique<RawClient>(server.port()));
+    // 50 clients with 4 connections each (one client may hold 64).
+    const std::string from = "127.0.1." + std::to_string(1 + i % 50);
+    slow.push_back(std::make_unique<RawClient>(server.port(), from.c_str()));
     ASSERT_TRUE(slow.back()->connected());
     // Half of them stop inside the headers, half inside the body.
     ASSERT_TRUE(slow.back()->Send(i % 2 ? "POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Le"
@@ -293,6 +302,27 @@ TEST_F(ServerLoadTest, ConnectionsOverTheCapGet503) {
   EXPECT_GE(server.TimeHealthz(), 0);
 }
 
+TEST_F(ServerLoadTest, OneClientHoldingIdleSocketsGets429AndOthersAreServed) {
+  server::ServerLimits limits;
+  limits.max_connections_per_client = 8;
+  Running server(*data_, limits);
+  std::vector<std::unique_ptr<RawClient>> held;
+  for (int i = 0; i < 8; ++i) {
+    held.push_back(std::make_unique<RawClient>(server.port(), "127.0.0.2"));
+    ASSERT_TRUE(held.back()->Send("GET /healthz HTTP/1.1\r\n"));  // and never finish
+  }
+  std::this_thread::sleep_for(milliseconds(200));  // let the loop accept them all
+  RawClient greedy(server.port(), "127.0.0.2");
+  ASSERT_TRUE(greedy.connected());
+  const std::string answer = greedy.ReadAll();
+  EXPECT_EQ(StatusOf(answer), 429) << answer;
+  EXPECT_NE(answer.find("Retry-After: 1"), std::string::npos) << answer;
+  EXPECT_NE(BodyOf(answer)["error"]["message"].get<std::string>().find("limit for one client"),
+            std::string::npos)
+      << answer;
+  EXPECT_GE(server.TimeHealthz(), 0) << "another client (127.0.0.1) was refused too";
+}
+
 TEST_F(ServerLoadTest, Expect100ContinueGetsOneContinueThenTheAnswer) {
   Running server(*data_, server::ServerLimits{});
   const std::string body = "{\"task\": \"finetune\", \"model\": \"nonesuch\"}";
@@ -327,11 +357,11 @@ TEST_F(ServerLoadTest, ConcurrentPlansUnderMixedLoadAllAnswerRight) {
     // Slow clients that time out, and oversized headers, over and over.
     while (!done) {
       std::vector<std::unique_ptr<RawClient>> slow;
-      for (int i = 0; i < 30; ++i) {
-        slow.push_back(std::make_unique<RawClient>(server.port()));
+      for (int i = 0; i < 30; ++i) {  // from an address of their own, as abusers are
+        slow.push_back(std::make_unique<RawClient>(server.port(), "127.0.0.3"));
         (void)slow.back()->Send("POST /v1/plan HTTP/1.1\r\n");
       }
-      RawClient big(server.port());
+      RawClient big(server.port(), "127.0.0.3");
       (void)big.Send("GET / HTTP/1.1\r\nX: " + std::string(40000, 'x') + "\r\n\r\n");
       ++abusers_sent;
       if (StatusOf(big.ReadAll()) == 431)
