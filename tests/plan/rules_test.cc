@@ -84,8 +84,18 @@ const RuleCase kRuleCases[] = {
      std::nullopt},
     {"TrainingOnA10IsFine", "ecs.gn7i-c8g1.2xlarge", LoraFinetune, None,
      "inference-gpu-for-training", std::nullopt},
-    {"Bf16OnV100IsCritical", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "precision-unsupported",
-     Severity::kCritical},
+    // Issue 28: bf16 work runs as fp16 on GPUs without bf16 units, with a note (was critical).
+    {"Bf16OnV100RunsAsFp16", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "bf16-as-fp16",
+     Severity::kInfo},
+    {"Bf16OnV100IsNotRefused", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "precision-unsupported",
+     std::nullopt},
+    {"Fp8OnV100IsCritical", "ecs.gn6v-c8g1.2xlarge",
+     [] {
+       Workload w = LoraFinetune();
+       w.precision = Precision::kFp8;
+       return w;
+     },
+     None, "precision-unsupported", Severity::kCritical},
     {"Fp16OnV100IsFine", "ecs.gn6v-c8g1.2xlarge",
      [] {
        Workload w = LoraFinetune();

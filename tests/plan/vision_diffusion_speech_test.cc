@@ -10,6 +10,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/plan.h"
+#include "io/model_zoo.h"
 #include "io/workload_yaml.h"
 #include "testing/embedded_calibration.h"
 #include "testing/embedded_data.h"
@@ -295,6 +296,35 @@ TEST(VisionDiffusionSpeechTest, NewYamlKeysReportFileErrors) {
     ASSERT_FALSE(w.ok());
     EXPECT_EQ(w.status().message(), c.want);
   }
+}
+
+// The zoo's generation columns: a bad value names the file, line and column.
+TEST(VisionDiffusionSpeechTest, ZooGenerationColumnsReportErrors) {
+  const std::string head =
+      "name,kind,mlp,layers,hidden,heads,kv_heads,ffn,vocab,tied_embeddings,params_b,"
+      "forward_gflops_per_sample,source,as_of,modality,steps,native_size\n";
+  struct Case {
+    const char* name;
+    const char* row;
+    const char* want;  // part of the message
+  };
+  const Case kCases[] = {
+      {"bad_modality", "m,other,,,,,,,,no,1,10,s,2025,video,,\n", "field \"modality\""},
+      {"bad_size", "m,other,,,,,,,,no,1,10,s,2025,diffusion,30,big\n", "native_size"},
+      {"diffusion_without_steps", "m,other,,,,,,,,no,1,10,s,2025,diffusion,,1024x1024\n", "steps"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<ModelZoo> zoo = io::ParseModelZoo(head + c.row, "z.csv");
+    ASSERT_FALSE(zoo.ok());
+    EXPECT_NE(zoo.status().message().find("z.csv:2"), std::string::npos) << zoo.status().message();
+    EXPECT_NE(zoo.status().message().find(c.want), std::string::npos) << zoo.status().message();
+  }
+  Result<ModelZoo> ok =
+      io::ParseModelZoo(head + "m,other,,,,,,,,no,1,10,s,2025,diffusion,30,1024x1024\n", "z.csv");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->models[0].gen.native_width, 1024);
+  EXPECT_EQ(ok->models[0].gen.steps, 30);
 }
 
 TEST(VisionDiffusionSpeechTest, ImageSizesParse) {
