@@ -104,6 +104,12 @@ struct Calibration {
   // The GEMM inner size (per GPU) assumed for a non-transformer (convolutional) model, whose
   // im2col GEMMs have K = input channels x kernel area; elements.
   double conv_gemm_dim = kNotLoaded;
+  // Host time per layer of one forward pass of a kind=other model (CNN, UNet, ViT, Whisper)
+  // in eager PyTorch (a compiled engine: a quarter), microseconds; it overlaps the GPU.
+  double other_layer_overhead_us = kNotLoaded;
+  // CPU time to decode and resize one JPEG image for a vision model (PIL / torchvision on one
+  // core), milliseconds: the vCPUs per GPU an image job needs (rules: jpeg-decode-cpu).
+  double jpeg_decode_ms = kNotLoaded;
   // Host time to dispatch one kernel in eager PyTorch training (Python, autograd, dispatcher,
   // cudaLaunchKernel), microseconds. The host runs ahead of the GPU, so a LoRA step takes the
   // longer of its GPU time and its launches x this (src/core/perf/op_records.cc counts them).

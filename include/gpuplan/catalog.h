@@ -111,6 +111,16 @@ struct Gpu {
   double PcieGbs() const;
 };
 
+// The precision `g` runs work asked in `p` at: `p` where it has units for it, else BF16 as FP16
+// on GPUs with FP16 but no BF16 units (Volta V100, Turing T4, Pascal P100): the same 2 bytes per
+// element, FP16's narrower range (training needs loss scaling; a model that overflows in FP16
+// needs a BF16 GPU). The plan notes the substitution (rules: bf16-as-fp16).
+inline Precision RunsAs(const Gpu& g, Precision p) {
+  if (p == Precision::kBf16 && !g.Tflops(Precision::kBf16) && g.Tflops(Precision::kFp16))
+    return Precision::kFp16;
+  return p;
+}
+
 // The facts shared by every GPU of one compute capability (data/architectures.csv): the software
 // that supports it and NVIDIA's reference cluster fabric. Gpu::compute_capability is the key.
 struct Architecture {

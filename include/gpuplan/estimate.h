@@ -76,6 +76,7 @@ struct Hardware {
   double inter_node_gbps = 0;  // per node, Gbit/s (0 for one node)
   bool rdma = false;           // inter-node NCCL over eRDMA/IB/RoCE (else VPC TCP)
   double host_memory_gib = 0;  // host RAM per node (0 = unknown: offload is not checked)
+  double host_vcpus = 0;       // vCPUs per node (0 = unknown: CPU image decoding is not checked)
   double gpu_memory_gib = 0;   // usable per GPU (vGPU slices and instances may be smaller)
   // The model's memory error the fit test allows for: true / predicted peak memory at the
   // workload's confidence (uncertainty::MemoryErrorRatio; the planner and `estimate` set it

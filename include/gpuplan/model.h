@@ -43,6 +43,37 @@ enum class AttentionKind {
 };
 std::string_view AttentionKindName(AttentionKind k, int heads, int kv_heads);  // mha|gqa|mla
 
+// What one sample of a kind=other model is at inference (models.csv `modality`), which decides
+// how its time is counted (src/core/perf/sample_inference.cc).
+enum class Modality {
+  kNone,       // unknown: inference is not modelled (training only)
+  kImage,      // one forward pass per image: CNN classifiers, detectors, segmenters, ViT
+  kDiffusion,  // a denoiser run `steps` times per image or video, then the VAE decode
+  kSpeech,     // an encoder over a 30 s audio window, then an autoregressive text decoder
+};
+std::string_view ModalityName(Modality m);  // "", "image", "diffusion", "speech"
+std::optional<Modality> ParseModality(std::string_view name);
+
+// How a kind=other model makes one sample at inference. For a diffusion denoiser the zoo's
+// forward_flops_per_sample is one denoiser pass over one latent at `native_px` x `native_px`
+// (and `frames`); a diffusion transformer (ModelArch layers and hidden given) is scaled by its
+// token count instead: linear layers 2 x params x tokens, attention 4 x layers x tokens^2 x
+// hidden (Peebles & Xie 2023, DiT, 3.2), tokens = latent frames x (pixels / 16)^2 (VAE 8x, patch
+// 2x2; video VAEs 4x in time: (frames - 1) / 4 + 1 latent frames, Wan 2.1 report 2025).
+struct GenerationShape {
+  Modality modality = Modality::kNone;
+  // Diffusion: default sampling steps; speech: tokens decoded per 30 s window.
+  int steps = 0;
+  bool cfg = false;  // classifier-free guidance: a conditional and an unconditional pass per step
+  int native_width = 0;       // diffusion: output width and height in pixels the FLOPs are given
+  int native_height = 0;      // at (1024 x 1024 for SDXL, 1280 x 720 for Wan 2.1 720p)
+  int frames = 0;             // video diffusion: output frames the FLOPs are given at; 0 = an image
+  double once_flops = 0;      // per sample, once: text encoders + VAE decode at native size
+  double aux_params = 0;      // weights besides the main network: text encoders, VAE
+  double decoder_params = 0;  // speech: weights each decode step reads
+  double peak_bytes = 0;      // diffusion: the VAE decode's peak per sample at native size
+};
+
 // Multi-head latent attention (DeepSeek-V2, Liu et al. 2024, 2.1): queries through an optional
 // low-rank bottleneck, keys and values decompressed from a kv_lora_rank latent plus a shared
 // decoupled RoPE key of qk_rope_head_dim; the cache holds only the latent and the RoPE key.
@@ -113,6 +144,8 @@ struct ModelArch {
   // A reasoning model (models.csv reasoning): it writes thousands of tokens of thinking before
   // its answer, so a serving workload that gives no output length is sized for that.
   bool reasoning = false;
+  // kind=other: what a sample is at inference (modality none = not modelled).
+  GenerationShape gen;
 
   // Total parameters: `params` when published, else computed from the shape (embeddings, per
   // layer attention with GQA or MLA, dense MLP or all experts and the router, norms; output
@@ -129,6 +162,8 @@ struct ModelArch {
   int HeadDim() const { return head_dim > 0 ? head_dim : heads > 0 ? hidden / heads : 0; }
   bool IsTransformer() const { return kind != ModelKind::kOther && layers > 0 && hidden > 0; }
   bool IsMoe() const { return moe.experts > 0; }
+  // A diffusion transformer (SD3, FLUX, Wan): a diffusion model with its layers and hidden.
+  bool IsDit() const { return gen.modality == Modality::kDiffusion && layers > 0 && hidden > 0; }
 
   // Per-layer pieces, elements (parameters). Attention: Q, K, V and output projections (MLA:
   // the low-rank down and up projections and their norms) and, for Qwen3-style QK-norm, nothing

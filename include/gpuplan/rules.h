@@ -54,10 +54,11 @@ struct Context {
   double tp_comm_s = 0;  // exposed tensor-parallel communication per step
   double memory_per_gpu_gib = 0;
   double memory_capacity_gib = 0;
-  double memory_p90_gib = 0;  // at p90 of the model's memory error (0 = no error table)
-  double samples_per_s = 0;   // whole job (all GPUs), for the data read rate
-  double tokens_per_s = 0;    // whole job (all GPUs), when samples are token sequences
-  int vocab = 0;              // decides bytes per stored token (2 or 4)
+  double memory_p90_gib = 0;            // at p90 of the model's memory error (0 = no error table)
+  double samples_per_s = 0;             // whole job (all GPUs), for the data read rate
+  double tokens_per_s = 0;              // whole job (all GPUs), when samples are token sequences
+  int vocab = 0;                        // decides bytes per stored token (2 or 4)
+  Modality modality = Modality::kNone;  // the model's samples (images: CPU JPEG decoding)
   std::optional<double> checkpoint_interval_hours;  // spot: Young/Daly
   bool spot_cost_lower_bound = false;
 };

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpuplan/catalog.h"
@@ -205,6 +206,17 @@ struct InferenceSpec {
   // Unset = Workload::Latency() decides: batch for an offline job, else interactive.
   std::optional<LatencyMode> latency;
   std::optional<int> batch;  // fixed batch / concurrency; unset = chosen
+  // Images, video and speech (kind=other models; ignored for transformers): the output size
+  // in pixels (YAML `resolution: 1024x1024`), video frames, sampling steps and classifier-free
+  // guidance of a diffusion model; unset = the zoo row's (native_size, frames, steps, cfg).
+  std::optional<int> width_px;
+  std::optional<int> height_px;
+  std::optional<int> frames;
+  std::optional<int> steps;
+  std::optional<bool> cfg;
+  // Images decoded on the GPU (NVIDIA DALI / nvJPEG) instead of by the host's CPU cores (PIL,
+  // torchvision): decides the vCPUs per GPU an image job needs (rules: jpeg-decode-cpu).
+  bool gpu_image_decode = false;
   Engine engine = Engine::kVllm;
   // Continuous (in-flight) batching: requests join and leave the running batch every step
   // (vLLM, SGLang, TensorRT-LLM's in-flight batching). Unset = what the engine does: vllm and
@@ -327,6 +339,10 @@ Status ValidateWorkload(const Workload& w);
 // The architecture the workload names: the inline one, else the zoo entry. NotFound with a
 // "did you mean" list for an unknown name.
 Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo);
+
+// An image size "1024x1024" (also "1280*720", and "480p", "720p", "1080p" as 16:9 landscape):
+// width and height in pixels, each 8..32768; nullopt when malformed.
+std::optional<std::pair<int, int>> ParseImageSize(std::string_view text);
 
 // Parses an amount with an optional suffix K, M, B (or G), T: "100M" -> 1e8, "1.5B" -> 1.5e9.
 // nullopt when malformed or negative.

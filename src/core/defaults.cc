@@ -65,6 +65,47 @@ Assumption PretrainBatch(const Workload& w, const ModelArch& arch, const Calibra
               std::to_string(w.seq_len) + " tokens (a power of two)"};
 }
 
+// A kind=other model's sample (gpuplan/model.h GenerationShape): no prompt; tokens only for
+// speech (decoded per 30 s window); the diffusion settings the zoo row gives, listed.
+void AssumeSampleDefaults(const Workload& w, const ModelArch& arch, Workload& out,
+                          std::vector<Assumption>& list) {
+  const GenerationShape& g = arch.gen;
+  out.inference.prompt_tokens = 1;
+  if (w.unset.output_tokens) {
+    out.inference.output_tokens = g.modality == Modality::kSpeech ? g.steps : 0;
+    if (g.modality == Modality::kSpeech) {
+      list.push_back({"inference.output_tokens", std::to_string(g.steps),
+                      "tokens decoded per 30 s audio window (models.csv steps: about 150 spoken "
+                      "words a minute)"});
+    }
+  }
+  if (g.modality != Modality::kDiffusion)
+    return;
+  if (!w.inference.width_px || !w.inference.height_px) {
+    out.inference.width_px = g.native_width;
+    out.inference.height_px = g.native_height;
+    list.push_back({"inference.resolution",
+                    std::to_string(g.native_width) + "x" + std::to_string(g.native_height),
+                    arch.name + "'s native size (models.csv native_size)"});
+  }
+  if (!w.inference.frames && g.frames > 0) {
+    out.inference.frames = g.frames;
+    list.push_back({"inference.frames", std::to_string(g.frames),
+                    arch.name + "'s default clip length (models.csv frames)"});
+  }
+  if (!w.inference.steps) {
+    out.inference.steps = g.steps;
+    list.push_back({"inference.steps", std::to_string(g.steps),
+                    arch.name + "'s default sampling steps (models.csv steps)"});
+  }
+  if (!w.inference.cfg) {
+    out.inference.cfg = g.cfg;
+    list.push_back({"inference.cfg", g.cfg ? "true" : "false",
+                    g.cfg ? "classifier-free guidance: two denoiser passes per step"
+                          : "guidance-distilled: one denoiser pass per step"});
+  }
+}
+
 }  // namespace
 
 Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibration& cal,
@@ -122,7 +163,9 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
                           "rental"});
     }
   }
-  if (inference) {
+  if (inference && arch.kind == ModelKind::kOther) {
+    AssumeSampleDefaults(w, arch, out, list);
+  } else if (inference) {
     if (w.unset.prompt_tokens) {
       list.push_back({"inference.prompt_tokens", std::to_string(w.inference.prompt_tokens),
                       "gpuplan's default prompt length"});

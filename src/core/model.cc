@@ -36,6 +36,15 @@ constexpr EnumNames<ModelKind, 3> kModelKindNames = {{{ModelKind::kDecoder, "dec
                                                       {ModelKind::kOther, "other"}}};
 std::string_view ModelKindName(ModelKind k) { return NameOf(kModelKindNames, k); }
 
+constexpr EnumNames<Modality, 4> kModalityNames = {{{Modality::kNone, "", NameKind::kUnlisted},
+                                                    {Modality::kImage, "image"},
+                                                    {Modality::kDiffusion, "diffusion"},
+                                                    {Modality::kSpeech, "speech"}}};
+std::string_view ModalityName(Modality m) { return NameOf(kModalityNames, m); }
+std::optional<Modality> ParseModality(std::string_view name) {
+  return ParseName(kModalityNames, name, NameCase::kIgnore);
+}
+
 std::string_view AttentionKindName(AttentionKind k, int heads, int kv_heads) {
   if (k == AttentionKind::kMla)
     return "mla";
@@ -177,6 +186,20 @@ Status ValidateModelArch(const ModelArch& m) {
       return bad("params", "a positive parameter count", strings::Num(m.params));
     if (m.params > kMaxModelParams)
       return too_large(m.params);
+    const GenerationShape& g = m.gen;
+    if (g.modality == Modality::kDiffusion) {
+      if (g.steps < 1)
+        return bad("steps", "a diffusion model's sampling steps, >= 1", std::to_string(g.steps));
+      if (g.native_width < 8 || g.native_height < 8)
+        return bad("native_size", "the output size its FLOPs are given at, >= 8x8",
+                   std::to_string(g.native_width) + "x" + std::to_string(g.native_height));
+    }
+    if (g.modality == Modality::kSpeech && (g.steps < 1 || g.decoder_params <= 0)) {
+      return bad("decoder_params", "a speech model's decoder parameters and tokens per window",
+                 strings::Num(g.decoder_params));
+    }
+    if (g.frames < 0 || g.once_flops < 0 || g.aux_params < 0 || g.peak_bytes < 0)
+      return bad("frames", "non-negative generation fields", std::to_string(g.frames));
     return Status::Ok();
   }
   if (m.layers < 1)

@@ -46,9 +46,10 @@ struct HardwareKey {
   perf::LinkKind link;
   double intra_gbs, inter_gbps, host_memory, memory, memory_error_ratio;
   bool rdma;
+  double host_vcpus;  // CPU image decoding (sample_inference.cc)
   auto Tie() const {
     return std::tie(gpu, gpus_per_node, nodes, link, intra_gbs, inter_gbps, host_memory, memory,
-                    memory_error_ratio, rdma);
+                    memory_error_ratio, rdma, host_vcpus);
   }
   bool operator<(const HardwareKey& o) const { return Tie() < o.Tie(); }
 };
@@ -63,7 +64,8 @@ HardwareKey KeyOf(const perf::Hardware& hw) {
           hw.host_memory_gib,
           hw.gpu_memory_gib,
           hw.memory_error_ratio,
-          hw.rdma};
+          hw.rdma,
+          hw.host_vcpus};
 }
 
 // The key without host RAM: hardware whose search never looked at the host (see HostFree) serves
@@ -189,7 +191,7 @@ std::string Filter(const Workload& w, const Catalog& catalog, const Calibration&
              "; FP64 work needs A100/A30/V100/P100-class GPUs";
     }
   }
-  if (w.task != Task::kRendering && w.task != Task::kHpc && !g.Tflops(w.precision)) {
+  if (w.task != Task::kRendering && w.task != Task::kHpc && !g.Tflops(RunsAs(g, w.precision))) {
     return g.name + " has no " + std::string(PrecisionName(w.precision)) + " units" +
            (w.precision == Precision::kBf16 ? " (set precision: fp16 to use it)" : "");
   }
@@ -730,7 +732,7 @@ class CandidateSearch {
   // early on hardware that cannot be.
   void Run() {
     auto speed = [&](const Job& j) {
-      return j.hw.Gpus() * j.run->g->Tflops(w_.precision).value_or(0);
+      return j.hw.Gpus() * j.run->g->Tflops(RunsAs(*j.run->g, w_.precision)).value_or(0);
     };
     std::stable_sort(jobs_.begin(), jobs_.end(),
                      [&](const Job& a, const Job& b) { return speed(a) > speed(b); });
@@ -1247,6 +1249,7 @@ void Annotate(const Workload& w, const ModelArch& arch, const Catalog& catalog,
   ctx.samples_per_s = c.estimate.throughput.samples_per_s_per_gpu * c.gpus;
   ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
   ctx.vocab = arch.vocab;
+  ctx.modality = arch.gen.modality;
   ctx.checkpoint_interval_hours = c.cost.checkpoint_interval_hours;
   ctx.spot_cost_lower_bound = c.cost.lower_bound || c.spot_cost_low.has_value();
   c.advice = rules::Check(ctx);

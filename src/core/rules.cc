@@ -41,6 +41,37 @@ void CpuPerGpu(const Context& c, std::vector<Advice>& out) {
   }
 }
 
+// Image models read JPEGs: decoded by the host's cores (PIL, torchvision) each image costs
+// calibration.csv jpeg_decode_ms of one core, which caps images/s at vCPUs per GPU over it (the
+// inference estimate applies the cap); NVIDIA DALI / nvJPEG decode on the GPU instead.
+void JpegDecode(const Context& c, std::vector<Advice>& out) {
+  if (c.modality != Modality::kImage || !c.calibration || c.samples_per_s <= 0)
+    return;
+  const double gpus = std::max(c.instance->gpu_count, 1.0) * std::max(c.nodes, 1);
+  const double per_gpu_vcpu = c.instance->vcpu / std::max(c.instance->gpu_count, 1.0);
+  const double per_gpu_rate = c.samples_per_s / gpus;
+  const double cores = per_gpu_rate * c.calibration->jpeg_decode_ms / 1e3;
+  if (c.workload->inference.gpu_image_decode) {
+    Add(out, "jpeg-decode-gpu", Severity::kInfo,
+        "images decoded on the GPU (DALI / nvJPEG): " + Num(per_gpu_rate) +
+            " images/s per GPU need no host cores for decoding");
+    return;
+  }
+  const double cap = per_gpu_vcpu * 1e3 / c.calibration->jpeg_decode_ms;
+  if (cores >= 0.9 * per_gpu_vcpu) {
+    Add(out, "jpeg-decode-cpu", Severity::kWarning,
+        "decoding JPEGs on the CPU (about " + Num(c.calibration->jpeg_decode_ms) +
+            " ms of one core each) caps this type at about " + Num(cap) + " images/s per GPU (" +
+            Num(per_gpu_vcpu) +
+            " vCPU per GPU): decode on the GPU with NVIDIA DALI / nvJPEG (inference.image_decode: "
+            "gpu) or choose a type with more vCPUs per GPU");
+  } else {
+    Add(out, "jpeg-decode-cpu", Severity::kInfo,
+        Num(per_gpu_rate) + " images/s per GPU take about " + Num(cores) + " of the " +
+            Num(per_gpu_vcpu) + " vCPU per GPU for JPEG decoding");
+  }
+}
+
 // Host RAM should hold at least the GPUs' memory: checkpoints are staged in RAM, pinned buffers
 // and data-loader workers live there, and ZeRO-Offload needs far more.
 void RamPerGpu(const Context& c, std::vector<Advice>& out) {
@@ -125,7 +156,13 @@ void LegacyGeneration(const Context& c, std::vector<Advice>& out) {
 
 void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
   const Precision p = c.workload->precision;
-  if (!c.gpu->Tflops(p)) {
+  if (RunsAs(*c.gpu, p) != p) {
+    Add(out, "bf16-as-fp16", Severity::kInfo,
+        c.gpu->name + " has no bf16 units: planned in fp16 (same speed class and memory)" +
+            (c.workload->IsTraining() ? "; train with fp16 loss scaling (torch.cuda.amp.GradScaler)"
+                                      : "") +
+            "; a model that overflows in fp16 needs a bf16 GPU (A10, A100, L20, H20 and newer)");
+  } else if (!c.gpu->Tflops(p)) {
     Add(out, "precision-unsupported", Severity::kCritical,
         c.gpu->name + " has no " + std::string(PrecisionName(p)) + " units" +
             (p == Precision::kBf16 ? "; use fp16 with loss scaling" : ""));
@@ -251,10 +288,10 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
 
 constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus,
                            MultiNodeNetwork, TensorParallelLink,
-                           CpuPerGpu,        RamPerGpu,
-                           MemoryHeadroom,   LegacyGeneration,
-                           Storage,          Billing,
-                           Security};
+                           CpuPerGpu,        JpegDecode,
+                           RamPerGpu,        MemoryHeadroom,
+                           LegacyGeneration, Storage,
+                           Billing,          Security};
 
 }  // namespace
 

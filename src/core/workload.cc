@@ -139,6 +139,42 @@ std::optional<double> ParseUtcOffset(std::string_view tz) {
   return sign * (*hours + minutes / 60);
 }
 
+std::optional<std::pair<int, int>> ParseImageSize(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  const std::string t = strings::Lower(text);
+  // Video resolutions by their height, 16:9 landscape (832x480 is Wan's 480p).
+  if (t == "480p")
+    return std::pair{832, 480};
+  if (t == "720p")
+    return std::pair{1280, 720};
+  if (t == "1080p")
+    return std::pair{1920, 1080};
+  const size_t x = t.find_first_of("x*");
+  if (x == std::string::npos)
+    return std::nullopt;
+  auto whole = [](std::string_view s) -> std::optional<int> {
+    if (s.empty() || s.size() > 5)
+      return std::nullopt;
+    int v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    if (v < 8 || v > 32768)
+      return std::nullopt;
+    return v;
+  };
+  const std::optional<int> w = whole(std::string_view(t).substr(0, x));
+  const std::optional<int> h = whole(std::string_view(t).substr(x + 1));
+  if (!w || !h)
+    return std::nullopt;
+  return std::pair{*w, *h};
+}
+
 std::optional<double> ParseAmount(std::string_view text) {
   while (!text.empty() && text.back() == ' ')
     text.remove_suffix(1);
@@ -334,6 +370,16 @@ Status ValidateInference(const Workload& w) {
   if (inf.batch && *inf.batch < 1) {
     return Bad("inference.batch", "a whole number >= 1", std::to_string(*inf.batch));
   }
+  if ((inf.width_px && (*inf.width_px < 8 || *inf.width_px > 32768)) ||
+      (inf.height_px && (*inf.height_px < 8 || *inf.height_px > 32768))) {
+    return Bad(
+        "inference.resolution", "a size from 8x8 to 32768x32768 pixels",
+        std::to_string(inf.width_px.value_or(0)) + "x" + std::to_string(inf.height_px.value_or(0)));
+  }
+  if (inf.frames && (*inf.frames < 1 || *inf.frames > 100000))
+    return Bad("inference.frames", "a whole number from 1 to 100000", std::to_string(*inf.frames));
+  if (inf.steps && (*inf.steps < 1 || *inf.steps > 10000))
+    return Bad("inference.steps", "a whole number from 1 to 10000", std::to_string(*inf.steps));
   if (inf.requests_per_s && (*inf.requests_per_s <= 0 || *inf.requests_per_s > kMaxRequestsPerS)) {
     return Bad("inference.requests_per_s", "a rate above 0 and at most 1000000 requests per second",
                Sci(*inf.requests_per_s));

@@ -64,6 +64,8 @@ constexpr Global kGlobals[] = {
     {"vllm_gpu_memory_utilization", &Calibration::vllm_gpu_memory_utilization, {0.05, 1}},
     {"trtllm_free_gpu_memory_fraction", &Calibration::trtllm_free_gpu_memory_fraction, {0.05, 1}},
     {"conv_gemm_dim", &Calibration::conv_gemm_dim, {1, 1e6}},
+    {"other_layer_overhead_us", &Calibration::other_layer_overhead_us, {0, 1e5}},
+    {"jpeg_decode_ms", &Calibration::jpeg_decode_ms, {0, 1e4}},
     {"fallback_link_gbs", &Calibration::fallback_link_gbs, {0.001, 1e4}},
     {"static_max_batch", &Calibration::static_max_batch, {1, 1e6}},
     {"interactive_ttft_ms", &Calibration::interactive_ttft_ms, {1, 3.6e6}},

@@ -1,7 +1,9 @@
 #include "io/model_zoo.h"
 
+#include <tuple>
 #include <utility>
 
+#include "gpuplan/workload.h"
 #include "io/csv.h"
 #include "io/embedded_data.h"
 
@@ -40,6 +42,29 @@ void ParseModernShape(CsvRowReader& r, ModelArch& m) {
   m.sliding_layers = OptionalInt(r, "sliding_layers", 1000);
 }
 
+// kind=other inference columns (all optional; empty modality = inference not modelled).
+void ParseGeneration(CsvRowReader& r, GenerationShape& g) {
+  const std::string modality = r.Text("modality");
+  if (!modality.empty()) {
+    const std::string m = r.OneOf("modality", {"image", "diffusion", "speech"});
+    g.modality = ParseModality(m).value_or(Modality::kNone);
+  }
+  g.steps = OptionalInt(r, "steps", 100000);
+  g.cfg = r.Bool("cfg", false);
+  if (const std::string size = r.Text("native_size"); !size.empty()) {
+    const std::optional<std::pair<int, int>> wh = ParseImageSize(size);
+    if (!wh)
+      r.Fail("native_size", "expected WIDTHxHEIGHT in pixels (1024x1024), got \"" + size + "\"");
+    else
+      std::tie(g.native_width, g.native_height) = *wh;
+  }
+  g.frames = OptionalInt(r, "frames", 100000);
+  g.once_flops = r.OptionalNumber("once_gflops", 0, 1e9).value_or(0) * 1e9;
+  g.aux_params = r.OptionalNumber("aux_params_b", 0, 1e5).value_or(0) * 1e9;
+  g.decoder_params = r.OptionalNumber("decoder_params_b", 0, 1e5).value_or(0) * 1e9;
+  g.peak_bytes = r.OptionalNumber("vae_peak_gib", 0, 1e5).value_or(0) * 1073741824.0;
+}
+
 ModelArch ParseModelRow(CsvRowReader& r) {
   ModelArch m;
   m.name = r.Text("name", true);
@@ -57,6 +82,8 @@ ModelArch ParseModelRow(CsvRowReader& r) {
     m.vocab = r.Integer("vocab", 1, 1 << 22);
   } else {
     m.layers = OptionalInt(r, "layers", 1000);
+    m.hidden = OptionalInt(r, "hidden", 1 << 20);  // a diffusion transformer's width
+    ParseGeneration(r, m.gen);
   }
   if (m.kind != ModelKind::kOther)
     ParseModernShape(r, m);

@@ -414,6 +414,24 @@ std::string ReadBatch(CsvRowReader& r, const std::string& notes, RowInputs& in) 
   if (Contains(notes, "static batching"))
     inf.continuous_batching = false;
   inf.engine = EngineOf(r, notes);
+  // Images, video and speech (kind=other models): the sample's settings when the row gives
+  // them (steps=30; resolution=832x480; frames=81; cfg=yes; image_decode=gpu); else the zoo's.
+  if (const int steps = NoteInt(notes, "steps"); steps > 0)
+    inf.steps = steps;
+  if (const int frames = NoteInt(notes, "frames"); frames > 0)
+    inf.frames = frames;
+  if (const std::string size = NoteToken(notes, "resolution"); !size.empty()) {
+    const std::optional<std::pair<int, int>> wh = ParseImageSize(size);
+    if (!wh)
+      return "resolution= in notes: expected WIDTHxHEIGHT, got \"" + size + "\"";
+    inf.width_px = wh->first;
+    inf.height_px = wh->second;
+  }
+  if (const std::string cfg = NoteToken(notes, "cfg"); !cfg.empty())
+    inf.cfg = cfg == "yes";
+  inf.gpu_image_decode = NoteToken(notes, "image_decode") == "gpu";
+  if (const int tokens = NoteInt(notes, "decode_tokens"); tokens > 0)
+    inf.output_tokens = tokens;
   return "";
 }
 
@@ -561,7 +579,9 @@ std::optional<double> ServingValue(const std::string& metric, const RowInputs& i
     return std::nullopt;
   }
   if (metric == "samples_per_s_per_gpu") {
-    return inf.batch / (spec.output_tokens > 0 ? inf.request_s : inf.prefill_s) / gpus;
+    // Speech models decode their zoo's tokens per window when the row states none.
+    return inf.batch /
+           (spec.output_tokens > 0 || inf.decode_s > 0 ? inf.request_s : inf.prefill_s) / gpus;
   }
   return std::nullopt;
 }

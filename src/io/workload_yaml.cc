@@ -423,7 +423,8 @@ void ReadLength(Reader& r, const YAML::Node& node, const std::string& field, int
 void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
   if (!r.CheckMap(node, "inference",
                   {"requests_per_s", "traffic", "prompt_tokens", "output_tokens", "ttft_ms",
-                   "tpot_ms", "batch", "engine", "continuous_batching", "latency"})) {
+                   "tpot_ms", "batch", "engine", "continuous_batching", "latency", "resolution",
+                   "frames", "steps", "cfg", "image_decode"})) {
     return;
   }
   for (const auto& kv : node) {
@@ -451,6 +452,32 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     }
     if (key == "latency")
       inf.latency = r.Enum(v, f, kLatencyModeNames);
+    if (key == "resolution") {
+      const std::optional<std::string> text = r.String(v, f);
+      const std::optional<std::pair<int, int>> wh = text ? ParseImageSize(*text) : std::nullopt;
+      if (text && !wh) {
+        r.Fail(v, f,
+               "expected WIDTHxHEIGHT in pixels from 8 to 32768 (1024x1024) or 480p, 720p, "
+               "1080p, got \"" +
+                   *text + "\"");
+      } else if (wh) {
+        inf.width_px = wh->first;
+        inf.height_px = wh->second;
+      }
+    }
+    if (key == "frames")
+      inf.frames = r.Integer(v, f, 1, 100000);
+    if (key == "steps")
+      inf.steps = r.Integer(v, f, 1, 10000);
+    if (key == "cfg")
+      inf.cfg = r.Bool(v, f);
+    if (key == "image_decode") {
+      const std::optional<std::string> text = r.String(v, f);
+      if (text && *text != "cpu" && *text != "gpu")
+        r.Fail(v, f,
+               "expected cpu (PIL, torchvision) or gpu (DALI, nvJPEG), got \"" + *text + "\"");
+      inf.gpu_image_decode = text && *text == "gpu";
+    }
     if (!r.status().ok())
       return;
   }

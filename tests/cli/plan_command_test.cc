@@ -90,7 +90,9 @@ TEST(PlanCommandTest, ExplainSaysWhyNot) {
 TEST(PlanCommandTest, EveryExampleWorkloadPlans) {
   for (const char* name :
        {"llm-lora-finetune.yaml", "high-concurrency-inference.yaml", "light-image-processing.yaml",
-        "rendering-farm.yaml", "llama-70b-pretrain.yaml", "llama-13b-qlora-budget.yaml"}) {
+        "rendering-farm.yaml", "llama-70b-pretrain.yaml", "llama-13b-qlora-budget.yaml",
+        "resnet50-classify-10m.yaml", "sdxl-batch-generation.yaml", "wan-video-serving.yaml",
+        "whisper-transcription.yaml"}) {
     SCOPED_TRACE(name);
     auto run = RunGpuplan({"plan", Example(name), "--json"});
     ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -84,8 +84,18 @@ const RuleCase kRuleCases[] = {
      std::nullopt},
     {"TrainingOnA10IsFine", "ecs.gn7i-c8g1.2xlarge", LoraFinetune, None,
      "inference-gpu-for-training", std::nullopt},
-    {"Bf16OnV100IsCritical", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "precision-unsupported",
-     Severity::kCritical},
+    // Issue 28: bf16 work runs as fp16 on GPUs without bf16 units, with a note (was critical).
+    {"Bf16OnV100RunsAsFp16", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "bf16-as-fp16",
+     Severity::kInfo},
+    {"Bf16OnV100IsNotRefused", "ecs.gn6v-c8g1.2xlarge", LoraFinetune, None, "precision-unsupported",
+     std::nullopt},
+    {"Fp8OnV100IsCritical", "ecs.gn6v-c8g1.2xlarge",
+     [] {
+       Workload w = LoraFinetune();
+       w.precision = Precision::kFp8;
+       return w;
+     },
+     None, "precision-unsupported", Severity::kCritical},
     {"Fp16OnV100IsFine", "ecs.gn6v-c8g1.2xlarge",
      [] {
        Workload w = LoraFinetune();
@@ -225,10 +235,12 @@ INSTANTIATE_TEST_SUITE_P(Cases, RulesTest, ::testing::ValuesIn(kRuleCases),
                          });
 
 TEST(RulesOrderTest, CriticalFirstThenWarningThenInfo) {
-  // bf16 on a V100 (critical), dropped by CUDA 13 (warning), data in the VPC (info).
+  // fp8 on a V100 (critical; bf16 runs there as fp16 since issue 28), dropped by CUDA 13
+  // (warning), data in the VPC (info).
   const InstanceType* type = testing::EmbeddedCatalog().FindInstance("ecs.gn6v-c8g1.2xlarge");
   ASSERT_NE(type, nullptr);
-  const Workload w = LoraFinetune();
+  Workload w = LoraFinetune();
+  w.precision = Precision::kFp8;
   Context ctx;
   ctx.workload = &w;
   ctx.calibration = &testing::EmbeddedCalibration();

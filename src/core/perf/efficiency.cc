@@ -31,10 +31,11 @@ double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const 
 
 // The dense peak used for GEMMs at precision p. FP32 training runs FP32 math (PyTorch leaves
 // TF32 off for matmul by default since 1.12); INT8 inference weights are dequantised to FP16.
+// BF16 runs as FP16 where the GPU has no BF16 units (RunsAs: Volta, Turing).
 std::optional<double> PeakTflops(const Gpu& g, Precision p) {
   if (p == Precision::kInt8)
     return g.Tflops(Precision::kFp16);
-  return g.Tflops(p);
+  return g.Tflops(RunsAs(g, p));
 }
 
 }  // namespace gpuplan::perf::internal

@@ -99,6 +99,7 @@ Result<Hardware> HardwareFor(const Catalog& catalog, const InstanceType& type, i
     hw.intra_gbs = 0;
   }
   hw.host_memory_gib = type.memory_gib;
+  hw.host_vcpus = type.vcpu;
   if (nodes > 1) {
     hw.rdma = type.rdma;
     hw.inter_node_gbps = type.rdma && type.rdma_gbps ? *type.rdma_gbps : type.network_gbps;

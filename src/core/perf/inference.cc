@@ -224,10 +224,8 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
 
 Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
                                    const Layout& l, const Calibration& cal, double peak) {
-  if (arch.kind == ModelKind::kOther) {
-    return Status::Unsupported("inference of non-transformer models (" + arch.name +
-                               ") is not modelled");
-  }
+  if (arch.kind == ModelKind::kOther)
+    return EstimateSampleInference(w, arch, hw, l, cal, peak);
   Estimate est;
   const Serving s = ServingOf(w, arch, hw, l, cal, peak);
   ServingMemory(s, w, arch, hw, cal, est);

@@ -107,6 +107,10 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
                                   bool memory_only = false);
 Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
                                    const Layout& l, const Calibration& cal, double peak);
+// The same for a kind=other model (sample_inference.cc): images, diffusion, speech.
+Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
+                                         const Hardware& hw, const Layout& l,
+                                         const Calibration& cal, double peak);
 
 // EstimateRun with the training invariants a layout search shares over its estimates;
 // `memory_only` (training): the memory alone, for the search's fit probes.
