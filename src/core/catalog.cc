@@ -260,7 +260,7 @@ std::vector<CatalogIssue> Catalog::Validate() {
     if (!seen.insert(InstanceKey(t.name)).second)
       error(t.provenance, what + "duplicate name");
     if (NormalizeInstanceName(t.name) != strings::Lower(t.name))
-      error(t.provenance, what + "name must start with \"ecs.\"");
+      error(t.provenance, what + "name must start with \"" + std::string(kInstancePrefix) + "\"");
     if (!FindFamily(t.family))
       error(t.provenance, what + "unknown family \"" + t.family + "\"");
     Gpu* gpu = nullptr;
