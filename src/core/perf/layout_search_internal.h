@@ -12,10 +12,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <span>
 #include <string>
 #include <tuple>
@@ -283,6 +285,36 @@ class Search {
 
   // Branch and bound over `list` (or every configuration when `exhaustive`).
   void Solve(const StructureList& list, bool exhaustive);
+
+  // Solve's best-first queue: entries in increasing lower bound, equal bounds first in first
+  // out. An entry is a group to probe and bound (lazy: bounded from its flat sibling so far), a
+  // group to split into its structures, or a structure to explore.
+  enum class EntryKind { kLazyGroup, kGroup, kStructure };
+  struct Entry {
+    double bound;
+    size_t seq;  // insertion order
+    EntryKind kind;
+    size_t index;  // into StructureList::groups or ::structures
+    bool operator>(const Entry& o) const { return std::tie(bound, seq) > std::tie(o.bound, o.seq); }
+  };
+  struct Frontier {
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+    size_t seq = 0;
+    void Push(double bound, EntryKind kind, size_t index) {
+      queue.push({bound, seq++, kind, index});
+    }
+  };
+
+  // Every group of `list` into `frontier` with its bound (a group with virtual stages from its
+  // flat sibling, lazily); groups that fit nowhere stay out. Returns the first layout a group's
+  // probe found to fit, if any.
+  std::optional<Layout> SeedGroups(const StructureList& list, std::vector<Learned>& learned,
+                                   Frontier& frontier);
+
+  // A group's structures into `frontier`, each with its own bound; below a ZeRO-2 member that
+  // cannot fit, ZeRO 0 and 1 cannot either.
+  void SplitGroup(const std::vector<Structure>& structures, const Group& group,
+                  std::vector<Learned>& learned, Frontier& frontier);
 
   // Whether the caller no longer needs this search: asked once a layout of this rung of savers
   // fits (then no later rung is tried, so `floor`, the least bound left, bounds every step the

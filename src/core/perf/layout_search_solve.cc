@@ -233,16 +233,41 @@ void Search::Solve(const StructureList& list, bool exhaustive) {
   // traffic by vp, divides the bubble by vp, and only adds in-flight activations. So when the
   // sibling fits nowhere, neither does the group; otherwise its fit probes and its own bound
   // wait until the group comes up (kLazyGroup), and most never do.
-  enum class Kind { kLazyGroup, kGroup, kStructure };
-  struct Entry {
-    double bound;
-    size_t seq;    // insertion order: equal bounds pop first-in first
-    Kind kind;     // a group to probe and bound, a group to split, or a structure to explore
-    size_t index;  // into list.groups or structures
-    bool operator>(const Entry& o) const { return std::tie(bound, seq) > std::tie(o.bound, o.seq); }
-  };
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  size_t seq = 0;
+  Frontier frontier;
+  const std::optional<Layout> fits = SeedGroups(list, learned, frontier);
+  // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
+  // from the first structure rather than wait for one whose own search finds a fit.
+  if (fits && !result_.ok) {
+    if (Result<Estimate> e = Run(*fits); e.ok() && e->memory.fits)
+      Consider(*fits, *e);
+  }
+  while (!frontier.queue.empty()) {
+    const Entry top = frontier.queue.top();
+    frontier.queue.pop();
+    if (top.bound == kInf || (result_.ok && top.bound >= result_.estimate.time.step_s))
+      break;
+    if (StopEarly(top.bound))
+      return;
+    if (top.kind == EntryKind::kStructure) {
+      Explore(structures[top.index], learned[top.index], false);
+      continue;
+    }
+    const Group& group = list.groups[top.index];
+    if (top.kind == EntryKind::kLazyGroup) {
+      if (const std::optional<GroupFitting> fit = GroupFit(structures, learned, group)) {
+        const KernelParts parts = GroupParts(structures, group, *fit);
+        const double own = BoundOf(parts, structures[group.begin]);
+        frontier.Push(std::max(own, top.bound), EntryKind::kGroup, top.index);
+      }
+      continue;
+    }
+    SplitGroup(structures, group, learned, frontier);
+  }
+}
+
+std::optional<Layout> Search::SeedGroups(const StructureList& list, std::vector<Learned>& learned,
+                                         Frontier& frontier) {
+  const std::vector<Structure>& structures = list.structures;
   std::optional<Layout> fits;  // the first layout a group's probe found to fit
   // The bound parts of the groups without virtual stages that fit (the siblings).
   struct Sibling {
@@ -258,14 +283,14 @@ void Search::Solve(const StructureList& list, bool exhaustive) {
         continue;  // more activations in flight than a sibling that fits nowhere
       const Sibling& sibling = siblings[static_cast<size_t>(at)];
       if (std::optional<double> b = Derived(sibling.parts, structures, group)) {
-        queue.push({*b, seq++, Kind::kLazyGroup, g});
+        frontier.Push(*b, EntryKind::kLazyGroup, g);
         continue;
       }
     }
     const std::optional<GroupFitting> fit = GroupFit(structures, learned, group);
     if (fit) {
       KernelParts parts = GroupParts(structures, group, *fit);
-      queue.push({BoundOf(parts, structures[group.begin]), seq++, Kind::kGroup, g});
+      frontier.Push(BoundOf(parts, structures[group.begin]), EntryKind::kGroup, g);
       if (!fits)
         fits = fit->layout;
       if (structures[group.begin].base.vp == 1) {
@@ -274,44 +299,22 @@ void Search::Solve(const StructureList& list, bool exhaustive) {
       }
     }
   }
-  // Timed, it is a first incumbent: the bound test and the caller's cut-off (StopEarly) start
-  // from the first structure rather than wait for one whose own search finds a fit.
-  if (fits && !result_.ok) {
-    if (Result<Estimate> e = Run(*fits); e.ok() && e->memory.fits)
-      Consider(*fits, *e);
-  }
-  while (!queue.empty()) {
-    const Entry top = queue.top();
-    queue.pop();
-    if (top.bound == kInf || (result_.ok && top.bound >= result_.estimate.time.step_s))
-      break;
-    if (StopEarly(top.bound))
-      return;
-    if (top.kind == Kind::kStructure) {
-      Explore(structures[top.index], learned[top.index], false);
+  return fits;
+}
+
+void Search::SplitGroup(const std::vector<Structure>& structures, const Group& group,
+                        std::vector<Learned>& learned, Frontier& frontier) {
+  bool zero2_infeasible = false;
+  for (size_t i = group.begin; i < group.end; ++i) {
+    const Structure& s = structures[i];
+    Learned& k = learned[i];
+    if (s.base.zero < 2 && zero2_infeasible)
       continue;
-    }
-    const Group& group = list.groups[top.index];
-    if (top.kind == Kind::kLazyGroup) {
-      if (const std::optional<GroupFitting> fit = GroupFit(structures, learned, group)) {
-        const KernelParts parts = GroupParts(structures, group, *fit);
-        const double own = BoundOf(parts, structures[group.begin]);
-        queue.push({std::max(own, top.bound), seq++, Kind::kGroup, top.index});
-      }
-      continue;
-    }
-    bool zero2_infeasible = false;
-    for (size_t i = group.begin; i < group.end; ++i) {
-      const Structure& s = structures[i];
-      Learned& k = learned[i];
-      if (s.base.zero < 2 && zero2_infeasible)
-        continue;
-      const double bound = LowerBound(s, k);
-      if (s.base.zero == 2 && bound == kInf)
-        zero2_infeasible = true;
-      if (bound < kInf && !k.settled)
-        queue.push({bound, seq++, Kind::kStructure, i});
-    }
+    const double bound = LowerBound(s, k);
+    if (s.base.zero == 2 && bound == kInf)
+      zero2_infeasible = true;
+    if (bound < kInf && !k.settled)
+      frontier.Push(bound, EntryKind::kStructure, i);
   }
 }
 

@@ -100,7 +100,7 @@ void Explain(const PlanInputs& in, const CandidateSearch& search, Plan& plan) {
   for (Candidate& c : plan.candidates)
     Annotate(in, plan.latency, c);
   if (!plan.candidates.empty())
-    plan.candidates[0].why = WhyBest(in.w, in.catalog, plan, search.currency());
+    plan.candidates[0].why = WhyBest(in, plan, search.currency());
   AddNotes(in.w, VendorExcluded(in.w.constraints, GpuVendor::kNvidia), search.currency(),
            search.latency_misses(), plan);
   if (std::string note = serving::FleetNote(in.w, in.options); !note.empty())

@@ -73,7 +73,8 @@ CandidateSearch::CandidateSearch(const PlanInputs& in, const std::vector<cost::M
       options_(in.options),
       modes_(modes),
       plan_(plan),
-      currency_(in.w.constraints.budget ? in.w.constraints.budget->currency : "CNY"),
+      currency_(in.w.constraints.budget ? in.w.constraints.budget->currency
+                                        : in.options.default_currency),
       serving_(in.w.IsServing()),
       bar_(in.w, in.options.top_n),
       pins_(perf::PinsFrom(in.w)),

@@ -54,7 +54,7 @@ class CandidateSearch {
   CandidateSearch(const CandidateSearch&) = delete;
   CandidateSearch& operator=(const CandidateSearch&) = delete;
 
-  // The plan's currency: the budget's, else CNY.
+  // The plan's currency: the budget's, else PlanOptions::default_currency.
   const std::string& currency() const { return currency_; }
   const LatencyMisses& latency_misses() const { return latency_misses_; }
   std::vector<Candidate> TakeCandidates() { return std::move(all_); }

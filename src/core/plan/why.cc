@@ -76,12 +76,14 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
 
 // A shown job that nearly ties the top pick on the objective and is far better on the other
 // measure, which a user would rather take: a score (what the ranking compares: cost, or hours,
-// at the workload's confidence) within 2% of the pick's and at least 20% fewer hours (under a
-// cost objective) or 20% less cost (under a time objective); "" when none is. Spot ranked at
+// at the workload's confidence) within options.near_tie_score (2%) of the pick's and at least
+// options.near_tie_gain (20%) fewer hours (under a cost objective) or less cost (under a time
+// objective); "" when none is. Spot ranked at
 // its PAYG cap is left out: its own price cannot be relied on. The first such in rank order
 // (its index into `at`).
-std::string NearTie(const Workload& w, const std::vector<Candidate>& shown, size_t& at) {
-  constexpr double kTie = 0.02, kBetter = 0.2;
+std::string NearTie(const Workload& w, const PlanOptions& options,
+                    const std::vector<Candidate>& shown, size_t& at) {
+  const double tie_share = options.near_tie_score, gain_share = options.near_tie_gain;
   const Candidate& best = shown[0];
   const auto job = [](const Candidate& c) {
     return c.price_known && !c.monthly && c.job_hours > 0 && c.cost.total.amount() > 0 &&
@@ -94,11 +96,11 @@ std::string NearTie(const Workload& w, const std::vector<Candidate>& shown, size
   for (size_t i = 1; i < shown.size(); ++i) {
     const Candidate& c = shown[i];
     if (!job(c) || c.cost.total.currency() != best.cost.total.currency() ||
-        c.score > best.score * (1 + kTie)) {
+        c.score > best.score * (1 + tie_share)) {
       continue;
     }
     const double hours = c.job_hours, money = c.cost.total.amount();
-    if (by_time ? money > best_cost * (1 - kBetter) : hours > best_hours * (1 - kBetter))
+    if (by_time ? money > best_cost * (1 - gain_share) : hours > best_hours * (1 - gain_share))
       continue;
     at = i;
     const std::string what = std::to_string(c.nodes) + " x " + c.instance + " " +
@@ -121,8 +123,9 @@ std::string NearTie(const Workload& w, const std::vector<Candidate>& shown, size
 
 }  // namespace
 
-std::string WhyBest(const Workload& w, const Catalog& catalog, const Plan& plan,
-                    const std::string& currency) {
+std::string WhyBest(const PlanInputs& in, const Plan& plan, const std::string& currency) {
+  const Workload& w = in.w;
+  const Catalog& catalog = in.catalog;
   const std::vector<Candidate>& shown = plan.candidates;
   const LatencyTargets& targets = plan.latency;
   const bool spot_alternative = plan.spot_alternative.has_value();
@@ -152,7 +155,7 @@ std::string WhyBest(const Workload& w, const Catalog& catalog, const Plan& plan,
     why += "; spot looks cheaper only at a price that cannot be relied on (see the notes)";
   }
   size_t tie_at = 0;
-  if (std::string tie = NearTie(w, shown, tie_at); !tie.empty())
+  if (std::string tie = NearTie(w, in.options, shown, tie_at); !tie.empty())
     why += "; " + tie;
   if (shown.size() > 1 && tie_at != 1) {
     const Candidate& next = shown[1];

@@ -5,16 +5,14 @@
 
 #include <string>
 
-#include "gpuplan/catalog.h"
 #include "gpuplan/plan.h"
-#include "gpuplan/workload.h"
+#include "plan/inputs.h"
 
 namespace gpuplan::planner {
 
 // The why of plan.candidates[0] (REQUIRES: the plan has a candidate), from the plan's shown
 // candidates, latency targets and spot alternative; `currency` is the plan's.
-std::string WhyBest(const Workload& w, const Catalog& catalog, const Plan& plan,
-                    const std::string& currency);
+std::string WhyBest(const PlanInputs& in, const Plan& plan, const std::string& currency);
 
 }  // namespace gpuplan::planner
 
