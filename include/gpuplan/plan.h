@@ -121,9 +121,10 @@ struct Candidate {
   std::string gpu;
   std::string region;
   int nodes = 1;
-  int gpus = 1;            // total GPUs
-  int replicas = 1;        // inference: copies of the model serving traffic (= copies)
-  int copies = 1;          // model copies (training: 1)
+  int gpus = 1;  // total GPUs
+  // Model copies: a service's independent copies serving traffic (JSON "replicas"; spares
+  // included); training: 1.
+  int copies = 1;
   int gpus_per_copy = 1;   // GPUs one copy runs on (tp x pp; training: all)
   int nodes_per_copy = 1;  // instances one copy spans (serving: 1 unless the model needs more)
   int copies_per_instance_group = 1;  // copies on nodes_per_copy instances

@@ -104,7 +104,6 @@ Result<Candidate> PriceIn(const Workload& w, const InstanceType& t, const Candid
     c.nodes = instances;
     c.gpus = base.gpus / std::max(base.nodes, 1) * instances;
     c.copies = base.copies + spare / per_copy * base.copies_per_instance_group;
-    c.replicas = c.copies;
   }
   c.region = p.region;
   c.billing = p.mode;
@@ -196,7 +195,6 @@ Offered PriceFleets(const PriceRequest& r, const Pricing& pricing) {
     c->gpus = base.gpus / std::max(base.nodes, 1) * c->nodes;
     c->spare_instances = 0;
     c->copies = base.copies;
-    c->replicas = base.replicas;
     if (c->ranges && c->ranges->time.regime != "none")
       c->ranges->cost = uncertainty::Scale(fleet.month_cost, c->ranges->time);
     if (std::string over = OverBudget(w, t, base, p.mode, *c, false, pricing.currency);

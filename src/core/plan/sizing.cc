@@ -161,7 +161,6 @@ Offered CandidateSearch::Offer(const TypeRun& run, int nodes, const perf::Hardwa
   Candidate base = Base(t, *run.g);
   base.nodes = z->instances;
   base.gpus = z->instances * t.whole_gpus();
-  base.replicas = z->copies;
   base.copies = z->copies;
   base.gpus_per_copy = w_.IsTraining() ? base.gpus : hw.Gpus() / serving::CopiesPerGroup(lr.layout);
   base.nodes_per_copy = w_.IsTraining() ? z->instances : nodes;
