@@ -91,7 +91,7 @@ class LayoutMemo {
   LayoutMemo(const LayoutMemo&) = delete;
   LayoutMemo& operator=(const LayoutMemo&) = delete;
 
-  struct Shape;  // one hardware shape's share (layout_search.cc)
+  struct Shape;  // one hardware shape's share (src/core/perf/layout_search_internal.h)
   // The share of `gpus` GPUs, `gpus_per_node` per node, for a search of (w, arch, pins); null
   // when the memo is bound to others.
   Shape* For(const Workload& w, const ModelArch& arch, const LayoutPins& pins, int gpus,

@@ -63,6 +63,16 @@ struct PlanOptions {
   // The model's error per regime (data/uncertainty.csv, loaded at the edge); empty = no ranges,
   // and decisions at Workload::confidence use the point estimate.
   uncertainty::Table uncertainty;
+  // The plan's currency when constraints.budget names none: prices in another currency are
+  // not compared with it (a region priced only in USD is rejected with the reason).
+  std::string default_currency = "CNY";
+  // A shown job the pick's why names as a near tie: its score (what the ranking compares)
+  // within `near_tie_score` (2%) of the pick's, below the model's own spread, so the user may
+  // as well choose on the other measure, and at least `near_tie_gain` (20%) better on it
+  // (fewer hours under a cost objective, less cost under a time objective), enough to matter.
+  // Judgement calls, stated in the why; not fitted values.
+  double near_tie_score = 0.02;
+  double near_tie_gain = 0.2;
 };
 
 // The calibrated spread of a candidate's numbers (gpuplan/uncertainty.h).
@@ -111,9 +121,10 @@ struct Candidate {
   std::string gpu;
   std::string region;
   int nodes = 1;
-  int gpus = 1;            // total GPUs
-  int replicas = 1;        // inference: copies of the model serving traffic (= copies)
-  int copies = 1;          // model copies (training: 1)
+  int gpus = 1;  // total GPUs
+  // Model copies: a service's independent copies serving traffic (JSON "replicas"; spares
+  // included); training: 1.
+  int copies = 1;
   int gpus_per_copy = 1;   // GPUs one copy runs on (tp x pp; training: all)
   int nodes_per_copy = 1;  // instances one copy spans (serving: 1 unless the model needs more)
   int copies_per_instance_group = 1;  // copies on nodes_per_copy instances

@@ -197,127 +197,162 @@ std::vector<std::string> Catalog::SuggestGpus(std::string_view name, int limit) 
   return Closest(name, names, limit, GpuKey);
 }
 
-std::vector<CatalogIssue> Catalog::Validate() {
-  std::vector<CatalogIssue> errors, warnings;
-  auto error = [&](const Provenance& p, const std::string& what) {
-    errors.push_back({true, Where(p) + ": " + what});
-  };
-  auto warn = [&](const Provenance& p, const std::string& what) {
-    warnings.push_back({false, Where(p) + ": " + what});
-  };
+namespace {
 
+// What Catalog::Validate finds, in the order it checks the tables; each message starts with
+// where the row came from.
+struct CatalogIssues {
+  std::vector<CatalogIssue> errors, warnings;
+  void Error(const Provenance& p, const std::string& what) {
+    errors.push_back({true, Where(p) + ": " + what});
+  }
+  void Warn(const Provenance& p, const std::string& what) {
+    warnings.push_back({false, Where(p) + ": " + what});
+  }
+};
+
+void CheckArchitectures(const Catalog& c, CatalogIssues& out) {
+  const std::vector<Architecture>& architectures = c.architectures;
   std::set<std::string> seen;
   for (const Architecture& a : architectures) {
     if (!seen.insert(a.compute_capability).second) {
-      error(a.provenance, "duplicate compute capability \"" + a.compute_capability + "\"");
+      out.Error(a.provenance, "duplicate compute capability \"" + a.compute_capability + "\"");
     }
   }
-  seen.clear();
-  for (Gpu& g : gpus) {
+}
+
+// Also clears each GPU's `alibaba` flag, which CheckInstances sets again.
+void CheckGpus(Catalog& c, CatalogIssues& out) {
+  std::set<std::string> seen;
+  for (Gpu& g : c.gpus) {
     g.alibaba = false;
     if (!seen.insert(GpuKey(g.name)).second)
-      error(g.provenance, "duplicate GPU \"" + g.name + "\"");
+      out.Error(g.provenance, "duplicate GPU \"" + g.name + "\"");
     if (g.memory_gib <= 0)
-      error(g.provenance, "GPU \"" + g.name + "\": memory_gib must be > 0");
+      out.Error(g.provenance, "GPU \"" + g.name + "\": memory_gib must be > 0");
     if (g.usable_memory_gib && *g.usable_memory_gib > g.memory_gib * 1.08) {
-      error(g.provenance, "GPU \"" + g.name + "\": usable memory exceeds nominal memory");
+      out.Error(g.provenance, "GPU \"" + g.name + "\": usable memory exceeds nominal memory");
     }
     if (g.memory_bandwidth_gbs <= 0) {
-      error(g.provenance, "GPU \"" + g.name + "\": memory_bandwidth_gbs must be > 0");
+      out.Error(g.provenance, "GPU \"" + g.name + "\": memory_bandwidth_gbs must be > 0");
     }
     // Tensor-core FP16 is never below FP32 on any NVIDIA GPU since Pascal; a lower value means
     // the columns were swapped.
     auto fp16 = g.Tflops(Precision::kFp16), fp32 = g.Tflops(Precision::kFp32);
     if (fp16 && fp32 && *fp16 < *fp32) {
-      error(g.provenance, "GPU \"" + g.name + "\": fp16 TFLOPS below fp32; columns swapped?");
+      out.Error(g.provenance, "GPU \"" + g.name + "\": fp16 TFLOPS below fp32; columns swapped?");
     }
     // The architecture row is looked up by compute capability; it must be the same generation.
-    if (const Architecture* a = ArchitectureOf(g)) {
+    if (const Architecture* a = c.ArchitectureOf(g)) {
       if (a->architecture != g.architecture) {
-        error(g.provenance, "GPU \"" + g.name + "\": architecture \"" + g.architecture +
-                                "\" but compute capability " + g.compute_capability + " is \"" +
-                                a->architecture + "\" in architectures.csv (" +
-                                Where(a->provenance) + ")");
+        out.Error(g.provenance, "GPU \"" + g.name + "\": architecture \"" + g.architecture +
+                                    "\" but compute capability " + g.compute_capability + " is \"" +
+                                    a->architecture + "\" in architectures.csv (" +
+                                    Where(a->provenance) + ")");
       }
     } else {
-      warn(g.provenance, "GPU \"" + g.name + "\": compute capability \"" + g.compute_capability +
-                             "\" has no row in architectures.csv: its driver, CUDA and image "
-                             "are unknown (add the row from NVIDIA's CUDA GPU list, "
-                             "developer.nvidia.com/cuda-gpus, and the CUDA release notes)");
+      out.Warn(g.provenance, "GPU \"" + g.name + "\": compute capability \"" +
+                                 g.compute_capability +
+                                 "\" has no row in architectures.csv: its driver, CUDA and image "
+                                 "are unknown (add the row from NVIDIA's CUDA GPU list, "
+                                 "developer.nvidia.com/cuda-gpus, and the CUDA release notes)");
     }
   }
-  seen.clear();
-  for (const Family& f : families) {
+}
+
+void CheckFamilies(const Catalog& c, CatalogIssues& out) {
+  std::set<std::string> seen;
+  for (const Family& f : c.families) {
     if (!seen.insert(strings::Lower(f.name)).second) {
-      error(f.provenance, "duplicate family \"" + f.name + "\"");
+      out.Error(f.provenance, "duplicate family \"" + f.name + "\"");
     }
-    if (!FindGpu(f.gpu))
-      error(f.provenance, "family \"" + f.name + "\": unknown GPU \"" + f.gpu + "\"");
+    if (!c.FindGpu(f.gpu))
+      out.Error(f.provenance, "family \"" + f.name + "\": unknown GPU \"" + f.gpu + "\"");
   }
-  seen.clear();
-  for (const InstanceType& t : instances) {
+}
+
+// Each instance type against its family and GPU; sets `alibaba` on the GPUs an instance uses.
+void CheckInstances(Catalog& c, CatalogIssues& out) {
+  std::set<std::string> seen;
+  for (const InstanceType& t : c.instances) {
     const std::string what = "instance \"" + t.name + "\": ";
     if (!seen.insert(InstanceKey(t.name)).second)
-      error(t.provenance, what + "duplicate name");
+      out.Error(t.provenance, what + "duplicate name");
     if (NormalizeInstanceName(t.name) != strings::Lower(t.name))
-      error(t.provenance, what + "name must start with \"ecs.\"");
-    if (!FindFamily(t.family))
-      error(t.provenance, what + "unknown family \"" + t.family + "\"");
+      out.Error(t.provenance,
+                what + "name must start with \"" + std::string(kInstancePrefix) + "\"");
+    if (!c.FindFamily(t.family))
+      out.Error(t.provenance, what + "unknown family \"" + t.family + "\"");
     Gpu* gpu = nullptr;
-    for (Gpu& g : gpus) {
-      if (&g == FindGpu(t.gpu))
+    for (Gpu& g : c.gpus) {
+      if (&g == c.FindGpu(t.gpu))
         gpu = &g;
     }
     if (!gpu) {
       std::string hint;
-      auto near = SuggestGpus(t.gpu, 1);
+      auto near = c.SuggestGpus(t.gpu, 1);
       if (!near.empty())
         hint = "; did you mean \"" + near[0] + "\"?";
-      error(t.provenance, what + "unknown GPU \"" + t.gpu + "\"" + hint);
+      out.Error(t.provenance, what + "unknown GPU \"" + t.gpu + "\"" + hint);
       continue;
     }
     gpu->alibaba = true;
     if (t.gpu_count <= 0 || t.gpu_count > 16) {
-      error(t.provenance, what + "gpu_count must be in (0, 16]");
+      out.Error(t.provenance, what + "gpu_count must be in (0, 16]");
     }
     if (t.gpu_count >= 1 && std::abs(t.gpu_count - std::round(t.gpu_count)) > 1e-9) {
-      error(t.provenance, what + "gpu_count above 1 must be a whole number");
+      out.Error(t.provenance, what + "gpu_count above 1 must be a whole number");
     }
     // The per-GPU memory must match the GPU model (a slice gets its share).
     const double expected = gpu->memory_gib * std::min(1.0, t.gpu_count);
     if (std::abs(t.gpu_memory_gib - expected) > 0.05 * expected + 0.5) {
-      error(t.provenance, what + "gpu_memory_gib " + strings::Num(t.gpu_memory_gib) +
-                              " does not match " + gpu->name + " (" + strings::Num(expected) +
-                              " GiB per GPU)");
+      out.Error(t.provenance, what + "gpu_memory_gib " + strings::Num(t.gpu_memory_gib) +
+                                  " does not match " + gpu->name + " (" + strings::Num(expected) +
+                                  " GiB per GPU)");
     }
     if (t.vcpu <= 0)
-      error(t.provenance, what + "vcpu must be > 0");
+      out.Error(t.provenance, what + "vcpu must be > 0");
     if (t.memory_gib <= 0)
-      error(t.provenance, what + "memory_gib must be > 0");
+      out.Error(t.provenance, what + "memory_gib must be > 0");
     const double per_gpu = std::max(t.gpu_count, 1.0);
     if (t.vcpu > 0 && (t.vcpu / per_gpu < 2 || t.vcpu / per_gpu > 128)) {
-      warn(t.provenance, what + "unusual vCPU per GPU (" + strings::Num(t.vcpu / per_gpu) + ")");
+      out.Warn(t.provenance,
+               what + "unusual vCPU per GPU (" + strings::Num(t.vcpu / per_gpu) + ")");
     }
     if (t.memory_gib > 0 && t.vcpu > 0 &&
         (t.memory_gib / t.vcpu < 1 || t.memory_gib / t.vcpu > 16)) {
-      warn(t.provenance,
-           what + "unusual RAM per vCPU (" + strings::Num(t.memory_gib / t.vcpu) + " GiB)");
+      out.Warn(t.provenance,
+               what + "unusual RAM per vCPU (" + strings::Num(t.memory_gib / t.vcpu) + " GiB)");
     }
     if (t.rdma_gbps && !t.rdma)
-      error(t.provenance, what + "rdma_gbps given but rdma is no");
+      out.Error(t.provenance, what + "rdma_gbps given but rdma is no");
   }
-  for (const Price& p : prices) {
-    if (!FindInstance(p.instance)) {
-      error(p.provenance, "price for unknown instance \"" + p.instance + "\"");
+}
+
+void CheckPrices(const Catalog& c, CatalogIssues& out) {
+  for (const Price& p : c.prices) {
+    if (!c.FindInstance(p.instance)) {
+      out.Error(p.provenance, "price for unknown instance \"" + p.instance + "\"");
     }
     if (p.amount <= 0)
-      error(p.provenance, "price must be > 0 (leave unknown prices out)");
+      out.Error(p.provenance, "price must be > 0 (leave unknown prices out)");
     if (p.currency != "CNY" && p.currency != "USD") {
-      error(p.provenance, "currency must be CNY or USD, got \"" + p.currency + "\"");
+      out.Error(p.provenance, "currency must be CNY or USD, got \"" + p.currency + "\"");
     }
   }
-  errors.insert(errors.end(), warnings.begin(), warnings.end());
-  return errors;
+}
+
+}  // namespace
+
+std::vector<CatalogIssue> Catalog::Validate() {
+  CatalogIssues out;
+  CheckArchitectures(*this, out);
+  CheckGpus(*this, out);
+  CheckFamilies(*this, out);
+  CheckInstances(*this, out);
+  CheckPrices(*this, out);
+  out.errors.insert(out.errors.end(), out.warnings.begin(), out.warnings.end());
+  return out.errors;
 }
 
 void Catalog::Overlay(const Catalog& other) {

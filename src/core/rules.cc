@@ -85,12 +85,18 @@ void RamPerGpu(const Context& c, std::vector<Advice>& out) {
   }
 }
 
+// The share of a step the gradient all-reduce may take over VPC TCP before the missing eRDMA is
+// critical rather than a warning: beyond it the network, not the GPUs, sets the job's speed
+// (a judgement threshold, not a fitted value; the advice shows the share itself).
+constexpr double kCriticalCommShare = 0.3;
+
 void MultiNodeNetwork(const Context& c, std::vector<Advice>& out) {
   if (c.nodes < 2)
     return;
   const double share = c.step_s > 0 ? c.dp_comm_s / c.step_s : 0;
   if (!c.instance->rdma) {
-    Add(out, "multi-node-needs-erdma", share > 0.3 ? Severity::kCritical : Severity::kWarning,
+    Add(out, "multi-node-needs-erdma",
+        share > kCriticalCommShare ? Severity::kCritical : Severity::kWarning,
         c.instance->family + " has no eRDMA: NCCL between the " + std::to_string(c.nodes) +
             " nodes runs over VPC TCP at " + Num(c.instance->network_gbps) + " Gbit/s" +
             (share > 0 ? "; gradient all-reduce takes " + Num(share * 100) + "% of each step"

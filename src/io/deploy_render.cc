@@ -590,7 +590,7 @@ std::string WhyParagraph(const Spec& s) {
     why +=
         fmt::format(": {} GiB per GPU, {} requests/s per instance at batch {}, {} replica(s)",
                     Num(c.estimate.memory.per_gpu_gib), Num(c.estimate.inference->requests_per_s),
-                    c.estimate.inference->batch, c.replicas);
+                    c.estimate.inference->batch, c.copies);
   }
   return why + "; " + OneLine(s.cost_text) + ".";
 }

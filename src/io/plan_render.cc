@@ -206,7 +206,7 @@ nlohmann::json CandidateJson(const planner::Candidate& c) {
       {"region", c.region},
       {"nodes", c.nodes},
       {"gpus", c.gpus},
-      {"replicas", c.replicas},
+      {"replicas", c.copies},
       {"copies", c.copies},
       {"gpus_per_copy", c.gpus_per_copy},
       {"spare_instances", c.spare_instances},

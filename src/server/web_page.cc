@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuplan/billing.h"
 #include "gpuplan/model.h"
 
 namespace gpuplan::server {
@@ -17,6 +18,21 @@ constexpr std::string_view kScript =
 
 void Fill(std::string& page, std::string_view slot, std::string_view with) {
   page.replace(page.find(slot), slot.size(), with);
+}
+
+// One checkbox per billing mode the planner can price, from the billing table
+// (gpuplan/billing.h), with its alias for links that use it ("subscription").
+std::string BillingOptions() {
+  std::string boxes;
+  for (const BillingMode& m : kBillingModes) {
+    if (!m.costed)
+      continue;
+    const std::string name = HtmlEscape(m.name);
+    boxes += "<label class=\"check\"><input type=\"checkbox\" name=\"billing\" value=\"" + name +
+             "\"" + (m.alias.empty() ? "" : " data-alias=\"" + HtmlEscape(m.alias) + "\"") + "> " +
+             name + "</label>\n";
+  }
+  return boxes;
 }
 
 }  // namespace
@@ -61,6 +77,8 @@ std::string WebPage(const ModelZoo& zoo) {
   std::string page(kMarkup);
   Fill(page, "SCRIPT", kScript);  // first: the zoo's names must not be searched for slots
   Fill(page, "MODEL_OPTIONS", options);
+  Fill(page, "BILLING_CHOICES", HtmlEscape(BillingChoices(BillingUse::kCosted)));
+  Fill(page, "BILLING_OPTIONS", BillingOptions());
   return page;
 }
 

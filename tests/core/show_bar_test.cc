@@ -1,14 +1,14 @@
-// ShowBar (src/core/plan_bar.h): whether hardware whose candidates are no better than some
+// ShowBar (src/core/plan/show_bar.h): whether hardware whose candidates are no better than some
 // floors could still be shown by a plan: among the top_n of the ranking, on the time-cost front
 // or as the spot alternative. Each case holds a plan's candidates so far and one hardware's
 // floors; "could" must be true whenever a candidate at least as bad as the floors could be
 // shown, and false only when none can.
+#include "plan/show_bar.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "plan_bar.h"
 
 namespace gpuplan::planner {
 namespace {

@@ -128,7 +128,6 @@ TEST(PlanAnswersTest, AServiceIsBilledPaygOrSubscriptionAndLaidOutAsCopies) {
     EXPECT_NE(c.billing, cost::Mode::kSpot)
         << "a 24/7 service is not put on spot unless the workload lists it";
     EXPECT_EQ(c.copies * c.gpus_per_copy, c.gpus) << "copies x GPUs per copy = GPUs";
-    EXPECT_EQ(c.replicas, c.copies);
     EXPECT_FALSE(HasAdvice(c, "multi-node-needs-erdma"))
         << "independent copies need no network between them";
     const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
@@ -160,7 +159,6 @@ TEST(PlanAnswersTest, SpotForAServiceOnlyWhenListedAndThenWithSpares) {
     EXPECT_EQ(c.billing, cost::Mode::kSpot);
     EXPECT_GE(c.spare_instances, 1);
     EXPECT_EQ(c.copies * c.gpus_per_copy, c.gpus) << "the spares are copies too";
-    EXPECT_EQ(c.replicas, c.copies);
     EXPECT_TRUE(HasAdvice(c, "spot-service-spare-copies"));
   }
 }

@@ -4,8 +4,11 @@
 //     only source of the model's fitted values (io/calibration_csv.h fails on a missing row).
 //   - the "ecs." prefix of instance names is handled in one place, NormalizeInstanceName in
 //     gpuplan/catalog.h; src/ writes no prefix test, strip or concatenation of its own.
+//   - no file in src/core is over 700 lines (the planner and the layout search were split into
+//     rooms of one concept each: src/core/plan/, src/core/perf/layout_search_*.cc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -72,6 +75,27 @@ TEST(Issue24Test, EcsPrefixIsHandledOnlyByNormalizeInstanceName) {
       all += hit + "\n";
   }
   EXPECT_TRUE(all.empty()) << "use NormalizeInstanceName (gpuplan/catalog.h):\n" << all;
+}
+
+TEST(Issue24Test, NoCoreFileIsOver700Lines) {
+  constexpr int kMaxLines = 700;
+  std::string all;
+  const std::filesystem::path root(GPUPLAN_SOURCE_DIR);
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "src" / "core")) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".cc" && ext != ".h"))
+      continue;
+    ++files;
+    const std::string path = std::filesystem::relative(entry.path(), root).generic_string();
+    const std::string text = Read(path);
+    const auto lines = std::count(text.begin(), text.end(), '\n');
+    if (lines > kMaxLines)
+      all += path + ": " + std::to_string(lines) + " lines\n";
+  }
+  EXPECT_GT(files, 50) << "src/core not found under " << root;
+  EXPECT_TRUE(all.empty()) << "split these into files of one concept each (docs/architecture.md):\n"
+                           << all;
 }
 
 }  // namespace

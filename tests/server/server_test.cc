@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "gpuplan/billing.h"
 #include "server/api.h"
 #include "server/http_server.h"
 #include "server/web_page.h"
@@ -443,6 +444,21 @@ TEST_F(ServerTest, PageHasTheFormAndNothingExternal) {
                              "outerHTML", "insertAdjacentHTML", "document.write", "eval("}) {
     EXPECT_EQ(page.find(banned), std::string::npos) << banned;
   }
+}
+
+// Issue 24: the billing boxes come from the billing table, every mode the planner can price
+// (the page once listed three of them by hand), and no slot is left unfilled.
+TEST_F(ServerTest, PageOffersEveryCostedBillingMode) {
+  auto r = Client().Get("/");
+  ASSERT_TRUE(r);
+  const std::string& page = r->body;
+  for (const BillingMode& m : kBillingModes) {
+    const std::string box = "name=\"billing\" value=\"" + std::string(m.name) + "\"";
+    EXPECT_EQ(page.find(box) != std::string::npos, m.costed) << m.name;
+  }
+  EXPECT_NE(page.find("value=\"subscription_month\" data-alias=\"subscription\""),
+            std::string::npos);
+  EXPECT_EQ(page.find("BILLING_"), std::string::npos);
 }
 
 TEST_F(ServerTest, ConcurrentRequestsGiveTheSameAnswer) {

@@ -44,15 +44,10 @@ std::string When(const JobPiece& job, const JobOption& o, const ScheduledRun& ru
   return days + " " + span;
 }
 
-CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, bool optimal) {
-  const Evaluation e = Evaluate(p, t, d);
-  CampaignResult out;
-  out.proven_optimal = optimal;
-  out.months = e.month_costs;
-  out.total_cost = e.total;
-  out.month_cost = e.total / p.months;
-  out.coverage = e.used_value > 0 ? e.covered_value / e.used_value : 0;
-  out.utilisation = e.committed_value > 0 ? e.covered_value / e.committed_value : 0;
+// The commitments `d` buys: monthly renewals (consecutive classes with the same count as one
+// run), yearly subscriptions and reserved instances per block, and savings-plan terms.
+void ListCommitments(const Problem& p, const Timeline& t, const Decision& d,
+                     CampaignResult& out) {
   const double year_hours = 12 * p.hours_per_month;
   for (std::size_t r = 0; r < p.resources.size(); ++r) {
     const Resource& res = p.resources[r];
@@ -129,74 +124,96 @@ CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, 
                                                 "% off pay-as-you-go"});
     }
   }
+}
+
+// Job `j`'s runs as `d` schedules them: where, billed how (the commitment that holds it when it
+// is covered), when, and what it adds per month.
+ScheduledRun ScheduleJob(const Problem& p, const Timeline& t, const Decision& d,
+                         const Evaluation& e, std::size_t j) {
+  const JobPiece& job = p.jobs[j];
+  const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
+  const Resource& res = p.resources[static_cast<std::size_t>(o.resource)];
+  ScheduledRun run{.job = job.name,
+                   .every = job.every.Name(),
+                   .instance = res.instance,
+                   .region = res.region,
+                   .count = o.instances,
+                   .billing = o.spot ? Billing::kSpot : Billing::kPayg,
+                   .covered_share = o.spot ? 0 : e.job_covered[j],
+                   .start_hours = {},
+                   .start_week = 0,
+                   .hours = o.hours,
+                   .runs_per_month = job.every.kind == Recurrence::Kind::kOnce
+                                         ? 1
+                                         : job.every.RunsPerMonth(p.WeeksPerMonth()),
+                   .cost_per_month = e.job_marginal[j] / p.months,
+                   .when = ""};
+  if (!o.spot) {
+    const int start = d.job[j].start;
+    if (job.every.kind == Recurrence::Kind::kWeekly) {
+      for (int i = 0; i < job.every.per_week; ++i)
+        run.start_hours.push_back(WeeklyRunStart(start, i, job.every.per_week));
+    } else {
+      run.start_week = start / kWeekHours;
+      run.start_hours.push_back(start % kWeekHours);
+    }
+    if (run.covered_share > 0.999) {
+      // The commitment that holds it: the resource's, else the savings plan.
+      const auto r = static_cast<std::size_t>(o.resource);
+      bool any_instance = false;
+      for (std::size_t c = 0; c < t.classes.size(); ++c)
+        any_instance |= d.monthly[r][c] > 0;
+      run.billing = any_instance                                     ? Billing::kSubscriptionMonth
+                    : !d.yearly[r].empty() && d.yearly[r][0] > 0     ? Billing::kSubscriptionYear
+                    : !d.reserved[r].empty() && d.reserved[r][0] > 0 ? Billing::kReservedNoUpfront
+                                                                     : Billing::kSavingsPlan;
+    }
+  }
+  run.when = When(job, o, run);
+  return run;
+}
+
+// The first month's ordinary week, for the chart: instances used and committed per hour.
+void AddWeekChart(const Problem& p, const Timeline& t, const Decision& d, CampaignResult& out) {
+  if (t.classes.empty())
+    return;
+  const MonthClass& c = t.classes.front();
+  out.used_by_hour.assign(kWeekHours, 0);
+  out.committed_by_hour.assign(kWeekHours, 0);
+  for (std::size_t s = 0; s < p.services.size(); ++s) {
+    const ServiceOption& o = p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
+    for (int h = 0; h < kWeekHours; ++h)
+      out.used_by_hour[static_cast<std::size_t>(h)] += o.instances[static_cast<std::size_t>(h)];
+  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)];
+    ForEachUsage(t, c, p.jobs[j], o, d.job[j].start, [&](int slot, double n) {
+      if (slot < kWeekHours)
+        out.used_by_hour[static_cast<std::size_t>(slot)] += n;
+    });
+  }
+  double committed = 0;
+  for (std::size_t r = 0; r < p.resources.size(); ++r)
+    committed += d.monthly[r][0] + d.yearly[r][0] + d.reserved[r][0];
+  out.committed_by_hour.assign(kWeekHours, committed);
+}
+
+CampaignResult ToResult(const Problem& p, const Timeline& t, const Decision& d, bool optimal) {
+  const Evaluation e = Evaluate(p, t, d);
+  CampaignResult out;
+  out.proven_optimal = optimal;
+  out.months = e.month_costs;
+  out.total_cost = e.total;
+  out.month_cost = e.total / p.months;
+  out.coverage = e.used_value > 0 ? e.covered_value / e.used_value : 0;
+  out.utilisation = e.committed_value > 0 ? e.covered_value / e.committed_value : 0;
+  ListCommitments(p, t, d, out);
   for (std::size_t s = 0; s < p.services.size(); ++s)
     out.services.push_back(
         p.services[s].options[static_cast<std::size_t>(d.service_option[s])].shown);
-  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-    const JobPiece& job = p.jobs[j];
-    const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
-    const Resource& res = p.resources[static_cast<std::size_t>(o.resource)];
-    ScheduledRun run{.job = job.name,
-                     .every = job.every.Name(),
-                     .instance = res.instance,
-                     .region = res.region,
-                     .count = o.instances,
-                     .billing = o.spot ? Billing::kSpot : Billing::kPayg,
-                     .covered_share = o.spot ? 0 : e.job_covered[j],
-                     .start_hours = {},
-                     .start_week = 0,
-                     .hours = o.hours,
-                     .runs_per_month = job.every.kind == Recurrence::Kind::kOnce
-                                           ? 1
-                                           : job.every.RunsPerMonth(p.WeeksPerMonth()),
-                     .cost_per_month = e.job_marginal[j] / p.months,
-                     .when = ""};
-    if (!o.spot) {
-      const int start = d.job[j].start;
-      if (job.every.kind == Recurrence::Kind::kWeekly) {
-        for (int i = 0; i < job.every.per_week; ++i)
-          run.start_hours.push_back(WeeklyRunStart(start, i, job.every.per_week));
-      } else {
-        run.start_week = start / kWeekHours;
-        run.start_hours.push_back(start % kWeekHours);
-      }
-      if (run.covered_share > 0.999) {
-        // The commitment that holds it: the resource's, else the savings plan.
-        const auto r = static_cast<std::size_t>(o.resource);
-        bool any_instance = false;
-        for (std::size_t c = 0; c < t.classes.size(); ++c)
-          any_instance |= d.monthly[r][c] > 0;
-        run.billing = any_instance                                     ? Billing::kSubscriptionMonth
-                      : !d.yearly[r].empty() && d.yearly[r][0] > 0     ? Billing::kSubscriptionYear
-                      : !d.reserved[r].empty() && d.reserved[r][0] > 0 ? Billing::kReservedNoUpfront
-                                                                       : Billing::kSavingsPlan;
-      }
-    }
-    run.when = When(job, o, run);
-    out.schedule.push_back(std::move(run));
-  }
-  // The first month's ordinary week, for the chart.
-  if (!t.classes.empty()) {
-    const MonthClass& c = t.classes.front();
-    out.used_by_hour.assign(kWeekHours, 0);
-    out.committed_by_hour.assign(kWeekHours, 0);
-    for (std::size_t s = 0; s < p.services.size(); ++s) {
-      const ServiceOption& o = p.services[s].options[static_cast<std::size_t>(d.service_option[s])];
-      for (int h = 0; h < kWeekHours; ++h)
-        out.used_by_hour[static_cast<std::size_t>(h)] += o.instances[static_cast<std::size_t>(h)];
-    }
-    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-      const JobOption& o = p.jobs[j].options[static_cast<std::size_t>(d.job[j].option)];
-      ForEachUsage(t, c, p.jobs[j], o, d.job[j].start, [&](int slot, double n) {
-        if (slot < kWeekHours)
-          out.used_by_hour[static_cast<std::size_t>(slot)] += n;
-      });
-    }
-    double committed = 0;
-    for (std::size_t r = 0; r < p.resources.size(); ++r)
-      committed += d.monthly[r][0] + d.yearly[r][0] + d.reserved[r][0];
-    out.committed_by_hour.assign(kWeekHours, committed);
-  }
+  for (std::size_t j = 0; j < p.jobs.size(); ++j)
+    out.schedule.push_back(ScheduleJob(p, t, d, e, j));
+  AddWeekChart(p, t, d, out);
   return out;
 }
 

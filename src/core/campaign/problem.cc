@@ -114,6 +114,57 @@ Decision Decision::Empty(const Problem& p, const Timeline& t) {
   return d;
 }
 
+namespace {
+
+// Adds `cost` to `month_costs`, spread evenly over `count` months from `begin`.
+void Spread(std::vector<double>& month_costs, int begin, int count, double cost) {
+  for (int m = begin; m < begin + count; ++m)
+    month_costs[static_cast<std::size_t>(m)] += cost / count;
+}
+
+// The spot runs of jobs `d` runs on spot in a month of class `c`: their cost into
+// `class_month` (one month) and into each job's marginal cost (every month of the class).
+void AddSpotRuns(const Problem& p, const Timeline& t, const MonthClass& c, const Decision& d,
+                 double& class_month, Evaluation& e) {
+  for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+    const JobPiece& job = p.jobs[j];
+    const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
+    if (!o.spot)
+      continue;
+    double runs = 0;
+    if (job.every.kind == Recurrence::Kind::kWeekly)
+      runs = job.every.per_week * t.weeks_per_month;
+    else if (job.every.kind == Recurrence::Kind::kMonthly || c.has_once)
+      runs = 1;
+    class_month += runs * o.spot_cost_per_run;
+    e.job_marginal[j] += runs * c.months * o.spot_cost_per_run;
+  }
+}
+
+// Terms bought a year (or three) at a time: the whole term is paid, spread over its months in
+// the horizon.
+void SpreadYearlyTerms(const Problem& p, const Decision& d, Evaluation& e) {
+  const int sp_months = p.SavingsTermMonths();
+  for (int k = 0; k < p.SavingsTerms(); ++k) {
+    const int begin = sp_months * k, count = std::min(p.months, begin + sp_months) - begin;
+    Spread(e.month_costs, begin, count,
+           d.savings_hourly[static_cast<std::size_t>(k)] * sp_months * p.hours_per_month);
+  }
+  const double year_hours = 12 * p.hours_per_month;
+  for (int b = 0; b < p.Blocks(); ++b) {
+    const auto bi = static_cast<std::size_t>(b);
+    const int begin = 12 * b, count = std::min(p.months, begin + 12) - begin;
+    double cost = 0;
+    for (std::size_t r = 0; r < p.resources.size(); ++r) {
+      cost += d.yearly[r][bi] * p.resources[r].year_price.value_or(0);
+      cost += d.reserved[r][bi] * p.resources[r].reserved_hourly.value_or(0) * year_hours;
+    }
+    Spread(e.month_costs, begin, count, cost);
+  }
+}
+
+}  // namespace
+
 Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
   Evaluation e;
   const std::size_t nr = p.resources.size();
@@ -121,10 +172,6 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
   e.job_marginal.assign(p.jobs.size(), 0);
   std::vector<double> job_hours(p.jobs.size(), 0), job_covered_hours(p.jobs.size(), 0);
   const double sp_rate = p.savings_plan_rate.value_or(0);
-  auto spread = [&](int begin, int count, double cost) {
-    for (int m = begin; m < begin + count; ++m)
-      e.month_costs[static_cast<std::size_t>(m)] += cost / count;
-  };
 
   for (std::size_t ci = 0; ci < t.classes.size(); ++ci) {
     const MonthClass& c = t.classes[ci];
@@ -200,41 +247,10 @@ Evaluation Evaluate(const Problem& p, const Timeline& t, const Decision& d) {
       if (d.monthly[r][ci] > 0)
         class_month += d.monthly[r][ci] * p.resources[r].month_price.value_or(0);
     }
-    // Spot runs in a month of this class.
-    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-      const JobPiece& job = p.jobs[j];
-      const JobOption& o = job.options[static_cast<std::size_t>(d.job[j].option)];
-      if (!o.spot)
-        continue;
-      double runs = 0;
-      if (job.every.kind == Recurrence::Kind::kWeekly)
-        runs = job.every.per_week * t.weeks_per_month;
-      else if (job.every.kind == Recurrence::Kind::kMonthly || c.has_once)
-        runs = 1;
-      class_month += runs * o.spot_cost_per_run;
-      e.job_marginal[j] += runs * c.months * o.spot_cost_per_run;
-    }
-    spread(c.first_month, c.months, class_month * c.months);
+    AddSpotRuns(p, t, c, d, class_month, e);
+    Spread(e.month_costs, c.first_month, c.months, class_month * c.months);
   }
-  // Terms bought a year (or three) at a time: the whole term is paid, spread over its months in
-  // the horizon.
-  const double year_hours = 12 * p.hours_per_month;
-  const int sp_months = p.SavingsTermMonths();
-  for (int k = 0; k < p.SavingsTerms(); ++k) {
-    const int begin = sp_months * k, count = std::min(p.months, begin + sp_months) - begin;
-    spread(begin, count,
-           d.savings_hourly[static_cast<std::size_t>(k)] * sp_months * p.hours_per_month);
-  }
-  for (int b = 0; b < p.Blocks(); ++b) {
-    const auto bi = static_cast<std::size_t>(b);
-    const int begin = 12 * b, count = std::min(p.months, begin + 12) - begin;
-    double cost = 0;
-    for (std::size_t r = 0; r < nr; ++r) {
-      cost += d.yearly[r][bi] * p.resources[r].year_price.value_or(0);
-      cost += d.reserved[r][bi] * p.resources[r].reserved_hourly.value_or(0) * year_hours;
-    }
-    spread(begin, count, cost);
-  }
+  SpreadYearlyTerms(p, d, e);
   for (double m : e.month_costs)
     e.total += m;
   e.job_covered.assign(p.jobs.size(), 0);

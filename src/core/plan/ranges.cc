@@ -1,8 +1,8 @@
-#include "gpuplan/plan_ranges.h"
-
+// The planner's ranges (include/gpuplan/plan_ranges.h).
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/plan_ranges.h"
 #include "gpuplan/strings.h"
 
 namespace gpuplan::planner {

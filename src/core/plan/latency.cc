@@ -1,5 +1,5 @@
-// The latency side of a serving plan (src/core/plan_latency.h).
-#include "plan_latency.h"
+// The latency side of a serving plan (src/core/plan/latency.h).
+#include "plan/latency.h"
 
 #include <cmath>
 

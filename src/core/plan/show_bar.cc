@@ -1,4 +1,4 @@
-#include "plan_bar.h"
+#include "plan/show_bar.h"
 
 #include <algorithm>
 #include <cmath>

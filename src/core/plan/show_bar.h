@@ -5,8 +5,8 @@
 // the plan ranks, filters or sweeps on, could still be shown. The planner uses it to stop
 // searching hardware that cannot be: its floors come from the layout search's lower bound of the
 // step time, priced as if it were the step, and every measure grows with the step time.
-#ifndef GPUPLAN_SRC_CORE_PLAN_BAR_H_
-#define GPUPLAN_SRC_CORE_PLAN_BAR_H_
+#ifndef GPUPLAN_SRC_CORE_PLAN_SHOW_BAR_H_
+#define GPUPLAN_SRC_CORE_PLAN_SHOW_BAR_H_
 
 #include <map>
 #include <optional>
@@ -66,4 +66,4 @@ class ShowBar {
 
 }  // namespace gpuplan::planner
 
-#endif  // GPUPLAN_SRC_CORE_PLAN_BAR_H_
+#endif  // GPUPLAN_SRC_CORE_PLAN_SHOW_BAR_H_

@@ -1,5 +1,5 @@
-// Spot prices that cannot decide a plan (src/core/plan_spot.h).
-#include "plan_spot.h"
+// Spot prices that cannot decide a plan (src/core/plan/spot.h).
+#include "plan/spot.h"
 
 #include <algorithm>
 

@@ -1,0 +1,173 @@
+// The top pick's why (src/core/plan/why.h).
+#include "plan/why.h"
+
+#include <cmath>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/framework.h"
+#include "gpuplan/plan_ranges.h"
+#include "gpuplan/strings.h"
+#include "plan/latency.h"
+#include "plan/show_bar.h"
+#include "serving/fleet_plan.h"
+
+namespace gpuplan::planner {
+namespace {
+
+using strings::Num;
+
+// What the top pick's speed rests on: memory and layout for training, copies and latency for
+// serving, price per TFLOPS for rendering and HPC.
+std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& best) {
+  if (w.IsTraining()) {
+    const perf::Estimate::Memory& m = best.estimate.memory;
+    // The headroom the fit test left at the workload's memory confidence (the model's memory
+    // error).
+    const std::string headroom =
+        m.checked_gib != m.per_gpu_gib
+            ? " (" + Num(m.checked_gib) + " at p" +
+                  std::to_string(std::lround(w.memory_confidence * 100)) +
+                  " of the model's memory error: " + Num(m.capacity_gib - m.checked_gib) +
+                  " GiB headroom)"
+            : "";
+    std::string why = "fits at " + Num(m.per_gpu_gib) + " of " + Num(m.capacity_gib) +
+                      " GiB per GPU" + headroom + " with " + perf::DescribeLayout(best.layout) +
+                      ", " + Num(best.estimate.time.step_s) + " s per step, MFU " +
+                      Num(best.estimate.throughput.mfu * 100) + "% (" +
+                      std::string(best.estimate.mfu_basis) + ")";
+    const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
+    if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
+                           best.layout.optimizer_in_backward || best.layout.activation_offload)) {
+      why += "; nothing fits without these memory savers, so they were tried (host RAM " +
+             Num(best.estimate.memory.host_gib) + " of " +
+             Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
+    }
+    if (std::string framework = FrameworkWhy(w, best.layout); !framework.empty())
+      why += "; " + framework;
+    return why;
+  }
+  if (best.estimate.inference) {
+    const perf::InferenceTimes& inf = *best.estimate.inference;
+    if (w.inference.output_tokens > 0) {
+      return std::to_string(best.copies) + " model copies of " +
+             std::to_string(best.gpus_per_copy) +
+             " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
+             (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") +
+             (best.layout.ep > 1 ? " ep=" + std::to_string(best.layout.ep) +
+                                       ": experts over every GPU, attention data parallel over " +
+                                       std::to_string(best.layout.dp) + " ranks"
+                                 : "") +
+             ") on " + std::to_string(best.nodes) + " instance(s); each instance serves " +
+             Num(inf.requests_per_s / std::max(best.nodes_per_copy, 1)) + " requests/s at batch " +
+             std::to_string(inf.batch) + (best.layout.ep > 1 ? " per rank" : " per copy") +
+             " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) + " ms, " +
+             Num(best.estimate.memory.per_gpu_gib) + " of " +
+             Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
+    }
+    return "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
+           std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
+           Num(best.estimate.memory.per_gpu_gib) + " GiB per GPU)";
+  }
+  const InstanceType* t = catalog.FindInstance(best.instance);
+  return "the lowest price per " + std::string(w.task == Task::kHpc ? "FP64" : "FP32") +
+         " TFLOPS among types that can " + (w.task == Task::kHpc ? "run FP64 work" : "render") +
+         " (" + Num(t ? t->gpu_count : 0) + " x " + best.gpu + ")";
+}
+
+// A shown job that nearly ties the top pick on the objective and is far better on the other
+// measure, which a user would rather take: a score (what the ranking compares: cost, or hours,
+// at the workload's confidence) within options.near_tie_score (2%) of the pick's and at least
+// options.near_tie_gain (20%) fewer hours (under a cost objective) or less cost (under a time
+// objective); "" when none is. Spot ranked at
+// its PAYG cap is left out: its own price cannot be relied on. The first such in rank order
+// (its index into `at`).
+std::string NearTie(const Workload& w, const PlanOptions& options,
+                    const std::vector<Candidate>& shown, size_t& at) {
+  const double tie_share = options.near_tie_score, gain_share = options.near_tie_gain;
+  const Candidate& best = shown[0];
+  const auto job = [](const Candidate& c) {
+    return c.price_known && !c.monthly && c.job_hours > 0 && c.cost.total.amount() > 0 &&
+           c.score > 0 && c.spot_ranked_at_payg == 0;
+  };
+  if (!job(best))
+    return "";
+  const bool by_time = RanksByTime(w);
+  const double best_hours = best.job_hours, best_cost = best.cost.total.amount();
+  for (size_t i = 1; i < shown.size(); ++i) {
+    const Candidate& c = shown[i];
+    if (!job(c) || c.cost.total.currency() != best.cost.total.currency() ||
+        c.score > best.score * (1 + tie_share)) {
+      continue;
+    }
+    const double hours = c.job_hours, money = c.cost.total.amount();
+    if (by_time ? money > best_cost * (1 - gain_share) : hours > best_hours * (1 - gain_share))
+      continue;
+    at = i;
+    const std::string what = std::to_string(c.nodes) + " x " + c.instance + " " +
+                             std::string(cost::ModeName(c.billing)) + " in " + c.region;
+    if (by_time) {
+      return "near tie: " + what + " takes " + Num(hours) + " h instead of " + Num(best_hours) +
+             " h for " + c.cost.total.ToString() + " (" + Num(100 * (1 - money / best_cost)) +
+             "% less)";
+    }
+    const double more = money - best_cost;
+    return "near tie: " + what + " finishes in " + Num(hours) + " h instead of " + Num(best_hours) +
+           " h for " + c.cost.total.ToString() + " (" +
+           (std::abs(more) < 0.005 ? std::string("the same cost")
+                                   : Money(std::abs(more), best.cost.total.currency()).ToString() +
+                                         (more > 0 ? " more" : " less")) +
+           ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string WhyBest(const PlanInputs& in, const Plan& plan, const std::string& currency) {
+  const Workload& w = in.w;
+  const Catalog& catalog = in.catalog;
+  const std::vector<Candidate>& shown = plan.candidates;
+  const LatencyTargets& targets = plan.latency;
+  const bool spot_alternative = plan.spot_alternative.has_value();
+  const Candidate& best = shown[0];
+  std::string why = std::to_string(best.nodes) + " x " + best.instance + " (" +
+                    std::to_string(best.gpus) + " x " + best.gpu + ") in " +
+                    (best.region.empty() ? "any region" : best.region) + ", " +
+                    (!best.price_known ? std::string("price unknown")
+                     : best.fleet      ? serving::FleetSummary(*best.fleet)
+                                       : std::string(cost::ModeName(best.billing))) +
+                    ": ";
+  why += WhyFits(w, catalog, best);
+  if (best.estimate.inference && (targets.ttft_ms || targets.tpot_ms))
+    why += "; within " + TargetsText(targets);
+  why += !best.price_known ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " +
+                                 best.price_hint
+         : best.monthly       ? "; " + best.monthly->per_month.ToString() + " per month"
+         : best.job_hours > 0 ? "; " + Num(best.job_hours) + " h for " + best.cost.total.ToString()
+                              : "; " + best.cost.total.ToString() + " per hour";
+  if (std::string sure = ConfidenceWhy(w, best, currency); !sure.empty())
+    why += "; " + sure;
+  if (best.spot_ranked_at_payg > 0) {
+    why += "; ranked as if spot cost its PAYG cap " +
+           Money(best.spot_ranked_at_payg, best.cost.total.currency()).ToString() +
+           "/h: its own spot price cannot be relied on (see the spot-price-not-ranked advice)";
+  } else if (spot_alternative) {
+    why += "; spot looks cheaper only at a price that cannot be relied on (see the notes)";
+  }
+  size_t tie_at = 0;
+  if (std::string tie = NearTie(w, in.options, shown, tie_at); !tie.empty())
+    why += "; " + tie;
+  if (shown.size() > 1 && tie_at != 1) {
+    const Candidate& next = shown[1];
+    why += "; next best " + std::to_string(next.nodes) + " x " + next.instance + " " +
+           (next.price_known ? std::string(cost::ModeName(next.billing)) : "price unknown") + " (" +
+           (next.job_hours > 0 ? Num(next.job_hours) + " h, " : "") +
+           (!next.price_known ? "cost unknown"
+            : next.monthly    ? next.monthly->per_month.ToString() + " per month"
+                              : next.cost.total.ToString()) +
+           ")";
+  }
+  return why;
+}
+
+}  // namespace gpuplan::planner
