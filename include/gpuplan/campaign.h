@@ -117,9 +117,9 @@ struct CampaignOptions {
 // Something to buy.
 struct Commitment {
   Billing kind = Billing::kSubscriptionMonth;  // subscription_month/_year, reserved_*, savings_plan
-  std::string instance;  // a savings plan: its family (ECS compute), "" (general: any type)
-  std::string region;    // "" for a general-purpose savings plan
-  int count = 0;                               // instances (0 for a savings plan)
+  std::string instance;     // a savings plan: its family (ECS compute), "" (general: any type)
+  std::string region;       // "" for a general-purpose savings plan
+  int count = 0;            // instances (0 for a savings plan)
   double hourly = 0;        // a savings plan's commitment per hour, in `currency`
   int term_months = 1;      // the term bought
   std::string payment;      // "all upfront" (subscriptions), "no upfront", ...

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/plan_inputs.h"
 #include "cli/output.h"
+#include "cli/plan_inputs.h"
 #include "gpuplan/strings.h"
 #include "io/calibration_csv.h"
 #include "io/file_util.h"

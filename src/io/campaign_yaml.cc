@@ -17,7 +17,8 @@ const std::vector<std::string_view> kJobKeys = {"name",           "every",      
                                                 "deadline_hours", "interruptible", "file"};
 const std::vector<std::string_view> kServiceKeys = {"name", "file"};
 const std::vector<std::string_view> kCampaignKeys = {
-    "name", "months", "timezone", "billing", "savings_plan_rate", "savings_plan", "jobs", "services"};
+    "name",         "months", "timezone", "billing", "savings_plan_rate",
+    "savings_plan", "jobs",   "services"};
 const std::vector<std::string_view> kSavingsPlanKeys = {"rate",    "type",   "term_years",
                                                         "payment", "family", "region"};
 

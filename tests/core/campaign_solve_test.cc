@@ -248,11 +248,12 @@ std::vector<SmallCampaign> SmallCampaigns() {
     p.months = 1;
     p.resources = {Type("A", 10, 4818)};
     p.services = {{"api", {On(0, Flat(1.5))}}};
-    p.jobs = {{"twice-weekly",
-               {Recurrence::Kind::kWeekly, 2},
-               Window{20, 8},
-               {{.resource = 0, .instances = 1, .hours = 6},
-                {.resource = 0, .instances = 1, .hours = 7, .spot = true, .spot_cost_per_run = 50}}}};
+    p.jobs = {
+        {"twice-weekly",
+         {Recurrence::Kind::kWeekly, 2},
+         Window{20, 8},
+         {{.resource = 0, .instances = 1, .hours = 6},
+          {.resource = 0, .instances = 1, .hours = 7, .spot = true, .spot_cost_per_run = 50}}}};
     cases.push_back({"flat_fractional_service_leaves_room_for_jobs", p});
   }
   {
@@ -380,7 +381,9 @@ TEST(CampaignTimeline, MonthlyJobsTakeTheFirstWeeksOfTheMonth) {
 TEST(CampaignStarts, APinnedStartIsTheOnlyOne) {
   Problem p;
   p.resources = {Type("A", 10, 4818)};
-  JobPiece job{"weekly", {Recurrence::Kind::kWeekly, 1}, std::nullopt,
+  JobPiece job{"weekly",
+               {Recurrence::Kind::kWeekly, 1},
+               std::nullopt,
                {{.resource = 0, .instances = 1, .hours = 3, .pinned_start = 50}}};
   p.jobs = {job};
   Result<Timeline> t = MakeTimeline(p);

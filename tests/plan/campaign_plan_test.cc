@@ -248,8 +248,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCampaign{"savings_rate_given_twice",
                     "savings_plan_rate: 0.3\nsavings_plan: {rate: 0.3}\njobs: []\n",
                     "c.yaml:2:15: field \"savings_plan\": give the rate once"},
-        BadCampaign{"savings_plan_without_rate",
-                    "savings_plan: {type: general}\njobs: []\n", "field \"savings_plan.rate\""},
+        BadCampaign{"savings_plan_without_rate", "savings_plan: {type: general}\njobs: []\n",
+                    "field \"savings_plan.rate\""},
         BadCampaign{"savings_plan_two_year_term",
                     "savings_plan: {rate: 0.3, term_years: 2}\nservices:\n  - name: s\n    "
                     "task: inference\n    model: qwen2.5-7b\n    inference: {requests_per_s: "

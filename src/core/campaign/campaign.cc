@@ -46,8 +46,7 @@ std::string When(const JobPiece& job, const JobOption& o, const ScheduledRun& ru
 
 // The commitments `d` buys: monthly renewals (consecutive classes with the same count as one
 // run), yearly subscriptions and reserved instances per block, and savings-plan terms.
-void ListCommitments(const Problem& p, const Timeline& t, const Decision& d,
-                     CampaignResult& out) {
+void ListCommitments(const Problem& p, const Timeline& t, const Decision& d, CampaignResult& out) {
   const double year_hours = 12 * p.hours_per_month;
   for (std::size_t r = 0; r < p.resources.size(); ++r) {
     const Resource& res = p.resources[r];
@@ -323,7 +322,8 @@ void AddNotes(const CampaignSpec& spec, const Problem& p, const CampaignPlan& pl
         "published "
         "non-GPU example (" +
         strings::Num(100 * plan.example_savings_plan_rate) +
-        "% off, 1-year All Upfront general-purpose on c5/ic5; the jobs at the hours above) it would cost " +
+        "% off, 1-year All Upfront general-purpose on c5/ic5; the jobs at the hours above) it "
+        "would cost " +
         (plan.with_example_savings_plan ? money(plan.with_example_savings_plan->month_cost)
                                         : std::string("the same")) +
         " a month");

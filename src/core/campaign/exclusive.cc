@@ -55,8 +55,7 @@ struct UsageBound {
 
 UsageBound BoundUsage(const Problem& p) {
   const std::size_t nr = p.resources.size();
-  UsageBound b{std::vector<double>(nr, 0), std::vector<double>(nr, 0),
-               std::vector<bool>(nr, true)};
+  UsageBound b{std::vector<double>(nr, 0), std::vector<double>(nr, 0), std::vector<bool>(nr, true)};
   std::vector<WeekProfile> service_most(nr, WeekProfile{});
   for (const ServicePiece& s : p.services) {
     std::vector<WeekProfile> most(nr, WeekProfile{});

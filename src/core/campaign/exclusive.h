@@ -43,8 +43,9 @@ std::vector<bool> PaygOnly(const Problem& p);
 std::vector<bool> JobsPayByTheHour(const Problem& p);
 
 // Pieces that share no instance type (through any option) fall into separate groups whose
-// costs add up independently (types bought by the hour only, PaygOnly, join nothing): each group, as indices of services (0..S-1) and then jobs (S..),
-// in order. One group when a savings plan is priced (its budget spans every type).
+// costs add up independently (types bought by the hour only, PaygOnly, join nothing): each group,
+// as indices of services (0..S-1) and then jobs (S..), in order. One group when a savings plan is
+// priced (its budget spans every type).
 std::vector<std::vector<int>> IndependentGroups(const Problem& p);
 
 // The part of `p` with only `group`'s pieces (same resources, months and prices).

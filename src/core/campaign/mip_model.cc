@@ -321,10 +321,12 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
         job_vars[j].push_back({static_cast<int>(oi), -1,
                                mip.AddVariable({.cost = cost, .upper = 1, .integer = true})});
       } else {
-        const double cost = alone.job[j][oi]  ? alone.job[j][oi]->cost
-                            : by_hour(o.resource) ? o.instances * o.hours * RunsInHorizon(p, job) *
-                                                      p.resources[static_cast<std::size_t>(o.resource)].payg_per_hour
-                                                : 0;
+        const double cost =
+            alone.job[j][oi] ? alone.job[j][oi]->cost
+            : by_hour(o.resource)
+                ? o.instances * o.hours * RunsInHorizon(p, job) *
+                      p.resources[static_cast<std::size_t>(o.resource)].payg_per_hour
+                : 0;
         std::vector<int> starts = pruner.Starts(j, o);
         if (by_hour(o.resource) && !starts.empty())
           starts.resize(1);  // where it runs does not change what it costs

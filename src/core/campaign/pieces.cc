@@ -40,8 +40,7 @@ class Builder {
     if (p.savings_plan.type == SavingsPlanQuote::Type::kEcsCompute &&
         !catalog_.FindFamily(p.savings_plan.family)) {
       return Status::InvalidArgument("savings_plan.family: no instance family \"" +
-                                     p.savings_plan.family +
-                                     "\" in the catalog")
+                                     p.savings_plan.family + "\" in the catalog")
           .At("", 0, 0, "savings_plan.family");
     }
     for (const CampaignService& s : spec_.services) {
