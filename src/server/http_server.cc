@@ -142,7 +142,7 @@ struct Connection {
 };
 
 // Requests above this size return the memory they took to the system once answered.
-constexpr size_t kTrimAfterBytes = 64 * 1024;
+constexpr size_t kTrimAfterBytes = size_t{64} * 1024;
 
 // A complete request on its way to a worker.
 struct Job {
