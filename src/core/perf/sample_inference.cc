@@ -66,6 +66,121 @@ PassWork DiffusionPass(const Workload& w, const ModelArch& arch) {
   return p;
 }
 
+// What the three kinds of sample share: the hardware's rates and one batch's shape.
+struct Batch {
+  const Workload& w;
+  const ModelArch& arch;
+  const Hardware& hw;
+  const Calibration& cal;
+  ArchEfficiency eff_row;
+  const Gpu& gpu;
+  double peak, peak_flops;  // TFLOPS, FLOP/s
+  double e;                 // bytes per element
+  double batch;
+  double bw;          // effective memory bandwidth, bytes/s
+  double host_s;      // host launches per forward pass
+  double main_bytes;  // the main network's weights
+};
+
+// A forward pass per image: the times of one batch into `it`, its memory into `mem`; the FLOPs
+// per sample.
+double ImageBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
+  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
+                                host_s, main_bytes] = b;
+  [[maybe_unused]] const InferenceSpec& inf = w.inference;
+  [[maybe_unused]] const GenerationShape& g = arch.gen;
+  const double eff = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
+                                    batch * kImageGemmRows, w.precision, e);
+  const double flops = arch.forward_flops_per_sample * batch;
+  // Memory-bound layers over every layer's output (norms, activations, residual adds), at
+  // the training model's rate per pass (which fits ResNet-50 training: README "validate").
+  const double traffic =
+      cal.elementwise_traffic * arch.activation_elements_per_sample * e * batch / bw;
+  const double gpu_s = std::max(flops / (peak_flops * eff) + traffic, main_bytes / bw);
+  // Decoding the JPEGs on the host's cores (PIL, torchvision) caps the images per second at
+  // the vCPUs per GPU over the decode time; on the GPU (DALI, nvJPEG) it overlaps.
+  const double cpu_s =
+      !inf.gpu_image_decode && hw.host_vcpus > 0
+          ? batch * cal.jpeg_decode_ms * 1e-3 / (hw.host_vcpus / std::max(1, hw.gpus_per_node))
+          : 0;
+  it.prefill_s = std::max({gpu_s, host_s, cpu_s});
+  it.request_s = it.prefill_s;
+  it.ttft_ms = it.request_s * 1e3;
+  // Live activations: a layer's input and output at a time; the largest layer outputs are a
+  // few times the average, so a quarter of all outputs bounds them (assumption).
+  mem.activations = 0.25 * arch.activation_elements_per_sample * e * batch / kGiB;
+  return arch.forward_flops_per_sample;
+}
+
+// `steps` denoiser passes (twice with guidance), then the text encoders and the VAE decode.
+double DiffusionBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
+  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
+                                host_s, main_bytes] = b;
+  [[maybe_unused]] const InferenceSpec& inf = w.inference;
+  [[maybe_unused]] const GenerationShape& g = arch.gen;
+  const PassWork p = DiffusionPass(w, arch);
+  const double steps = inf.steps.value_or(g.steps);
+  const double guidance = inf.cfg.value_or(g.cfg) ? 2 : 1;
+  const double rows = batch * guidance * std::max(p.tokens, 1024.0);
+  const double eff =
+      GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim, rows, w.precision, e);
+  // The conditional and unconditional passes run as one batch of 2 x batch latents; a UNet's
+  // group norms, activations and residual adds move its layer outputs (as a CNN's).
+  const double traffic =
+      cal.elementwise_traffic * arch.activation_elements_per_sample * p.pixel_scale * e / bw;
+  const double attention_rate = eff_row.attention_fraction * kForwardAttentionFactor;
+  const double pass_s = std::max({batch * guidance *
+                                      (p.gemm_flops / (peak_flops * eff) +
+                                       p.attention_flops / (peak_flops * attention_rate) + traffic),
+                                  main_bytes / bw, host_s});
+  // Text encoders and the VAE decode, once per sample, at the GEMM rate.
+  const double once_s = batch * g.once_flops * p.pixel_scale / (peak_flops * eff);
+  it.prefill_s = steps * pass_s + once_s;
+  it.request_s = it.prefill_s;
+  it.ttft_ms = it.request_s * 1e3;
+  // The denoiser's activations of one pass (DiT: a few hidden-wide and one MLP-wide tensor
+  // per token) and the VAE decode's peak, which comes after the denoiser's are freed.
+  const double dit_act = arch.IsDit() ? batch * guidance * p.tokens * 8.0 * arch.hidden * e : 0;
+  mem.activations = dit_act / kGiB;
+  mem.transient = std::max(0.0, batch * g.peak_bytes * p.pixel_scale - dit_act) / kGiB;
+  return steps * guidance * (p.gemm_flops + p.attention_flops) + g.once_flops * p.pixel_scale;
+}
+
+// The encoder over a 30 s window, then the text decoder token by token.
+double SpeechBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
+  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
+                                host_s, main_bytes] = b;
+  [[maybe_unused]] const InferenceSpec& inf = w.inference;
+  [[maybe_unused]] const GenerationShape& g = arch.gen;
+  // The encoder over the 30 s window, then one decoder step per token: each reads the
+  // decoder's weights (bandwidth-bound at small batches) and the cross-attention cache.
+  const double tokens = w.inference.output_tokens > 0 ? w.inference.output_tokens : g.steps;
+  const double eff_enc = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
+                                        batch * kSpeechEncoderFrames, w.precision, e);
+  const double encoder_s =
+      std::max(batch * arch.forward_flops_per_sample / (peak_flops * eff_enc), host_s);
+  const double context = kSpeechEncoderFrames + tokens / 2;  // cross + average self cache
+  const double kv_bytes = 2.0 * arch.layers * arch.hidden * context * e * batch;
+  const double eff_dec =
+      GemmEfficiency(eff_row, cal, gpu, peak, arch.hidden, batch, w.precision, e);
+  const double step_gpu =
+      std::max(2 * g.decoder_params * batch / (peak_flops * eff_dec), g.decoder_params * e / bw) +
+      kv_bytes / bw;
+  const double step_host = arch.layers * cal.LayerOverheadUs(inf.engine) * 1e-6;
+  const double step_s = std::max(step_gpu, step_host) + cal.StepOverheadUs(inf.engine) * 1e-6;
+  it.prefill_s = encoder_s;
+  it.decode_s = step_s * std::max(0.0, tokens - 1);
+  it.request_s = encoder_s + step_s * tokens;
+  it.ttft_ms = (encoder_s + step_s) * 1e3;
+  it.tpot_ms = step_s * 1e3;
+  it.decode_memory_bound = step_gpu < step_host || g.decoder_params * e / bw >= step_gpu;
+  it.tokens_per_s_per_gpu = batch * tokens / it.request_s;
+  mem.kv_cache =
+      2.0 * arch.layers * arch.hidden * (kSpeechEncoderFrames + tokens) * e * batch / kGiB;
+  mem.activations = batch * kSpeechEncoderFrames * 4.0 * arch.hidden * e / kGiB;
+  return arch.forward_flops_per_sample + 2 * g.decoder_params * tokens;
+}
+
 }  // namespace
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
@@ -102,88 +217,10 @@ Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arc
   it.batch = static_cast<int>(batch);
   MemoryBreakdown& mem = est.memory.breakdown;
   mem.weights = weight_bytes / kGiB;
-  double flops_per_sample = 0;
-
-  if (g.modality == Modality::kImage) {
-    const double eff = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
-                                      batch * kImageGemmRows, w.precision, e);
-    const double flops = arch.forward_flops_per_sample * batch;
-    // Memory-bound layers over every layer's output (norms, activations, residual adds), at
-    // the training model's rate per pass (which fits ResNet-50 training: README "validate").
-    const double traffic =
-        cal.elementwise_traffic * arch.activation_elements_per_sample * e * batch / bw;
-    const double gpu_s = std::max(flops / (peak_flops * eff) + traffic, main_bytes / bw);
-    // Decoding the JPEGs on the host's cores (PIL, torchvision) caps the images per second at
-    // the vCPUs per GPU over the decode time; on the GPU (DALI, nvJPEG) it overlaps.
-    const double cpu_s =
-        !inf.gpu_image_decode && hw.host_vcpus > 0
-            ? batch * cal.jpeg_decode_ms * 1e-3 / (hw.host_vcpus / std::max(1, hw.gpus_per_node))
-            : 0;
-    it.prefill_s = std::max({gpu_s, host_s, cpu_s});
-    it.request_s = it.prefill_s;
-    it.ttft_ms = it.request_s * 1e3;
-    // Live activations: a layer's input and output at a time; the largest layer outputs are a
-    // few times the average, so a quarter of all outputs bounds them (assumption).
-    mem.activations = 0.25 * arch.activation_elements_per_sample * e * batch / kGiB;
-    flops_per_sample = arch.forward_flops_per_sample;
-  } else if (g.modality == Modality::kDiffusion) {
-    const PassWork p = DiffusionPass(w, arch);
-    const double steps = inf.steps.value_or(g.steps);
-    const double guidance = inf.cfg.value_or(g.cfg) ? 2 : 1;
-    const double rows = batch * guidance * std::max(p.tokens, 1024.0);
-    const double eff =
-        GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim, rows, w.precision, e);
-    // The conditional and unconditional passes run as one batch of 2 x batch latents; a UNet's
-    // group norms, activations and residual adds move its layer outputs (as a CNN's).
-    const double traffic =
-        cal.elementwise_traffic * arch.activation_elements_per_sample * p.pixel_scale * e / bw;
-    const double attention_rate = eff_row.attention_fraction * kForwardAttentionFactor;
-    const double pass_s =
-        std::max({batch * guidance *
-                      (p.gemm_flops / (peak_flops * eff) +
-                       p.attention_flops / (peak_flops * attention_rate) + traffic),
-                  main_bytes / bw, host_s});
-    // Text encoders and the VAE decode, once per sample, at the GEMM rate.
-    const double once_s = batch * g.once_flops * p.pixel_scale / (peak_flops * eff);
-    it.prefill_s = steps * pass_s + once_s;
-    it.request_s = it.prefill_s;
-    it.ttft_ms = it.request_s * 1e3;
-    // The denoiser's activations of one pass (DiT: a few hidden-wide and one MLP-wide tensor
-    // per token) and the VAE decode's peak, which comes after the denoiser's are freed.
-    const double dit_act = arch.IsDit() ? batch * guidance * p.tokens * 8.0 * arch.hidden * e : 0;
-    mem.activations = dit_act / kGiB;
-    mem.transient = std::max(0.0, batch * g.peak_bytes * p.pixel_scale - dit_act) / kGiB;
-    flops_per_sample =
-        steps * guidance * (p.gemm_flops + p.attention_flops) + g.once_flops * p.pixel_scale;
-  } else {  // speech
-    // The encoder over the 30 s window, then one decoder step per token: each reads the
-    // decoder's weights (bandwidth-bound at small batches) and the cross-attention cache.
-    const double tokens = w.inference.output_tokens > 0 ? w.inference.output_tokens : g.steps;
-    const double eff_enc = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
-                                          batch * kSpeechEncoderFrames, w.precision, e);
-    const double encoder_s =
-        std::max(batch * arch.forward_flops_per_sample / (peak_flops * eff_enc), host_s);
-    const double context = kSpeechEncoderFrames + tokens / 2;  // cross + average self cache
-    const double kv_bytes = 2.0 * arch.layers * arch.hidden * context * e * batch;
-    const double eff_dec =
-        GemmEfficiency(eff_row, cal, gpu, peak, arch.hidden, batch, w.precision, e);
-    const double step_gpu =
-        std::max(2 * g.decoder_params * batch / (peak_flops * eff_dec), g.decoder_params * e / bw) +
-        kv_bytes / bw;
-    const double step_host = arch.layers * cal.LayerOverheadUs(inf.engine) * 1e-6;
-    const double step_s = std::max(step_gpu, step_host) + cal.StepOverheadUs(inf.engine) * 1e-6;
-    it.prefill_s = encoder_s;
-    it.decode_s = step_s * std::max(0.0, tokens - 1);
-    it.request_s = encoder_s + step_s * tokens;
-    it.ttft_ms = (encoder_s + step_s) * 1e3;
-    it.tpot_ms = step_s * 1e3;
-    it.decode_memory_bound = step_gpu < step_host || g.decoder_params * e / bw >= step_gpu;
-    it.tokens_per_s_per_gpu = batch * tokens / it.request_s;
-    mem.kv_cache =
-        2.0 * arch.layers * arch.hidden * (kSpeechEncoderFrames + tokens) * e * batch / kGiB;
-    mem.activations = batch * kSpeechEncoderFrames * 4.0 * arch.hidden * e / kGiB;
-    flops_per_sample = arch.forward_flops_per_sample + 2 * g.decoder_params * tokens;
-  }
+  const Batch b{w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw, host_s, main_bytes};
+  const double flops_per_sample = g.modality == Modality::kImage       ? ImageBatch(b, it, mem)
+                                  : g.modality == Modality::kDiffusion ? DiffusionBatch(b, it, mem)
+                                                                       : SpeechBatch(b, it, mem);
   FinishMemory(est, hw, cal, mem.weights);
   // Inference holds no optimizer state; the point estimate is checked like a serving copy's.
   est.memory.checked_gib = est.memory.per_gpu_gib;
