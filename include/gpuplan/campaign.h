@@ -83,6 +83,7 @@ struct SavingsPlanQuote {
                                         // rate was quoted for (it decides the rate, not the sum)
   std::string family;                   // ECS compute: the family it covers ("gn7i")
   std::string region;                   // ECS compute: the region it covers
+  std::string PaymentName() const;      // "all upfront"
   std::string Describe() const;         // "1-year general-purpose plan, all upfront"
 };
 

@@ -47,7 +47,8 @@ struct ServerLimits {
   int max_connections = 256;
   // Connections one client address may hold open in the loop at once (reading, or idle); one
   // more gets 429, so a client holding idle sockets cannot take the whole cap from the others.
-  // 0 = no limit per client.
+  // A quarter of max_connections: it takes four clients at their limit to fill the cap, where
+  // one (the case seen: 256 idle sockets from one address) filled it before. 0 = no limit.
   int max_connections_per_client = 64;
   // Request line plus headers; a longer one gets 431.
   size_t max_header_bytes = size_t{16} * 1024;

@@ -229,7 +229,7 @@ std::vector<SmallCampaign> SmallCampaigns() {
   }
   {
     // A flat service of one whole instance: jobs beside it pay by the hour wherever they run
-    // (exclusive.h, JobsPayByTheHour), unless their hours can fill one more instance, as the
+    // (exclusive.h, ByTheHour::jobs), unless their hours can fill one more instance, as the
     // daily 16 h job here does (487 h a month, above the 482 h break-even).
     Problem p;
     p.months = 1;
@@ -257,8 +257,8 @@ std::vector<SmallCampaign> SmallCampaigns() {
     cases.push_back({"flat_fractional_service_leaves_room_for_jobs", p});
   }
   {
-    // Type B can never pay for a commitment (exclusive.h, PaygOnly): the job weighs its nights on
-    // the service's idle type A against B by the hour.
+    // Type B can never pay for a commitment (exclusive.h, ByTheHour::type): the job weighs its
+    // nights on the service's idle type A against B by the hour.
     Problem p;
     p.months = 1;
     p.resources = {Type("A", 10, 4818), Type("B", 6, 2900)};

@@ -197,6 +197,19 @@ TEST(CampaignPlanTest, AnEcsComputeSavingsPlanCoversOnlyItsFamilyAndRegion) {
   EXPECT_LT(covered->best.month_cost, elsewhere->best.month_cost);
 }
 
+TEST(CampaignPlanTest, AnUnknownSavingsPlanFamilyNamesTheNearestOne) {
+  Result<CampaignPlan> p = Plan(
+      "months: 12\nsavings_plan: {rate: 0.4, type: ecs_compute, family: gn7x, region: "
+      "cn-heyuan}\nservices:\n  - name: chat\n    task: inference\n    model: qwen2.5-7b\n    "
+      "inference: {requests_per_s: 1}\n",
+      testing::EmbeddedCatalog());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("no instance family \"gn7x\""), std::string::npos)
+      << p.status().message();
+  EXPECT_NE(p.status().message().find("did you mean gn7"), std::string::npos)
+      << p.status().message();
+}
+
 struct BadCampaign {
   std::string name;
   std::string yaml;

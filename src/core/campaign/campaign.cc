@@ -105,8 +105,6 @@ void ListCommitments(const Problem& p, const Timeline& t, const Decision& d, Cam
   for (int k = 0; k < p.SavingsTerms(); ++k) {
     const double hourly = d.savings_hourly[static_cast<std::size_t>(k)];
     const int term = p.SavingsTermMonths();
-    std::string payment = p.savings_plan.payment;
-    std::replace(payment.begin(), payment.end(), '_', ' ');
     if (hourly > 1e-6) {
       out.commitments.push_back({.kind = Billing::kSavingsPlan,
                                  .instance = p.savings_plan.family,
@@ -114,7 +112,7 @@ void ListCommitments(const Problem& p, const Timeline& t, const Decision& d, Cam
                                  .count = 0,
                                  .hourly = hourly,
                                  .term_months = term,
-                                 .payment = payment,
+                                 .payment = p.savings_plan.PaymentName(),
                                  .first_month = term * k + 1,
                                  .months = std::min(p.months, term * k + term) - term * k,
                                  .month_cost = hourly * p.hours_per_month,

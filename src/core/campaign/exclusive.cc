@@ -102,24 +102,17 @@ bool CommitmentCanPay(const Problem& p, const Resource& res, double hours) {
 
 }  // namespace
 
-std::vector<bool> PaygOnly(const Problem& p) {
-  std::vector<bool> out(p.resources.size(), false);
+ByTheHour BoughtByTheHour(const Problem& p) {
+  const std::size_t nr = p.resources.size();
+  ByTheHour out{std::vector<bool>(nr, false), std::vector<bool>(nr, false)};
   if (p.savings_plan_rate)
     return out;
   const UsageBound b = BoundUsage(p);
-  for (std::size_t r = 0; r < out.size(); ++r) {
-    out[r] = !CommitmentCanPay(p, p.resources[r], b.service_hours[r] + b.job_hours[r]);
+  for (std::size_t r = 0; r < nr; ++r) {
+    const Resource& res = p.resources[r];
+    out.type[r] = !CommitmentCanPay(p, res, b.service_hours[r] + b.job_hours[r]);
+    out.jobs[r] = b.flat_whole[r] && !CommitmentCanPay(p, res, b.job_hours[r]);
   }
-  return out;
-}
-
-std::vector<bool> JobsPayByTheHour(const Problem& p) {
-  std::vector<bool> out(p.resources.size(), false);
-  if (p.savings_plan_rate)
-    return out;
-  const UsageBound b = BoundUsage(p);
-  for (std::size_t r = 0; r < out.size(); ++r)
-    out[r] = b.flat_whole[r] && !CommitmentCanPay(p, p.resources[r], b.job_hours[r]);
   return out;
 }
 
@@ -135,7 +128,7 @@ Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& s
   if (p.savings_plan_rate)
     return out;
   const std::vector<int> owner = Owners(p);
-  const std::vector<bool> payg_only = PaygOnly(p);
+  const std::vector<bool> payg_only = BoughtByTheHour(p).type;
   for (std::size_t r = 0; r < owner.size(); ++r)
     out.exclusive[r] = owner[r] >= 0 || payg_only[r];
   Problem base = p;
@@ -184,10 +177,10 @@ std::vector<std::vector<int>> IndependentGroups(const Problem& p) {
     return i;
   };
   std::vector<int> first_user(p.resources.size(), -1);
-  const std::vector<bool> payg_only = PaygOnly(p), by_hour = JobsPayByTheHour(p);
+  const ByTheHour by_hour = BoughtByTheHour(p);
   auto use = [&](int resource, int piece) {
     const auto r = static_cast<std::size_t>(resource);
-    if (payg_only[r] || (piece >= static_cast<int>(p.services.size()) && by_hour[r]))
+    if (by_hour.type[r] || (piece >= static_cast<int>(p.services.size()) && by_hour.jobs[r]))
       return;
     int& f = first_user[static_cast<std::size_t>(resource)];
     if (f < 0 || p.savings_plan_rate)

@@ -30,22 +30,25 @@ struct ExclusivePrices {
 // kUnsupported/kInternal from the solver.
 Result<ExclusivePrices> PriceExclusiveTypes(const Problem& p, const MipSolver& solver);
 
-// Per resource: true when no commitment on it can pay for itself, even if one instance of it were
-// used by every piece that can use the type, as much as each can (services at their largest
-// option, every job's run on it): it is then bought by the hour in every optimum. Always false
-// with a savings plan.
-std::vector<bool> PaygOnly(const Problem& p);
-
-// Per resource: true when jobs on it pay by the hour in some optimum, wherever they run: every
-// service option on it uses a flat whole number of instances (so a commitment beyond the services'
-// instances is idle but for jobs) and the jobs' hours on it cannot pay for one more instance. A job
-// there costs its own pay-as-you-go hours and its start does not matter. False with a savings plan.
-std::vector<bool> JobsPayByTheHour(const Problem& p);
+// Where pay-as-you-go is the only way to pay in an optimum, per resource. Both are all false
+// with a savings plan (its budget spans every type in an hour).
+struct ByTheHour {
+  // No commitment on it can pay for itself, even if one instance of it were used by every piece
+  // that can use the type, as much as each can (services at their largest option, every job's
+  // run on it): it is bought by the hour in every optimum.
+  std::vector<bool> type;
+  // Jobs on it pay by the hour in some optimum, wherever they run: every service option on it
+  // uses a flat whole number of instances (so a commitment beyond the services' instances is
+  // idle but for jobs) and the jobs' hours on it cannot pay for one more instance. A job there
+  // costs its own pay-as-you-go hours and its start does not matter.
+  std::vector<bool> jobs;
+};
+ByTheHour BoughtByTheHour(const Problem& p);
 
 // Pieces that share no instance type (through any option) fall into separate groups whose
-// costs add up independently (types bought by the hour only, PaygOnly, join nothing): each group,
-// as indices of services (0..S-1) and then jobs (S..), in order. One group when a savings plan is
-// priced (its budget spans every type).
+// costs add up independently (types bought by the hour only, ByTheHour::type, join nothing): each
+// group, as indices of services (0..S-1) and then jobs (S..), in order. One group when a savings
+// plan is priced (its budget spans every type).
 std::vector<std::vector<int>> IndependentGroups(const Problem& p);
 
 // The part of `p` with only `group`'s pieces (same resources, months and prices).

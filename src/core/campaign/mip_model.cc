@@ -250,9 +250,9 @@ Result<Decision> SolveCampaign(const Problem& p, const Timeline& t, const MipSol
       alone.job[j].resize(p.jobs[j].options.size());
   }
   auto shared = [&](int resource) { return !alone.exclusive[static_cast<std::size_t>(resource)]; };
-  const std::vector<bool> by_hour_flags = JobsPayByTheHour(p);
+  const std::vector<bool> jobs_by_hour = BoughtByTheHour(p).jobs;
   const auto by_hour = [&](int resource) {
-    return static_cast<bool>(by_hour_flags[static_cast<std::size_t>(resource)]);
+    return static_cast<bool>(jobs_by_hour[static_cast<std::size_t>(resource)]);
   };
   MipProblem mip;
   const std::size_t nr = p.resources.size(), nc = t.classes.size();

@@ -39,8 +39,14 @@ class Builder {
     p.savings_plan = spec_.savings_plan;
     if (p.savings_plan.type == SavingsPlanQuote::Type::kEcsCompute &&
         !catalog_.FindFamily(p.savings_plan.family)) {
-      return Status::InvalidArgument("savings_plan.family: no instance family \"" +
-                                     p.savings_plan.family + "\" in the catalog")
+      std::vector<std::string> families;
+      for (const Family& f : catalog_.families)
+        families.push_back(f.name);
+      const std::string near = strings::Nearest(p.savings_plan.family, families);
+      return Status::InvalidArgument(
+                 "savings_plan.family: no instance family \"" + p.savings_plan.family +
+                 "\" in the catalog" + (near.empty() ? "" : "; did you mean " + near + "?") +
+                 " (an ECS compute plan names the family of the types it covers, e.g. gn7i)")
           .At("", 0, 0, "savings_plan.family");
     }
     for (const CampaignService& s : spec_.services) {

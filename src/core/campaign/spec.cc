@@ -45,9 +45,14 @@ std::string Window::Name() const {
   return hh(start_hour) + "-" + hh(end_hour);
 }
 
+std::string SavingsPlanQuote::PaymentName() const {
+  std::string name = payment;
+  std::replace(name.begin(), name.end(), '_', ' ');
+  return name;
+}
+
 std::string SavingsPlanQuote::Describe() const {
-  std::string paid = payment;
-  std::replace(paid.begin(), paid.end(), '_', ' ');
+  const std::string paid = PaymentName();
   const std::string term = std::to_string(term_years) + "-year ";
   if (type == Type::kEcsCompute)
     return term + "ECS compute plan on " + family + " in " + region + ", " + paid;

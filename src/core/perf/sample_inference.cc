@@ -66,10 +66,14 @@ PassWork DiffusionPass(const Workload& w, const ModelArch& arch) {
   return p;
 }
 
-// What the three kinds of sample share: the hardware's rates and one batch's shape.
+// One batch of samples on one GPU: what the three kinds of sample share (the hardware's rates
+// and the batch's shape), and each kind's time and memory. Each kind writes one batch's times
+// into `it`, its memory into `mem`, and returns the FLOPs per sample.
 struct Batch {
   const Workload& w;
+  const InferenceSpec& inf;
   const ModelArch& arch;
+  const GenerationShape& g;
   const Hardware& hw;
   const Calibration& cal;
   ArchEfficiency eff_row;
@@ -80,15 +84,14 @@ struct Batch {
   double bw;          // effective memory bandwidth, bytes/s
   double host_s;      // host launches per forward pass
   double main_bytes;  // the main network's weights
+
+  double Image(InferenceTimes& it, MemoryBreakdown& mem) const;
+  double Diffusion(InferenceTimes& it, MemoryBreakdown& mem) const;
+  double Speech(InferenceTimes& it, MemoryBreakdown& mem) const;
 };
 
-// A forward pass per image: the times of one batch into `it`, its memory into `mem`; the FLOPs
-// per sample.
-double ImageBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
-  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
-                                host_s, main_bytes] = b;
-  [[maybe_unused]] const InferenceSpec& inf = w.inference;
-  [[maybe_unused]] const GenerationShape& g = arch.gen;
+// A forward pass per image.
+double Batch::Image(InferenceTimes& it, MemoryBreakdown& mem) const {
   const double eff = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
                                     batch * kImageGemmRows, w.precision, e);
   const double flops = arch.forward_flops_per_sample * batch;
@@ -113,11 +116,7 @@ double ImageBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
 }
 
 // `steps` denoiser passes (twice with guidance), then the text encoders and the VAE decode.
-double DiffusionBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
-  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
-                                host_s, main_bytes] = b;
-  [[maybe_unused]] const InferenceSpec& inf = w.inference;
-  [[maybe_unused]] const GenerationShape& g = arch.gen;
+double Batch::Diffusion(InferenceTimes& it, MemoryBreakdown& mem) const {
   const PassWork p = DiffusionPass(w, arch);
   const double steps = inf.steps.value_or(g.steps);
   const double guidance = inf.cfg.value_or(g.cfg) ? 2 : 1;
@@ -147,11 +146,7 @@ double DiffusionBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) 
 }
 
 // The encoder over a 30 s window, then the text decoder token by token.
-double SpeechBatch(const Batch& b, InferenceTimes& it, MemoryBreakdown& mem) {
-  [[maybe_unused]] const auto& [w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw,
-                                host_s, main_bytes] = b;
-  [[maybe_unused]] const InferenceSpec& inf = w.inference;
-  [[maybe_unused]] const GenerationShape& g = arch.gen;
+double Batch::Speech(InferenceTimes& it, MemoryBreakdown& mem) const {
   // The encoder over the 30 s window, then one decoder step per token: each reads the
   // decoder's weights (bandwidth-bound at small batches) and the cross-attention cache.
   const double tokens = w.inference.output_tokens > 0 ? w.inference.output_tokens : g.steps;
@@ -217,10 +212,11 @@ Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arc
   it.batch = static_cast<int>(batch);
   MemoryBreakdown& mem = est.memory.breakdown;
   mem.weights = weight_bytes / kGiB;
-  const Batch b{w, arch, hw, cal, eff_row, gpu, peak, peak_flops, e, batch, bw, host_s, main_bytes};
-  const double flops_per_sample = g.modality == Modality::kImage       ? ImageBatch(b, it, mem)
-                                  : g.modality == Modality::kDiffusion ? DiffusionBatch(b, it, mem)
-                                                                       : SpeechBatch(b, it, mem);
+  const Batch b{w,    inf,        arch, g,     hw, cal,    eff_row,   gpu,
+                peak, peak_flops, e,    batch, bw, host_s, main_bytes};
+  const double flops_per_sample = g.modality == Modality::kImage       ? b.Image(it, mem)
+                                  : g.modality == Modality::kDiffusion ? b.Diffusion(it, mem)
+                                                                       : b.Speech(it, mem);
   FinishMemory(est, hw, cal, mem.weights);
   // Inference holds no optimizer state; the point estimate is checked like a serving copy's.
   est.memory.checked_gib = est.memory.per_gpu_gib;
