@@ -49,16 +49,20 @@ struct LayoutPins {
 LayoutPins PinsFrom(const Workload& w);
 
 struct LayoutSearch {
-  bool ok = false;               // a layout that fits was found
-  Layout layout;                 // the fastest that fits (else the one with the least memory)
-  Estimate estimate;             // its estimate (set whenever any layout could be estimated)
-  bool memory_savers = false;    // the pick needs offload / optimizer-in-backward to fit
-  long long structures = 0;      // parallel structures (tp, cp, pp, vp, dp, zero, savers) valid
-  long long configurations = 0;  // structures x micro-batches x recomputation covered
-  long long evaluated = 0;       // estimator calls made
-  long long explored = 0;        // structures whose micro-batches were searched (not pruned)
-  double min_memory_gib = 0;     // least per-GPU memory over what was estimated (0 = none)
-  std::string reason;            // why nothing fits or works (empty when ok)
+  bool ok = false;                   // a layout that fits was found
+  Layout layout;                     // the fastest that fits (else the one with the least memory)
+  Estimate estimate;                 // its estimate (set whenever any layout could be estimated)
+  bool memory_savers = false;        // the pick uses savers the search added (offload, optimizer in
+                                     // backward, activation offload): to fit, or to be faster
+  double without_savers_step_s = 0;  // the best step without added savers (0: none fits, or
+                                     // that search was cut off)
+  bool host_limited = false;         // some layout fit the GPU but not the host's RAM (offload)
+  long long structures = 0;          // parallel structures (tp, cp, pp, vp, dp, zero, savers) valid
+  long long configurations = 0;      // structures x micro-batches x recomputation covered
+  long long evaluated = 0;           // estimator calls made
+  long long explored = 0;            // structures whose micro-batches were searched (not pruned)
+  double min_memory_gib = 0;         // least per-GPU memory over what was estimated (0 = none)
+  std::string reason;                // why nothing fits or works (empty when ok)
   // Stopped because CutOff::matters said no step of at least floor_step_s could matter (ok is then
   // false, and floor_step_s is a lower bound of the step time of every layout of the space).
   bool cut_off = false;

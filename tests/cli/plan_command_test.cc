@@ -137,7 +137,8 @@ TEST(PlanCommandTest, ProbeCalibrationChangesOnlyTheMeasuredGpu) {
   const double base_a10 = hours({}, "A10-24G");
   const double measured_a10 = hours({"--probe-calibration", slow}, "A10-24G");
   ASSERT_GT(base_a10, 0);
-  EXPECT_GT(measured_a10, base_a10 * 1.2) << "a slow measured GEMM makes the A10 job longer";
+  // Longer, though not by the GEMM ratio: part of the step streams offloaded weights over PCIe.
+  EXPECT_GT(measured_a10, base_a10 * 1.1) << "a slow measured GEMM makes the A10 job longer";
   const double base_a100 = hours({}, "A100-80G-SXM");
   const double with_a10_file = hours({"--probe-calibration", slow}, "A100-80G-SXM");
   EXPECT_DOUBLE_EQ(base_a100, with_a10_file) << "another Ampere GPU keeps its fitted efficiency";

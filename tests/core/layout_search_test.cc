@@ -24,6 +24,7 @@ using testing::Training;
 
 TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
   const Calibration& cal = testing::EmbeddedCalibration();
+  long long fast_total = 0, all_total = 0;
   for (const LayoutCase& c : SmallLayoutCases()) {
     SCOPED_TRACE(c.name);
     const Hardware hw = c.Hardware();
@@ -38,9 +39,16 @@ TEST(LayoutSearchTest, PickEqualsExhaustiveEnumeration) {
         << DescribeLayout(all.layout);
     EXPECT_TRUE(fast.estimate.memory.fits);
     EXPECT_EQ(fast.configurations, all.configurations) << "both cover the same space";
-    EXPECT_LT(fast.evaluated, all.evaluated) << "the bounds prune";
+    // A space of a few dozen configurations (one GPU) costs the bounds' own estimates more
+    // than they save; every larger one is pruned.
+    if (all.evaluated > 100) {
+      EXPECT_LT(fast.evaluated, all.evaluated) << "the bounds prune";
+    }
+    fast_total += fast.evaluated;
+    all_total += all.evaluated;
     EXPECT_EQ(fast.memory_savers, all.memory_savers);
   }
+  EXPECT_LT(fast_total, all_total / 3) << "the bounds prune most of the space";
 }
 
 // A caller's cut-off (CutOff) never changes a pick that matters and never hides one: with
@@ -143,7 +151,10 @@ TEST(LayoutSearchTest, MemoSharedAcrossHardwareChangesNoAnswer) {
   }
 }
 
-TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {
+// Memory savers are searched like any other dimension: where nothing fits without them, and
+// where they buy a larger micro-batch or a lighter recomputation that is faster. Offload needs
+// a host whose RAM is known and holds what is offloaded.
+TEST(LayoutSearchTest, OffloadWhereNeededOrFasterAndHostRamIsChecked) {
   const ModelArch m = Llama(32, 4096, 32, 8, 14336);  // ~8B
   const Workload w = Training(Method::kFull, 1024, 4);
   const Calibration& cal = testing::EmbeddedCalibration();
@@ -158,16 +169,25 @@ TEST(LayoutSearchTest, OffloadOnlyWhenNothingElseFitsAndHostRamIsChecked) {
   ASSERT_TRUE(s.ok) << s.reason;
   EXPECT_TRUE(s.memory_savers);
   EXPECT_NE(s.layout.offload, Offload::kNone);
-  // Optimizer offload of 7.24e9 parameters: fp32 master 4 + Adam m, v 8 + bf16 gradients 2 =
-  // 14 bytes each in host RAM: 101.4e9 bytes = 94.4 GiB.
-  EXPECT_EQ(s.layout.offload, Offload::kOptimizer);
-  EXPECT_NEAR(s.estimate.memory.host_gib, 94.4, 0.1);
+  EXPECT_EQ(s.without_savers_step_s, 0) << "nothing fits without savers";
   EXPECT_LE(s.estimate.memory.host_gib, s.estimate.memory.host_capacity_gib);
-  // Where the job fits without offload, none is used.
+  // Optimizer offload alone of 7.24e9 parameters: fp32 master 4 + Adam m, v 8 + bf16 gradients
+  // 2 = 14 bytes each in host RAM: 101.4e9 bytes = 94.4 GiB. The pick, free to add activation
+  // offload too, is at least as fast.
+  Workload pinned = w;
+  pinned.offload = Offload::kOptimizer;
+  pinned.activation_offload = false;
+  pinned.optimizer_in_backward = false;
+  const LayoutSearch optimizer_only = SearchLayout(pinned, m, hw, cal, PinsFrom(pinned));
+  ASSERT_TRUE(optimizer_only.ok) << optimizer_only.reason;
+  EXPECT_NEAR(optimizer_only.estimate.memory.host_gib, 94.4, 0.1);
+  EXPECT_LE(s.estimate.time.step_s, optimizer_only.estimate.time.step_s);
+  // Where the job fits without offload and savers cannot beat it, none is used.
   const LayoutSearch small = SearchLayout(w, Llama(8, 1024, 16, 16, 2816), hw, cal);
   ASSERT_TRUE(small.ok) << small.reason;
   EXPECT_EQ(small.layout.offload, Offload::kNone);
   EXPECT_FALSE(small.memory_savers);
+  EXPECT_DOUBLE_EQ(small.without_savers_step_s, small.estimate.time.step_s);
 }
 
 TEST(LayoutSearchTest, PinsAreKeptAndAnImpossiblePinSaysWhy) {

@@ -50,19 +50,20 @@ namespace internal {
 
 LayoutSearch Search::Training(bool exhaustive) {
   Solve(Structures(PinnedSavers()), exhaustive);
+  if (result_.ok && !result_.cut_off)
+    result_.without_savers_step_s = result_.estimate.time.step_s;
+  double cut_floor = TakeCut();
   // Offload needs the host's RAM to be known (an instance type, not a bare GPU count).
-  if (!result_.ok && !SaversPinned() && hw_.host_memory_gib > 0 &&
-      (exhaustive || SaversCanFitGpu())) {
-    // Nothing fits: try what people use to squeeze a job onto fewer or smaller GPUs, in order
-    // of cost (ZeRO-Offload; parameters too; activations; optimizer in backward).
-    for (const Savers& s : SaverLadder()) {
-      Solve(Structures(s), exhaustive);
-      if (result_.ok || result_.cut_off) {
-        result_.memory_savers = true;
-        break;
-      }
-    }
+  if (!SaversPinned() && hw_.host_memory_gib > 0)
+    cut_floor = std::min(cut_floor, SearchSavers(exhaustive));
+  // A search cut off (CutOff) left only layouts no faster than the least floor it was cut at,
+  // none of which can matter: unless the best found beats that floor (then it is the best of
+  // all), the caller learns only the floor.
+  if (cut_floor < kInf && (!result_.ok || result_.estimate.time.step_s >= cut_floor)) {
+    result_.cut_off = true;
+    result_.floor_step_s = cut_floor;
   }
+  result_.memory_savers = result_.ok && UsesSavers(result_.layout);
   if (result_.cut_off) {
     result_.ok = false;
     result_.reason = "no layout can matter: every step takes at least " +
@@ -86,6 +87,67 @@ LayoutSearch Search::Training(bool exhaustive) {
                                                       "data-parallel replicas)";
   }
   return result_;
+}
+
+// What people use to squeeze a job onto fewer or smaller GPUs (ZeRO-Offload; parameters too;
+// activations; optimizer in backward) is searched like every other dimension, not only when
+// nothing fits: less memory can buy a lighter recomputation or a larger micro-batch that beats
+// the best layout without them. Each rung starts from the best so far, so the bounds prune what
+// cannot beat it; a rung whose floor cannot beat it, or cannot matter to the caller, is skipped.
+// Returns the least floor a rung was cut at or skipped for not mattering (kInf: none).
+double Search::SearchSavers(bool exhaustive) {
+  double cut_floor = kInf;
+  const bool could_fit = exhaustive || result_.ok || SaversCanFitGpu();
+  for (const Savers& s : SaverLadder()) {
+    const StructureList& list = Structures(s);
+    if (!exhaustive) {
+      const double floor = SaversFloor(s);
+      const bool beaten = result_.ok && floor >= result_.estimate.time.step_s;
+      const bool matters = beaten || !could_fit || Matters(floor);
+      if (!could_fit || beaten || !matters) {
+        if (!matters)
+          cut_floor = std::min(cut_floor, floor);
+        Cover(list);  // ruled out by a bound: covered all the same
+        continue;
+      }
+    }
+    asked_at_ = 0;  // the rung's floors start below the last rung's
+    Solve(list, exhaustive);
+    cut_floor = std::min(cut_floor, TakeCut());
+  }
+  return cut_floor;
+}
+
+// The floor a Solve was cut off at (kInf: none), clearing the mark so the search goes on.
+double Search::TakeCut() {
+  if (!result_.cut_off)
+    return kInf;
+  result_.cut_off = false;
+  return result_.floor_step_s;
+}
+
+// A lower bound of every layout with `s`: the step's compute floor (StepFloorSeconds), plus for
+// offload the traffic no layout avoids. Each GPU sends at least its share of the transformer
+// layers' gradients (at least 2 bytes each) and takes back the updated weights (at least 1
+// byte) over PCIe, and the host's Adam updates the node's share (training_time.cc). Embeddings
+// and routed experts are left out: how they are sharded varies with the layout.
+double Search::SaversFloor(const Savers& s) {
+  if (savers_floor_s_ < 0)
+    savers_floor_s_ = StepFloorSeconds(w_, arch_, hw_, cal_);
+  double floor = savers_floor_s_;
+  const Layout any;
+  const TrainingInvariants* inv = Invariants(any);
+  if (s.offload != Offload::kNone && inv != nullptr && !TrainsAdapters(w_)) {
+    const Dims& d = inv->d;
+    const double per_gpu =
+        d.layers * std::max(0.0, d.layer_params - d.expert_layer_params) / hw_.Gpus();
+    const double pcie = hw_.gpu->PcieGbs() * 1e9 * cal_.pcie_efficiency;
+    constexpr double kLeastBytesEachWay = 3, kLeastUpdateBytes = 4;
+    if (pcie > 0)
+      floor += per_gpu * kLeastBytesEachWay / pcie;
+    floor += HostAdamSeconds(per_gpu * hw_.gpus_per_node, kLeastUpdateBytes, cal_);
+  }
+  return floor;
 }
 
 bool Search::SaversCanFitGpu() {

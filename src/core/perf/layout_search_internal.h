@@ -51,7 +51,7 @@ bool Allowed(const std::optional<T>& pin, T value) {
   return !pin || *pin == value;
 }
 
-// The savers the search may add when nothing fits without them.
+// The memory savers the search may add (SaverLadder), unless the workload pins them.
 struct Savers {
   Offload offload = Offload::kNone;
   bool optimizer_in_backward = false;
@@ -277,14 +277,17 @@ class Search {
   // moving parts: no context parallelism, no interleaving, fewer stages, less tensor
   // parallelism, less ZeRO sharding. Users should not see cp 2 where dp 2 does the same.
   static bool Simpler(const Layout& a, const Layout& b) {
-    return std::tie(a.cp, a.vp, a.pp, a.tp, a.zero, a.ep) <
-           std::tie(b.cp, b.vp, b.pp, b.tp, b.zero, b.ep);
+    const bool sa = UsesSavers(a), sb = UsesSavers(b);
+    return std::tie(sa, a.cp, a.vp, a.pp, a.tp, a.zero, a.ep) <
+           std::tie(sb, b.cp, b.vp, b.pp, b.tp, b.zero, b.ep);
   }
 
   void Consider(const Layout& l, const Estimate& e);
 
   // Branch and bound over `list` (or every configuration when `exhaustive`).
   void Solve(const StructureList& list, bool exhaustive);
+  // Counts `list`'s structures and configurations as covered (searched, or ruled out by a bound).
+  void Cover(const StructureList& list);
 
   // Solve's best-first queue: entries in increasing lower bound, equal bounds first in first
   // out. An entry is a group to probe and bound (lazy: bounded from its flat sibling so far), a
@@ -316,10 +319,14 @@ class Search {
   void SplitGroup(const std::vector<Structure>& structures, const Group& group,
                   std::vector<Learned>& learned, Frontier& frontier);
 
-  // Whether the caller no longer needs this search: asked once a layout of this rung of savers
-  // fits (then no later rung is tried, so `floor`, the least bound left, bounds every step the
-  // search can still return), when CutOff says to ask.
+  // Whether the caller no longer needs this Solve: asked once a layout fits, when CutOff says to
+  // ask. `floor`, the least bound left, bounds every step this Solve can still return; later
+  // rungs of savers have floors of their own (Training keeps the least).
   bool StopEarly(double floor);
+  // Whether a step of `floor` could matter to the caller (true without a CutOff).
+  bool Matters(double floor) const {
+    return cut_off_ == nullptr || !cut_off_->matters || cut_off_->matters(floor);
+  }
 
   // Per recomputation, the largest micro-batch (index) at which a structure of a group (highest
   // ZeRO stage first) can fit with it, and a layout that fits; none when nothing fits even the
@@ -396,6 +403,15 @@ class Search {
   // memory, so when none does the ladder cannot find a layout and is skipped.
   bool SaversCanFitGpu();
 
+  // The saver ladder after the search without them (Training); the least floor it was cut at.
+  double SearchSavers(bool exhaustive);
+  double TakeCut();
+  // A lower bound of the step of every layout with savers `s`.
+  double SaversFloor(const Savers& s);
+  static bool UsesSavers(const Layout& l) {
+    return l.offload != Offload::kNone || l.optimizer_in_backward || l.activation_offload;
+  }
+
   bool SaversPinned() const {
     return pins_.offload || pins_.optimizer_in_backward || pins_.activation_offload;
   }
@@ -447,6 +463,7 @@ class Search {
   bool stand_in_timed_ = true;  // result_.estimate, while nothing fits, has its time
   std::string host_reason_;     // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;
+  double savers_floor_s_ = -1;  // StepFloorSeconds, once asked (SaversCouldBeat)
 };
 
 }  // namespace internal

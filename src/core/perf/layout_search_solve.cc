@@ -82,6 +82,7 @@ void Search::NoteMemory(const Layout& l, const Estimate::Memory& m, const Estima
   if (m.host_capacity_gib > 0 && m.host_gib > m.host_capacity_gib) {
     if (m.checked_gib > m.capacity_gib)
       return;  // fits neither: GPU memory says why
+    result_.host_limited = true;
     // Fits the GPU only by offloading more than the host holds: say that, not GPU memory.
     if (host_reason_.empty() || m.host_gib < host_need_) {
       host_need_ = m.host_gib;
@@ -207,13 +208,16 @@ void Search::Consider(const Layout& l, const Estimate& e) {
   }
 }
 
+void Search::Cover(const StructureList& list) {
+  result_.structures += static_cast<long long>(list.structures.size());
+  for (const Structure& s : list.structures)
+    result_.configurations += static_cast<long long>(s.micro_batches.size() * s.recomputes.size());
+}
+
 void Search::Solve(const StructureList& list, bool exhaustive) {
   const std::vector<Structure>& structures = list.structures;
   std::vector<Learned> learned(structures.size());
-  result_.structures += static_cast<long long>(structures.size());
-  for (const Structure& s : structures) {
-    result_.configurations += static_cast<long long>(s.micro_batches.size() * s.recomputes.size());
-  }
+  Cover(list);
   if (exhaustive) {
     for (size_t i = 0; i < structures.size(); ++i)
       Explore(structures[i], learned[i], true);

@@ -122,10 +122,11 @@ std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const Plan
   int max_nodes = w.constraints.max_nodes.value_or(o.default_max_nodes);
   if (w.constraints.max_gpus)
     max_nodes = std::min(max_nodes, *w.constraints.max_gpus / std::max(per_node, 1));
-  // Serving scales by independent copies; a copy spans nodes only when it needs to (the caller
-  // stops at the first node count that fits).
+  // Every count, not only powers of two: 12 nodes can be cheaper than 16 for the same deadline
+  // (the layout search finds which degrees divide each). Serving scales by independent copies;
+  // a copy spans nodes only when it needs to (the caller stops at the first count that fits).
   std::vector<int> out;
-  for (int n = 1; n <= max_nodes; n *= 2)
+  for (int n = 1; n <= max_nodes; ++n)
     out.push_back(n);
   return out;
 }

@@ -31,7 +31,7 @@ std::string EveryVendorExcluded(const Constraints& c, const Catalog& catalog);
 std::string Filter(const Workload& w, const Catalog& catalog, const Calibration& cal,
                    const InstanceType& t, const Gpu& g);
 
-// Node counts worth trying for `t`: powers of two within the workload's limits (max_nodes, or
+// Node counts worth trying for `t`: every count within the workload's limits (max_nodes, or
 // options.default_max_nodes; max_gpus). Empty when one instance is already over max_gpus.
 std::vector<int> NodeCounts(const Workload& w, const InstanceType& t, const PlanOptions& o);
 

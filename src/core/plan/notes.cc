@@ -40,8 +40,8 @@ void AssumePlanLimits(const Workload& w, const PlanOptions& options,
   }
   if (!w.constraints.max_nodes && !w.constraints.max_gpus) {
     assumed.push_back({"constraints.max_nodes", std::to_string(options.default_max_nodes),
-                       "gpuplan's node limit when neither max_nodes nor max_gpus is given; node "
-                       "counts are tried in powers of two up to it"});
+                       "gpuplan's node limit when neither max_nodes nor max_gpus is given; every "
+                       "node count up to it is tried"});
   }
   if (w.constraints.billing.empty() && !modes.empty()) {
     std::string names;

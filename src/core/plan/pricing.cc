@@ -335,8 +335,11 @@ Offered AddUnpriced(const PriceRequest& r, const std::string& region) {
   c.price_hint = PriceHint(base.instance, region);
   c.job_hours = per_hour ? 0 : hours;
   c.cost.wall_hours = c.job_hours;
-  // A service has no job length: fewer GPUs for the same rate is the best guess of cheaper.
-  c.score = serving ? base.gpus : per_hour && units_per_hour > 0 ? 1 / units_per_hour : c.job_hours;
+  // A service has no job length: fewer GPUs for the same rate is the best guess of cheaper. A
+  // job's hours are read at the percentile the priced are ranked at (HoursForRanking).
+  c.score = serving                          ? base.gpus
+            : per_hour && units_per_hour > 0 ? 1 / units_per_hour
+                                             : HoursForRanking(c);
   offered.candidates.push_back(std::move(c));
   offered.added = true;
   return offered;

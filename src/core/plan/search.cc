@@ -216,12 +216,14 @@ bool CandidateSearch::Searched(const perf::Hardware& hw) const {
   return searched_.count(KeyOf(hw)) > 0 || host_free_.count(HostFreeKey(hw)) > 0;
 }
 
-// Whether a training search's answer is the same whatever the host's RAM: a layout found
-// without memory savers (so the savers' ladder never ran), holding nothing in host RAM (no
-// offload, no paged optimizer states), and not cut off (a cut-off's floor may be a saver's).
+// Whether a training search's answer is the same whatever the host's RAM: a layout without
+// memory savers, holding nothing in host RAM (no offload, no paged optimizer states), where no
+// saver's layout was held back by the host's RAM (on a larger host it might have won), and not
+// cut off (a cut-off's floor may be a saver's).
 bool CandidateSearch::HostFree(const LayoutResult& r) const {
-  return r.ok && !r.cut_off && !r.memory_savers && r.layout.offload == perf::Offload::kNone &&
-         !r.layout.activation_offload && w_.optimizer != Optimizer::kPagedAdamw8bit;
+  return r.ok && !r.cut_off && !r.memory_savers && !r.host_limited &&
+         r.layout.offload == perf::Offload::kNone && !r.layout.activation_offload &&
+         w_.optimizer != Optimizer::kPagedAdamw8bit;
 }
 
 // The candidates of `nodes` x `run.t` on `hw` into all_ (and the bar), or why none; with

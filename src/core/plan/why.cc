@@ -5,8 +5,10 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/framework.h"
+#include "gpuplan/layout_search.h"
 #include "gpuplan/plan_ranges.h"
 #include "gpuplan/strings.h"
+#include "gpuplan/uncertainty.h"
 #include "plan/latency.h"
 #include "plan/show_bar.h"
 #include "serving/fleet_plan.h"
@@ -16,9 +18,44 @@ namespace {
 
 using strings::Num;
 
+// Why a training pick uses memory savers the search added (offload, optimizer in backward,
+// activation offload): nothing fits without them, or they beat the best layout without them,
+// searched here on the pick's hardware with the savers ruled out (the plan's own search may
+// have stopped that part early once the savers' layout beat it).
+std::string SaversWhy(const PlanInputs& in, const Candidate& best) {
+  const Workload& w = in.w;
+  const perf::Layout& l = best.layout;
+  const bool pinned = w.offload || w.optimizer_in_backward || w.activation_offload;
+  if (pinned ||
+      (l.offload == perf::Offload::kNone && !l.optimizer_in_backward && !l.activation_offload)) {
+    return "";
+  }
+  double without = 0;
+  const InstanceType* t = in.catalog.FindInstance(best.instance);
+  if (Result<perf::Hardware> hw =
+          t ? perf::HardwareFor(in.catalog, *t, best.nodes) : Status::NotFound(best.instance);
+      hw.ok()) {
+    hw->memory_error_ratio = uncertainty::MemoryErrorRatio(in.options.uncertainty, w, in.arch, *hw);
+    perf::LayoutPins pins = perf::PinsFrom(w);
+    pins.offload = perf::Offload::kNone;
+    pins.optimizer_in_backward = false;
+    pins.activation_offload = false;
+    const perf::LayoutSearch s = perf::SearchLayout(w, in.arch, *hw, in.cal, pins);
+    if (s.ok)
+      without = s.estimate.time.step_s;
+  }
+  return (without > 0 ? "; these memory savers beat the best layout without them (" + Num(without) +
+                            " s per step)"
+                      : "; nothing fits without these memory savers") +
+         " (host RAM " + Num(best.estimate.memory.host_gib) + " of " +
+         Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
+}
+
 // What the top pick's speed rests on: memory and layout for training, copies and latency for
 // serving, price per TFLOPS for rendering and HPC.
-std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& best) {
+std::string WhyFits(const PlanInputs& in, const Candidate& best) {
+  const Workload& w = in.w;
+  const Catalog& catalog = in.catalog;
   if (w.IsTraining()) {
     const perf::Estimate::Memory& m = best.estimate.memory;
     // The headroom the fit test left at the workload's memory confidence (the model's memory
@@ -35,13 +72,7 @@ std::string WhyFits(const Workload& w, const Catalog& catalog, const Candidate& 
                       ", " + Num(best.estimate.time.step_s) + " s per step, MFU " +
                       Num(best.estimate.throughput.mfu * 100) + "% (" +
                       std::string(best.estimate.mfu_basis) + ")";
-    const bool pinned_savers = w.offload || w.optimizer_in_backward || w.activation_offload;
-    if (!pinned_savers && (best.layout.offload != perf::Offload::kNone ||
-                           best.layout.optimizer_in_backward || best.layout.activation_offload)) {
-      why += "; nothing fits without these memory savers, so they were tried (host RAM " +
-             Num(best.estimate.memory.host_gib) + " of " +
-             Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
-    }
+    why += SaversWhy(in, best);
     if (std::string framework = FrameworkWhy(w, best.layout); !framework.empty())
       why += "; " + framework;
     return why;
@@ -125,7 +156,6 @@ std::string NearTie(const Workload& w, const PlanOptions& options,
 
 std::string WhyBest(const PlanInputs& in, const Plan& plan, const std::string& currency) {
   const Workload& w = in.w;
-  const Catalog& catalog = in.catalog;
   const std::vector<Candidate>& shown = plan.candidates;
   const LatencyTargets& targets = plan.latency;
   const bool spot_alternative = plan.spot_alternative.has_value();
@@ -137,7 +167,7 @@ std::string WhyBest(const PlanInputs& in, const Plan& plan, const std::string& c
                      : best.fleet      ? serving::FleetSummary(*best.fleet)
                                        : std::string(cost::ModeName(best.billing))) +
                     ": ";
-  why += WhyFits(w, catalog, best);
+  why += WhyFits(in, best);
   if (best.estimate.inference && (targets.ttft_ms || targets.tpot_ms))
     why += "; within " + TargetsText(targets);
   why += !best.price_known ? (best.job_hours > 0 ? "; " + Num(best.job_hours) + " h" : "") + "; " +
