@@ -118,6 +118,9 @@ struct Calibration {
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = kNotLoaded;
   double pcie_efficiency = kNotLoaded;
+  // GPUs of a node that share one PCIe uplink to the host (a PCIe switch): offload traffic, sent
+  // by every GPU at once, gets the link's bandwidth divided among them (training_time.cc).
+  double host_link_gpus = kNotLoaded;
   double rdma_efficiency = kNotLoaded;        // eRDMA / InfiniBand / RoCE
   double tcp_efficiency = kNotLoaded;         // plain VPC TCP
   double collective_latency_us = kNotLoaded;  // per collective step (per ring hop)

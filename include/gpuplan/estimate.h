@@ -160,6 +160,10 @@ struct Estimate {
   struct Time {
     double step_s = 0;  // one optimizer step (training) or one batch (inference)
     TimeBreakdown breakdown;
+    // Of breakdown.offload: the offloaded optimizer's and weights' traffic and the host's Adam
+    // (the rest moves activations or pages 8-bit states). No smaller micro-batch at the same
+    // recomputation makes it smaller: the layout search bounds memory savers with it.
+    double offload_states = 0;
   } time;
   struct Throughput {
     double tokens_per_s_per_gpu = 0;

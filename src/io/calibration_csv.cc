@@ -36,6 +36,7 @@ constexpr Global kGlobals[] = {
     {"eager_launch_us", &Calibration::eager_launch_us, {0, 1e4}},
     {"nvlink_efficiency", &Calibration::nvlink_efficiency, {0.01, 1}},
     {"pcie_efficiency", &Calibration::pcie_efficiency, {0.01, 1}},
+    {"host_link_gpus", &Calibration::host_link_gpus, {1, 16}},
     {"rdma_efficiency", &Calibration::rdma_efficiency, {0.01, 1}},
     {"tcp_efficiency", &Calibration::tcp_efficiency, {0.01, 1}},
     {"collective_latency_us", &Calibration::collective_latency_us, {0, 1e4}},

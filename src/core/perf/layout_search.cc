@@ -100,6 +100,14 @@ double Search::SearchSavers(bool exhaustive) {
   const bool could_fit = exhaustive || result_.ok || SaversCanFitGpu();
   for (const Savers& s : SaverLadder()) {
     const StructureList& list = Structures(s);
+    // Adapters' optimizer is too small to be stepped in backward (training_memory.cc): that
+    // rung alone is the search without savers again.
+    const bool repeat = TrainsAdapters(w_) && s.optimizer_in_backward &&
+                        s.offload == Offload::kNone && !s.activation_offload;
+    if (repeat && !exhaustive) {
+      Cover(list);
+      continue;
+    }
     if (!exhaustive) {
       const double floor = SaversFloor(s);
       const bool beaten = result_.ok && floor >= result_.estimate.time.step_s;
@@ -141,7 +149,7 @@ double Search::SaversFloor(const Savers& s) {
     const Dims& d = inv->d;
     const double per_gpu =
         d.layers * std::max(0.0, d.layer_params - d.expert_layer_params) / hw_.Gpus();
-    const double pcie = hw_.gpu->PcieGbs() * 1e9 * cal_.pcie_efficiency;
+    const double pcie = HostLinkBytesPerS(*hw_.gpu, hw_, cal_);
     constexpr double kLeastBytesEachWay = 3, kLeastUpdateBytes = 4;
     if (pcie > 0)
       floor += per_gpu * kLeastBytesEachWay / pcie;

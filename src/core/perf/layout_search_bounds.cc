@@ -112,7 +112,9 @@ Search::CheapParts Search::CheapBound(const Structure& s, size_t cap, Recompute 
   if (!e.ok())
     return {};
   const TimeBreakdown& t = e->time.breakdown;
-  return {.flat = t.compute + t.tp_comm + t.optimizer + t.cp_comm,
+  // The offloaded states' traffic is at its least at the cap too (Estimate::Time): fewer,
+  // longer micro-batches hide more of the streamed weights.
+  return {.flat = t.compute + t.tp_comm + t.optimizer + t.cp_comm + e->time.offload_states,
           .pp_comm = t.pp_comm / s.base.vp,
           .per_sequence = t.compute / s.local_batch};
 }

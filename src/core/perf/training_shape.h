@@ -112,6 +112,9 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
 // The host's Adam (optimizer offload) over `params` parameters of `bytes_per_param` streamed
 // bytes each, seconds (training_time.cc).
 double HostAdamSeconds(double params, double bytes_per_param, const Calibration& cal);
+// What one GPU of `hw` moves to or from the host per second while every GPU of its node does
+// (Calibration::host_link_gpus share a PCIe uplink), bytes/s.
+double HostLinkBytesPerS(const Gpu& gpu, const Hardware& hw, const Calibration& cal);
 
 // Step time: compute and every communication part, into `est.time.breakdown`.
 void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload& w,

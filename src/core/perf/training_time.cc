@@ -17,6 +17,11 @@ double HostAdamSeconds(double params, double bytes_per_param, const Calibration&
   return params * bytes_per_param / (kMixedAdamBytes * cal.cpu_adam_gparams_per_s * 1e9);
 }
 
+double HostLinkBytesPerS(const Gpu& gpu, const Hardware& hw, const Calibration& cal) {
+  const double sharing = std::clamp<double>(hw.gpus_per_node, 1, cal.host_link_gpus);
+  return gpu.PcieGbs() * 1e9 * cal.pcie_efficiency / sharing;
+}
+
 void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload& w,
                   const ModelArch& arch, const Hardware& hw, const Layout& l,
                   const Calibration& cal, double peak, Estimate& est) {
@@ -44,8 +49,9 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
       grad_b + 2 * (t.master + t.state_bytes) + weight_bytes + (t.lora ? 8 : 0);
   tb.optimizer = params_local * per_param / bw_bytes;
   // Offload. ZeRO-Offload (Ren et al. 2021): gradients to host and updated 16-bit weights back
-  // over PCIe each step, and the host's Adam over the node's shards instead of the GPU's.
-  const double pcie = gpu.PcieGbs() * 1e9 * cal.pcie_efficiency;
+  // over PCIe each step, and the host's Adam over the node's shards instead of the GPU's. Every
+  // GPU of the node moves its share at once, so GPUs behind one PCIe uplink split it.
+  const double pcie = HostLinkBytesPerS(gpu, hw, cal);
   if (l.offload != Offload::kNone) {
     tb.optimizer = 0;
     tb.offload = params_local * (grad_b + t.e) / pcie +
@@ -56,6 +62,7 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
       const double stream = (mb.elementwise_passes - 1) * t.stage_params * t.e / pcie;
       tb.offload += m * std::max(0.0, stream - cal.zero3_overlap * t_mb);
     }
+    est.time.offload_states = tb.offload;
   }
   // Paged optimizer states that did not stay on the GPU (training_memory.cc) page in for the
   // update and out again to make room, once per step each way.
