@@ -5,7 +5,6 @@
 // shows is the best `estimate` knows on that hardware.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 #include "gpuplan/defaults.h"
@@ -76,13 +75,11 @@ TEST_P(PlanBruteForce, NoLayoutOnThePicksHardwareBeatsIt) {
       << " vs brute force " << perf::DescribeLayout(all.layout);
   EXPECT_TRUE(pick.estimate.memory.fits);
   EXPECT_GT(all.evaluated, 100) << "the brute force covered a real space";
-  std::printf("DBG %s: %d x %s %s %g s; brute %lld evals %s %g s\n", c.name.c_str(), pick.nodes, pick.instance.c_str(), perf::DescribeLayout(pick.layout).c_str(), pick.estimate.time.step_s, all.evaluated, perf::DescribeLayout(all.layout).c_str(), all.estimate.time.step_s);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Training, PlanBruteForce,
-    ::testing::Values(
-        BruteCase{"Llama7bLoraOnTheArticlesBudget", R"(task: finetune
+    ::testing::Values(BruteCase{"Llama7bLoraOnTheArticlesBudget", R"(task: finetune
 method: lora
 model: llama-2-7b
 seq_len: 2048
@@ -90,7 +87,7 @@ global_batch: 32
 tokens: 100M
 constraints: {regions: [cn-hangzhou], billing: [payg], max_gpus: 8}
 )"},
-        BruteCase{"Llama70bFullFinetuneOnTwoSccgn7ex", R"(task: finetune
+                      BruteCase{"Llama70bFullFinetuneOnTwoSccgn7ex", R"(task: finetune
 model: llama-2-70b
 seq_len: 4096
 global_batch: 128
@@ -98,15 +95,15 @@ tokens: 50M
 constraints: {max_nodes: 2, billing: [payg]}
 objective: time
 )",
-                  "ecs.sccgn7ex.32xlarge"},
-        BruteCase{"Llama13bPretrainByCost", R"(task: pretrain
+                                "ecs.sccgn7ex.32xlarge"},
+                      BruteCase{"Llama13bPretrainByCost", R"(task: pretrain
 model: llama-2-13b
 seq_len: 2048
 global_batch: 512
 tokens: 10B
 constraints: {max_nodes: 4, billing: [payg]}
 )"},
-        BruteCase{"Qwen7bFullFinetuneLongSequencesByTime", R"(task: finetune
+                      BruteCase{"Qwen7bFullFinetuneLongSequencesByTime", R"(task: finetune
 model: qwen2.5-7b
 seq_len: 8192
 global_batch: 64
@@ -114,7 +111,7 @@ tokens: 200M
 constraints: {max_nodes: 2, billing: [payg]}
 objective: time
 )"},
-        BruteCase{"Qwen3MoeLoraOnOneNode", R"(task: finetune
+                      BruteCase{"Qwen3MoeLoraOnOneNode", R"(task: finetune
 method: lora
 model: qwen3-30b-a3b
 seq_len: 4096
@@ -145,23 +142,23 @@ TEST_P(ServingBruteForce, NoSplitOrBatchNeedsFewerInstances) {
       testing::BruteForceServing(r.w, r.arch, *hw, testing::EmbeddedCalibration(), 256);
   ASSERT_GT(best.groups, 0);
   EXPECT_LE(pick.nodes, best.groups) << pick.instance;
-  std::printf("DBG %s: %d x %s brute %d\n", c.name.c_str(), pick.nodes, pick.instance.c_str(), best.groups);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Serving, ServingBruteForce,
-    ::testing::Values(BruteCase{"Qwen3MoeServiceOnEbmgn7e", R"(task: inference
+INSTANTIATE_TEST_SUITE_P(Serving, ServingBruteForce,
+                         ::testing::Values(BruteCase{"Qwen3MoeServiceOnEbmgn7e", R"(task: inference
 model: qwen3-235b-a22b
 inference: {requests_per_s: 8, prompt_tokens: 2048, output_tokens: 512, ttft_ms: 2000}
 constraints: {billing: [payg]}
 )",
-                                          "ecs.ebmgn7e.32xlarge"},
-                      BruteCase{"Qwen7bChatOnTheCheapest", R"(task: inference
+                                                     "ecs.ebmgn7e.32xlarge"},
+                                           BruteCase{"Qwen7bChatOnTheCheapest", R"(task: inference
 model: qwen2.5-7b
 inference: {requests_per_s: 20, prompt_tokens: 1024, output_tokens: 256}
 constraints: {regions: [cn-hangzhou], billing: [payg]}
 )"}),
-    [](const ::testing::TestParamInfo<BruteCase>& param) { return param.param.name; });
+                         [](const ::testing::TestParamInfo<BruteCase>& param) {
+                           return param.param.name;
+                         });
 
 }  // namespace
 }  // namespace gpuplan::planner
