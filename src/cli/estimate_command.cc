@@ -201,9 +201,15 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
     if (ranges)
       io::AddEstimateRangesJson(j, *ranges, *e);
     j["assumptions"] = io::AssumptionsJson(assumed);
+    j["searched"] = io::SearchedChoices(o.layout, *w, *layout);
     *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << EstimateText(*w, *arch, *hw, *layout, *e);
+    if (const std::vector<std::string> open = io::SearchedChoices(o.layout, *w, *layout);
+        !open.empty()) {
+      *ctx.out << fmt::format("Searched (not given; a flag pins each, e.g. --offload none): {}\n\n",
+                              fmt::join(open, ", "));
+    }
     *ctx.out << io::AssumedText(assumed);
     if (ranges) {
       planner::Candidate c;

@@ -187,6 +187,35 @@ nlohmann::json ModelJson(const ModelArch& arch) {
   return j;
 }
 
+std::vector<std::string> SearchedChoices(const LayoutChoice& choice, const Workload& w,
+                                         const perf::Layout& l) {
+  std::vector<std::string> out;
+  auto add = [&](bool given, const char* field, const std::string& value) {
+    if (!given)
+      out.push_back(std::string(field) + " " + value);
+  };
+  add(choice.tp.has_value(), "tp", std::to_string(l.tp));
+  add(choice.pp.has_value(), "pp", std::to_string(l.pp));
+  add(choice.dp.has_value(), "dp", std::to_string(l.dp));
+  if (!w.IsTraining()) {
+    add(choice.ep.has_value(), "ep", std::to_string(l.ep));
+    return out;
+  }
+  add(choice.zero.has_value(), "zero", std::to_string(l.zero));
+  // Degrees and savers the search left at their plain value go unsaid.
+  add(choice.ep.has_value() || l.ep == 1, "ep", std::to_string(l.ep));
+  add(w.cp.has_value() || l.cp == 1, "cp", std::to_string(l.cp));
+  add(w.virtual_stages.has_value() || l.vp == 1, "virtual_stages", std::to_string(l.vp));
+  add(w.micro_batch.has_value(), "micro_batch", std::to_string(l.micro_batch));
+  add(w.recompute.has_value(), "recompute", std::string(RecomputeName(l.recompute)));
+  add(w.offload.has_value() || l.offload == perf::Offload::kNone, "offload",
+      std::string(OffloadName(l.offload)));
+  add(w.optimizer_in_backward.has_value() || !l.optimizer_in_backward, "optimizer_in_backward",
+      "true");
+  add(w.activation_offload.has_value() || !l.activation_offload, "activation_offload", "true");
+  return out;
+}
+
 nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                             const perf::Layout& l, const perf::Estimate& e) {
   nlohmann::json mem_parts = nlohmann::json::object(), time_parts = nlohmann::json::object();

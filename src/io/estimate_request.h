@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuplan/estimate.h"
 #include "io/field_spelling.h"
@@ -53,6 +54,13 @@ Result<perf::Hardware> BuildHardware(const HardwareChoice& choice, const Catalog
 Result<perf::Layout> BuildLayout(const LayoutChoice& choice, const Workload& w,
                                  const ModelArch& arch, const perf::Hardware& hw,
                                  const Calibration& cal, FieldSpelling spelling);
+
+// The layout dimensions `choice` and `w` left open that the search chose, as "field value" (e.g.
+// "micro_batch 2", "offload optimizer"; ep, cp, virtual stages and the memory savers only when
+// the search switched them on): the estimate lists them so a memory saver or a degree the user
+// did not ask for is never switched on silently.
+std::vector<std::string> SearchedChoices(const LayoutChoice& choice, const Workload& w,
+                                         const perf::Layout& l);
 
 // The model's identity and size for --json outputs: name, params_b, active_params_b (= params_b
 // for dense models), and for MoE/MLA models experts, top_k and attention.

@@ -36,6 +36,59 @@ TEST(EstimateCommandTest, JsonHasTheIssueContractKeys) {
   EXPECT_GT(j["job"]["hours"].get<double>(), 0);
 }
 
+// Issue 31: "estimate with a pinned layout switches offload on by itself". What the search
+// chose beyond the pinned degrees is listed (text and JSON `searched`), memory savers included;
+// with everything pinned nothing is.
+TEST(EstimateCommandTest, WhatTheSearchChoseBeyondThePinsIsListed) {
+  const std::vector<std::string> base = {"estimate",
+                                         "--model",
+                                         "llama-2-70b",
+                                         "--task",
+                                         "finetune",
+                                         "--seq-len",
+                                         "4096",
+                                         "--global-batch",
+                                         "128",
+                                         "--instance",
+                                         "ecs.sccgn7ex.32xlarge",
+                                         "--nodes",
+                                         "2",
+                                         "--tp",
+                                         "2",
+                                         "--pp",
+                                         "4",
+                                         "--dp",
+                                         "2",
+                                         "--zero",
+                                         "1"};
+  struct Case {
+    std::string name;
+    std::vector<std::string> extra;
+    std::vector<std::string> want;  // JSON `searched`
+  };
+  const Case kCases[] = {
+      {"degrees_pinned_savers_searched",
+       {},
+       {"micro_batch 1", "recompute full", "offload optimizer"}},
+      {"everything_pinned",
+       {"--micro-batch", "1", "--recompute", "full", "--offload", "optimizer"},
+       {}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args = base;
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const CliRun text = RunGpuplan(args);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.out.find("Searched (not given") != std::string::npos, !c.want.empty())
+        << text.out;
+    args.push_back("--json");
+    const CliRun json = RunGpuplan(args);
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["searched"].get<std::vector<std::string>>(), c.want);
+  }
+}
+
 TEST(EstimateCommandTest, PlanAndEstimatePickTheSameLayoutWithHeadroomAtTheConfidence) {
   // The Qwen2.5-7B LoRA of docs/estimate.md on A10s: at each confidence the plan's pick and the
   // estimate on its hardware report one layout, whose memory with the model's error at that
