@@ -14,6 +14,7 @@ set(CPACK_PACKAGE_CONTACT "gpuplan maintainers <maintainers@users.noreply.a-seed
 set(CPACK_PACKAGE_INSTALL_DIRECTORY gpuplan)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_STRIP_FILES ON)  # the program and module without their debug sections
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 

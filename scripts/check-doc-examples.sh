@@ -137,5 +137,45 @@ while IFS=$'\037' read -r kind block a b c d e; do
   fi
 done <"$manifest"
 
+# Python examples: the ```python blocks of each doc, in order, run as one script (a notebook:
+# a later block uses what an earlier one defined) with the module built beside the binary
+# (BUILD/python, python/CMakeLists.txt) on PYTHONPATH, in a fresh directory as above. The script
+# keeps the doc's line numbers (other lines become blank), so a traceback's line is the doc's.
+# A block marked skip is left out. Without the module (no pybind11) they are listed as skipped.
+pydir=$(dirname "$gp")/python
+python=${GPUPLAN_PYTHON:-/usr/bin/python3}
+[ -x "$python" ] || python=$(command -v python3 || true)
+for doc in "${docs[@]}"; do
+  script=$work/py-$(basename "$doc" .md).py
+  awk '
+    /^```/ {
+      if (inb) { inb = 0; print ""; next }
+      inb = (substr($0, 4) == "python" && prev !~ /^<!-- doc-example: skip/); print ""; next
+    }
+    { print (inb ? $0 : "") }
+    !inb && $0 !~ /^[ \t]*$/ { prev = $0 }
+  ' "$doc" >"$script"
+  grep -q '[^[:space:]]' "$script" || continue
+  blocks=$(grep -c '^```python' "$doc")
+  if [ ! -d "$pydir/gpuplan" ] || [ -z "$python" ]; then
+    echo "skip $doc: $blocks python block(s): the Python module was not built"
+    skipped=$((skipped + blocks)); continue
+  fi
+  dir=$work/py-$(basename "$doc" .md)
+  mkdir -p "$dir"
+  for d in examples tests data; do ln -s "$root/$d" "$dir/$d"; done
+  (cd "$dir" && PYTHONPATH=$pydir timeout 600 "$python" "$script") >"$work/out" 2>&1 </dev/null
+  rc=$?
+  ran=$((ran + blocks))
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+    line=$(grep -o "File \"$script\", line [0-9]*" "$work/out" | tail -1 | grep -o '[0-9]*$')
+    echo "FAIL $doc:${line:-?}: python exited $rc"
+    tail -15 "$work/out" | sed 's/^/    /'
+  else
+    echo "ok   $doc: $blocks python block(s)"
+  fi
+done
+
 echo "doc examples: $ran run, $skipped skipped (marked), $synopses synopsis lines not run, $failed failed"
 [ "$failed" -eq 0 ]

@@ -35,9 +35,18 @@ std::vector<std::string> SubcommandNames(const CommandDoc& c) {
 // Every flag `c` takes: its own, then each ancestor's (found by walking down from the root).
 std::vector<FlagDoc> FlagsWithParents(const CommandDoc& root, const CommandDoc& c) {
   std::vector<FlagDoc> flags = c.flags;
+  auto add_new = [&flags](const std::vector<FlagDoc>& more) {  // --help is on every level
+    for (const FlagDoc& f : more) {
+      bool known = false;
+      for (const FlagDoc& have : flags)
+        known = known || have.names == f.names;
+      if (!known)
+        flags.push_back(f);
+    }
+  };
   const CommandDoc* at = &root;
   for (const std::string& step : c.path) {
-    flags.insert(flags.end(), at->flags.begin(), at->flags.end());
+    add_new(at->flags);
     for (const CommandDoc& sub : at->subcommands) {
       if (sub.name == step) {
         at = &sub;
