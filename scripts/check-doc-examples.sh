@@ -9,6 +9,8 @@
 #   - in any other fenced block (a transcript: commands after `$ `, then what they print): every
 #     line that starts with `$ gpuplan `. Lines there without `$ ` are output, not commands.
 #   A line ending in `\` continues on the next line. A trailing `   # comment` is dropped.
+#   - every ```python block (docs/python.md), when the Python module was built beside the binary:
+#     the blocks of one doc run in order as one script (see "Python examples" below).
 # What is not an example but a synopsis: a command with a placeholder, that is one containing `[`,
 # `...`, or an all-capitals word of two letters or more (WORKLOAD.yaml, TYPE, FILE.csv). Such
 # lines are listed as "synopsis" and counted, never run. A `|` between spaces is a pipe (run with
