@@ -59,7 +59,11 @@ void AddCommands(const CommandDoc& c, std::string* out) {
 std::string ManPage(const CommandDoc& root, const std::string& version) {
   std::string s =
       fmt::format(".TH GPUPLAN 1 \"\" \"gpuplan {}\" \"User Commands\"\n", Roff(version));
-  s += fmt::format(".SH NAME\ngpuplan \\- {}\n", Roff(FirstSentence(root.description)));
+  // The root's description starts "gpuplan: ..."; NAME gives what follows.
+  std::string summary = root.description;
+  if (summary.starts_with(root.name + ": "))
+    summary = summary.substr(root.name.size() + 2);
+  s += fmt::format(".SH NAME\ngpuplan \\- {}\n", Roff(FirstSentence(summary)));
   s += fmt::format(".SH SYNOPSIS\n{}\n", Synopsis(root));
   s += fmt::format(".SH DESCRIPTION\n{}\n", Roff(root.description));
   s += ".PP\nThe commands:\n";

@@ -37,7 +37,7 @@ for f in "$man_page" "$bash_file" "$zsh_file" "$fish_file"; do
   [ -s "$f" ] || fail "missing or empty: ${f#"$prefix"/}"
 done
 for c in "${commands[@]}"; do
-  grep -q "^\.SS \"gpuplan $c\"" "$man_page" || fail "man page has no section for $c"
+  grep -qF ".SS \"gpuplan ${c//-/\\-}\"" "$man_page" || fail "man page has no section for $c"
   grep -q "'$c:" "$zsh_file" || fail "zsh completion lacks $c"
   grep -q "__fish_use_subcommand' -a '$c'" "$fish_file" || fail "fish completion lacks $c"
 done
