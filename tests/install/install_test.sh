@@ -57,7 +57,14 @@ complete_words gpuplan plan --to | grep -qx -- --top || fail "bash: 'gpuplan pla
 complete_words gpuplan catalog "" | grep -qx gpus || fail "bash: 'gpuplan catalog <Tab>' does not offer gpus"
 echo "ok: bash completes plan, --top and catalog gpus"
 if command -v zsh >/dev/null; then zsh -n "$zsh_file" || fail "zsh -n $zsh_file"; fi
-if command -v fish >/dev/null; then fish -n "$fish_file" || fail "fish -n $fish_file"; fi
+if command -v fish >/dev/null; then
+  fish -n "$fish_file" || fail "fish -n $fish_file"
+  fish_offers() { fish -c "source '$fish_file'; complete -C '$1'" | cut -f1; }
+  fish_offers "gpuplan pl" | grep -qx plan || fail "fish: 'gpuplan pl<Tab>' does not offer plan"
+  fish_offers "gpuplan plan --to" | grep -qx -- --top || fail "fish: 'gpuplan plan --to<Tab>' does not offer --top"
+  fish_offers "gpuplan catalog " | grep -qx gpus || fail "fish: 'gpuplan catalog <Tab>' does not offer gpus"
+  echo "ok: fish completes plan, --top and catalog gpus"
+fi
 
 if [ -e "$build/libgpuplan_cuda_probe.so" ]; then
   [ -e "$prefix/lib/gpuplan/libgpuplan_cuda_probe.so" ] || fail "CUDA plugin not in lib/gpuplan"
