@@ -31,12 +31,8 @@ else()
   message(STATUS "gpuplan: dpkg-shlibdeps not found (Debian dpkg-dev): the .deb's Depends will "
                  "miss the shared libraries")
 endif()
-if(TARGET gpuplan_python)
-  # The extension module is built for one CPython minor version and links no libpython, so
-  # dpkg-shlibdeps cannot see it; say it here.
-  math(EXPR gpuplan_python_next "${Python3_VERSION_MINOR} + 1")
-  set(CPACK_DEBIAN_GPUPLAN_PACKAGE_DEPENDS
-      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${gpuplan_python_next})")
+if(GPUPLAN_PYTHON_DEB_DEPENDS)  # python/CMakeLists.txt
+  set(CPACK_DEBIAN_GPUPLAN_PACKAGE_DEPENDS ${GPUPLAN_PYTHON_DEB_DEPENDS})
 endif()
 
 if(TARGET gpuplan_cuda_probe)

@@ -3,7 +3,7 @@
 # The Python module's interpreter, when python/ built it (the tests then import it too).
 set(gpuplan_test_python "")
 if(TARGET gpuplan_python)
-  set(gpuplan_test_python ${Python3_EXECUTABLE})
+  set(gpuplan_test_python ${GPUPLAN_PYTHON_EXECUTABLE})
 endif()
 set(gpuplan_install_test_env
     "GPUPLAN_TODAY=2026-12-01;XDG_CACHE_HOME=${PROJECT_BINARY_DIR}/install-test-cache")

@@ -40,7 +40,8 @@ for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 \
 done
 [ -z "$python" ] || grep -q " ./usr/lib/python3/dist-packages/gpuplan/__init__.py\$" <<<"$contents" ||
   fail "$deb lacks the Python package in /usr/lib/python3/dist-packages"
-dpkg-deb -c "$dev" | grep -q "/cmake/gpuplan/gpuplanConfig.cmake\$" || fail "$dev lacks gpuplanConfig.cmake"
+dev_contents=$(dpkg-deb -c "$dev")
+grep -q "/cmake/gpuplan/gpuplanConfig.cmake\$" <<<"$dev_contents" || fail "$dev lacks gpuplanConfig.cmake"
 
 dpkg-deb -x "$deb" "$work/root"
 out=$("$work/root/usr/bin/gpuplan" plan "$src/examples/llm-lora-finetune.yaml" --top 1) ||
