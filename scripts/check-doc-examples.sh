@@ -158,7 +158,14 @@ for doc in "${docs[@]}"; do
     !inb && $0 !~ /^[ \t]*$/ { prev = $0 }
   ' "$doc" >"$script"
   grep -q '[^[:space:]]' "$script" || continue
-  blocks=$(grep -c '^```python' "$doc")
+  # The skipped blocks, each said with its reason; the others are counted as run.
+  while IFS= read -r marked; do
+    echo "skip $marked"
+    skipped=$((skipped + 1))
+  done < <(awk '/^```python/ && prev ~ /^<!-- doc-example: skip/ { print FILENAME ":" FNR ": " prev }
+                !/^[ \t]*$/ { prev = $0 }' "$doc")
+  blocks=$(awk '/^```python/ && prev !~ /^<!-- doc-example: skip/ { n++ }
+                !/^[ \t]*$/ { prev = $0 } END { print n + 0 }' "$doc")
   if [ ! -d "$pydir/gpuplan" ] || [ -z "$python" ]; then
     echo "skip $doc: $blocks python block(s): the Python module was not built"
     skipped=$((skipped + blocks)); continue
