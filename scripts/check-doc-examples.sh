@@ -9,6 +9,8 @@
 #   - in any other fenced block (a transcript: commands after `$ `, then what they print): every
 #     line that starts with `$ gpuplan `. Lines there without `$ ` are output, not commands.
 #   A line ending in `\` continues on the next line. A trailing `   # comment` is dropped.
+#   - every ```python block (docs/python.md), when the Python module was built beside the binary:
+#     the blocks of one doc run in order as one script (see "Python examples" below).
 # What is not an example but a synopsis: a command with a placeholder, that is one containing `[`,
 # `...`, or an all-capitals word of two letters or more (WORKLOAD.yaml, TYPE, FILE.csv). Such
 # lines are listed as "synopsis" and counted, never run. A `|` between spaces is a pipe (run with
@@ -136,6 +138,53 @@ while IFS=$'\037' read -r kind block a b c d e; do
     echo "ok   $file:$line: $cmd"
   fi
 done <"$manifest"
+
+# Python examples: the ```python blocks of each doc, in order, run as one script (a notebook:
+# a later block uses what an earlier one defined) with the module built beside the binary
+# (BUILD/python, python/CMakeLists.txt) on PYTHONPATH, in a fresh directory as above. The script
+# keeps the doc's line numbers (other lines become blank), so a traceback's line is the doc's.
+# A block marked skip is left out. Without the module (no pybind11) they are listed as skipped.
+pydir=$(dirname "$gp")/python
+python=${GPUPLAN_PYTHON:-/usr/bin/python3}
+[ -x "$python" ] || python=$(command -v python3 || true)
+for doc in "${docs[@]}"; do
+  script=$work/py-$(basename "$doc" .md).py
+  awk '
+    /^```/ {
+      if (inb) { inb = 0; print ""; next }
+      inb = (substr($0, 4) == "python" && prev !~ /^<!-- doc-example: skip/); print ""; next
+    }
+    { print (inb ? $0 : "") }
+    !inb && $0 !~ /^[ \t]*$/ { prev = $0 }
+  ' "$doc" >"$script"
+  grep -q '[^[:space:]]' "$script" || continue
+  # The skipped blocks, each said with its reason; the others are counted as run.
+  while IFS= read -r marked; do
+    echo "skip $marked"
+    skipped=$((skipped + 1))
+  done < <(awk '/^```python/ && prev ~ /^<!-- doc-example: skip/ { print FILENAME ":" FNR ": " prev }
+                !/^[ \t]*$/ { prev = $0 }' "$doc")
+  blocks=$(awk '/^```python/ && prev !~ /^<!-- doc-example: skip/ { n++ }
+                !/^[ \t]*$/ { prev = $0 } END { print n + 0 }' "$doc")
+  if [ ! -d "$pydir/gpuplan" ] || [ -z "$python" ]; then
+    echo "skip $doc: $blocks python block(s): the Python module was not built"
+    skipped=$((skipped + blocks)); continue
+  fi
+  dir=$work/py-$(basename "$doc" .md)
+  mkdir -p "$dir"
+  for d in examples tests data; do ln -s "$root/$d" "$dir/$d"; done
+  (cd "$dir" && PYTHONPATH=$pydir timeout 600 "$python" "$script") >"$work/out" 2>&1 </dev/null
+  rc=$?
+  ran=$((ran + blocks))
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+    line=$(grep -o "File \"$script\", line [0-9]*" "$work/out" | tail -1 | grep -o '[0-9]*$')
+    echo "FAIL $doc:${line:-?}: python exited $rc"
+    tail -15 "$work/out" | sed 's/^/    /'
+  else
+    echo "ok   $doc: $blocks python block(s)"
+  fi
+done
 
 echo "doc examples: $ran run, $skipped skipped (marked), $synopses synopsis lines not run, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,7 +13,11 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       chromium nodejs
       # The deploy checks: shellcheck, systemd-analyze verify, the cloud-config schema check.
       # Not cloud-init: its package enables boot services (tests/testdata/deploy/README.md).
-      shellcheck systemd python3-yaml python3-jsonschema)
+      shellcheck systemd python3-yaml python3-jsonschema
+      # Packaging (cpack -G DEB, dpkg-shlibdeps) and the Python module (python/).
+      dpkg-dev pybind11-dev python3-pybind11 python3-dev python3-pytest
+      # The generated completions' checks (tests/install/install_test.sh: zsh -n, fish).
+      zsh fish)
 # npm comes with nodejs from some sources (NodeSource); Debian packages it apart.
 command -v npm > /dev/null || pkgs+=(npm)
 missing=()

@@ -21,12 +21,19 @@ struct CommandRow {
 
 // One row per subcommand. Keep in the order `gpuplan --help` should list them.
 constexpr CommandRow kCommands[] = {
-    {"plan", AddPlanCommand},         {"wizard", AddWizardCommand},
-    {"deploy", AddDeployCommand},     {"estimate", AddEstimateCommand},
-    {"validate", AddValidateCommand}, {"catalog", AddCatalogCommand},
-    {"prices", AddPricesCommand},     {"probe", AddProbeCommand},
-    {"monitor", AddMonitorCommand},   {"watch-spot", AddWatchSpotCommand},
-    {"serve", AddServeCommand},       {"campaign", AddCampaignCommand},
+    {"plan", AddPlanCommand},
+    {"wizard", AddWizardCommand},
+    {"deploy", AddDeployCommand},
+    {"estimate", AddEstimateCommand},
+    {"validate", AddValidateCommand},
+    {"catalog", AddCatalogCommand},
+    {"prices", AddPricesCommand},
+    {"probe", AddProbeCommand},
+    {"monitor", AddMonitorCommand},
+    {"watch-spot", AddWatchSpotCommand},
+    {"serve", AddServeCommand},
+    {"campaign", AddCampaignCommand},
+    {"man, completion", AddReferenceCommands},  // hidden: the build writes the docs with them
 };
 
 // The subcommand the parse reached last: `gpuplan catalog show` for "catalog show x".
@@ -129,7 +136,7 @@ int RunCli(int argc, const char* const* argv, const CliEnvironment& env, std::os
       "costs and how long it takes."};
   app.name("gpuplan");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "gpuplan 0.1.0");
+  app.set_version_flag("--version", fmt::format("gpuplan {}", kVersion));
   ctx.catalog_dir = env.catalog_dir;
   // The help line says where the default comes from (as CLI11's envname would) without CLI11
   // reading the process environment itself.

@@ -28,6 +28,9 @@ struct PriceRatios;
 
 namespace gpuplan::cli {
 
+// The program's version, as `gpuplan --version` and the man page give it.
+inline constexpr const char* kVersion = "0.1.0";
+
 // Exit codes, documented in docs/errors.md ("Exit codes").
 enum class ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
 
@@ -79,6 +82,8 @@ void AddCampaignCommand(CLI::App& app, CliContext& ctx);
 void AddWizardCommand(CLI::App& app, CliContext& ctx);
 void AddDeployCommand(CLI::App& app, CliContext& ctx);  // provisioning files for a candidate
 void AddServeCommand(CLI::App& app, CliContext& ctx);
+// The hidden `man` and `completion` commands (reference_command.cc), written from `app` itself.
+void AddReferenceCommands(CLI::App& app, CliContext& ctx);
 
 // What `gpuplan serve` shares across requests (serve_command.cc): the catalog, zoo, calibration
 // and plan options loaded as `plan` loads them, once.

@@ -21,6 +21,7 @@
 #include "gpuplan/workload.h"
 #include "io/calibration_csv.h"
 #include "io/estimate_request.h"
+#include "io/model_list_json.h"
 #include "io/model_zoo.h"
 #include "io/plan_render.h"
 #include "io/range_render.h"
@@ -147,7 +148,7 @@ void RunEstimate(CliContext& ctx, const EstimateOptions& o) {
                         std::to_string(m.kv_heads), std::to_string(m.ffn), std::to_string(m.vocab),
                         m.source});
     }
-    *ctx.out << io::RenderAligned(t);
+    Emit(*ctx.out, o.format, t, io::ModelListJson(*zoo));
     return;
   }
   std::optional<Workload> w =
@@ -258,7 +259,8 @@ void AddEstimateCommand(CLI::App& app, CliContext& ctx) {
     cmd->add_option(flag, o->layout.*degree, help);
   cmd->add_flag("--sequence-parallel", o->layout.sequence_parallel,
                 "Megatron sequence parallelism");
-  cmd->add_flag("--list-models", o->list_models, "List the model zoo and exit");
+  cmd->add_flag("--list-models", o->list_models,
+                "List the model zoo and exit (with --json: as JSON)");
   AddFormatFlags(cmd, &o->format, /*csv=*/false);
   cmd->callback([&ctx, o] { RunEstimate(ctx, *o); });
 }

@@ -20,6 +20,7 @@
 #include "io/deploy_render.h"
 #include "io/estimate_request.h"
 #include "io/framework_csv.h"
+#include "io/model_list_json.h"
 #include "io/plan_render.h"
 #include "io/range_render.h"
 #include "io/workload_yaml.h"
@@ -458,6 +459,13 @@ Response CatalogInstances(const ServerData& data, const Request& req) {
   return Json(io::InstanceListJson(data.catalog, f));
 }
 
+Response CatalogModels(const ServerData& data, const Request& req) {
+  ParamReader params(req.params, {});
+  if (params.error())
+    return FromError(*params.error());
+  return Json(io::ModelListJson(data.zoo));
+}
+
 Response CatalogFamilies(const ServerData& data, const Request& req) {
   ParamReader params(req.params, {});
   if (params.error())
@@ -526,6 +534,7 @@ constexpr Route kRoutes[] = {
     {"/v1/catalog/gpus", "GET", CatalogGpus, false},
     {"/v1/catalog/instances", "GET", CatalogInstances, false},
     {"/v1/catalog/families", "GET", CatalogFamilies, false},
+    {"/v1/catalog/models", "GET", CatalogModels, false},
 };
 
 Response Dispatch(const ServerData& data, const Request& req) {

@@ -17,6 +17,7 @@
 //   GET  /v1/catalog/gpus       ?min_gpu_memory=&alibaba=     (gpuplan catalog gpus --json)
 //   GET  /v1/catalog/instances  ?gpu=&min_gpu_memory=&min_gpus=&rdma=&family=&status=&region=
 //   GET  /v1/catalog/families                                 (gpuplan catalog families --json)
+//   GET  /v1/catalog/models                        (gpuplan estimate --list-models --json)
 //
 // Errors are {"error": {"message": "...", "field": "..."?, "line": N?, "column": N?}} with 400
 // (bad request: body, field or parameter), 404 (no such path), 405 (path exists, other method;

@@ -263,3 +263,41 @@ test("at phone width nothing overflows the page", async () => {
   page.checkClean();
   await page.close();
 });
+
+// Issue 30: the table was wider than its box from 1280 to 2400 px, so the cost column sat in the
+// part scrolled out of view and costs looked blank. At each width, for a job and a service (more
+// columns): the table needs no sideways scroll, every cell lies inside the page, and each cost
+// cell is visible and shows a number.
+const SERVICE = "/?task=inference&model=qwen2.5-7b&requests_per_s=20&ttft_ms=1000&tpot_ms=50" +
+                "&region=cn-hangzhou&long_running=true&billing=payg,subscription";
+for (const [kind, link] of [["job", LORA], ["service", SERVICE]]) {
+  for (const width of [390, 1280, 1400, 2400]) {
+    test(`at ${width} px every column of a ${kind}'s table is in view, costs non-empty`,
+         async () => {
+      const page = await open(link, width);
+      await page.waitForSelector("#candidates tbody tr");
+      const fit = await page.evaluate(() => {
+        const wrap = document.querySelector("#candidates").parentElement;
+        const box = wrap.getBoundingClientRect();
+        const left = Math.max(box.left, 0);
+        const right = Math.min(box.right, document.documentElement.clientWidth);
+        const outside = [...document.querySelectorAll("#candidates tbody td")].filter((td) => {
+          const r = td.getBoundingClientRect();
+          return r.left < left - 1 || r.right > right + 1;
+        }).map((td) => (td.dataset.label || "?") + " " + td.textContent);
+        return {scroll: wrap.scrollWidth - wrap.clientWidth, outside};
+      });
+      assert.ok(fit.scroll <= 1, "the table scrolls sideways by " + fit.scroll + " px");
+      assert.deepEqual(fit.outside.slice(0, 5), [], "cells out of view");
+      const costs = page.locator("#candidates tbody td.cost");
+      const n = await costs.count();
+      assert.ok(n >= 2, "rows: " + n);
+      for (let i = 0; i < n; i++) {
+        assert.ok(await costs.nth(i).isVisible(), "cost cell " + (i + 1) + " hidden");
+        assert.match(await costs.nth(i).innerText(), /\d/, "cost cell " + (i + 1) + " blank");
+      }
+      page.checkClean();
+      await page.close();
+    });
+  }
+}

@@ -353,6 +353,7 @@ TEST_F(ServerTest, CatalogEndpointsEqualTheCliJson) {
        "/v1/catalog/instances?rdma&family=ebmgn7ex&min_gpus=8",
        {"catalog", "instances", "--json", "--rdma", "--family", "ebmgn7ex", "--min-gpus", "8"}},
       {"families", "/v1/catalog/families", {"catalog", "families", "--json"}},
+      {"models", "/v1/catalog/models", {"estimate", "--list-models", "--json"}},
   };
   httplib::Client client = Client();
   for (const Case& c : cases) {
