@@ -424,6 +424,7 @@ Response Estimate(const ServerData& data, const Request& req) {
     return FromError(FromStatus(e.status()));
   nlohmann::json j = io::EstimateJson(*w, *arch, *hw, *layout, *e);
   j["assumptions"] = io::AssumptionsJson(assumed);
+  j["searched"] = io::SearchedChoices(layout_choice, *w, *layout);
   if (std::optional<planner::CandidateRanges> r =
           io::EstimateRanges(data.plan_options.uncertainty, *w, *arch, *hw, *e)) {
     io::AddEstimateRangesJson(j, *r, *e);
