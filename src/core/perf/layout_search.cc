@@ -100,30 +100,35 @@ double Search::SearchSavers(bool exhaustive) {
   const bool could_fit = exhaustive || result_.ok || SaversCanFitGpu();
   for (const Savers& s : SaverLadder()) {
     const StructureList& list = Structures(s);
-    // Adapters' optimizer is too small to be stepped in backward (training_memory.cc): that
-    // rung alone is the search without savers again.
-    const bool repeat = TrainsAdapters(w_) && s.optimizer_in_backward &&
-                        s.offload == Offload::kNone && !s.activation_offload;
-    if (repeat && !exhaustive) {
-      Cover(list);
+    if (!exhaustive && RungRuledOut(s, could_fit, cut_floor)) {
+      Cover(list);  // ruled out by a bound: covered all the same
       continue;
-    }
-    if (!exhaustive) {
-      const double floor = SaversFloor(s);
-      const bool beaten = result_.ok && floor >= result_.estimate.time.step_s;
-      const bool matters = beaten || !could_fit || Matters(floor);
-      if (!could_fit || beaten || !matters) {
-        if (!matters)
-          cut_floor = std::min(cut_floor, floor);
-        Cover(list);  // ruled out by a bound: covered all the same
-        continue;
-      }
     }
     asked_at_ = 0;  // the rung's floors start below the last rung's
     Solve(list, exhaustive);
     cut_floor = std::min(cut_floor, TakeCut());
   }
   return cut_floor;
+}
+
+// Whether rung `s` can be left out: nothing fits even with savers; adapters' optimizer is too
+// small to be stepped in backward (training_memory.cc), so that rung alone is the search without
+// savers again; its floor cannot beat the best so far; or (lowering `cut_floor` to it) its floor
+// cannot matter to the caller.
+bool Search::RungRuledOut(const Savers& s, bool could_fit, double& cut_floor) {
+  if (!could_fit)
+    return true;
+  if (TrainsAdapters(w_) && s.optimizer_in_backward && s.offload == Offload::kNone &&
+      !s.activation_offload) {
+    return true;
+  }
+  const double floor = SaversFloor(s);
+  if (result_.ok && floor >= result_.estimate.time.step_s)
+    return true;
+  if (Matters(floor))
+    return false;
+  cut_floor = std::min(cut_floor, floor);
+  return true;
 }
 
 // The floor a Solve was cut off at (kInf: none), clearing the mark so the search goes on.

@@ -405,6 +405,7 @@ class Search {
 
   // The saver ladder after the search without them (Training); the least floor it was cut at.
   double SearchSavers(bool exhaustive);
+  bool RungRuledOut(const Savers& s, bool could_fit, double& cut_floor);
   double TakeCut();
   // A lower bound of the step of every layout with savers `s`.
   double SaversFloor(const Savers& s);

@@ -149,16 +149,21 @@ void CandidateSearch::Finish() {
 }
 
 // The hardware of `nodes` x `run.t`, or (recorded in `run`) why more nodes cannot be built.
+Result<perf::Hardware> PlanHardware(const PlanInputs& in, const InstanceType& t, int nodes) {
+  Result<perf::Hardware> hw = perf::HardwareFor(in.catalog, t, nodes);
+  if (hw.ok() && in.w.IsTraining())
+    hw->memory_error_ratio =
+        uncertainty::MemoryErrorRatio(in.options.uncertainty, in.w, in.arch, *hw);
+  return hw;
+}
+
 Result<perf::Hardware> CandidateSearch::NodeHardware(TypeRun& run, int nodes) {
   const InstanceType& t = *run.t;
-  Result<perf::Hardware> hw = perf::HardwareFor(catalog_, t, nodes);
+  Result<perf::Hardware> hw = PlanHardware({w_, arch_, catalog_, cal_, options_}, t, nodes);
   if (!hw.ok()) {
     run.Reject(nodes, hw.status().message());
     return hw;
   }
-  // A training layout fits at the workload's confidence, with the model's memory error.
-  if (w_.IsTraining())
-    hw->memory_error_ratio = uncertainty::MemoryErrorRatio(options_.uncertainty, w_, arch_, *hw);
   if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
     std::string why = t.family + " has no eRDMA and the constraints need RDMA between nodes";
     run.Reject(nodes, why);

@@ -47,6 +47,10 @@ struct HardwareKey {
 };
 
 // Not thread-safe; holds references to `in` and `plan`, which must outlive it.
+// `nodes` x `t` as the plan searches it: a training layout fits at the workload's memory
+// confidence, with the model's memory error (uncertainty::MemoryErrorRatio).
+Result<perf::Hardware> PlanHardware(const PlanInputs& in, const InstanceType& t, int nodes);
+
 class CandidateSearch {
  public:
   // `modes`: the billing modes the workload allows (AllowedModes); `plan` receives the

@@ -8,8 +8,8 @@
 #include "gpuplan/layout_search.h"
 #include "gpuplan/plan_ranges.h"
 #include "gpuplan/strings.h"
-#include "gpuplan/uncertainty.h"
 #include "plan/latency.h"
+#include "plan/search.h"
 #include "plan/show_bar.h"
 #include "serving/fleet_plan.h"
 
@@ -33,9 +33,8 @@ std::string SaversWhy(const PlanInputs& in, const Candidate& best) {
   double without = 0;
   const InstanceType* t = in.catalog.FindInstance(best.instance);
   if (Result<perf::Hardware> hw =
-          t ? perf::HardwareFor(in.catalog, *t, best.nodes) : Status::NotFound(best.instance);
+          t ? PlanHardware(in, *t, best.nodes) : Status::NotFound(best.instance);
       hw.ok()) {
-    hw->memory_error_ratio = uncertainty::MemoryErrorRatio(in.options.uncertainty, w, in.arch, *hw);
     perf::LayoutPins pins = perf::PinsFrom(w);
     pins.offload = perf::Offload::kNone;
     pins.optimizer_in_backward = false;
