@@ -68,6 +68,9 @@ struct GpuEfficiency {
   std::optional<double> attention_fraction;
   std::optional<double> simt_fraction;
   std::optional<double> cudnn_attention_fraction;
+
+  // `base` with the values this row sets in place of its own.
+  ArchEfficiency Over(ArchEfficiency base) const;
 };
 
 struct Calibration {

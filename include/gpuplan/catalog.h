@@ -121,6 +121,21 @@ inline Precision RunsAs(const Gpu& g, Precision p) {
   return p;
 }
 
+// Whether FP8 weights are served weight-only on `g`: a GPU with BF16 but no FP8 units (Ampere:
+// A100, A10, A30) runs an FP8 checkpoint as BF16 math over the 1-byte weights, dequantised in
+// the GEMM (vLLM's FP8 Marlin kernels, W8A16; its KV cache stays 16-bit unless asked). Inference
+// only: FP8 training needs FP8 units. The plan notes it (rules: fp8-weight-only).
+inline bool Fp8WeightOnly(const Gpu& g, Precision p, bool inference) {
+  return inference && p == Precision::kFp8 && !g.Tflops(Precision::kFp8) &&
+         g.Tflops(Precision::kBf16).has_value();
+}
+
+// The precision of `g`'s math for work asked in `p` (`inference`: serving, not training):
+// RunsAs, and BF16 for FP8 weights served weight-only.
+inline Precision ComputesAs(const Gpu& g, Precision p, bool inference) {
+  return Fp8WeightOnly(g, p, inference) ? Precision::kBf16 : RunsAs(g, p);
+}
+
 // The facts shared by every GPU of one compute capability (data/architectures.csv): the software
 // that supports it and NVIDIA's reference cluster fabric. Gpu::compute_capability is the key.
 struct Architecture {

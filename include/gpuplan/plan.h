@@ -46,15 +46,6 @@ struct PlanOptions {
   std::optional<perf::Layout> fixed_layout;
   // Only this instance type ("" = all): gpuplan explain.
   std::string only_instance;
-  // Stop a training layout search once its hardware can no longer be shown (a lower bound of
-  // its step, priced, cannot enter the top_n, the time-cost front or the spot alternative):
-  // the shown candidates, front and alternative are the same either way; only the rejections
-  // of the unshown hardware and Plan::evaluated differ. Off: every hardware searched to the end.
-  bool prune_hardware = true;
-  // Price a candidate in every region and billing mode, also where another region is cheaper in
-  // every measure the plan ranks on (Pricing::Prices skips those): the plan is the same either
-  // way; for tests.
-  bool price_dominated_regions = false;
   // A service with a traffic profile: minutes from asking for an elastic instance to its engine
   // loading the weights (ECS start, the engine image and its start-up), when the profile does
   // not say (inference.traffic.scale_up_minutes). An assumption, listed in the plan's notes;
@@ -118,6 +109,7 @@ struct ImagePlan {
 struct Candidate {
   std::string instance;  // instance type name
   std::string family;
+  bool preview = false;  // an invitational preview family (families.csv lifecycle preview)
   std::string gpu;
   std::string region;
   int nodes = 1;
@@ -226,7 +218,8 @@ bool SpotPriceRankable(const cost::PriceQuote& q);
 // then instance name and node count. Stated in plan notes and `explain`.
 inline constexpr const char* kTieBreakRule =
     "equal scores are broken by the other measure (hours under a cost objective, cost under a "
-    "time objective), then by instance name and node count";
+    "time objective), then a generally available family before an invitational preview, then "
+    "the fewer GPU-hours, then by instance name and node count";
 
 // Why `other` ranks below `pick` in a plan for `w`, with the numbers: the score each was ranked
 // by and the difference (cost or hours at the confidence), the other measure, a spot price

@@ -14,16 +14,20 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
       row = a;
   }
   for (const GpuEfficiency& g : gpus) {
-    if (g.gpu != gpu.name)
-      continue;
-    row.gemm_fraction = g.gemm_fraction.value_or(row.gemm_fraction);
-    row.memory_bw_fraction = g.memory_bw_fraction.value_or(row.memory_bw_fraction);
-    row.attention_fraction = g.attention_fraction.value_or(row.attention_fraction);
-    row.simt_fraction = g.simt_fraction.value_or(row.simt_fraction);
-    if (g.cudnn_attention_fraction)
-      row.cudnn_attention_fraction = g.cudnn_attention_fraction;
+    if (g.gpu == gpu.name)
+      row = g.Over(row);
   }
   return row;
+}
+
+ArchEfficiency GpuEfficiency::Over(ArchEfficiency base) const {
+  base.gemm_fraction = gemm_fraction.value_or(base.gemm_fraction);
+  base.memory_bw_fraction = memory_bw_fraction.value_or(base.memory_bw_fraction);
+  base.attention_fraction = attention_fraction.value_or(base.attention_fraction);
+  base.simt_fraction = simt_fraction.value_or(base.simt_fraction);
+  if (cudnn_attention_fraction)
+    base.cudnn_attention_fraction = cudnn_attention_fraction;
+  return base;
 }
 
 void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {

@@ -92,6 +92,13 @@ Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch&
     return Status::Unsupported("task " + std::string(TaskName(w.task)) +
                                " has no performance model (only memory and GPU capability checks)");
   }
+  if (Fp8WeightOnly(*hw.gpu, w.precision, w.task == Task::kInference)) {
+    // FP8 weights on a GPU without FP8 units: bf16 math over 8-bit weights (weight-only).
+    Workload weight_only = w;
+    weight_only.precision = Precision::kBf16;
+    weight_only.weight_bits = 8;
+    return EstimateRunShared(weight_only, arch, hw, layout, cal, shared, memory_only);
+  }
   const std::optional<double> peak = PeakTflops(*hw.gpu, w.precision);
   if (!peak || *peak <= 0) {
     return Status::InvalidArgument(hw.gpu->name + " has no " +

@@ -162,7 +162,13 @@ void LegacyGeneration(const Context& c, std::vector<Advice>& out) {
 
 void PrecisionSupport(const Context& c, std::vector<Advice>& out) {
   const Precision p = c.workload->precision;
-  if (RunsAs(*c.gpu, p) != p) {
+  if (Fp8WeightOnly(*c.gpu, p, c.workload->task == Task::kInference)) {
+    Add(out, "fp8-weight-only", Severity::kInfo,
+        c.gpu->name +
+            " has no fp8 units: the FP8 weights are served weight-only (bf16 math over 1-byte "
+            "weights, vLLM's FP8 Marlin kernels; KV cache in bf16), as fast as 8-bit weights "
+            "where decode reads weights, at bf16 speed where it computes");
+  } else if (RunsAs(*c.gpu, p) != p) {
     Add(out, "bf16-as-fp16", Severity::kInfo,
         c.gpu->name + " has no bf16 units: planned in fp16 (same speed class and memory)" +
             (c.workload->IsTraining() ? "; train with fp16 loss scaling (torch.cuda.amp.GradScaler)"

@@ -114,14 +114,8 @@ GpuEfficiency* FindOrAdd(std::vector<GpuEfficiency>& rows, const std::string& na
 
 // `row`'s values over `base`'s: the efficiency of an architecture over the fallback.
 ArchEfficiency Resolve(const GpuEfficiency& row, const ArchEfficiency& base) {
-  ArchEfficiency a = base;
+  ArchEfficiency a = row.Over(base);
   a.architecture = row.gpu;
-  a.gemm_fraction = row.gemm_fraction.value_or(a.gemm_fraction);
-  a.memory_bw_fraction = row.memory_bw_fraction.value_or(a.memory_bw_fraction);
-  a.attention_fraction = row.attention_fraction.value_or(a.attention_fraction);
-  a.simt_fraction = row.simt_fraction.value_or(a.simt_fraction);
-  if (row.cudnn_attention_fraction)
-    a.cudnn_attention_fraction = row.cudnn_attention_fraction;
   return a;
 }
 

@@ -553,13 +553,15 @@ std::optional<double> ServingValue(const std::string& metric, const RowInputs& i
     return std::nullopt;
   const perf::InferenceTimes& inf = *e.inference;
   const InferenceSpec& spec = in.w.inference;
-  const double gpus = in.hw.Gpus();
+  // The GPUs of one model copy: data-parallel replicas (dp, and a row's GPUs beyond its stated
+  // degrees) each serve their own batch, so a per-GPU rate is one copy's over its own GPUs.
+  const double gpus = in.hw.Gpus() / std::max(1, in.layout.dp);
   if (metric == "output_tokens_per_s_per_gpu") {
     // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
     // disaggregated serving runs it) times the decode steps alone.
     if (in.task == "inference_decode" && spec.output_tokens > 1) {
       const double step = inf.decode_s / (spec.output_tokens - 1);
-      return inf.batch / step / gpus * in.layout.dp;
+      return inf.batch / step / gpus;
     }
     return inf.tokens_per_s_per_gpu;
   }
@@ -804,6 +806,12 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
       std::string reason;
       bool predicted_fits = false;
       std::optional<double> predicted = Predict(row.metric, in, cal, reason, predicted_fits);
+      if (predicted && !(*predicted > 0) && CostDirection(row.metric) != 0) {
+        // A rate or a time of 0 is the model not knowing, never a prediction to score.
+        reason =
+            fmt::format("the model predicts {} for {}: nothing to compare", *predicted, row.metric);
+        predicted.reset();
+      }
       if (!predicted) {
         row.status = RowStatus::kUnsupported;
         row.reason = reason;

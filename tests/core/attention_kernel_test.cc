@@ -13,6 +13,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/framework.h"
 #include "gpuplan/layout_search.h"
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"

@@ -220,6 +220,44 @@ TEST(EstimateTest, KvCacheAndFlopsPerToken) {
   EXPECT_NEAR(t->flops_per_token, 6 * n_matmul + 12.0 * 32 * 4096 * 2048, 1);
 }
 
+// FP8 weights on a GPU without FP8 units (A100) are served weight-only, as vLLM's FP8 Marlin
+// kernels run them: bf16 math over 1-byte weights (plus the 8-bit path's group scales,
+// (16 + 8) / 128 bits per weight), the KV cache in bf16. So the weights take about half the
+// bf16 memory, batch-1 decode (a read of every weight) is nearly twice as fast, and the
+// estimate equals the bf16 one with 8-bit weights. FP8 training still needs FP8 units.
+TEST(EstimateTest, Fp8WeightsRunWeightOnlyWithoutFp8Units) {
+  Workload inf;
+  inf.task = Task::kInference;
+  inf.inference.prompt_tokens = 512;
+  inf.inference.output_tokens = 256;
+  inf.inference.batch = 1;
+  const Gpu gpu = A100();
+  const Hardware hw = HardwareFor(gpu, 1, 1);
+  Workload fp8 = inf, bf16 = inf, int8 = inf;
+  fp8.precision = Precision::kFp8;
+  bf16.precision = Precision::kBf16;
+  int8.precision = Precision::kBf16;
+  int8.weight_bits = 8;
+  Result<Estimate> e8 = EstimateRun(fp8, Model7B(), hw, Layout{}, Plain());
+  Result<Estimate> e16 = EstimateRun(bf16, Model7B(), hw, Layout{}, Plain());
+  Result<Estimate> eq = EstimateRun(int8, Model7B(), hw, Layout{}, Plain());
+  ASSERT_TRUE(e8.ok()) << e8.status().message();
+  ASSERT_TRUE(e16.ok() && eq.ok());
+  EXPECT_NEAR(e8->memory.breakdown.weights / e16->memory.breakdown.weights, (8 + 24.0 / 128) / 16,
+              0.03);  // the embeddings stay 16-bit
+  EXPECT_DOUBLE_EQ(e8->memory.breakdown.kv_cache, e16->memory.breakdown.kv_cache);
+  EXPECT_DOUBLE_EQ(e8->inference->tpot_ms, eq->inference->tpot_ms);
+  EXPECT_LT(e8->inference->tpot_ms, 0.7 * e16->inference->tpot_ms);
+  EXPECT_DOUBLE_EQ(e8->peak_tflops, 312);  // the bf16 peak, not an FP8 one the A100 lacks
+
+  Workload train = Pretrain(2048, 8);
+  train.precision = Precision::kFp8;
+  EXPECT_FALSE(EstimateRun(train, Model7B(), hw, Layout{}, Plain()).ok());
+  EXPECT_FALSE(Fp8WeightOnly(gpu, Precision::kFp8, /*inference=*/false));
+  EXPECT_TRUE(Fp8WeightOnly(gpu, Precision::kFp8, /*inference=*/true));
+  EXPECT_FALSE(Fp8WeightOnly(testing::H100(), Precision::kFp8, /*inference=*/true));
+}
+
 // Prefill GEMMs follow the roofline sum: arithmetic at the fitted fraction of peak plus one read
 // of the weights (GemmEfficiency's rows half point is the ridge point). Tensor-core GEMMs lose
 // to small inner sizes (d / (d + 256)); FP32 runs on the CUDA cores at simt_fraction with no

@@ -8,6 +8,7 @@
 
 #include "gpuplan/framework.h"
 #include "gpuplan/layout_search.h"
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"

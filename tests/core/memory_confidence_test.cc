@@ -9,6 +9,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/layout_search.h"
 #include "gpuplan/uncertainty.h"
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 

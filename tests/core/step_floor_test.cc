@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuplan/layout_search.h"
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_calibration.h"
 #include "testing/layout_cases.h"
 #include "testing/perf_fixtures.h"

@@ -124,6 +124,68 @@ TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
   EXPECT_LT(r->rows[2].predicted, r->rows[1].predicted);  // eager HF at batch 1
 }
 
+// Inference rows count per model copy: GPUs that run independent copies (dp, or GPUs beyond
+// the stated degrees) each serve their own batch, so a per-GPU rate on 8 GPUs at dp 8 is one
+// GPU's rate, not an eighth of it (issue 27: multi-GPU inference rows came out 2-8x low). For
+// each metric the 8-GPU row must predict what the 1-GPU row predicts.
+TEST(ValidationTest, InferenceIsCountedPerModelCopy) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  struct Case {
+    const char* name;
+    const char* model;
+    const char* task;
+    const char* metric;
+    const char* eight_gpus;  // the gpus,tp,pp,dp columns of the multi-GPU row
+  };
+  const Case kCases[] = {
+      {"OfflineDp8", "llama-3-8b", "inference_offline", "output_tokens_per_s_per_gpu", "8,1,1,8"},
+      {"OfflineNoDegrees", "llama-3-8b", "inference_offline", "output_tokens_per_s_per_gpu",
+       "8,,,"},
+      {"DecodeTokensDp8", "llama-3-8b", "inference_decode", "tokens_per_s_per_gpu", "8,1,1,8"},
+      {"DecodeOutputDp8", "llama-3-8b", "inference_decode", "output_tokens_per_s_per_gpu",
+       "8,1,1,8"},
+      {"ImagesDp8", "resnet-50", "inference_offline", "samples_per_s_per_gpu", "8,1,1,8"},
+  };
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,notes\n";
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const std::string common =
+        std::string(",") + c.model + ",512," + c.task + ",bf16,H100-80G-SXM,";
+    const std::string tail = std::string(",64,128,") + c.metric + ",1000,impl=vLLM 0.6\n";
+    const std::string rows =
+        "one" + common + "1,1,1,1" + tail + "eight" + common + c.eight_gpus + tail;
+    Result<ValidationReport> r =
+        Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->rows.size(), 2u);
+    ASSERT_EQ(r->rows[0].status, RowStatus::kOk) << r->rows[0].reason;
+    ASSERT_EQ(r->rows[1].status, RowStatus::kOk) << r->rows[1].reason;
+    EXPECT_GT(r->rows[0].predicted, 0);
+    EXPECT_NEAR(r->rows[1].predicted, r->rows[0].predicted, 1e-9 * r->rows[0].predicted);
+  }
+}
+
+// A rate or time the model predicts as 0 is not scored as a prediction (it would read as a
+// 100% error that is really "not modelled"): the row is unsupported, with the reason.
+TEST(ValidationTest, AZeroPredictionIsNeverOk) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  // Prefill-only rows generate nothing: their output-token rate is 0.
+  const std::string csv =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,notes\n"
+      "zero,llama-3-8b,512,inference_prefill,bf16,H100-80G-SXM,1,1,1,1,8,0,"
+      "output_tokens_per_s_per_gpu,1000,impl=vLLM 0.6\n";
+  Result<ValidationReport> r = Validate(csv, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 1u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kUnsupported);
+  EXPECT_NE(r->rows[0].reason.find("predicts 0"), std::string::npos) << r->rows[0].reason;
+}
+
 // The memory savers a row names reach the prediction: offload (cpu = optimizer, or params),
 // "optimizer in backward" in the notes; an offload the layout does not know is unsupported.
 TEST(ValidationTest, OffloadAndOptimizerInBackwardReachThePrediction) {

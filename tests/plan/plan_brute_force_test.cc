@@ -14,6 +14,7 @@
 #include "gpuplan/uncertainty.h"
 #include "io/uncertainty_csv.h"
 #include "io/workload_yaml.h"
+#include "perf/layout_search_cutoff.h"
 #include "testing/embedded_data.h"
 #include "testing/serving_brute_force.h"
 

@@ -1,7 +1,8 @@
-// The bound across hardware (PlanOptions::prune_hardware): a plan that stops searching hardware
-// once it cannot be shown must show exactly what the plan that searches every hardware to the
-// end shows (the candidates, the time-cost front, the spot alternative and the notes), on the
-// embedded catalog, under each objective and constraint that changes what can be shown.
+// The bound across hardware (Shortcuts::prune_hardware, plan/shortcuts.h): a plan that stops
+// searching hardware once it cannot be shown must show exactly what the plan that searches every
+// hardware to the end shows (the candidates, the time-cost front, the spot alternative and the
+// notes), on the embedded catalog, under each objective and constraint that changes what can be
+// shown.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,10 +35,8 @@ TEST_P(PlanPruning, ShowsWhatTheFullSearchShows) {
   Result<uncertainty::Table> table = io::LoadUncertainty();
   ASSERT_TRUE(table.ok()) << table.status().message();
   options.uncertainty = *table;
-  PlanOptions full = options;
-  full.prune_hardware = false;
   const Plan pruned = testing::PlanFromYaml(c.yaml, options);
-  const Plan reference = testing::PlanFromYaml(c.yaml, full);
+  const Plan reference = testing::PlanFromYaml(c.yaml, options, {.prune_hardware = false});
   testing::ExpectShowsTheSame(pruned, reference);
   if (c.saves) {
     EXPECT_LT(pruned.evaluated, reference.evaluated * 0.8) << "the bound saves a fifth at least";

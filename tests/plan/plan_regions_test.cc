@@ -51,10 +51,9 @@ TEST_P(PlanRegions, ShowsWhatPricingEveryRegionShows) {
       options.market.spot_advice.push_back(a);
     }
   }
-  PlanOptions every = options;
-  every.price_dominated_regions = true;
-  testing::ExpectShowsTheSame(testing::PlanFromYaml(c.yaml, options),
-                              testing::PlanFromYaml(c.yaml, every));
+  testing::ExpectShowsTheSame(
+      testing::PlanFromYaml(c.yaml, options),
+      testing::PlanFromYaml(c.yaml, options, {.price_dominated_regions = true}));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -15,6 +15,7 @@
 #include "io/catalog_loader.h"
 #include "io/model_zoo.h"
 #include "io/workload_yaml.h"
+#include "plan/shortcuts.h"
 #include "testing/embedded_calibration.h"
 
 namespace gpuplan::testing {
@@ -41,7 +42,10 @@ inline const ModelZoo& EmbeddedZoo() {
 }
 
 // The plan of `yaml` on the embedded data; a parse or plan error fails the test (empty plan).
-inline planner::Plan PlanFromYaml(const std::string& yaml, const planner::PlanOptions& options) {
+// With `shortcuts`: the same plan with the planner's shortcuts as given (plan/shortcuts.h), for
+// the tests that prove a shortcut changes nothing shown.
+inline planner::Plan PlanFromYaml(const std::string& yaml, const planner::PlanOptions& options,
+                                  const planner::Shortcuts& shortcuts = {}) {
   Result<Workload> w = io::ParseWorkloadYaml(yaml, "test.yaml");
   EXPECT_TRUE(w.ok()) << w.status().message();
   if (!w.ok())
@@ -51,7 +55,7 @@ inline planner::Plan PlanFromYaml(const std::string& yaml, const planner::PlanOp
   if (!arch.ok())
     return {};
   Result<planner::Plan> plan =
-      planner::MakePlan(*w, *arch, EmbeddedCatalog(), EmbeddedCalibration(), options);
+      planner::MakePlan(*w, *arch, EmbeddedCatalog(), EmbeddedCalibration(), options, shortcuts);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   return plan.ok() ? *plan : planner::Plan{};
 }

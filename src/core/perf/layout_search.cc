@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpuplan/strings.h"
+#include "perf/layout_search_cutoff.h"
 #include "perf/layout_search_internal.h"
 
 namespace gpuplan::perf {
@@ -228,6 +229,11 @@ LayoutPins PinsFrom(const Workload& w) {
   for (const Framework& f : w.frameworks)
     p.frameworks.push_back(f.caps);
   return p;
+}
+
+LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
+                          const Calibration& cal, const LayoutPins& pins) {
+  return SearchLayout(w, arch, hw, cal, pins, CutOff{});
 }
 
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gpuplan/layout_search.h"
+#include "perf/layout_search_cutoff.h"
 #include "perf/training_shape.h"
 
 namespace gpuplan::perf {

@@ -2,7 +2,7 @@
 // rules hardware out on before it searches a layout.
 #include <algorithm>
 
-#include "gpuplan/layout_search.h"
+#include "perf/layout_search_cutoff.h"
 #include "perf/training_shape.h"
 
 namespace gpuplan::perf {

@@ -108,7 +108,8 @@ std::string Filter(const Workload& w, const Catalog& catalog, const Calibration&
              "; FP64 work needs A100/A30/V100/P100-class GPUs";
     }
   }
-  if (w.task != Task::kRendering && w.task != Task::kHpc && !g.Tflops(RunsAs(g, w.precision))) {
+  if (w.task != Task::kRendering && w.task != Task::kHpc &&
+      !g.Tflops(ComputesAs(g, w.precision, w.task == Task::kInference))) {
     return g.name + " has no " + std::string(PrecisionName(w.precision)) + " units" +
            (w.precision == Precision::kBf16 ? " (set precision: fp16 to use it)" : "");
   }

@@ -125,6 +125,12 @@ Result<ModelArch> PlanModel(const Workload& w, const ModelZoo& zoo) {
 
 Result<Plan> MakePlan(const Workload& given, const ModelArch& arch, const Catalog& catalog,
                       const Calibration& cal, const PlanOptions& options) {
+  return MakePlan(given, arch, catalog, cal, options, Shortcuts{});
+}
+
+Result<Plan> MakePlan(const Workload& given, const ModelArch& arch, const Catalog& catalog,
+                      const Calibration& cal, const PlanOptions& options,
+                      const Shortcuts& shortcuts) {
   Plan plan;
   const Result<Workload> asked = Validate(given, arch, catalog, cal, options, plan.assumptions);
   if (!asked.ok())
@@ -134,7 +140,12 @@ Result<Plan> MakePlan(const Workload& given, const ModelArch& arch, const Catalo
   if (NothingToPlan(*asked, catalog, modes, plan))
     return plan;
   const Workload w = WithTargets(*asked, cal, plan);
-  const PlanInputs in{.w = w, .arch = arch, .catalog = catalog, .cal = cal, .options = options};
+  const PlanInputs in{.w = w,
+                      .arch = arch,
+                      .catalog = catalog,
+                      .cal = cal,
+                      .options = options,
+                      .shortcuts = shortcuts};
 
   CandidateSearch search(in, modes, plan);
   for (const InstanceType& t : catalog.instances)

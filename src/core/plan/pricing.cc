@@ -345,9 +345,9 @@ Offered AddUnpriced(const PriceRequest& r, const std::string& region) {
   return offered;
 }
 
-Pricing PriceRegions(const Workload& w, const PlanOptions& options, const InstanceType& t,
-                     const Catalog& prices, const std::vector<cost::Mode>& modes,
-                     const std::string& currency) {
+Pricing PriceRegions(const Workload& w, const PlanOptions& options, const Shortcuts& shortcuts,
+                     const InstanceType& t, const Catalog& prices,
+                     const std::vector<cost::Mode>& modes, const std::string& currency) {
   std::vector<std::string> regions = w.constraints.regions;
   if (regions.empty()) {
     std::set<std::string> seen;
@@ -355,7 +355,7 @@ Pricing PriceRegions(const Workload& w, const PlanOptions& options, const Instan
       seen.insert(p.region);
     regions.assign(seen.begin(), seen.end());
   }
-  Pricing pricing{{}, modes, currency, &options};
+  Pricing pricing{{}, modes, currency, &options, shortcuts.price_dominated_regions};
   for (const std::string& region : regions) {
     RegionRates rr{region, std::nullopt, ""};
     const cost::Availability avail =

@@ -17,6 +17,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/workload.h"
+#include "plan/shortcuts.h"
 
 namespace gpuplan::planner {
 
@@ -42,6 +43,7 @@ struct Pricing {
   std::vector<cost::Mode> modes;
   std::string currency;
   const PlanOptions* options = nullptr;
+  bool every_region = false;  // Shortcuts::price_dominated_regions
 
   // Spot's hours differ by region only through the reclaim rate the market knows there, and
   // under a cost objective its score through whether its price can rank (SpotAtPaygCap). Where
@@ -56,8 +58,7 @@ struct Pricing {
   // priced. Spot is priced in every region unless spot_by_price.
   bool Prices(size_t i, cost::Mode mode) const {
     const std::optional<size_t>& least = cheapest[static_cast<size_t>(mode)];
-    return (mode == cost::Mode::kSpot && !spot_by_price) || options->price_dominated_regions ||
-           !least || *least == i;
+    return (mode == cost::Mode::kSpot && !spot_by_price) || every_region || !least || *least == i;
   }
 
   // Per billing mode, the region (into `rates`) where its price is least, the first of equal
@@ -79,9 +80,9 @@ struct Pricing {
 // `t`'s rates in every region the workload allows (or, when it names none, every region with a
 // price in `prices`, the catalog's rows for `t`), each with why not; `modes` and `currency` are
 // the plan's.
-Pricing PriceRegions(const Workload& w, const PlanOptions& options, const InstanceType& t,
-                     const Catalog& prices, const std::vector<cost::Mode>& modes,
-                     const std::string& currency);
+Pricing PriceRegions(const Workload& w, const PlanOptions& options, const Shortcuts& shortcuts,
+                     const InstanceType& t, const Catalog& prices,
+                     const std::vector<cost::Mode>& modes, const std::string& currency);
 
 // Unpriced: no region has a price, and either none was asked (no rows anywhere) or an asked
 // one simply lacks a price.

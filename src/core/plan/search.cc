@@ -72,6 +72,7 @@ CandidateSearch::CandidateSearch(const PlanInputs& in, const std::vector<cost::M
       catalog_(in.catalog),
       cal_(in.cal),
       options_(in.options),
+      shortcuts_(in.shortcuts),
       modes_(modes),
       plan_(plan),
       currency_(in.w.constraints.budget ? in.w.constraints.budget->currency
@@ -100,7 +101,7 @@ void CandidateSearch::AddInstance(const InstanceType& t) {
     run.early = why;
     return;
   }
-  run.pricing = PriceRegions(w_, options_, t, price_book_[t.name], modes_, currency_);
+  run.pricing = PriceRegions(w_, options_, shortcuts_, t, price_book_[t.name], modes_, currency_);
   run.unpriced = Unpriced(run.pricing);
   if (w_.task == Task::kRendering || w_.task == Task::kHpc) {
     AddByCapability(run);
@@ -127,12 +128,13 @@ void CandidateSearch::AddInstance(const InstanceType& t) {
 
 void CandidateSearch::Run() {
   auto speed = [&](const Job& j) {
-    return j.hw.Gpus() * j.run->g->Tflops(RunsAs(*j.run->g, w_.precision)).value_or(0);
+    const Precision p = ComputesAs(*j.run->g, w_.precision, w_.task == Task::kInference);
+    return j.hw.Gpus() * j.run->g->Tflops(p).value_or(0);
   };
   std::stable_sort(jobs_.begin(), jobs_.end(),
                    [&](const Job& a, const Job& b) { return speed(a) > speed(b); });
   for (const Job& j : jobs_)
-    AddNodes(*j.run, j.nodes, j.hw, options_.prune_hardware);
+    AddNodes(*j.run, j.nodes, j.hw, shortcuts_.prune_hardware);
   jobs_.clear();
 }
 
@@ -159,7 +161,8 @@ Result<perf::Hardware> PlanHardware(const PlanInputs& in, const InstanceType& t,
 
 Result<perf::Hardware> CandidateSearch::NodeHardware(TypeRun& run, int nodes) {
   const InstanceType& t = *run.t;
-  Result<perf::Hardware> hw = PlanHardware({w_, arch_, catalog_, cal_, options_}, t, nodes);
+  Result<perf::Hardware> hw =
+      PlanHardware({w_, arch_, catalog_, cal_, options_, shortcuts_}, t, nodes);
   if (!hw.ok()) {
     run.Reject(nodes, hw.status().message());
     return hw;

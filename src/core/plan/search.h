@@ -18,8 +18,8 @@
 #include <tuple>
 #include <vector>
 
-#include "gpuplan/layout_search.h"
 #include "gpuplan/plan.h"
+#include "perf/layout_search_cutoff.h"
 #include "plan/inputs.h"
 #include "plan/latency.h"
 #include "plan/pricing.h"
@@ -149,6 +149,7 @@ class CandidateSearch {
   const Catalog& catalog_;
   const Calibration& cal_;
   const PlanOptions& options_;
+  const Shortcuts& shortcuts_;
   const std::vector<cost::Mode>& modes_;
   Plan& plan_;
   const std::string currency_;

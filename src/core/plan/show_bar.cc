@@ -24,6 +24,13 @@ bool RanksBefore(const Workload& w, const Candidate& a, const Candidate& b) {
     return a.price_known;
   if (time_first ? ma != mb : ta != tb)
     return time_first ? ma < mb : ta < tb;
+  // Equal on both measures, as unpriced services are (a month is 730 h on every type): a type
+  // one can rent today before an invitational preview, then the fewer GPU-hours, the nearest
+  // proxy of the unknown cost; the name only settles what is left.
+  if (a.preview != b.preview)
+    return b.preview;
+  if (a.gpus * ta != b.gpus * tb)
+    return a.gpus * ta < b.gpus * tb;
   return std::tie(a.instance, a.nodes) < std::tie(b.instance, b.nodes);
 }
 

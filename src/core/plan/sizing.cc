@@ -55,6 +55,7 @@ Candidate CandidateSearch::Base(const InstanceType& t, const Gpu& g) const {
   Candidate base;
   base.instance = t.name;
   base.family = t.family;
+  base.preview = t.status == Lifecycle::kPreview;
   base.gpu = g.name;
   return base;
 }
