@@ -8,7 +8,7 @@ CMAKE_FLAGS ?= -DGPUPLAN_WERROR=ON
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
-.PHONY: deps build demo test test-fast test-asan bench fuzz fuzz-build fuzz-smoke format clean
+.PHONY: deps build demo test test-fast test-asan check-agent bench fuzz fuzz-build fuzz-smoke format clean
 
 deps:
 	scripts/install-deps.sh
@@ -29,6 +29,11 @@ test: build fuzz-build
 # Unit tests only, no sanitizer build (for quick local iterations).
 test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The portable agent alone: build/gpuplan-agent, its glibc and ldd checks, and its run in a
+# Debian 11 chroot (docs/on-instance.md, "The portable agent"; also part of `make test`).
+check-agent: build
+	scripts/check-agent-portable.sh $(BUILD)
 
 bench: deps
 	cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUPLAN_BUILD_BENCHMARKS=ON -DGPUPLAN_BUILD_TESTS=OFF

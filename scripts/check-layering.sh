@@ -4,6 +4,8 @@
 #   - src/core's own headers are private to it: nothing includes "core/...".
 #   - gpuplan_core and its tests (tests/core) reach no edge: no io/net/cli/agent/server header.
 #   - gpuplan_io has no network: no cpp-httplib, OpenSSL or net/ header.
+#   - the agent links statically (gpuplan-agent): no cpp-httplib, OpenSSL or net/ header, and
+#     dlopen only in the two files the portable build swaps out.
 #   - the CLI reads the environment in one place (src/cli/environment.cc), and tests set it
 #     through CliEnvironment, never setenv.
 set -uo pipefail
@@ -35,6 +37,11 @@ fail 'the core (and its tests) must not depend on an edge library' \
   < <(grep_in '#include "(io|net|cli|agent|server)/' src/core include tests/core)
 fail 'gpuplan_io parses and renders; network code belongs in src/net (gpuplan_net)' \
   < <(grep_in '#include [<"](httplib\.h|openssl/|net/)' src/io)
+fail 'the agent is linked statically into gpuplan-agent: no shared-only library (docs/on-instance.md)' \
+  < <(grep_in '#include [<"](httplib\.h|openssl/|net/)' src/agent)
+fail 'a static program cannot dlopen: only nvml_telemetry.cc and cuda_probe.cc may (gpuplan-agent swaps them)' \
+  < <(src src/agent | grep -E '\.(cc|h)$' | grep -vE '^src/agent/(nvml_telemetry|cuda_probe)\.cc$' |
+      xargs grep -nE '\bdlopen\s*\(' 2>/dev/null | grep -vE '^[^:]*:[0-9]+:\s*//')
 fail 'the CLI reads the environment only in src/cli/environment.cc (CliEnvironment)' \
   < <(src src/cli | grep -E '\.(cc|h)$' | grep -v '^src/cli/environment\.cc$' |
       xargs grep -nE '\bgetenv\s*\(' 2>/dev/null)

@@ -1,11 +1,13 @@
 // GPU telemetry: what the monitor and the probe ask of the GPUs (names, memory, PCIe link,
-// utilisation, power). NvmlTelemetry (nvml_telemetry.h) reads it from the NVIDIA driver;
+// utilisation, power). NvmlTelemetry (nvml_telemetry.h) reads it from the NVIDIA driver,
+// the nvidia-smi reader (nvidia_smi_telemetry.h) from nvidia-smi's CSV;
 // tests use FakeGpuTelemetry (tests/testing/agent_fakes.h).
 //
 // Thread safety: implementations need not be thread-safe; use one per thread.
 #ifndef GPUPLAN_SRC_AGENT_GPU_TELEMETRY_H_
 #define GPUPLAN_SRC_AGENT_GPU_TELEMETRY_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +46,11 @@ class GpuTelemetry {
   // One reading per GPU, in index order.
   virtual Result<std::vector<GpuSample>> Sample() = 0;
 };
+
+// The GPU telemetry of this build, nullptr with `*why` when there is none: NVML
+// (nvml_telemetry.h) in gpuplan; nvidia-smi (nvidia_smi_telemetry.h) in the statically linked
+// gpuplan-agent, which cannot dlopen the driver's library.
+std::unique_ptr<GpuTelemetry> OpenGpuTelemetry(std::string* why);
 
 }  // namespace gpuplan::agent
 

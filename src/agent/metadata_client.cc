@@ -1,15 +1,15 @@
 #include "agent/metadata_client.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <exception>
 #include <utility>
+#include <vector>
 
 #include "agent/clock.h"
+#include "agent/plain_http.h"
 #include "gpuplan/enum_names.h"
 
 namespace gpuplan::agent {
@@ -23,8 +23,10 @@ constexpr const char* kTokenHeader = "X-aliyun-ecs-metadata-token";
 constexpr double kTokenRenewMarginSeconds = 60;
 
 struct ParsedUrl {
-  std::string scheme_host_port;  // "http://127.0.0.1:8080"
-  std::string prefix;            // "" or "/base" (no trailing slash)
+  std::string scheme_host_port;  // "http://127.0.0.1:8080", for messages
+  std::string host;              // "127.0.0.1"; an IPv6 address without its brackets
+  int port = 80;
+  std::string prefix;  // "" or "/base" (no trailing slash)
 };
 
 Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
@@ -34,14 +36,15 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
                     why, kDefaultMetadataUrl));
   };
   std::string_view rest = url;
-  std::string scheme;
-  if (rest.substr(0, 7) == "http://") {
-    scheme = "http://";
-  } else if (rest.substr(0, 8) == "https://") {
-    scheme = "https://";
-  } else {
-    return bad("the scheme must be http:// or https://");
-  }
+  // No TLS: the ECS metadata service is plain HTTP on a link-local address, and a TLS library
+  // would be one more shared library the portable agent cannot carry.
+  const std::string scheme = "http://";
+  if (rest.substr(0, 8) == "https://")
+    return bad(
+        "https is not supported (the metadata service is plain HTTP); the scheme must be "
+        "http://");
+  if (rest.substr(0, 7) != scheme)
+    return bad("the scheme must be http://");
   rest.remove_prefix(scheme.size());
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
@@ -51,13 +54,29 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
   while (!path.empty() && path.back() == '/')
     path.remove_suffix(1);
   std::string_view host = authority;
-  if (const size_t colon = authority.rfind(':');
-      colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {  // [IPv6]:port
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos)
+      return bad("no ']' after an IPv6 address");
+    host = authority.substr(1, close - 1);
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && after.front() != ':')
+      return bad("unexpected character after ']'");
+    port = after.empty() ? "" : after.substr(1);
+    if (!after.empty() && port.empty())
+      return bad("the port must be a number from 1 to 65535");
+  } else if (const size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
     host = authority.substr(0, colon);
-    std::string_view port = authority.substr(colon + 1);
-    int value = 0;
-    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (ec != std::errc() || end != port.data() + port.size() || value < 1 || value > 65535) {
+    port = authority.substr(colon + 1);
+    if (port.empty())
+      return bad("the port must be a number from 1 to 65535");
+  }
+  int port_number = 80;
+  if (!port.empty()) {
+    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), port_number);
+    if (ec != std::errc() || end != port.data() + port.size() || port_number < 1 ||
+        port_number > 65535) {
       return bad("the port must be a number from 1 to 65535");
     }
   }
@@ -70,12 +89,11 @@ Result<ParsedUrl> ParseBaseUrl(const std::string& url) {
   }
   ParsedUrl out;
   out.scheme_host_port = scheme + std::string(authority);
+  out.host = std::string(host);
+  out.port = port_number;
   out.prefix = std::string(path);
   return out;
 }
-
-time_t WholeSeconds(double s) { return static_cast<time_t>(std::floor(s)); }
-time_t Micros(double s) { return static_cast<time_t>((s - std::floor(s)) * 1e6); }
 
 }  // namespace
 
@@ -93,72 +111,65 @@ struct MetadataClient::Impl {
   ParsedUrl url;
   Clock* clock = nullptr;
   SystemClock system_clock;
-  std::unique_ptr<httplib::Client> http;
   std::string token;
   double token_renew_at = 0;  // monotonic seconds
 
-  void Configure() {
-    http = std::make_unique<httplib::Client>(url.scheme_host_port);
-    const double t = options.timeout_seconds;
-    http->set_connection_timeout(WholeSeconds(t), Micros(t));
-    http->set_read_timeout(WholeSeconds(t), Micros(t));
-    http->set_write_timeout(WholeSeconds(t), Micros(t));
-    http->set_keep_alive(false);
-    http->set_follow_location(false);
+  PlainHttpReply Send(const std::string& method, const std::string& path,
+                      std::vector<std::pair<std::string, std::string>> headers) {
+    PlainHttpRequest request;
+    request.host = url.host;
+    request.port = url.port;
+    request.method = method;
+    request.target = url.prefix + path;
+    request.headers = std::move(headers);
+    request.timeout_seconds = options.timeout_seconds;
+    request.max_body_bytes = kMaxBodyBytes;
+    return PlainHttpExchange(request);
   }
 
   // One GET with the given headers; the body is capped at kMaxBodyBytes.
-  MetadataReply Fetch(const std::string& path, const httplib::Headers& headers) {
+  MetadataReply Fetch(const std::string& path,
+                      std::vector<std::pair<std::string, std::string>> headers) {
     MetadataReply reply;
-    std::string body;
-    bool too_large = false;
-    auto receiver = [&](const char* data, size_t n) {
-      if (body.size() + n > kMaxBodyBytes) {
-        too_large = true;
-        return false;
-      }
-      body.append(data, n);
-      return true;
-    };
-    httplib::Result r = http->Get(url.prefix + path, headers, receiver);
-    if (too_large) {
+    PlainHttpReply r = Send("GET", path, std::move(headers));
+    if (r.too_large) {
       reply.error = fmt::format("reply larger than {} bytes", kMaxBodyBytes);
       return reply;
     }
-    if (!r) {
-      reply.error =
-          fmt::format("no reply from {}: {}", url.scheme_host_port, httplib::to_string(r.error()));
+    if (!r.answered) {
+      reply.error = fmt::format("no reply from {}: {}", url.scheme_host_port, r.error);
       return reply;
     }
-    reply.http_status = r->status;
-    reply.body = std::move(body);
-    if (r->status >= 200 && r->status < 300) {
+    reply.http_status = r.status;
+    reply.body = std::move(r.body);
+    if (r.status >= 200 && r.status < 300) {
       reply.kind = MetadataReply::Kind::kOk;
-    } else if (r->status == 404) {
+    } else if (r.status == 404) {
       reply.kind = MetadataReply::Kind::kNotFound;
       reply.error =
           fmt::format("HTTP 404 (no such item) from {}{}", url.scheme_host_port, url.prefix + path);
     } else {
       reply.kind = MetadataReply::Kind::kHttpError;
       reply.error =
-          fmt::format("HTTP {} from {}{}", r->status, url.scheme_host_port, url.prefix + path);
+          fmt::format("HTTP {} from {}{}", r.status, url.scheme_host_port, url.prefix + path);
     }
     return reply;
   }
 
   // Gets a hardened-mode token; empty with `*error` set when the service gives none.
   std::string FetchToken(std::string* error) {
-    httplib::Headers headers = {{kTokenTtlHeader, std::to_string(options.token_ttl_seconds)}};
-    httplib::Result r = http->Put(url.prefix + kTokenPath, headers, "", "text/plain");
-    if (!r) {
-      *error = fmt::format("token request: no reply: {}", httplib::to_string(r.error()));
+    PlainHttpReply r =
+        Send("PUT", kTokenPath, {{kTokenTtlHeader, std::to_string(options.token_ttl_seconds)}});
+    if (!r.answered) {
+      *error =
+          fmt::format("token request: no reply: {}", r.too_large ? "reply too large" : r.error);
       return "";
     }
-    if (r->status != 200) {
-      *error = fmt::format("token request: HTTP {}", r->status);
+    if (r.status != 200) {
+      *error = fmt::format("token request: HTTP {}", r.status);
       return "";
     }
-    std::string t = r->body;
+    std::string t = r.body;
     while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' '))
       t.pop_back();
     // A token goes into a header: refuse one that could split it or is absurdly long.
@@ -218,12 +229,6 @@ Result<std::unique_ptr<MetadataClient>> MetadataClient::Create(const MetadataOpt
   impl->options = options;
   impl->url = std::move(*url);
   impl->clock = clock ? clock : &impl->system_clock;
-  try {
-    impl->Configure();
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("--metadata-url \"{}\": {}", options.base_url, e.what()));
-  }
   return std::unique_ptr<MetadataClient>(new MetadataClient(std::move(impl)));
 }
 

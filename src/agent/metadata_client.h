@@ -57,7 +57,8 @@ std::string_view MetadataReplyKindName(MetadataReply::Kind kind);
 
 class MetadataClient {
  public:
-  // Validates `options.base_url` (http:// or https://, a host, an optional port 1-65535).
+  // Validates `options.base_url` (http://, a host, an optional port 1-65535; no TLS: the
+  // service is plain HTTP).
   // `clock` times token expiry; nullptr uses the system clock. Returns kInvalidArgument naming
   // the URL and the expected form.
   static Result<std::unique_ptr<MetadataClient>> Create(const MetadataOptions& options,

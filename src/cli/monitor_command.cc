@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "agent/clock.h"
+#include "agent/gpu_telemetry.h"
 #include "agent/monitor.h"
-#include "agent/nvml_telemetry.h"
 #include "agent/proc_reader.h"
 #include "agent/stop_signal.h"
 #include "cli/commands.h"
@@ -72,7 +72,7 @@ void RunMonitorCommand(CliContext& ctx, const MonitorFlags& f) {
   std::string gpu_error = "disabled with --no-gpu";
   std::unique_ptr<agent::GpuTelemetry> gpus;
   if (!f.no_gpu)
-    gpus = agent::OpenNvml(&gpu_error);
+    gpus = agent::OpenGpuTelemetry(&gpu_error);
   std::ofstream file;
   if (!f.output.empty()) {
     file.open(f.output, std::ios::out | std::ios::trunc);

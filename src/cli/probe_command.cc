@@ -9,8 +9,8 @@
 
 #include "agent/clock.h"
 #include "agent/cuda_probe.h"
+#include "agent/gpu_telemetry.h"
 #include "agent/metadata_client.h"
-#include "agent/nvml_telemetry.h"
 #include "agent/probe.h"
 #include "agent/probe_calibration.h"
 #include "agent/proc_reader.h"
@@ -82,7 +82,7 @@ void RunProbeCommand(CliContext& ctx, const ProbeFlags& f) {
   if (f.no_gpu) {
     env.telemetry_error = env.cuda_error = "GPU tests disabled with --no-gpu";
   } else {
-    nvml = agent::OpenNvml(&env.telemetry_error);
+    nvml = agent::OpenGpuTelemetry(&env.telemetry_error);
     env.telemetry = nvml.get();
     cuda = agent::LoadCudaProbePlugin(f.cuda_plugin, &env.cuda_error);
     env.cuda = cuda.get();

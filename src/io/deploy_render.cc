@@ -828,10 +828,12 @@ std::vector<std::string> StepsFromRenting(const Spec& s) {
       "Rent: `./run-instances.sh` (prints the request and asks first; `--yes` skips the "
       "question), or `terraform init && terraform apply`.",
       "Put the gpuplan agent on the instances (they have no public IP, so not with scp): "
-      "upload a gpuplan built for the image (docs/deploy.md: which images a build starts on) to "
-      "OSS in " +
+      "build the portable agent (`cmake --build build --target gpuplan-agent`: one static file "
+      "that starts on Ubuntu 22.04/24.04 and Alibaba Cloud Linux 3, docs/on-instance.md), "
+      "upload it to OSS in " +
           s.c->region +
-          " and sign a URL for it (`ossutil sign oss://BUCKET/gpuplan --timeout 86400`). Either "
+          " (`ossutil cp build/gpuplan-agent oss://BUCKET/gpuplan`) and sign a URL for it "
+          "(`ossutil sign oss://BUCKET/gpuplan --timeout 86400`). Either "
           "put that URL in `GPUPLAN_AGENT_URL` in `cloud-init.yaml` before renting (setup.sh "
           "downloads it at first boot), or after renting run the download through Cloud "
           "Assistant, which needs no public IP: `aliyun ecs RunCommand --RegionId " +

@@ -38,7 +38,7 @@ TEST(WatchSpotCliTest, UsageErrorsExitTwo) {
        "--signal \"SIGFOO\": expected a signal name"},
       {"bad_url",
        {"watch-spot", "--pid", "1", "--metadata-url", "100.100.100.200"},
-       "the scheme must be http:// or https://"},
+       "the scheme must be http://"},
       {"zero_interval",
        {"watch-spot", "--exec", "true", "--interval", "0"},
        "--interval 0: expected 0.01 to 3600 seconds"},

@@ -124,8 +124,10 @@ TEST(MetadataClientTest, BadBaseUrlsAreRejectedWithTheExpectedForm) {
     const char* want;
   };
   const Case kCases[] = {
-      {"no_scheme", "100.100.100.200", "the scheme must be http:// or https://"},
-      {"ftp", "ftp://host", "the scheme must be http:// or https://"},
+      {"no_scheme", "100.100.100.200", "the scheme must be http://"},
+      {"ftp", "ftp://host", "the scheme must be http://"},
+      {"https", "https://100.100.100.200", "https is not supported"},
+      {"ipv6_unclosed", "http://[::1", "no ']'"},
       {"no_host", "http://", "no host"},
       {"bad_port", "http://host:99999", "the port must be a number from 1 to 65535"},
       {"port_text", "http://host:abc", "the port must be a number"},
