@@ -555,7 +555,7 @@ std::optional<double> ServingValue(const std::string& metric, const RowInputs& i
   const InferenceSpec& spec = in.w.inference;
   // The GPUs of one model copy: data-parallel replicas (dp, and a row's GPUs beyond its stated
   // degrees) each serve their own batch, so a per-GPU rate is one copy's over its own GPUs.
-  const double gpus = in.hw.Gpus() / std::max(1, in.layout.dp);
+  const double gpus = static_cast<double>(in.hw.Gpus()) / std::max(1, in.layout.dp);
   if (metric == "output_tokens_per_s_per_gpu") {
     // Generated tokens per second per GPU; a decode benchmark (prefill elsewhere, as
     // disaggregated serving runs it) times the decode steps alone.
