@@ -16,7 +16,10 @@ add_test(NAME install_embed_example
 add_test(NAME install_deb
          COMMAND ${PROJECT_SOURCE_DIR}/tests/install/deb_test.sh ${PROJECT_BINARY_DIR}
                  ${PROJECT_SOURCE_DIR} ${gpuplan_test_python})
+# One at a time: each installs from the same build tree, and cpack's preinstall step builds in it
+# (a clean clone's CI run saw install_tree read a completion file while install_deb ran).
 set_tests_properties(install_tree install_embed_example install_deb PROPERTIES
-                     ENVIRONMENT "${gpuplan_install_test_env}" TIMEOUT 900)
+                     ENVIRONMENT "${gpuplan_install_test_env}" TIMEOUT 900
+                     RESOURCE_LOCK gpuplan_build_tree_install)
 # 77: a tool the test needs is missing (dpkg-deb, a C++ compiler); said on its output.
 set_tests_properties(install_deb install_embed_example PROPERTIES SKIP_RETURN_CODE 77)
