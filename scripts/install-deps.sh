@@ -16,8 +16,8 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config python3
       shellcheck systemd python3-yaml python3-jsonschema
       # Packaging (cpack -G DEB, dpkg-shlibdeps) and the Python module (python/).
       dpkg-dev pybind11-dev python3-pybind11 python3-dev python3-pytest
-      # The portable agent's check: an older Debian to run it in (scripts/check-agent-portable.sh).
-      debootstrap
+      # The portable agent check runs it in a root with no C library (check-agent-portable.sh).
+      busybox-static
       # The generated completions' checks (tests/install/install_test.sh: zsh -n, fish).
       zsh fish)
 # npm comes with nodejs from some sources (NodeSource); Debian packages it apart.

@@ -30,7 +30,7 @@ if [ ! -f "$contracts" ]; then
 fi
 python3 "$contracts" "$build/gpuplan" "${areas[@]}"
 
-echo "== portable agent: glibc baseline, ldd, runs in an older Debian chroot (issue 29) =="
+echo "== portable agent: glibc baseline, ldd, runs in a chroot with no C library (issue 29) =="
 # 77: not root, so no chroot (the script says so loudly); CI runs as root and runs it all.
 "$here/scripts/check-agent-portable.sh" "$build" || [ $? -eq 77 ]
 # Its commands, flags and JSON fields are gpuplan's (the agent contracts, on the static binary).
