@@ -113,6 +113,25 @@ TEST(VisionDiffusionSpeechTest, SampleSettingsScaleTheTime) {
       // More decoded tokens per window: more decoder steps.
       {"whisper_tokens", "whisper-large-v3", [](Workload& w) { w.inference.output_tokens = 50; },
        [](Workload& w) { w.inference.output_tokens = 200; }, 2.0, 4.01},
+      // A batch of 24 windows decodes until its longest transcript ends: each window's decode
+      // takes about 1.38x the mean transcript's steps (HF decode is host-bound, so a step of 24
+      // costs what a step of 1 does): 24 windows take more than 1.3x one window, far below 24x.
+      {"whisper_batch_waits_for_the_longest", "whisper-large-v3",
+       [](Workload& w) {
+         w.inference.engine = Engine::kHf;
+         w.inference.output_tokens = 110;
+       },
+       [](Workload& w) {
+         w.inference.engine = Engine::kHf;
+         w.inference.output_tokens = 110;
+         w.inference.batch = 24;
+       },
+       1.3, 1.6},
+      // Eager mixed precision launches more on the host (autocast's weight casts): at batch 1,
+      // where ResNet-50 is host-bound, AMP is slower than FP32 (DeepLearningExamples' V100 and
+      // T4 tables: 78 and 96 images/s).
+      {"autocast_host_work", "resnet-50", [](Workload& w) { w.precision = Precision::kFp32; },
+       none, 1.15, 1.3},
       // A batch of 64 images takes about as long as one (eager PyTorch is host-bound at batch
       // 1: DeepLearningExamples' V100 table, 78 images/s at batch 1, 2984 at 64).
       {"resnet_batching", "resnet-50", none, [](Workload& w) { w.inference.batch = 64; }, 0.99,

@@ -22,11 +22,17 @@ constexpr double kSpeechEncoderFrames = 1500;
 // activation and launches from C++ or a graph: a quarter of eager PyTorch's host time per layer
 // (assumption: three eager kernels per layer fused into one, launched without Python).
 constexpr double kCompiledHostShare = 0.25;
-// Eager mixed precision (torch.autocast) launches about twice the kernels per convolutional layer:
-// each forward casts every weight to 16 bits (autocast's cast cache lives for one autocast
-// region) and cuDNN wraps NCHW convolutions in layout transposes for the tensor cores, about 6
-// kernels per layer against 3 in FP32 (convolution, batch norm, ReLU).
-constexpr double kAutocastHostFactor = 2.0;
+// Eager mixed precision (torch.autocast) adds host work per convolutional layer: each forward
+// casts every weight to 16 bits (autocast's cast cache lives for one autocast region), a cast
+// kernel and a dispatch per weight on top of the FP32 layer's. Fitted on the same DLE batch-1
+// rows as other_layer_overhead_us: AMP takes 12.8 ms per image on V100 and 12.7 ms on T4
+// against FP32's 10.4 and 10.2 (VDS-RN50-001/005/009/013), 1.22x.
+constexpr double kAutocastHostFactor = 1.22;
+// The spread of transcript length between 30 s windows of speech, as a coefficient of
+// variation: speaking rates of conversational and read English span about 120-180 words per
+// minute around 150 (assumption: a spread of one sixth of the mean, 0.15 rounded). Checked on
+// VDS-WHISPER-001 (HF pipeline, batches of 24 windows on A100).
+constexpr double kTranscriptLengthCv = 0.15;
 // Forward-only, non-causal attention (a diffusion transformer's) runs at twice the fraction of
 // peak that Calibration::attention_fraction gives fused attention in training (forward and
 // backward, causal): FlashAttention-2's forward reaches 1.5-2x its backward's FLOP rate (Dao
@@ -150,6 +156,10 @@ double Batch::Speech(InferenceTimes& it, MemoryBreakdown& mem) const {
   // The encoder over the 30 s window, then one decoder step per token: each reads the
   // decoder's weights (bandwidth-bound at small batches) and the cross-attention cache.
   const double tokens = w.inference.output_tokens > 0 ? w.inference.output_tokens : g.steps;
+  // A batch of windows decodes until its longest transcript ends: the expected maximum of
+  // `batch` draws is about mean x (1 + cv sqrt(2 ln batch)) (the Gaussian extreme-value bound).
+  const double steps_in_batch =
+      batch > 1 ? tokens * (1 + kTranscriptLengthCv * std::sqrt(2 * std::log(batch))) : tokens;
   const double eff_enc = GemmEfficiency(eff_row, cal, gpu, peak, cal.conv_gemm_dim,
                                         batch * kSpeechEncoderFrames, w.precision, e);
   const double encoder_s =
@@ -164,8 +174,8 @@ double Batch::Speech(InferenceTimes& it, MemoryBreakdown& mem) const {
   const double step_host = arch.layers * cal.LayerOverheadUs(inf.engine) * 1e-6;
   const double step_s = std::max(step_gpu, step_host) + cal.StepOverheadUs(inf.engine) * 1e-6;
   it.prefill_s = encoder_s;
-  it.decode_s = step_s * std::max(0.0, tokens - 1);
-  it.request_s = encoder_s + step_s * tokens;
+  it.decode_s = step_s * std::max(0.0, steps_in_batch - 1);
+  it.request_s = encoder_s + step_s * steps_in_batch;
   it.ttft_ms = (encoder_s + step_s) * 1e3;
   it.tpot_ms = step_s * 1e3;
   it.decode_memory_bound = step_gpu < step_host || g.decoder_params * e / bw >= step_gpu;
