@@ -130,8 +130,8 @@ TEST(VisionDiffusionSpeechTest, SampleSettingsScaleTheTime) {
       // Eager mixed precision launches more on the host (autocast's weight casts): at batch 1,
       // where ResNet-50 is host-bound, AMP is slower than FP32 (DeepLearningExamples' V100 and
       // T4 tables: 78 and 96 images/s).
-      {"autocast_host_work", "resnet-50", [](Workload& w) { w.precision = Precision::kFp32; },
-       none, 1.15, 1.3},
+      {"autocast_host_work", "resnet-50", [](Workload& w) { w.precision = Precision::kFp32; }, none,
+       1.15, 1.3},
       // A batch of 64 images takes about as long as one (eager PyTorch is host-bound at batch
       // 1: DeepLearningExamples' V100 table, 78 images/s at batch 1, 2984 at 64).
       {"resnet_batching", "resnet-50", none, [](Workload& w) { w.inference.batch = 64; }, 0.99,
