@@ -136,7 +136,14 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
     list.push_back({"precision", std::string(PrecisionName(out.precision)), why});
   }
   if (w.IsTraining()) {
-    if (w.unset.seq_len) {
+    if (w.unset.seq_len && !arch.IsTransformer() && arch.default_seq_len > 0) {
+      // A CNN's, a UNet's or a DiT's FLOPs are per sample (an image, a clip): a "sequence" is
+      // one sample, never gpuplan's token default.
+      out.seq_len = arch.default_seq_len;
+      list.push_back({"seq_len", std::to_string(out.seq_len),
+                      arch.name + " counts its work per sample (models.csv " +
+                          "forward_gflops_per_sample): one sample per sequence"});
+    } else if (w.unset.seq_len) {
       list.push_back(
           {"seq_len", std::to_string(w.seq_len),
            "gpuplan's default sample length" +
@@ -148,11 +155,14 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
       if (w.task == Task::kPretrain && arch.Params() > 0) {
         list.push_back(PretrainBatch(w, arch, cal, &out.global_batch));
       } else {
-        list.push_back({"global_batch", std::to_string(w.global_batch),
-                        "gpuplan's default fine-tuning batch (" + std::to_string(w.global_batch) +
-                            " sequences, " +
-                            Tokens(w.global_batch * static_cast<double>(w.seq_len)) +
-                            " tokens per step); it caps data parallelism at that many replicas"});
+        list.push_back(
+            {"global_batch", std::to_string(w.global_batch),
+             "gpuplan's default fine-tuning batch (" + std::to_string(w.global_batch) +
+                 (arch.IsTransformer()
+                      ? " sequences, " + Tokens(w.global_batch * static_cast<double>(out.seq_len)) +
+                            " tokens"
+                      : std::string(" samples")) +
+                 " per step); it caps data parallelism at that many replicas"});
       }
     }
     if (w.unset.memory_confidence) {

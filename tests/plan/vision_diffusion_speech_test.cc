@@ -279,6 +279,36 @@ objective: cost
 }
 
 // CPU JPEG decoding caps images/s at the vCPUs per GPU: a 4-vCPU T4 type is told so.
+// Issue 28, item 2: LoRA fine-tuning of a diffusion model counts one image per sample (not
+// gpuplan's 2,048-token default), two forward passes of FLOPs (frozen weights), and the saved
+// activations of backward (a UNet's layer outputs; a DiT's tokens x layers): the MFU is a
+// physical fraction and the memory holds more than the weights.
+TEST(VisionDiffusionSpeechTest, DiffusionLoraIsPlannedPerImage) {
+  struct Case {
+    const char* model;
+    double min_activation_gib;  // at micro-batch 1, hand-computed below the model's figure
+  };
+  // SDXL: 2,000M layer outputs x 2 bytes = 3.7 GiB; FLUX.1-dev: 17 x 3072 x 4096 tokens x 57
+  // layers x 2 bytes = 22.7 GiB.
+  for (const Case& c : {Case{"sdxl", 3.5}, Case{"flux.1-dev", 22}}) {
+    SCOPED_TRACE(c.model);
+    const planner::Plan p = PlanYaml(std::string("task: finetune\nmethod: lora\nmodel: ") +
+                                     c.model + "\nsamples: 10000\n");
+    ASSERT_FALSE(p.candidates.empty()) << (p.rejected.empty() ? "" : p.rejected[0].reason);
+    const auto seq = std::find_if(p.assumptions.begin(), p.assumptions.end(),
+                                  [](const Assumption& a) { return a.field == "seq_len"; });
+    ASSERT_NE(seq, p.assumptions.end());
+    EXPECT_EQ(seq->value, "1");
+    const planner::Candidate& best = p.candidates[0];
+    EXPECT_GT(best.estimate.throughput.mfu, 0.05);
+    EXPECT_LT(best.estimate.throughput.mfu, 0.75);
+    const double activations_per_sample =
+        best.estimate.memory.breakdown.activations / best.layout.micro_batch;
+    EXPECT_GE(activations_per_sample, c.min_activation_gib);
+    EXPECT_LT(activations_per_sample, 2 * c.min_activation_gib);
+  }
+}
+
 TEST(VisionDiffusionSpeechTest, CpuJpegDecodeIsAdvised) {
   const planner::Plan p = PlanYaml(R"(task: inference
 model: resnet-50

@@ -108,6 +108,10 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
 Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
                                    const Layout& l, const Calibration& cal, double peak);
 // The same for a kind=other model (sample_inference.cc): images, diffusion, speech.
+// A diffusion transformer's image (or video) tokens per pass at its native size: the VAE's 8x
+// in space, 2x2 patches, video VAEs 4x in time (SD3, FLUX, Wan 2.1).
+double DitNativeTokens(const ModelArch& arch);
+
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
                                          const Hardware& hw, const Layout& l,
                                          const Calibration& cal, double peak);

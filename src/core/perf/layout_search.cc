@@ -54,8 +54,9 @@ LayoutSearch Search::Training(bool exhaustive) {
   if (result_.ok && !result_.cut_off)
     result_.without_savers_step_s = result_.estimate.time.step_s;
   double cut_floor = TakeCut();
-  // Offload needs the host's RAM to be known (an instance type, not a bare GPU count).
-  if (!SaversPinned() && hw_.host_memory_gib > 0)
+  // Offload needs the host's RAM to be known (an instance type, not a bare GPU count), and a
+  // transformer's layers to stream (a zoo CNN, UNet or DiT has no per-layer shape here).
+  if (!SaversPinned() && hw_.host_memory_gib > 0 && arch_.IsTransformer())
     cut_floor = std::min(cut_floor, SearchSavers(exhaustive));
   // A search cut off (CutOff) left only layouts no faster than the least floor it was cut at,
   // none of which can matter: unless the best found beats that floor (then it is the best of

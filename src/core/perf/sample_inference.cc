@@ -52,6 +52,10 @@ struct PassWork {
 
 double LatentFrames(int frames) { return frames > 1 ? std::floor((frames - 1) / 4.0) + 1 : 1; }
 
+double DitTokens(double width, double height, int frames) {
+  return LatentFrames(frames) * std::ceil(width / 16) * std::ceil(height / 16);
+}
+
 PassWork DiffusionPass(const Workload& w, const ModelArch& arch) {
   const GenerationShape& g = arch.gen;
   const InferenceSpec& inf = w.inference;
@@ -63,7 +67,7 @@ PassWork DiffusionPass(const Workload& w, const ModelArch& arch) {
                   (static_cast<double>(g.native_width) * g.native_height * std::max(1, g.frames));
   if (arch.IsDit()) {
     // VAE 8x in space, 2x2 patches (SD3, FLUX, Wan); video VAEs 4x in time (Wan 2.1).
-    p.tokens = LatentFrames(frames) * std::ceil(width / 16) * std::ceil(height / 16);
+    p.tokens = DitTokens(width, height, frames);
     p.gemm_flops = 2 * arch.params * p.tokens;
     p.attention_flops = 4.0 * arch.layers * p.tokens * p.tokens * arch.hidden;
   } else {
@@ -132,7 +136,9 @@ double Batch::Diffusion(InferenceTimes& it, MemoryBreakdown& mem) const {
   // The conditional and unconditional passes run as one batch of 2 x batch latents; a UNet's
   // group norms, activations and residual adds move its layer outputs (as a CNN's).
   const double traffic =
-      cal.elementwise_traffic * arch.activation_elements_per_sample * p.pixel_scale * e / bw;
+      arch.IsDit()
+          ? 0
+          : cal.elementwise_traffic * arch.activation_elements_per_sample * p.pixel_scale * e / bw;
   const double attention_rate = eff_row.attention_fraction * kForwardAttentionFactor;
   const double pass_s = std::max({batch * guidance *
                                       (p.gemm_flops / (peak_flops * eff) +
@@ -187,6 +193,11 @@ double Batch::Speech(InferenceTimes& it, MemoryBreakdown& mem) const {
 }
 
 }  // namespace
+
+double DitNativeTokens(const ModelArch& arch) {
+  const GenerationShape& g = arch.gen;
+  return DitTokens(g.native_width, g.native_height, g.frames);
+}
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
                                          const Hardware& hw, const Layout& l,

@@ -78,15 +78,19 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
     f.basis = t.lora ? kLoraBasis : kFullBasis;
     return f;
   }
-  // Non-transformer models (CNNs): their published forward FLOPs per sample, x3 for training.
+  // Non-transformer models (CNNs, UNets, zoo DiTs): their forward FLOPs per sample, x3 for
+  // training (forward, then the activations' and the weights' gradients), x2 for LoRA (the
+  // frozen weights get no gradient; the adapters' work is negligible).
   if (arch.forward_flops_per_sample > 0) {
     const double seq = arch.default_seq_len > 0 ? arch.default_seq_len : t.s;
-    f.model_per_token = 3 * arch.forward_flops_per_sample / seq;
-    f.basis = "3 x forward FLOPs per sample";
-  } else {
-    f.model_per_token = (t.lora ? 4.0 : 6.0) * t.d.active_params;
-    f.basis = t.lora ? kLoraBasis : kFullBasis;
+    f.model_per_token = (t.lora ? 2 : 3) * arch.forward_flops_per_sample / seq;
+    f.basis = t.lora ? "2 x forward FLOPs per sample (LoRA: frozen weights)"
+                     : "3 x forward FLOPs per sample";
+    f.hardware_per_token = f.model_per_token * (t.rc == Recompute::kFull ? 4.0 / 3 : 1);
+    return f;
   }
+  f.model_per_token = (t.lora ? 4.0 : 6.0) * t.d.active_params;
+  f.basis = t.lora ? kLoraBasis : kFullBasis;
   f.hardware_per_token =
       f.model_per_token * (t.lora ? 4.0 / 6 : 1) * (t.rc == Recompute::kFull ? 4.0 / 3 : 1);
   return f;

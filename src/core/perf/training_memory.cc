@@ -65,7 +65,7 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
     mem.optimizer = 0;
     if (!t.lora)
       mem.gradients = 0;
-    if (l.offload == Offload::kParams) {
+    if (l.offload == Offload::kParams && t.transformer) {
       host += mem.weights;
       mem.weights = std::min(mem.weights, 2 * d.layer_params / t.tp * e);
     }
@@ -82,7 +82,7 @@ double Activations(const TrainingShape& t, const Layout& l, MemoryBreakdown& mem
   double in_flight = l.pp > 1 ? std::min<double>(t.pp, t.m) : 1;
   if (l.vp > 1)
     in_flight *= 1 + (t.pp - 1) / (t.pp * t.vp);
-  const double activations = t.layer_activation * t.stage_layers * in_flight;
+  const double activations = t.layer_activation * (t.transformer ? t.stage_layers : 1) * in_flight;
   if (l.activation_offload && t.transformer) {
     // Offloaded activations: copied to host as each layer finishes forward and back before its
     // backward; the GPU keeps the layer in flight and the one being copied.
