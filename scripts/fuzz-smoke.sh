@@ -32,6 +32,7 @@ seeds() {
   case "$1" in
     catalog_csv_fuzzer) echo "$t/overlay_ok $t/overlay_bad $root/tests/golden/catalog_instances_gn7e.csv" ;;
     hf_config_fuzzer) echo "$t/hf_configs" ;;
+    diffusers_config_fuzzer) echo "$t/diffusers/flux.1-dev $t/diffusers/wan2.1-t2v-14b" ;;
     price_import_fuzzer) echo "$t/aliyun" ;;
     proc_parsers_fuzzer) echo "$t/proc" ;;
     server_request_fuzzer) echo "$root/fuzz/seeds/server_request" ;;

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "io/diffusers_config.h"
 #include "io/file_util.h"
 #include "io/json_check.h"
 
@@ -363,6 +364,17 @@ Result<HfModelConfig> LoadHfModelConfig(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path file = path;
+  // A diffusers pipeline: its model_index.json names the components' folders.
+  const fs::path pipeline = fs::is_directory(file, ec) ? file / "model_index.json" : fs::path(path);
+  if (pipeline.filename() == "model_index.json" && fs::exists(pipeline, ec)) {
+    Result<std::string> text = ReadFile(pipeline.string());
+    if (!text.ok())
+      return Status::NotFound(fmt::format("--model-config {}: {}", path, text.status().message()));
+    const fs::path folder = pipeline.parent_path();
+    return ParseDiffusersPipeline(*text, pipeline.string(), [&](const std::string& relative) {
+      return ReadFile((folder / relative).string());
+    });
+  }
   if (fs::is_directory(file, ec))
     file /= "config.json";
   Result<std::string> text = ReadFile(file.string());

@@ -111,6 +111,12 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
 // A diffusion transformer's image (or video) tokens per pass at its native size: the VAE's 8x
 // in space, 2x2 patches, video VAEs 4x in time (SD3, FLUX, Wan 2.1).
 double DitNativeTokens(const ModelArch& arch);
+// Its forward FLOPs per pass at that size: linear layers 2 N tokens, attention 4 L tokens^2 h.
+double DitNativeForwardFlops(const ModelArch& arch);
+// The layer outputs one sample leaves for backward (and the memory-bound layers move): a CNN's
+// or UNet's from its zoo row (activation_melems_per_sample), a diffusion transformer's 17 h
+// per token and layer at its native size.
+double SampleActivationElements(const ModelArch& arch);
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
                                          const Hardware& hw, const Layout& l,

@@ -40,6 +40,11 @@ constexpr double kTranscriptLengthCv = 0.15;
 // vision_diffusion_speech.csv (H200, 480p and 720p).
 constexpr double kForwardAttentionFactor = 2.0;
 
+// Saved activations of one transformer layer in training with fused attention, per token, in
+// units of the hidden size: 34 h bytes at 16 bits (Korthikanti et al. 2022, eq. 1 without the
+// s^2 scores a fused kernel never stores), 17 h elements.
+constexpr double kDitSavedPerTokenHidden = 17;
+
 // The denoiser's work per pass at the workload's size: diffusion transformers from their token
 // count (linear 2 N tokens, attention 4 L tokens^2 h, non-causal: Peebles & Xie 2023), UNets
 // and CNNs scaled by the pixel count from their zoo FLOPs.
@@ -197,6 +202,16 @@ double Batch::Speech(InferenceTimes& it, MemoryBreakdown& mem) const {
 double DitNativeTokens(const ModelArch& arch) {
   const GenerationShape& g = arch.gen;
   return DitTokens(g.native_width, g.native_height, g.frames);
+}
+
+double DitNativeForwardFlops(const ModelArch& arch) {
+  const double tokens = DitNativeTokens(arch);
+  return 2 * arch.params * tokens + 4.0 * arch.layers * tokens * tokens * arch.hidden;
+}
+
+double SampleActivationElements(const ModelArch& arch) {
+  return arch.IsDit() ? kDitSavedPerTokenHidden * arch.hidden * DitNativeTokens(arch) * arch.layers
+                      : arch.activation_elements_per_sample;
 }
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,

@@ -10,12 +10,6 @@ namespace gpuplan::perf::internal {
 
 namespace {
 
-// Saved activations of one transformer layer in training with fused attention, per token, in
-// units of the hidden size: 34 h bytes at 16 bits (Korthikanti et al. 2022, eq. 1 without the
-// s^2 scores a fused kernel never stores), 17 h elements. Used for the zoo's diffusion
-// transformers (FLUX, Wan), whose rows give no op-level shape.
-constexpr double kDitSavedPerTokenHidden = 17;
-
 OpContext ContextOf(const Workload& w, double seq_local, bool flash) {
   OpContext c;
   c.seq = w.seq_len;
@@ -122,15 +116,11 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   } else {
     t.trainable_local = t.stage_params;
   }
-  // A CNN or UNet from the zoo: backward keeps every layer output it counts (models.csv
-  // activation_melems_per_sample), one copy each. A diffusion transformer at its native size:
-  // kDitSavedPerTokenHidden elements per token and layer. One "layer" holds it all.
-  const double sample_elements =
-      arch.IsDit() ? kDitSavedPerTokenHidden * arch.hidden * DitNativeTokens(arch) * arch.layers
-                   : arch.activation_elements_per_sample;
+  // A zoo CNN, UNet or DiT: backward keeps its layer outputs, one copy each, for the micro-batch
+  // (SampleActivationElements); one "layer" holds them all.
   t.layer_activation = t.transformer ? LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp,
                                                             l.sequence_parallel, t.rc)
-                                     : sample_elements * t.e * t.b;
+                                     : SampleActivationElements(arch) * t.e * t.b;
   return t;
 }
 

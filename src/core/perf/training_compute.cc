@@ -81,9 +81,12 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
   // Non-transformer models (CNNs, UNets, zoo DiTs): their forward FLOPs per sample, x3 for
   // training (forward, then the activations' and the weights' gradients), x2 for LoRA (the
   // frozen weights get no gradient; the adapters' work is negligible).
-  if (arch.forward_flops_per_sample > 0) {
+  const double forward = arch.forward_flops_per_sample > 0 ? arch.forward_flops_per_sample
+                         : arch.IsDit()                    ? DitNativeForwardFlops(arch)
+                                                           : 0;
+  if (forward > 0) {
     const double seq = arch.default_seq_len > 0 ? arch.default_seq_len : t.s;
-    f.model_per_token = (t.lora ? 2 : 3) * arch.forward_flops_per_sample / seq;
+    f.model_per_token = (t.lora ? 2 : 3) * forward / seq;
     f.basis = t.lora ? "2 x forward FLOPs per sample (LoRA: frozen weights)"
                      : "3 x forward FLOPs per sample";
     f.hardware_per_token = f.model_per_token * (t.rc == Recompute::kFull ? 4.0 / 3 : 1);
@@ -153,11 +156,11 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     t_mb += (cal.train_layer_overhead_us + cal.moe_layer_overhead_us * d.moe_layer_share) * 1e-6 *
             t.stage_layers * (passes - 1);
   }
-  // Non-transformer models (CNNs): the same memory-bound layers over every layer's output
-  // elements per sample; with tensor cores they outweigh the convolutions (ResNet-50).
-  if (!t.transformer && arch.activation_elements_per_sample > 0) {
-    t_mb +=
-        cal.elementwise_traffic * arch.activation_elements_per_sample * e * t.b * passes / bw_bytes;
+  // Non-transformer models (CNNs, UNets, zoo DiTs): the same memory-bound layers over every
+  // layer's output elements per sample; with tensor cores they outweigh the convolutions
+  // (ResNet-50).
+  if (!t.transformer) {
+    t_mb += cal.elementwise_traffic * SampleActivationElements(arch) * e * t.b * passes / bw_bytes;
   }
   // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
   // 2 bytes per weight per pass (forward, backward, and the recompute forward).
