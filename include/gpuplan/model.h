@@ -54,6 +54,9 @@ enum class Modality {
 std::string_view ModalityName(Modality m);  // "", "image", "diffusion", "speech"
 std::optional<Modality> ParseModality(std::string_view name);
 
+// A speech model's sample: one 30 s window of audio (Whisper's input, Radford et al. 2022, 2.2).
+inline constexpr double kSpeechWindowSeconds = 30;
+
 // How a kind=other model makes one sample at inference. For a diffusion denoiser the zoo's
 // forward_flops_per_sample is one denoiser pass over one latent at `native_px` x `native_px`
 // (and `frames`); a diffusion transformer (ModelArch layers and hidden given) is scaled by its

@@ -275,6 +275,10 @@ objective: cost
     EXPECT_TRUE(c.accepted_gpus.count(best.gpu)) << best.instance << " (" << best.gpu << ")";
     EXPECT_GT(best.job_hours, 0);
     EXPECT_LE(best.job_hours, 24 * 31) << "a day's job or a month's service";
+    // Speech is told in audio seconds per second, as transcription users measure it.
+    EXPECT_EQ(best.why.find("s of audio per second") != std::string::npos,
+              std::string(c.name) == "whisper_10000_hours")
+        << best.why;
   }
 }
 

@@ -50,6 +50,19 @@ std::string SaversWhy(const PlanInputs& in, const Candidate& best) {
          Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
 }
 
+// A speech model's speed as its users measure it: seconds of audio transcribed per second, and
+// the real-time factor (processing time over audio time) of one instance.
+std::string AudioRate(const PlanInputs& in, const Candidate& best) {
+  if (in.arch.gen.modality != Modality::kSpeech || !best.estimate.inference)
+    return "";
+  const double audio_per_s = best.estimate.inference->requests_per_s /
+                             std::max(best.nodes_per_copy, 1) * kSpeechWindowSeconds;
+  return audio_per_s > 0 ? "; " + Num(audio_per_s) +
+                               " s of audio per second per instance (real-time factor 1/" +
+                               Num(audio_per_s) + ")"
+                         : "";
+}
+
 // What the top pick's speed rests on: memory and layout for training, copies and latency for
 // serving, price per TFLOPS for rendering and HPC.
 std::string WhyFits(const PlanInputs& in, const Candidate& best) {
@@ -92,7 +105,7 @@ std::string WhyFits(const PlanInputs& in, const Candidate& best) {
              std::to_string(inf.batch) + (best.layout.ep > 1 ? " per rank" : " per copy") +
              " (TTFT " + Num(inf.ttft_ms) + " ms, TPOT " + Num(inf.tpot_ms) + " ms, " +
              Num(best.estimate.memory.per_gpu_gib) + " of " +
-             Num(best.estimate.memory.capacity_gib) + " GiB per GPU)";
+             Num(best.estimate.memory.capacity_gib) + " GiB per GPU)" + AudioRate(in, best);
     }
     return "each instance processes " + Num(inf.requests_per_s) + " samples/s at batch " +
            std::to_string(inf.batch) + " (" + Num(inf.ttft_ms) + " ms per batch, " +
