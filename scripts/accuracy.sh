@@ -49,7 +49,9 @@ check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 
 check heldout_published.csv      0.19    0.56    0.11    0.62    0.90      0.82 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
 # Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
-check calibration_moe.csv        0.23    0.79    0.01    0.01    0.82      0.00 || status=1
+# Since 2026-12-05 uneven interleaved pipelines are estimated (Qwen3-235B's 94 and DeepSeek-V3's
+# 61 layers over pp x vp 16-64): 101 -> 121 rows predicted (98.4%), 21.0% / 77.1% -> 21.0% / 73.5%.
+check calibration_moe.csv        0.22    0.75    0.01    0.01    0.97      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN

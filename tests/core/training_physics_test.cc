@@ -124,6 +124,20 @@ TEST(TrainingPhysicsTest, InterleavingDividesTheBubbleByVpAndMultipliesPointToPo
   EXPECT_DOUBLE_EQ(inter.time.breakdown.compute, plain.time.breakdown.compute);
 }
 
+// Uneven chunks (Megatron-Core's first/last stage layer counts): 32 layers over pp 4 x vp 3 is
+// estimated; the fullest stage's 8 layers set the compute, the bubble shrinks by vp.
+TEST(TrainingPhysicsTest, UnevenInterleavingIsEstimatedAtTheFullestStage) {
+  const Gpu g = A100();
+  const Hardware hw = HardwareFor(g, 8, 8);
+  Layout l = Dp(2, 0);
+  l.pp = 4;
+  const Estimate plain = Estimated(Pretrain(24), hw, l);  // 12 micro-batches per step
+  l.vp = 3;
+  const Estimate uneven = Estimated(Pretrain(24), hw, l);
+  EXPECT_DOUBLE_EQ(uneven.time.breakdown.compute, plain.time.breakdown.compute);
+  EXPECT_NEAR(uneven.time.breakdown.pp_bubble, plain.time.breakdown.pp_bubble / 3, 1e-12);
+}
+
 TEST(TrainingPhysicsTest, ContextParallelHalvesActivationsAndHidesTheRingOnNvlink) {
   const Gpu g = A100();
   const Hardware hw = HardwareFor(g, 8, 8);
@@ -158,10 +172,14 @@ TEST(TrainingPhysicsTest, LayoutsTheModelRefusesSayWhy) {
   Layout vp = Dp(2, 0);
   vp.pp = 4;
   vp.vp = 2;
+  Layout thin = Dp(1, 0);
+  thin.pp = 8;
+  thin.vp = 5;  // 40 virtual stages for 32 layers
   const Case kCases[] = {
       {"optimizer_in_backward_with_accumulation", Pretrain(16), oib, "cannot accumulate"},
       {"cp_without_flash", unfused, cp, "needs flash attention"},
       {"interleaving_with_too_few_micro_batches", Pretrain(4), vp, "multiple of pp"},
+      {"more_virtual_stages_than_layers", Pretrain(16), thin, "exceeds the 32 layers"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);

@@ -134,12 +134,9 @@ Status CheckSchedule(const TrainingShape& t, const Layout& l) {
         "key/value blocks between fused attention kernels)");
   }
   if (l.vp > 1) {
-    if (t.transformer && static_cast<int>(t.d.layers) % (l.pp * l.vp) != 0) {
-      return Status::InvalidArgument("layout: interleaved pipeline needs layers (" +
-                                     std::to_string(static_cast<int>(t.d.layers)) +
-                                     ") divisible by pp x vp (" + std::to_string(l.pp * l.vp) +
-                                     ")");
-    }
+    // Uneven chunks are allowed (Megatron-Core's --decoder-first/last-pipeline-num-layers and
+    // pipeline layouts: Qwen3-235B's 94 layers over pp 8 x vp 4); the fullest stage, ceil(layers
+    // / pp) layers, sets the pace. More virtual stages than layers is refused (CheckLayout).
     if (t.m % l.pp != 0) {
       return Status::InvalidArgument(
           "layout: interleaved pipeline needs the micro-batches per step (" + std::to_string(t.m) +
