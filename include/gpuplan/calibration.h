@@ -232,6 +232,9 @@ struct Calibration {
   double pretrain_batch_mtokens_lt3b = kNotLoaded;
   double pretrain_batch_mtokens_lt20b = kNotLoaded;
   double pretrain_batch_mtokens_large = kNotLoaded;
+  // A non-transformer's (CNN, UNet, zoo DiT) pre-training batch, samples per optimizer step
+  // (Goyal et al. 2017: ResNet-50 at 8k images per step matches the 256-image baseline).
+  double pretrain_batch_samples_other = kNotLoaded;
   double pretrain_min_steps = kNotLoaded;
   // Output tokens per request of a reasoning model (ModelArch::reasoning) when not given.
   double reasoning_output_tokens = kNotLoaded;

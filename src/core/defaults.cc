@@ -42,6 +42,24 @@ std::string Tokens(double tokens) {
   return tokens >= 1e6 ? Num(tokens / 1e6) + "M" : Num(tokens / 1e3) + "K";
 }
 
+// The derived global batch of a non-transformer's pre-training (samples, not tokens), and why.
+Assumption PretrainSampleBatch(const Workload& w, const Calibration& cal, int* batch) {
+  double samples = cal.pretrain_batch_samples_other;
+  std::string why = Num(samples) +
+                    " samples per step, the large-minibatch ImageNet recipe (Goyal et al. 2017; "
+                    "calibration.csv pretrain_batch_samples_other)";
+  const std::optional<double> total = w.TotalTokens();  // samples: one "token" per sample
+  if (total && *total / cal.pretrain_min_steps < samples) {
+    samples = *total / cal.pretrain_min_steps;
+    why = "the job's " + Num(*total) + " samples over " + Num(cal.pretrain_min_steps) +
+          " optimizer steps (pretrain_min_steps), fewer than the " +
+          Num(cal.pretrain_batch_samples_other) + " of the large-minibatch recipe";
+  }
+  *batch = NearestPowerOfTwo(samples);
+  return {"global_batch", std::to_string(*batch),
+          "pre-training at " + why + ": " + std::to_string(*batch) + " samples (a power of two)"};
+}
+
 // The derived global batch of a pre-training, and why.
 Assumption PretrainBatch(const Workload& w, const ModelArch& arch, const Calibration& cal,
                          int* batch) {
@@ -152,7 +170,9 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
                     : std::string())});
     }
     if (w.unset.global_batch) {
-      if (w.task == Task::kPretrain && arch.Params() > 0) {
+      if (w.task == Task::kPretrain && !arch.IsTransformer() && arch.default_seq_len > 0) {
+        list.push_back(PretrainSampleBatch(out, cal, &out.global_batch));
+      } else if (w.task == Task::kPretrain && arch.Params() > 0) {
         list.push_back(PretrainBatch(w, arch, cal, &out.global_batch));
       } else {
         list.push_back(

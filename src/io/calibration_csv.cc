@@ -81,6 +81,7 @@ constexpr Global kGlobals[] = {
     {"pretrain_batch_mtokens_lt3b", &Calibration::pretrain_batch_mtokens_lt3b, {0.001, 1e3}},
     {"pretrain_batch_mtokens_lt20b", &Calibration::pretrain_batch_mtokens_lt20b, {0.001, 1e3}},
     {"pretrain_batch_mtokens_large", &Calibration::pretrain_batch_mtokens_large, {0.001, 1e3}},
+    {"pretrain_batch_samples_other", &Calibration::pretrain_batch_samples_other, {1, 1e7}},
     {"pretrain_min_steps", &Calibration::pretrain_min_steps, {1, 1e7}},
     {"reasoning_output_tokens", &Calibration::reasoning_output_tokens, {1, 1e6}},
 };

@@ -69,6 +69,40 @@ TEST(DefaultsTest, PretrainingBatchFollowsPublishedRunsOfTheModelsSize) {
   }
 }
 
+// A model counted per sample (a CNN: ResNet-50) is pre-trained one image per "sequence" at the
+// large-minibatch recipe's 8,192 images per step, fewer for a short job; never the tokens rule.
+TEST(DefaultsTest, PerSampleModelsPretrainInImagesNotTokens) {
+  ModelArch cnn;
+  cnn.name = "resnet-50";
+  cnn.kind = ModelKind::kOther;
+  cnn.params = 25.6e6;
+  cnn.forward_flops_per_sample = 8.2e9;
+  cnn.default_seq_len = 1;
+  struct Case {
+    std::string name;
+    double samples;
+    int want_batch;
+  };
+  const Case kCases[] = {
+      // ImageNet x 90 epochs: 115M images, at the recipe's 8,192.
+      {"imagenet_90_epochs", 115e6, 8192},
+      // 1M images over 1,000 steps: 1,000 per step, nearest power of two 1024.
+      {"short_run_keeps_a_thousand_steps", 1e6, 1024},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w = Unset(Task::kPretrain);
+    w.samples = c.samples;
+    std::vector<Assumption> assumed;
+    const Workload d = DeriveDefaults(w, cnn, testing::EmbeddedCalibration(), &assumed);
+    EXPECT_EQ(d.seq_len, 1);
+    EXPECT_EQ(d.global_batch, c.want_batch);
+    const Assumption* a = Find(assumed, "global_batch");
+    ASSERT_NE(a, nullptr);
+    EXPECT_NE(a->why.find("samples"), std::string::npos) << a->why;
+  }
+}
+
 TEST(DefaultsTest, ServingFollowsHowTheModelIsReleased) {
   struct Case {
     std::string name;
