@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/json_check.h"
+
 namespace gpuplan::io {
 namespace {
 
@@ -88,6 +90,11 @@ class Fields {
 
 Result<json> ParseObject(std::string_view text, const std::string& file, const char* expected) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // The strict pass names the line and column where the parser stopped, as for config.json.
+    if (Status at = CheckStrictJson(text, file); !at.ok())
+      return Status::InvalidArgument(fmt::format("{} (expected {})", at.message(), expected));
+  }
   if (j.is_discarded() || !j.is_object())
     return Status::InvalidArgument(
         fmt::format("{}: not a JSON object (expected {})", file, expected));
