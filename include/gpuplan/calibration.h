@@ -238,6 +238,13 @@ struct Calibration {
   double pretrain_min_steps = kNotLoaded;
   // Output tokens per request of a reasoning model (ModelArch::reasoning) when not given.
   double reasoning_output_tokens = kNotLoaded;
+  // A training job's interruptions (TrainingJob, gpuplan/estimate.h): unplanned stops per GPU-hour
+  // (a failed GPU, link or host, a hung collective; any one stops a synchronous job), the hours
+  // lost to each beyond the rework (detect, replace the node, reload), and the rate at which
+  // each node writes its share of a checkpoint, GB/s.
+  double interruptions_per_gpu_hour = kNotLoaded;
+  double restart_minutes = kNotLoaded;
+  double checkpoint_write_gbps_per_node = kNotLoaded;
 };
 
 }  // namespace gpuplan

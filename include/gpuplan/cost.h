@@ -352,6 +352,15 @@ Result<BreakEven> SubscriptionBreakEven(const BillingRates& rates, const PriceRa
 // in the unit of the inputs. REQUIRES: checkpoint_cost > 0, mtbf > 0.
 double YoungDalyInterval(double checkpoint_cost, double mtbf);
 
+// The expected wall time of `work` hours of a synchronous job that stops on average every `mtbf`
+// hours, spends `checkpoint_share` of its working time writing checkpoints (C / interval) and
+// loses `lost_per_stop` hours at each stop (restart, plus half an interval of rework when it
+// resumes from periodic checkpoints): work x (1 + checkpoint_share) / (1 - lost_per_stop / mtbf)
+// (Young 1974, Daly 2006, first order). nullopt when a stop loses 90% or more of the time between
+// stops: the job effectively never finishes. REQUIRES: mtbf > 0.
+std::optional<double> InterruptedWallHours(double work, double checkpoint_share,
+                                           double lost_per_stop, double mtbf);
+
 // ---------------------------------------------------------------------------------------------
 // Storage. Only prices that the reference data source are known; the rest say so.
 

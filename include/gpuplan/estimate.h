@@ -174,8 +174,17 @@ struct Estimate {
   } throughput;
   struct Job {
     double steps = 0;
-    double hours = 0;
-    double gpu_hours = 0;
+    double hours = 0;       // wall clock: the work plus interruptions and checkpoints
+    double gpu_hours = 0;   // hours x GPUs
+    double work_hours = 0;  // steps x step time, never interrupted
+    // What `hours` adds to the work: stops at Calibration::interruptions_per_gpu_hour x GPUs,
+    // each losing the restart and half a checkpoint interval of rework, and the checkpoints
+    // themselves, written every Young/Daly interval (TrainingJob).
+    double interruptions = 0;              // expected over the job
+    double mtbf_hours = 0;                 // between two stops of the whole job (0: no stops)
+    double checkpoint_minutes = 0;         // writing one checkpoint
+    double checkpoint_interval_hours = 0;  // sqrt(2 x checkpoint x MTBF), at most the job
+    double Goodput() const { return hours > 0 ? work_hours / hours : 1; }
   } job;  // zero when the workload gives no amount of work
   std::optional<InferenceTimes> inference;
   int grad_accum = 1;          // micro-batches per optimizer step per pipeline
@@ -195,8 +204,20 @@ Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Har
                              const Layout& layout, const Calibration& cal);
 
 // A training job of `w` at `step_s` seconds per step on `gpus` GPUs: the steps its tokens take
-// (all zero when it gives no amount of work), hours and GPU-hours.
-Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s);
+// (all zero when it gives no amount of work), the work's hours and the wall-clock hours and
+// GPU-hours once stops (`cal`'s rate per GPU-hour, restart) and checkpoints of
+// `checkpoint_s` seconds are added (Young 1974 / Daly 2006 first order; cost::InterruptedWallHours).
+// A job whose stops would eat 90% or more of its time gets infinite hours.
+Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s, const Calibration& cal,
+                          double checkpoint_s);
+
+// Seconds to write one checkpoint of the run `e` estimates: every node writes the states its GPUs
+// hold that no other data-parallel replica holds (full training: weights and optimizer states
+// with the master copy; LoRA: the adapters; offloaded states from host RAM) at
+// Calibration::checkpoint_write_gbps_per_node, all nodes at once. Synchronous writes: stacks
+// that checkpoint asynchronously block for less.
+double CheckpointSeconds(const Workload& w, const Estimate& e, const Layout& layout,
+                         const Hardware& hw, const Calibration& cal);
 
 // The layout perf::SearchLayout (gpuplan/layout_search.h) picks with the workload's pins: the
 // fastest that fits, else the one with the least memory (check the estimate).

@@ -120,6 +120,13 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   if (e.job.hours > 0) {
     s += fmt::format("job: {:.0f} steps, {:.2f} hours, {:.1f} GPU-hours\n", e.job.steps,
                      e.job.hours, e.job.gpu_hours);
+    if (e.job.mtbf_hours > 0 && e.job.Goodput() <= 0.995) {  // as plan: only what adds 0.5%
+      s += fmt::format(
+          "  of which work {:.2f} h (goodput {:.1f}%): {:.1f} stops expected (one per {:.3g} h), "
+          "a checkpoint every {:.3g} h taking {:.1f} min\n",
+          e.job.work_hours, 100 * e.job.Goodput(), e.job.interruptions, e.job.mtbf_hours,
+          e.job.checkpoint_interval_hours, e.job.checkpoint_minutes);
+    }
   }
   if (e.inference) {
     const perf::InferenceTimes& it = *e.inference;

@@ -63,6 +63,14 @@ double YoungDalyInterval(double checkpoint_cost, double mtbf) {
   return std::sqrt(2 * checkpoint_cost * mtbf);
 }
 
+std::optional<double> InterruptedWallHours(double work, double checkpoint_share,
+                                           double lost_per_stop, double mtbf) {
+  const double lost_share = lost_per_stop / mtbf;
+  if (lost_share >= kMaxLostShare)
+    return std::nullopt;
+  return work * (1 + checkpoint_share) / (1 - lost_share);
+}
+
 namespace {
 
 // Adds the note `make` writes, when the caller wants reasons (CostOptions::explain).
@@ -149,14 +157,15 @@ Result<double> SpotWallHours(const SpotRisk& risk, double rate, double w, double
   Result<SpotLoss> loss = SpotLossPerReclaim(risk, w, mtbf, explain, e);
   if (!loss.ok())
     return loss.status();
-  const double lost_share = loss->lost_per_failure / mtbf;
-  if (lost_share >= kMaxLostShare) {
+  const std::optional<double> hours =
+      InterruptedWallHours(w, loss->checkpoint_share, loss->lost_per_failure, mtbf);
+  if (!hours) {
     return Status::Unsupported(
         "spot cannot finish: each reclaim loses " + Num(loss->lost_per_failure) +
         " h but reclaims come every " + Num(mtbf) + " h on " + Num(n) +
         " instances; use fewer instances, faster checkpoints or another billing mode");
   }
-  const double wall = w * (1 + loss->checkpoint_share) / (1 - lost_share);
+  const double wall = *hours;
   e.expected_interruptions = wall / mtbf;
   Note(e, explain, [&] {
     return std::string("reclaim rate " + Num(rate) + "/instance-hour x " + Num(n) +

@@ -111,22 +111,12 @@ Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch&
     return est;
   est->peak_tflops = *peak;
   if (w.IsTraining()) {
-    est->job = TrainingJob(w, hw.Gpus(), est->time.step_s);
+    est->job = TrainingJob(w, hw.Gpus(), est->time.step_s, cal,
+                           CheckpointSeconds(w, *est, layout, hw, cal));
   } else if (w.inference.requests_per_s && est->inference) {
     // Hours per million requests at the sustained rate is not a job; leave job empty.
   }
   return est;
-}
-
-Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s) {
-  Estimate::Job job;
-  if (std::optional<double> total = w.TotalTokens()) {
-    const double tokens_per_step = static_cast<double>(w.global_batch) * w.seq_len;
-    job.steps = std::ceil(*total / tokens_per_step);
-    job.hours = job.steps * step_s / 3600;
-    job.gpu_hours = job.hours * gpus;
-  }
-  return job;
 }
 
 int MaxMicroBatch(const Workload& w, const ModelArch& arch, const Hardware& hw,

@@ -82,6 +82,9 @@ constexpr Global kGlobals[] = {
     {"pretrain_batch_mtokens_lt20b", &Calibration::pretrain_batch_mtokens_lt20b, {0.001, 1e3}},
     {"pretrain_batch_mtokens_large", &Calibration::pretrain_batch_mtokens_large, {0.001, 1e3}},
     {"pretrain_batch_samples_other", &Calibration::pretrain_batch_samples_other, {1, 1e7}},
+    {"interruptions_per_gpu_hour", &Calibration::interruptions_per_gpu_hour, {0, 0.01}},
+    {"restart_minutes", &Calibration::restart_minutes, {0, 1440}},
+    {"checkpoint_write_gbps_per_node", &Calibration::checkpoint_write_gbps_per_node, {0.001, 1000}},
     {"pretrain_min_steps", &Calibration::pretrain_min_steps, {1, 1e7}},
     {"reasoning_output_tokens", &Calibration::reasoning_output_tokens, {1, 1e6}},
 };

@@ -280,7 +280,16 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
         {"mfu", e.throughput.mfu},
         {"mfu_basis", std::string(e.mfu_basis)},
         {"peak_tflops", e.peak_tflops}}},
-      {"job", {{"steps", e.job.steps}, {"hours", e.job.hours}, {"gpu_hours", e.job.gpu_hours}}},
+      {"job",
+       {{"steps", e.job.steps},
+        {"hours", e.job.hours},
+        {"gpu_hours", e.job.gpu_hours},
+        {"work_hours", e.job.work_hours},
+        {"goodput", e.job.Goodput()},
+        {"interruptions", e.job.interruptions},
+        {"mtbf_hours", e.job.mtbf_hours},
+        {"checkpoint_minutes", e.job.checkpoint_minutes},
+        {"checkpoint_interval_hours", e.job.checkpoint_interval_hours}}},
   };
   if (e.inference) {
     const perf::InferenceTimes& it = *e.inference;

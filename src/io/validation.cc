@@ -14,6 +14,7 @@
 
 #include "gpuplan/enum_names.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/layout_search.h"
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
 #include "io/csv.h"
@@ -81,6 +82,7 @@ struct RowInputs {
   std::string task;               // the row's task column
   bool balanced_routing = false;  // MoE benchmark that force-balances the routing (notes say)
   bool batch_given = true;        // batch_size_inference stated (else: the engine at full load)
+  bool micro_batch_given = true;  // training: micro_batch stated (else: the layout search's)
   std::string assumptions;
 };
 
@@ -387,11 +389,18 @@ std::string ReadBatch(CsvRowReader& r, const std::string& notes, RowInputs& in) 
   perf::Layout& l = in.layout;
   if (w.IsTraining()) {
     const std::optional<double> mb = Opt(r, "micro_batch");
-    if (!mb)
-      return "missing micro_batch";
-    l.micro_batch = std::max(1, ToInt(*mb));
     const std::optional<double> gb = Opt(r, "global_batch");
     const std::optional<double> ga = Opt(r, "grad_accum");
+    if (!mb && !gb)
+      return "missing micro_batch and global_batch";
+    if (!mb) {
+      // A published run that states its batch but not how it split it was tuned: the micro-batch
+      // is the layout search's (FitTrainingMicroBatch), everything else as the row says.
+      in.micro_batch_given = false;
+      w.global_batch = ToInt(*gb);
+      return "";
+    }
+    l.micro_batch = std::max(1, ToInt(*mb));
     w.global_batch = gb ? ToInt(*gb) : ToInt(1.0 * l.micro_batch * l.dp * ga.value_or(1));
     w.micro_batch = l.micro_batch;
     return "";
@@ -523,6 +532,37 @@ void FitServingBatch(const std::string& metric, RowInputs& in, const Calibration
   }
 }
 
+// A training row with no micro-batch: the fastest micro-batch (and, with it, the accumulation)
+// that fits under the row's own degrees, ZeRO stage, recomputation and memory savers, as the
+// run's authors would have tuned it; the row's reason says which.
+void FitTrainingMicroBatch(RowInputs& in, const Calibration& cal) {
+  if (!in.w.IsTraining() || in.micro_batch_given)
+    return;
+  const perf::Layout& l = in.layout;
+  perf::LayoutPins pins = perf::PinsFrom(in.w);
+  pins.micro_batch.reset();
+  pins.tp = l.tp;
+  pins.cp = l.cp;
+  pins.pp = l.pp;
+  pins.vp = l.vp;
+  pins.dp = l.dp;
+  pins.ep = l.ep;
+  pins.zero = l.zero;
+  pins.recompute = l.recompute;
+  pins.offload = l.offload;
+  pins.optimizer_in_backward = l.optimizer_in_backward;
+  pins.activation_offload = l.activation_offload;
+  pins.sequence_parallel = l.sequence_parallel;
+  const perf::LayoutSearch found = perf::SearchLayout(in.w, in.arch, in.hw, cal, pins);
+  if (!found.estimate.time.step_s)
+    return;  // nothing could be estimated: EstimateRun says why
+  in.layout.micro_batch = found.layout.micro_batch;
+  in.w.micro_batch = found.layout.micro_batch;
+  in.assumptions += "micro-batch " + std::to_string(found.layout.micro_batch) +
+                    " (searched: the row states none)" + (found.ok ? "" : ", nothing fits") +
+                    "; ";
+}
+
 // The memory metrics (peak_mem_gib in the measurement's kind of memory, fits, max_seq_len_fit);
 // nullopt for any other metric.
 std::optional<double> MemoryValue(const std::string& metric, const RowInputs& in,
@@ -623,6 +663,7 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
 std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
                               std::string& reason, bool& predicted_fits) {
   FitServingBatch(metric, in, cal);
+  FitTrainingMicroBatch(in, cal);
   Calibration row_cal = cal;
   if (in.balanced_routing)
     row_cal.moe_load_imbalance = 1;  // the benchmark forces balance

@@ -124,6 +124,36 @@ TEST(ValidationTest, ServingThroughputWithoutBatchIsAtFullLoad) {
   EXPECT_LT(r->rows[2].predicted, r->rows[1].predicted);  // eager HF at batch 1
 }
 
+// A training row that states its global batch but not its micro-batch (many published runs) is
+// predicted at the micro-batch the layout search picks under the row's own degrees, and says so;
+// one that states neither stays unsupported with the reason.
+TEST(ValidationTest, TrainingRowWithoutMicroBatchTakesTheSearchedOne) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,gpus_per_node,tp,pp,dp,zero,micro_batch,"
+      "global_batch,recompute,metric,value,notes\n";
+  const std::string rows =
+      "stated,llama-2-7b,4096,pretrain,bf16,A100-80G-SXM,8,8,1,1,8,1,1,64,full,"
+      "tokens_per_s_per_gpu,3000,\n"
+      "searched,llama-2-7b,4096,pretrain,bf16,A100-80G-SXM,8,8,1,1,8,1,,64,full,"
+      "tokens_per_s_per_gpu,3000,\n"
+      "neither,llama-2-7b,4096,pretrain,bf16,A100-80G-SXM,8,8,1,1,8,1,,,full,"
+      "tokens_per_s_per_gpu,3000,\n";
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kOk);
+  EXPECT_EQ(r->rows[1].status, RowStatus::kOk);
+  EXPECT_NE(r->rows[1].reason.find("(searched: the row states none)"), std::string::npos)
+      << r->rows[1].reason;
+  // The search's micro-batch is the fastest that fits: never slower than micro-batch 1.
+  EXPECT_GE(r->rows[1].predicted, r->rows[0].predicted * 0.999);
+  EXPECT_EQ(r->rows[2].status, RowStatus::kUnsupported);
+  EXPECT_EQ(r->rows[2].reason, "missing micro_batch and global_batch");
+}
+
 // Inference rows count per model copy: GPUs that run independent copies (dp, or GPUs beyond
 // the stated degrees) each serve their own batch, so a per-GPU rate on 8 GPUs at dp 8 is one
 // GPU's rate, not an eighth of it (issue 27: multi-GPU inference rows came out 2-8x low). For

@@ -292,7 +292,8 @@ bool CandidateSearch::CouldShow(const TypeRun& run, int nodes, const perf::Hardw
   floor.ok = true;
   floor.layout.dp = hw.Gpus();
   floor.estimate.time.step_s = floor_step_s;
-  floor.estimate.job = perf::TrainingJob(w_, hw.Gpus(), floor_step_s);
+  // No checkpoint cost: the floor's hours stay under those of every layout of this hardware.
+  floor.estimate.job = perf::TrainingJob(w_, hw.Gpus(), floor_step_s, cal_, 0);
   floor.estimate.throughput.tokens_per_s_per_gpu =
       static_cast<double>(w_.global_batch) * w_.seq_len / hw.Gpus() / floor_step_s;
   // Not priced even at the floor (a deadline, budget or price missed): searched to the end,
@@ -306,7 +307,7 @@ bool CandidateSearch::CouldShow(const TypeRun& run, int nodes, const perf::Hardw
 // it out (unpriced types rank after every priced one), and a price is what the user can add.
 std::string CandidateSearch::CutOffReason(const TypeRun& run, int nodes, const perf::Hardware& hw,
                                           double floor_step_s) const {
-  const double hours = perf::TrainingJob(w_, hw.Gpus(), floor_step_s).hours;
+  const double hours = perf::TrainingJob(w_, hw.Gpus(), floor_step_s, cal_, 0).hours;
   const std::string unpriced =
       !run.unpriced ? ""
       : RanksByTime(w_)

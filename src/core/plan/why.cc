@@ -50,6 +50,20 @@ std::string SaversWhy(const PlanInputs& in, const Candidate& best) {
          Num(best.estimate.memory.host_capacity_gib) + " GiB usable per node)";
 }
 
+// What the job's hours add to its work: the stops a synchronous job of this many GPUs meets and
+// the checkpoints that bound the rework (perf::TrainingJob); "" when they add under 0.5%.
+std::string StopsWhy(const PlanInputs& in, const Candidate& best) {
+  const perf::Estimate::Job& job = best.estimate.job;
+  if (!(job.mtbf_hours > 0) || job.Goodput() > 0.995)
+    return "";
+  return "; the " + Num(job.hours) + " h include " + Num(job.interruptions) +
+         " expected stops (one per " + Num(job.mtbf_hours) + " h at " +
+         Num(in.cal.interruptions_per_gpu_hour) + " per GPU-hour, " +
+         Num(in.cal.restart_minutes) + " min to restart) and a checkpoint every " +
+         Num(job.checkpoint_interval_hours) + " h taking " + Num(job.checkpoint_minutes) +
+         " min: goodput " + Num(job.Goodput() * 100) + "%";
+}
+
 // A speech model's speed as its users measure it: seconds of audio transcribed per second, and
 // the real-time factor (processing time over audio time) of one instance.
 std::string AudioRate(const PlanInputs& in, const Candidate& best) {
@@ -85,6 +99,7 @@ std::string WhyFits(const PlanInputs& in, const Candidate& best) {
                       Num(best.estimate.throughput.mfu * 100) + "% (" +
                       std::string(best.estimate.mfu_basis) + ")";
     why += SaversWhy(in, best);
+    why += StopsWhy(in, best);
     if (std::string framework = FrameworkWhy(w, best.layout); !framework.empty())
       why += "; " + framework;
     return why;
