@@ -46,7 +46,9 @@ check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 
 # Held out: 165 published measurements gathered after the model was fitted (DLE ResNet-50 and
 # BERT, flash-attention, torchtune, torchtitan, Qwen3 on H20, LMDeploy, TensorRT-LLM v1.0); the
 # gaps they show are listed in docs/validate.md.
-check heldout_published.csv      0.19    0.56    0.11    0.62    0.90      0.82 || status=1
+# 2026-12-05: every row is predicted (100%, gate 0.99); the whole-run BLOOM-176B GPU-hours row
+# (HO-GOODPUT-BLOOM, issue 27 item 5: stops and checkpoints in the job's hours) is 18% low.
+check heldout_published.csv      0.17    0.53    0.11    0.62    0.99      0.82 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
 # Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
 # Since 2026-12-05 uneven interleaved pipelines are estimated (Qwen3-235B's 94 and DeepSeek-V3's

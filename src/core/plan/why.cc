@@ -56,12 +56,14 @@ std::string StopsWhy(const PlanInputs& in, const Candidate& best) {
   const perf::Estimate::Job& job = best.estimate.job;
   if (!(job.mtbf_hours > 0) || job.Goodput() > 0.995)
     return "";
-  return "; the " + Num(job.hours) + " h include " + Num(job.interruptions) +
-         " expected stops (one per " + Num(job.mtbf_hours) + " h at " +
-         Num(in.cal.interruptions_per_gpu_hour) + " per GPU-hour, " +
-         Num(in.cal.restart_minutes) + " min to restart) and a checkpoint every " +
+  const std::string stops = job.interruptions < 0.1 ? std::string("a stop is unlikely")
+                                                     : Num(job.interruptions) + " expected stops";
+  return "; the " + Num(job.hours) + " h include a checkpoint every " +
          Num(job.checkpoint_interval_hours) + " h taking " + Num(job.checkpoint_minutes) +
-         " min: goodput " + Num(job.Goodput() * 100) + "%";
+         " min and " + stops + " (one per " + Num(job.mtbf_hours) + " h at " +
+         Num(in.cal.interruptions_per_gpu_hour * 1e5) + " per 100,000 GPU-hours, " +
+         Num(in.cal.restart_minutes) + " min each to restart): goodput " +
+         Num(job.Goodput() * 100) + "%";
 }
 
 // A speech model's speed as its users measure it: seconds of audio transcribed per second, and
