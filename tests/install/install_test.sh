@@ -26,7 +26,7 @@ echo "ok: $gp plan examples/llm-lora-finetune.yaml"
 mapfile -t commands < <("$gp" --help | awk '/^Subcommands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
 [ "${#commands[@]}" -ge 10 ] || fail "gpuplan --help lists ${#commands[@]} subcommands"
 for c in plan estimate explain campaign; do
-  printf '%s\n' "${commands[@]}" | grep -qx "$c" || fail "gpuplan --help does not list $c"
+  grep -qx "$c" <<< "$(printf '%s\n' "${commands[@]}")" || fail "gpuplan --help does not list $c"
 done
 
 man_page=$prefix/share/man/man1/gpuplan.1
@@ -43,26 +43,27 @@ for c in "${commands[@]}"; do
 done
 grep -q '^\.TP' "$man_page" || fail "man page lists no flags"
 if command -v man >/dev/null; then
-  MANWIDTH=100 man -l "$man_page" 2>/dev/null | grep -q "gpuplan plan" || fail "man -l renders no 'gpuplan plan'"
+  grep -q "gpuplan plan" <<< "$(MANWIDTH=100 man -l "$man_page" 2>/dev/null)" || fail "man -l renders no 'gpuplan plan'"
 fi
 echo "ok: man page and zsh, fish completions name ${#commands[@]} subcommands"
 
-# bash: complete for real.
+# bash: complete for real. Each offer list is read whole before grep -q looks at it: under
+# pipefail a grep that stops at its first match can kill the writer with SIGPIPE (a flake).
 complete_words() {  # WORD... : what bash completion offers for the last word
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gpuplan
            printf "%s\n" "${COMPREPLY[@]}"' _ "$bash_file" "$@"
 }
-complete_words gpuplan pl | grep -qx plan || fail "bash: 'gpuplan pl<Tab>' does not offer plan"
-complete_words gpuplan plan --to | grep -qx -- --top || fail "bash: 'gpuplan plan --to<Tab>' does not offer --top"
-complete_words gpuplan catalog "" | grep -qx gpus || fail "bash: 'gpuplan catalog <Tab>' does not offer gpus"
+grep -qx plan <<< "$(complete_words gpuplan pl)" || fail "bash: 'gpuplan pl<Tab>' does not offer plan"
+grep -qx -- --top <<< "$(complete_words gpuplan plan --to)" || fail "bash: 'gpuplan plan --to<Tab>' does not offer --top"
+grep -qx gpus <<< "$(complete_words gpuplan catalog "")" || fail "bash: 'gpuplan catalog <Tab>' does not offer gpus"
 echo "ok: bash completes plan, --top and catalog gpus"
 if command -v zsh >/dev/null; then zsh -n "$zsh_file" || fail "zsh -n $zsh_file"; fi
 if command -v fish >/dev/null; then
   fish -n "$fish_file" || fail "fish -n $fish_file"
   fish_offers() { fish -c "source '$fish_file'; complete -C '$1'" | cut -f1; }
-  fish_offers "gpuplan pl" | grep -qx plan || fail "fish: 'gpuplan pl<Tab>' does not offer plan"
-  fish_offers "gpuplan plan --to" | grep -qx -- --top || fail "fish: 'gpuplan plan --to<Tab>' does not offer --top"
-  fish_offers "gpuplan catalog " | grep -qx gpus || fail "fish: 'gpuplan catalog <Tab>' does not offer gpus"
+  grep -qx plan <<< "$(fish_offers "gpuplan pl")" || fail "fish: 'gpuplan pl<Tab>' does not offer plan"
+  grep -qx -- --top <<< "$(fish_offers "gpuplan plan --to")" || fail "fish: 'gpuplan plan --to<Tab>' does not offer --top"
+  grep -qx gpus <<< "$(fish_offers "gpuplan catalog ")" || fail "fish: 'gpuplan catalog <Tab>' does not offer gpus"
   echo "ok: fish completes plan, --top and catalog gpus"
 fi
 
