@@ -206,8 +206,9 @@ Result<Estimate> EstimateRun(const Workload& w, const ModelArch& arch, const Har
 // A training job of `w` at `step_s` seconds per step on `gpus` GPUs: the steps its tokens take
 // (all zero when it gives no amount of work), the work's hours and the wall-clock hours and
 // GPU-hours once stops (`cal`'s rate per GPU-hour, restart) and checkpoints of
-// `checkpoint_s` seconds are added (Young 1974 / Daly 2006 first order; cost::InterruptedWallHours).
-// A job whose stops would eat 90% or more of its time gets infinite hours.
+// `checkpoint_s` seconds are added (Young 1974 / Daly 2006 first order;
+// cost::InterruptedWallHours). A job whose stops would eat 90% or more of its time gets infinite
+// hours.
 Estimate::Job TrainingJob(const Workload& w, int gpus, double step_s, const Calibration& cal,
                           double checkpoint_s);
 

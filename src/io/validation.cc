@@ -559,8 +559,7 @@ void FitTrainingMicroBatch(RowInputs& in, const Calibration& cal) {
   in.layout.micro_batch = found.layout.micro_batch;
   in.w.micro_batch = found.layout.micro_batch;
   in.assumptions += "micro-batch " + std::to_string(found.layout.micro_batch) +
-                    " (searched: the row states none)" + (found.ok ? "" : ", nothing fits") +
-                    "; ";
+                    " (searched: the row states none)" + (found.ok ? "" : ", nothing fits") + "; ";
 }
 
 // The memory metrics (peak_mem_gib in the measurement's kind of memory, fits, max_seq_len_fit);

@@ -57,7 +57,7 @@ std::string StopsWhy(const PlanInputs& in, const Candidate& best) {
   if (!(job.mtbf_hours > 0) || job.Goodput() > 0.995)
     return "";
   const std::string stops = job.interruptions < 0.1 ? std::string("a stop is unlikely")
-                                                     : Num(job.interruptions) + " expected stops";
+                                                    : Num(job.interruptions) + " expected stops";
   return "; the " + Num(job.hours) + " h include a checkpoint every " +
          Num(job.checkpoint_interval_hours) + " h taking " + Num(job.checkpoint_minutes) +
          " min and " + stops + " (one per " + Num(job.mtbf_hours) + " h at " +
