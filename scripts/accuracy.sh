@@ -71,12 +71,14 @@ check vision_diffusion_speech.csv 0.14   0.31    0.01    0.01    1.00      0.00 
 # Calibration of the ranges (data/uncertainty.csv): the share of runs inside their predicted
 # p10-p90, on the shipped table and held out (the set's sources split in two, each half checked
 # against a table fitted on the other only). About 80% is honest; much less is overconfident,
-# much more uselessly wide. The bands are fitted for a new source (leave one source out, widened
-# by Student's t for few sources; docs/validate.md "Ranges"), so held out they reach 77-83%; the floors
-# sit just under today's numbers. heldout_published and calibration_moe stay low in sample
-# (their sources' errors are far from the other sets'), and the MoE split is wide (97%) because
-# each half has too few sources per regime and falls back to the pooled time band.
-# file  coverage_min coverage_max  heldout_min (- = single source, not split)
+# much more uselessly wide. The bands are for a run by a source the table never saw, from a
+# random-effects model with the source as the group (docs/validate.md "Ranges", issue 27 item 6,
+# 2026-12-05). So: held out, every set sits in 75-85% (80.3 / 78.5 / 78.3 / 82.7%); in sample,
+# the sets from sources the model was never fitted to (heldout_published, calibration_moe) sit in
+# 75-85% too (80.1 / 79.0%; 68.1 / 65.4% under the former leave-one-source-out bands), while the
+# sets the model was calibrated on sit above (95.5 / 94.6 / 92.1%): their sources are predicted
+# better than a new one will be, and the bands are a new source's.
+# file  coverage_min coverage_max  heldout_min heldout_max (- = single source, not split)
 coverage() {
   local file=$1
   shift
@@ -92,24 +94,20 @@ bad += not ok
 name, verdict = "p10-p90 coverage", "ok" if ok else "FAIL"
 print(f"{file}: {name:22} {(cov or 0)*100:6.1f}%  in [{lo*100:.0f}%, {hi*100:.0f}%]  {verdict}")
 if sys.argv[4] != "-":
-    held, want = s["coverage_80_heldout"], float(sys.argv[4])
-    ok = held is not None and held >= want
+    held, want_lo, want_hi = s["coverage_80_heldout"], float(sys.argv[4]), float(sys.argv[5])
+    ok = held is not None and want_lo <= held <= want_hi
     bad += not ok
     name, verdict = "held-out coverage", "ok" if ok else "FAIL"
-    print(f"{file}: {name:22} {(held or 0)*100:6.1f}%  >= {want*100:5.1f}%  {verdict}")
+    print(f"{file}: {name:22} {(held or 0)*100:6.1f}%  in [{want_lo*100:.0f}%, {want_hi*100:.0f}%]  {verdict}")
 sys.exit(1 if bad else 0)
 ' "$file" "$@"
 }
-#                                  min   max   heldout_min
-coverage calibration.csv           0.80  0.90  0.75 || status=1
-coverage calibration_inference.csv 0.84  0.90  0.77 || status=1
-# heldout_published's held-out floor went from 0.80 to 0.76 on 2026-12-05: fitting the eager host
-# time on the DeepLearningExamples batch-1 rows made its 16 ResNet-50 inference rows accurate
-# (median 12% -> 5%), which narrows the bands the half holding them lends the other half (77.0%
-# held out after, at least 80% before; in sample 69.1%, inside its range).
-coverage heldout_published.csv     0.65  0.90  0.76 || status=1
-coverage h200_device_training.csv  0.85  0.95  -    || status=1
-coverage calibration_moe.csv       0.60  0.90  0.75 || status=1
+#                                  min   max   heldout_min heldout_max
+coverage calibration.csv           0.80  0.97  0.75  0.85 || status=1
+coverage calibration_inference.csv 0.80  0.97  0.75  0.85 || status=1
+coverage heldout_published.csv     0.75  0.85  0.75  0.85 || status=1
+coverage h200_device_training.csv  0.85  0.97  -     -    || status=1
+coverage calibration_moe.csv       0.75  0.85  0.75  0.85 || status=1
 # The H200 decode rows are reported, not gated: decode time on that VM was unstable (docs/on-instance.md,
 # "Device check"); their memory and TTFT are in the report.
 echo "h200_device_inference.csv (report only):"

@@ -67,10 +67,11 @@ double Percentile(std::vector<double>& values, double q);
 // Fits a table: every sample counts in its regime and every ancestor; a regime with fewer
 // than `min_rows` samples or `min_sources` sources takes its nearest ancestor's percentiles
 // (the root always its own). The percentiles are those of a run by a source the samples do
-// not include: each sample's log ratio is taken against the mean of the *other* sources'
-// mean log ratios (leave one source out), and the p10 and p90 of those residuals, placed
-// around the centre of all sources, are moved out from the median by t(0.9, k - 1) / z(0.9)
-// for k sources (the between-source spread is itself uncertain with few sources).
+// not include, from a random-effects model of the log ratio (the source as the group): the
+// between-source variance by one-way ANOVA moments, the centre the sources' precision-weighted
+// mean, a new source's offset normal with that variance plus the centre's own (its spread
+// widened by t(0.9, k - 1) / z(0.9) for k sources), the run's error within its source the
+// measured within-source residuals (each source counting once).
 // REQUIRES: every ratio > 0.
 Table Fit(const std::vector<Sample>& samples, int min_rows, int min_sources);
 
@@ -92,8 +93,8 @@ std::vector<std::string> MemoryRegime(const Workload& w, const ModelArch& arch,
 
 // The training fit test's allowance for the model's memory error (perf::Hardware::
 // memory_error_ratio): true / predicted peak memory at `w.memory_confidence` in the memory
-// regime of `hw` (0.5 = the median error, about 1.05 on the shipped table; 0.9, the default =
-// p90, about 1.15). 1 with an empty table.
+// regime of `hw` (0.5 = the median error, about 0.94 on the shipped table; 0.9, the default =
+// p90, about 1.22). 1 with an empty table.
 double MemoryErrorRatio(const Table& table, const Workload& w, const ModelArch& arch,
                         const perf::Hardware& hw);
 

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -146,6 +148,54 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   return out;
 }
 
+// How the fitted bands hold on the runs they were fitted on: per file and per regime of two
+// levels (quantity/task kind), with the band each regime gives a run of its own. The fit is
+// for a source it has not seen, so sets whose sources the model was calibrated on sit above
+// 80% and sets from other sources nearer it.
+std::string CoverageReport(const std::vector<io::ValidationRow>& rows,
+                           const uncertainty::Table& table, const ValidateOptions& o) {
+  std::map<std::string, std::vector<io::ValidationRow>> by_file, by_regime;
+  for (const io::ValidationRow& r : rows) {
+    if (!r.sample)
+      continue;
+    by_file[r.id.substr(0, r.id.find(':'))].push_back(r);
+    const size_t depth = std::min<size_t>(2, r.regime.size());
+    by_regime[uncertainty::Join({r.regime.begin(), r.regime.begin() + static_cast<long>(depth)})]
+        .push_back(r);
+  }
+  // A set left out of the fit is the sternest check: its sources, and often its kind of work,
+  // are new to the table.
+  io::Table files{{"set", "runs", "inside p10-p90", "inside, the set left out of the fit"}, {}};
+  for (const auto& [file, runs] : by_file) {
+    auto [coverage, n] = io::Coverage80(runs, table);
+    std::vector<io::ValidationRow> others;
+    for (const auto& [other, other_runs] : by_file) {
+      if (other != file)
+        others.insert(others.end(), other_runs.begin(), other_runs.end());
+    }
+    std::optional<double> left_out;
+    if (!others.empty()) {
+      left_out = io::Coverage80(runs, uncertainty::Fit(io::UncertaintySamples(others), o.min_rows,
+                                                       o.min_sources))
+                     .first;
+    }
+    files.rows.push_back({file, std::to_string(n), coverage ? Pct(*coverage) : "-",
+                          left_out ? Pct(*left_out) : "-"});
+  }
+  io::Table regimes{{"regime", "runs", "sources", "p10", "p50", "p90", "inside p10-p90"}, {}};
+  for (const auto& [regime, runs] : by_regime) {
+    const uncertainty::Band b = uncertainty::Lookup(
+        table, {regime.substr(0, regime.find('/')), regime.substr(regime.find('/') + 1)});
+    auto [coverage, n] = io::Coverage80(runs, table);
+    regimes.rows.push_back({regime, std::to_string(n), std::to_string(b.sources),
+                            uncertainty::ErrorPercent(b.p10), uncertainty::ErrorPercent(b.p50),
+                            uncertainty::ErrorPercent(b.p90), coverage ? Pct(*coverage) : "-"});
+  }
+  return "p10-p90 coverage on the fitted runs, per set:\n" + io::RenderAligned(files) +
+         "\nper regime (its band as true / predicted - 1; deeper regimes have their own):\n" +
+         io::RenderAligned(regimes);
+}
+
 // Fits data/uncertainty.csv on the validated rows of every file.
 void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, const ModelZoo& zoo,
             const Calibration& cal) {
@@ -185,6 +235,7 @@ void RunFit(CliContext& ctx, const ValidateOptions& o, const Catalog& catalog, c
   *ctx.out << fmt::format("wrote {}: {} regimes from {} runs of {} (p10-p90 holds {} of them)\n",
                           o.fit_out, table.regimes.size(), n, sources,
                           coverage ? Pct(*coverage) : "-");
+  *ctx.out << CoverageReport(rows, table, o);
 }
 
 void RunValidate(CliContext& ctx, const ValidateOptions& o) {

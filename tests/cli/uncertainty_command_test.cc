@@ -91,5 +91,28 @@ TEST(UncertaintyCommandTest, ValidateRowsHaveRangesAndTheSummaryCoverage) {
   EXPECT_TRUE(j["summary"]["coverage_80_heldout"].is_null());  // one source: no split
 }
 
+// The fit reports how its bands hold, per set (also with the set left out of the fit) and per
+// regime, and writes the same table the embedded one was generated as.
+TEST(UncertaintyCommandTest, FitReportsCoveragePerSetAndPerRegime) {
+  const std::string out = ::testing::TempDir() + "/fitted_uncertainty.csv";
+  auto run = RunGpuplan({"validate", "--fit-uncertainty",
+                         Source("tests/testdata/validation/calibration.csv"),
+                         Source("tests/testdata/validation/heldout_published.csv"), "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* want :
+       {"p10-p90 coverage on the fitted runs, per set:", "inside, the set left out of the fit",
+        "calibration.csv", "heldout_published.csv", "per regime", "time/pretrain", "memory/"}) {
+    EXPECT_NE(run.out.find(want), std::string::npos) << want << "\n" << run.out;
+  }
+  // A set's runs are inside their band at most always; a new source's band is wide enough to
+  // hold most of the runs it was fitted on.
+  const size_t row = run.out.find("\ncalibration.csv");
+  ASSERT_NE(row, std::string::npos) << run.out;
+  const std::string line = run.out.substr(row + 1, run.out.find('\n', row + 1) - row - 1);
+  const double inside = std::stod(line.substr(line.find('%') - 5, 5));
+  EXPECT_GE(inside, 75.0) << line;
+  EXPECT_LE(inside, 100.0) << line;
+}
+
 }  // namespace
 }  // namespace gpuplan

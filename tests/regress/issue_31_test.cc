@@ -136,7 +136,7 @@ TEST(Issue31Test, TheLoraPickFitsAtTheMemoryConfidence) {
 TEST(Issue31Test, ExplainOfARunnerUpSaysWhyItRanksBelowWithTheNumbers) {
   const std::vector<std::string> job = {"--model",  "llama-2-13b", "--task",           "pretrain",
                                         "--tokens", "300B",        "--deadline-hours", "504"};
-  std::vector<std::string> args = {"explain", "ecs.ebmgn7e.32xlarge"};
+  std::vector<std::string> args = {"explain", "ecs.ebmgn7ex.32xlarge"};
   args.insert(args.end(), job.begin(), job.end());
   const CliRun run = RunGpuplan(args);
   ASSERT_EQ(run.exit_code, 0) << run.err;
