@@ -56,6 +56,10 @@ struct Framework {
   std::string launcher;  // accelerate, torchrun, tune, deepspeed
   FrameworkCaps caps;
   AttentionKernel attention_kernel = AttentionKernel::kFlash2;
+  // Mixed-precision training keeps the gradients in an fp32 main-gradient buffer the size of
+  // the local parameters (data/frameworks.csv main_grads fp32: Megatron-Core), not in the
+  // parameters' 16-bit dtype plus the fp32 partition ZeRO's optimizer holds (main_grads param).
+  bool fp32_main_grads = false;
   std::string source;   // docs URLs the capabilities come from
   std::string checked;  // YYYY-MM-DD the sources were read
   std::string note;     // what the sources say and what stays unsupported for want of one

@@ -60,6 +60,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "selective_recompute",
                                         "optimizer_8bit",
                                         "attention_kernel",
+                                        "main_grads",
                                         "source",
                                         "checked",
                                         "note"});
@@ -93,6 +94,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     c.optimizer_8bit = YesNo(r, "optimizer_8bit");
     f.attention_kernel = ParseAttentionKernel(r.OneOf("attention_kernel", {"flash2", "cudnn"}))
                              .value_or(f.attention_kernel);
+    f.fp32_main_grads = r.OneOf("main_grads", {"param", "fp32"}) == "fp32";
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

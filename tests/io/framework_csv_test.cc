@@ -15,14 +15,17 @@ constexpr char kHeader[] =
     "# a comment\n"
     "name,label,launcher,full,lora,qlora,tp,sequence_parallel,cp,pp,vp,ep,zero_stages,"
     "zero_stages_model_parallel,offload_optimizer,offload_params,optimizer_in_backward,"
-    "activation_offload,selective_recompute,optimizer_8bit,attention_kernel,source,checked,note\n";
+    "activation_offload,selective_recompute,optimizer_8bit,attention_kernel,main_grads,source,"
+    "checked,"
+    "note\n";
 // A good data-parallel row and a good model-parallel row.
 constexpr char kDp[] =
     "dp,Data parallel,accelerate,yes,yes,yes,no,no,no,no,no,no,0 1 2 "
-    "3,,yes,yes,no,no,no,yes,flash2,"
+    "3,,yes,yes,no,no,no,yes,flash2,param,"
     "https://example.org/dp,2026-12-01,\"a note, with a comma\"\n";
 constexpr char kMp[] =
-    "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 1,0,no,no,no,yes,yes,no,cudnn,"
+    "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 "
+    "1,0,no,no,no,yes,yes,no,cudnn,fp32,"
     "https://example.org/mp,2026-11-30,\n";
 
 TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
@@ -49,6 +52,8 @@ TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
   EXPECT_EQ(mp.caps.zero_stages_model_parallel, 0b0001u);
   EXPECT_EQ(mp.checked, "2026-11-30");
   EXPECT_EQ(mp.attention_kernel, AttentionKernel::kCudnn);
+  EXPECT_FALSE(dp.fp32_main_grads);
+  EXPECT_TRUE(mp.fp32_main_grads);
   EXPECT_EQ(t->Find("MP"), &t->rows[1]);
   EXPECT_EQ(t->Find("auto"), nullptr);
   EXPECT_EQ(t->Names(), "dp, mp");
@@ -91,9 +96,10 @@ TEST(FrameworkCsvTest, EachBadRowNamesFileLineAndField) {
       {"name_upper_case", DpWith(0, "Peft"), "lower-case name", "name"},
       {"selective_recompute_misspelt", DpWith(18, "partly"), "f.csv:3:", "selective_recompute"},
       {"attention_kernel_unknown", DpWith(20, "flash3"), "f.csv:3:", "attention_kernel"},
-      {"missing_source", DpWith(21, ""), "f.csv:3:", "source"},
-      {"source_not_a_url", DpWith(21, "the docs"), "docs URL", "source"},
-      {"checked_not_a_date", DpWith(22, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
+      {"main_grads_unknown", DpWith(21, "fp16"), "f.csv:3:", "main_grads"},
+      {"missing_source", DpWith(22, ""), "f.csv:3:", "source"},
+      {"source_not_a_url", DpWith(22, "the docs"), "docs URL", "source"},
+      {"checked_not_a_date", DpWith(23, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
       {"listed_twice", std::string(kDp) + kDp, "listed twice", "name"},
   };
   for (const Case& c : kCases) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/framework.h"
 #include "perf/training_shape.h"
 
 namespace gpuplan::perf::internal {
@@ -25,13 +26,17 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
   const double zero_grad = l.zero >= 2 ? t.zero_shard : 1;
   const double zero_w = l.zero >= 3 ? t.zero_shard : 1;
   double host = 0;
+  // A framework that keeps fp32 main gradients (Megatron-Core) holds them whole in place of the
+  // 16-bit gradients and the optimizer's fp32 partition (data/frameworks.csv main_grads).
+  const Framework* runner = FrameworkFor(w.frameworks, l);
+  const bool fp32_main_grads = t.mixed && runner != nullptr && runner->fp32_main_grads;
   if (!t.lora) {
     mem.weights = t.stage_params * e / zero_w;
-    mem.gradients = t.stage_params * e / zero_grad;
+    mem.gradients = t.stage_params * (fp32_main_grads ? 4 : e) / zero_grad;
     mem.optimizer = t.stage_params * (t.master + t.state_bytes) / zero_opt;
     // ZeRO's mixed-precision optimizer (DeepSpeed stages 1-3) also keeps the fp32 gradient
     // of its partition for accumulation and clipping: 4 bytes per parameter / dp.
-    if (l.zero >= 1 && t.mixed)
+    if (l.zero >= 1 && t.mixed && !fp32_main_grads)
       mem.optimizer += t.stage_params * 4 / zero_opt;
   } else {
     // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
