@@ -60,6 +60,11 @@ struct Framework {
   // the local parameters (data/frameworks.csv main_grads fp32: Megatron-Core), not in the
   // parameters' 16-bit dtype plus the fp32 partition ZeRO's optimizer holds (main_grads param).
   bool fp32_main_grads = false;
+  // Its selective recomputation keeps every other matmul's output and attention's and
+  // recomputes the rest (data/frameworks.csv selective_policy matmuls: PyTorch's op-level
+  // selective activation checkpointing as torchtitan applies it), not Megatron's recompute of
+  // the attention core (selective_policy attention).
+  bool selective_keeps_matmuls = false;
   std::string source;   // docs URLs the capabilities come from
   std::string checked;  // YYYY-MM-DD the sources were read
   std::string note;     // what the sources say and what stays unsupported for want of one

@@ -40,14 +40,22 @@ inline constexpr EnumNames<Method, 3> kMethodNames = {
 
 // adamw_8bit: bitsandbytes AdamW8bit, block-wise 8-bit moments (Dettmers et al. 2022);
 // paged_adamw_8bit: its PagedAdamW8bit, the same states in CUDA unified memory, which the driver
-// evicts to host RAM page by page when the GPU runs out of memory.
-enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor, kPagedAdamw8bit };
-inline constexpr EnumNames<Optimizer, 5> kOptimizerNames = {
+// evicts to host RAM page by page when the GPU runs out of memory; paged_adamw: bitsandbytes
+// PagedAdamW (32-bit), fp32 moments paged the same way (torchtune's single-device low-memory
+// full fine-tune configs use it).
+enum class Optimizer { kAdamw, kAdamw8bit, kSgd, kAdafactor, kPagedAdamw8bit, kPagedAdamw };
+inline constexpr EnumNames<Optimizer, 6> kOptimizerNames = {
     {{Optimizer::kAdamw, "adamw"},
      {Optimizer::kAdamw8bit, "adamw_8bit"},
      {Optimizer::kSgd, "sgd"},
      {Optimizer::kAdafactor, "adafactor"},
-     {Optimizer::kPagedAdamw8bit, "paged_adamw_8bit"}}};
+     {Optimizer::kPagedAdamw8bit, "paged_adamw_8bit"},
+     {Optimizer::kPagedAdamw, "paged_adamw"}}};
+
+// Paged optimizers keep their states in CUDA unified memory, on the GPU while it has room.
+constexpr bool PagedStates(Optimizer o) {
+  return o == Optimizer::kPagedAdamw8bit || o == Optimizer::kPagedAdamw;
+}
 
 // Activation recomputation (Korthikanti et al. 2022): none keeps all activations, selective
 // recomputes attention's softmax/dropout, full keeps only each layer's input.

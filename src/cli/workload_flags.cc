@@ -385,8 +385,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--samples", f->samples, "Samples per epoch (suffix K M B T)");
   cmd->add_option("--epochs", f->epochs, "Epochs over --samples");
   cmd->add_option("--optimizer", f->optimizer,
-                  "adamw | adamw_8bit | paged_adamw_8bit | sgd | adafactor (8bit: bitsandbytes "
-                  "block-wise 8-bit moments; paged: they spill to host RAM when the GPU is full)");
+                  "adamw | adamw_8bit | paged_adamw_8bit | paged_adamw | sgd | adafactor (8bit: "
+                  "bitsandbytes block-wise 8-bit moments; paged: they spill to host RAM when the "
+                  "GPU is full; paged_adamw keeps them in fp32)");
   cmd->add_option("--recompute", f->recompute, "none | selective | full");
   cmd->add_option("--cp", f->cp, "Context-parallel degree (ring attention over the sequence)");
   cmd->add_option("--virtual-stages", f->virtual_stages,

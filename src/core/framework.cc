@@ -134,7 +134,8 @@ std::optional<MissingCapability> Missing(const FrameworkCaps& c, const perf::Lay
       return MissingCapability{"activation_offload", "activation offload to host RAM"};
     case Gap::kSelectiveRecompute:
       return MissingCapability{"recompute",
-                               "selective recomputation (Megatron's attention-core recompute)"};
+                               "selective recomputation (Megatron's attention-core recompute or "
+                               "torchtitan's op-level policy)"};
   }
   return std::nullopt;
 }

@@ -61,6 +61,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "optimizer_8bit",
                                         "attention_kernel",
                                         "main_grads",
+                                        "selective_policy",
                                         "source",
                                         "checked",
                                         "note"});
@@ -95,6 +96,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     f.attention_kernel = ParseAttentionKernel(r.OneOf("attention_kernel", {"flash2", "cudnn"}))
                              .value_or(f.attention_kernel);
     f.fp32_main_grads = r.OneOf("main_grads", {"param", "fp32"}) == "fp32";
+    f.selective_keeps_matmuls = r.OneOf("selective_policy", {"attention", "matmuls"}) == "matmuls";
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

@@ -118,7 +118,7 @@ TEST(LoraCostTest, HostLaunchesAreAFloorUnderTheMicroBatch) {
   const ModelArch m = Llama(32, 4096, 32, 32, 11008);
   const Shaped shaped(Lora(LoraTargets::kAttention), m);
   const TrainingShape& t = shaped.t;
-  EXPECT_DOUBLE_EQ(LayerKernels(t.ops(), Recompute::kNone), 174);
+  EXPECT_DOUBLE_EQ(LayerKernels(t.ops(), Rerun::kNone), 174);
   EXPECT_DOUBLE_EQ(ModelKernels(t.ops()), 41);
   Calibration cal = testing::EmbeddedCalibration();
   cal.eager_launch_us = 1000;

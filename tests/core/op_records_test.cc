@@ -120,16 +120,25 @@ TEST(OpRecordsTest, SavedActivationsSumToTheLayerFormula) {
     const char* name;
     int tp;
     bool sp;
-    Recompute rc;
+    Rerun rc;
     double bytes;
   } cases[] = {
-      {"no parallelism", 1, false, Recompute::kNone, (32768 + 120960) * tokens},
-      {"tp 4 without sequence parallel", 4, false, Recompute::kNone,
+      {"no parallelism", 1, false, Rerun::kNone, (32768 + 120960) * tokens},
+      {"tp 4 without sequence parallel", 4, false, Rerun::kNone,
        32768 * tokens + 120960 * tokens / 4},
-      {"tp 4 with sequence parallel", 4, true, Recompute::kNone, (32768 + 120960) * tokens / 4},
-      {"selective keeps all of it with flash", 1, false, Recompute::kSelective,
+      {"tp 4 with sequence parallel", 4, true, Rerun::kNone, (32768 + 120960) * tokens / 4},
+      {"selective keeps all of it with flash", 1, false, Rerun::kSelective,
        (32768 + 120960) * tokens},
-      {"full keeps the layer input", 2, true, Recompute::kFull, 2 * 4096 * tokens / 2},
+      {"full keeps the layer input", 2, true, Rerun::kFull, 2 * 4096 * tokens / 2},
+      // torchtitan's op-level policy: outside the TP region the layer input and the down
+      // projection's output (the 7th matmul), 2 x 2 x 4096 = 16384; inside q and v (the 1st and
+      // 3rd; k, the 2nd, reruns), attention's output and log-sum-exp and the gate (5th; up, the
+      // 6th, reruns): 2 x (4096 + 4096 + 4096 + 11008) + 4 x 32 = 46720. The output projection
+      // (4th) reruns.
+      {"matmul policy keeps every other matmul", 1, false, Rerun::kSelectiveMatmuls,
+       (16384 + 46720) * tokens},
+      {"matmul policy under tp 4", 4, false, Rerun::kSelectiveMatmuls,
+       16384 * tokens + 46720 * tokens / 4},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -141,9 +150,9 @@ TEST(OpRecordsTest, SelectiveRecomputationDropsTheUnfusedScores) {
   // Unfused attention keeps the bf16 softmax output: e a s per token (no dropout).
   const OpRecords r = RecordsOf(Llama7B(), 2048, /*flash=*/false);
   const double scores = 2.0 * 32 * 2048;
-  EXPECT_DOUBLE_EQ(LayerActivationBytes(r, 1, 1, false, Recompute::kNone),
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(r, 1, 1, false, Rerun::kNone),
                    32768 + 2 * 3 * 4096 + 4 * 2 * 11008 + 2 * 4096 + scores);
-  EXPECT_DOUBLE_EQ(LayerActivationBytes(r, 1, 1, false, Recompute::kSelective),
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(r, 1, 1, false, Rerun::kSelective),
                    32768 + 2 * 3 * 4096 + 4 * 2 * 11008 + 2 * 4096);
 }
 

@@ -128,7 +128,7 @@ TEST(EnumNamesTest, ChoicesListTheTableNames) {
       {"task", NameChoices(kTaskNames), "pretrain, finetune, inference, rendering or hpc"},
       {"method", NameChoices(kMethodNames), "full, lora or qlora"},
       {"optimizer", NameChoices(kOptimizerNames),
-       "adamw, adamw_8bit, sgd, adafactor or paged_adamw_8bit"},
+       "adamw, adamw_8bit, sgd, adafactor, paged_adamw_8bit or paged_adamw"},
       {"recompute", NameChoices(kRecomputeNames), "none, selective or full"},
       {"offload", NameChoices(kOffloadNames), "none, optimizer or params"},
       {"objective", NameChoices(kObjectiveNames),

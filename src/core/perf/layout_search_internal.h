@@ -179,7 +179,7 @@ class Search {
         shape_(shared ? shared : own_.get()),
         // Paged optimizer states take what the GPU leaves (training_memory.cc): their memory
         // depends on the capacity, so it is not refit from another GPU's.
-        memorize_(w.IsTraining() && hw.gpu != nullptr && w.optimizer != Optimizer::kPagedAdamw8bit),
+        memorize_(w.IsTraining() && hw.gpu != nullptr && !PagedStates(w.optimizer)),
         gpu_usable_gib_(hw.gpu != nullptr ? internal::UsableGpuGib(hw) : 0),
         host_usable_gib_(internal::UsableHostGib(hw, cal)),
         kernels_differ_(KernelsDiffer()) {}

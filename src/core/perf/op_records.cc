@@ -4,9 +4,28 @@
 namespace gpuplan::perf::internal {
 namespace {
 
-// Whether recomputation rc runs `op`'s forward again in backward.
-bool Recomputed(const OpRecord& op, Recompute rc) {
-  return rc == Recompute::kFull || (rc == Recompute::kSelective && op.selective);
+// The share of `op`'s forward that recomputation rc runs again in backward.
+double Recomputed(const OpRecord& op, Rerun rc) {
+  switch (rc) {
+    case Rerun::kNone:
+      return 0;
+    case Rerun::kSelective:
+      return op.selective ? 1 : 0;
+    case Rerun::kFull:
+      return 1;
+    case Rerun::kSelectiveMatmuls:
+      return op.matmul_policy_rerun;
+  }
+  return 0;
+}
+
+// What the matmul-keeping policy keeps of a record: the same as without recomputation (the
+// records it does not change: MoE's, LoRA's, collectives), or only `kept` bytes per token with
+// `rerun` of its forward run again.
+void KeepUnderMatmulPolicy(OpRecord& op) { op.matmul_policy_saved = op.saved_bytes; }
+void KeepUnderMatmulPolicy(OpRecord& op, double kept, double rerun) {
+  op.matmul_policy_saved = kept;
+  op.matmul_policy_rerun = rerun;
 }
 
 class Builder {
@@ -39,11 +58,21 @@ class Builder {
     return op;
   }
   double gemm_backward() const { return gemm_backward_; }
+  // torchtitan's op-level policy keeps the output of every other matmul in forward order (the
+  // 1st, 3rd, ...: _apply_op_sac's mm counter); returns `width` if it keeps this one, else 0.
+  double KeptMatmulOutput(double width) { return ++matmuls_ % 2 == 1 ? width : 0; }
 
  private:
   OpRecords& r_;
   double gemm_backward_;
+  int matmuls_ = 0;
 };
+
+// The share of a GEMM's forward the matmul-keeping policy runs again: the matmuls (of one input
+// width) whose outputs it did not keep, by output width.
+double RerunShare(double kept_width, double total_width) {
+  return total_width > 0 ? 1 - kept_width / total_width : 0;
+}
 
 bool IsWeightGemm(const OpRecord& op) {
   return op.kind == OpKind::kGemm || op.kind == OpKind::kExpertGemm;
@@ -82,6 +111,9 @@ void AddAttention(Builder& b, const ModelArch& arch, const Dims& d, const OpCont
   // HF LlamaRMSNorm: fp32 cast, pow, mean, add eps, rsqrt, mul, cast back, weight mul (8 each).
   norms.kernels = 2 * 8 + 2;
   norms.backward_kernels = 2 * norms.kernels;
+  // The matmul-keeping policy keeps the layer's input (the checkpointed block's argument) and
+  // recomputes the norms, adds and masks.
+  KeepUnderMatmulPolicy(norms, e * h, 1);
 
   const double out_params =
       (arch.attention == AttentionKind::kMla ? arch.heads * static_cast<double>(arch.mla.v_head_dim)
@@ -92,12 +124,22 @@ void AddAttention(Builder& b, const ModelArch& arch, const Dims& d, const OpCont
   qkv.tensor_sharded = false;
   qkv.kernels = 3;  // q, k and v projections
   qkv.backward_kernels = 3 * qkv.backward;
+  const double q_dim = arch.QueryDim();
+  const double kept_qkv =
+      b.KeptMatmulOutput(q_dim) + b.KeptMatmulOutput(d.kvd) + b.KeptMatmulOutput(d.kvd);
+  KeepUnderMatmulPolicy(qkv, 0, RerunShare(kept_qkv, q_dim + 2 * d.kvd));
   OpRecord& core = b.Layer("attention core", OpKind::kAttention);
   core.flops = 4 * d.attn_dim * c.seq;
   core.selective = true;
   const double scores = (e + drop * (1 + e)) * d.heads * c.seq_local;
   core.saved_bytes = e * (h + 2 * d.kvd) + (c.flash ? 4 * d.heads : scores);
   core.selective_bytes = c.flash ? 0 : scores;
+  // The policy keeps the fused kernel's output and log-sum-exp (SDPA's flash and efficient ops
+  // are on its save list) and the projections it kept; unfused attention as without it.
+  if (c.flash)
+    KeepUnderMatmulPolicy(core, e * (kept_qkv + d.attn_dim) + 4 * d.heads, 0);
+  else
+    KeepUnderMatmulPolicy(core);
   // Rotary embedding of q and k (mul, rotate_half's neg and cat, mul, add: 5 each), the
   // attention kernel and the copy of its output back to tokens x heads.
   core.kernels = 12;
@@ -106,7 +148,13 @@ void AddAttention(Builder& b, const ModelArch& arch, const Dims& d, const OpCont
   out.saved_bytes = e * h;  // its input
   out.kernels = 1;
   out.backward_kernels = out.backward;
-  b.Collective("tp all-reduce after attention", OpGroup::kTensor, h);
+  const double kept_out = b.KeptMatmulOutput(h);
+  KeepUnderMatmulPolicy(out, 0, RerunShare(kept_out, h));
+  // A row-parallel projection's kept output is an h-wide stream (the reduce-scatter's output
+  // under sequence parallelism, also on the save list): counted on the collective after it.
+  OpRecord& reduce = b.Collective("tp all-reduce after attention", OpGroup::kTensor, h);
+  reduce.tensor_sharded = false;
+  KeepUnderMatmulPolicy(reduce, e * kept_out, 0);
 }
 
 // The MLP: dense layers' up (and gate) and down projections, MoE layers' router, shared and
@@ -122,6 +170,10 @@ void AddMlp(Builder& b, const ModelArch& arch, const Dims& d, const OpContext& c
   up.tensor_sharded = false;
   up.kernels = mats - 1;
   up.backward_kernels = up.kernels * up.backward;
+  double kept_up = 0;  // gate then up (SwiGLU's w1, w3), or the one up projection
+  for (int i = 1; i < mats; ++i)
+    kept_up += b.KeptMatmulOutput(d.ffn);
+  KeepUnderMatmulPolicy(up, 0, RerunShare(kept_up, (mats - 1) * d.ffn));
   if (arch.IsMoe()) {
     b.Gemm("router", share * h * arch.moe.experts);
     const double shared = arch.MoeAlwaysOnParamsPerLayer() - h * arch.moe.experts;
@@ -135,19 +187,25 @@ void AddMlp(Builder& b, const ModelArch& arch, const Dims& d, const OpContext& c
   act.saved_bytes = (mats == 3 ? 4 : 2) * e * d.ffn;
   act.kernels = mats - 1;  // SiLU and the product, or GELU
   act.backward_kernels = 2 * act.kernels;
+  KeepUnderMatmulPolicy(act, (1 - share) * e * kept_up, 1);  // the kept gate (f wide)
   OpRecord& down = b.Gemm("mlp down", dense_mlp / mats);
   down.kernels = 1;
   down.backward_kernels = down.backward;
+  const double kept_down = b.KeptMatmulOutput(h);
+  KeepUnderMatmulPolicy(down, 0, RerunShare(kept_down, h));
   if (arch.IsMoe()) {
     // The dispatched (permuted) copies of each token and the experts' outputs before the
     // weighted combine, top_k of each (Megatron's token dispatcher saves both for backward).
     OpRecord& permute = b.Layer("token permute and combine", OpKind::kElementwise);
     permute.moved = h * d.routed_copies;
     permute.saved_bytes = 2 * e * h * d.routed_copies;
+    KeepUnderMatmulPolicy(permute);  // torchtitan's MoE path is not modelled: as without
     b.Collective("ep dispatch", OpGroup::kExpert, h * d.routed_copies);
     b.Collective("ep combine", OpGroup::kExpert, h * d.routed_copies);
   }
-  b.Collective("tp all-reduce after mlp", OpGroup::kTensor, h);
+  OpRecord& reduce = b.Collective("tp all-reduce after mlp", OpGroup::kTensor, h);
+  reduce.tensor_sharded = false;
+  KeepUnderMatmulPolicy(reduce, (1 - share) * e * kept_down, 0);
 }
 
 // Around the layers: the embedding lookup (no FLOPs), the final norm and the output head, and
@@ -208,6 +266,7 @@ void AddAdapters(Builder& b, const Dims& d, const OpContext& c) {
                                                                              : 3 * d.h + d.ffn;
   gemm.moved = ins + outs + 2 * n * c.lora_rank;
   gemm.saved_bytes = e * (n * c.lora_rank + (cast > 0 ? distinct_inputs : 0)) + drop * ins;
+  KeepUnderMatmulPolicy(gemm);
   gemm.kernels = 2 * n;
   gemm.backward_kernels = 4 * n;
   OpRecord& glue = b.Layer("lora casts, dropout, scaling and add", OpKind::kAdapterElementwise);
@@ -225,18 +284,21 @@ void AddAdapters(Builder& b, const Dims& d, const OpContext& c) {
 // The per-recomputation sums of op_records.h's Sums: the estimates ask for them on every call.
 void SumPasses(OpRecords& r) {
   OpRecords::Sums& s = r.sums;
-  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+  for (Rerun rc : {Rerun::kNone, Rerun::kSelective, Rerun::kFull, Rerun::kSelectiveMatmuls}) {
     const auto i = static_cast<size_t>(rc);
     for (int k = 0; k < r.layer_ops; ++k) {
       const OpRecord& op = r.layer[k];
-      s.layer_kernels[i] +=
-          op.kernels + op.backward_kernels + (Recomputed(op, rc) ? op.kernels : 0);
+      s.layer_kernels[i] += op.kernels + op.backward_kernels + Recomputed(op, rc) * op.kernels;
       if (op.kind == OpKind::kCollective)
         s.collective_passes[i][static_cast<size_t>(op.group)] += Passes(op, rc);
-      const double kept = op.saved_bytes - (rc == Recompute::kSelective ? op.selective_bytes : 0);
+      const double kept = rc == Rerun::kSelective          ? op.saved_bytes - op.selective_bytes
+                          : rc == Rerun::kSelectiveMatmuls ? op.matmul_policy_saved
+                                                           : op.saved_bytes;
       (op.tensor_sharded ? s.saved_sharded[i] : s.saved_replicated[i]) += kept;
     }
   }
+  for (int k = 0; k < r.layer_ops; ++k)
+    s.matmul_policy_rerun_flops += r.layers * r.layer[k].matmul_policy_rerun * r.layer[k].flops;
   for (int k = 0; k < r.layer_ops; ++k) {
     if (r.layer[k].kind == OpKind::kCollective)
       s.collective_forward_passes[static_cast<size_t>(r.layer[k].group)] += r.layer[k].forward;
@@ -312,23 +374,23 @@ double ElementwiseElementsPerLayer(const OpRecords& r) { return r.sums.elementwi
 // sbh(34 + 5as/h) (their eq. 1); with tensor parallel t the ops inside the TP region divide by
 // t, the rest too under sequence parallelism (eqs. 2-4); selective recomputation drops the s^2
 // terms; full recomputation keeps only the layer input.
-double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, Recompute rc) {
+double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, Rerun rc) {
   const double t = tp;
-  if (rc == Recompute::kFull)
+  if (rc == Rerun::kFull)
     return r.layer_input_bytes * tokens / (sp ? t : 1);
   const auto i = static_cast<size_t>(rc);
   return r.sums.saved_replicated[i] * tokens / (sp ? t : 1) + r.sums.saved_sharded[i] * tokens / t;
 }
 
-double Passes(const OpRecord& op, Recompute rc) {
-  return op.forward + op.backward + (Recomputed(op, rc) ? op.forward : 0);
+double Passes(const OpRecord& op, Rerun rc) {
+  return op.forward + op.backward + Recomputed(op, rc) * op.forward;
 }
 
-double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc) {
+double CollectivePasses(const OpRecords& r, OpGroup group, Rerun rc) {
   return r.sums.collective_passes[static_cast<size_t>(rc)][static_cast<size_t>(group)];
 }
 
-double LayerKernels(const OpRecords& r, Recompute rc) {
+double LayerKernels(const OpRecords& r, Rerun rc) {
   return r.sums.layer_kernels[static_cast<size_t>(rc)];
 }
 

@@ -13,6 +13,7 @@
 #define GPUPLAN_SRC_CORE_PERF_OP_RECORDS_H_
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 #include "perf/internal.h"
@@ -33,6 +34,20 @@ enum class OpKind {
 // Which group a collective record runs over.
 enum class OpGroup { kNone, kTensor, kContext, kExpert };
 
+// What a training step runs again in backward, as the records count it: Recompute's three
+// modes, with selective split by the policy of the framework that runs it (data/frameworks.csv
+// selective_policy): Megatron's, which recomputes the attention core (Korthikanti et al. 2022),
+// or PyTorch's op-level selective activation checkpointing as torchtitan applies it, which keeps
+// the output of every other matmul and of attention and recomputes everything else.
+enum class Rerun { kNone, kSelective, kFull, kSelectiveMatmuls };
+inline constexpr size_t kReruns = 4;
+constexpr Rerun RerunOf(Recompute rc, bool keeps_matmuls) {
+  return rc == Recompute::kSelective && keeps_matmuls ? Rerun::kSelectiveMatmuls
+         : rc == Recompute::kSelective                ? Rerun::kSelective
+         : rc == Recompute::kFull                     ? Rerun::kFull
+                                                      : Rerun::kNone;
+}
+
 // A plain aggregate: OpRecords leaves its unused slots unwritten (the layout search builds the
 // records for every estimate), and Make gives a record its defaults.
 struct OpRecord {
@@ -44,7 +59,11 @@ struct OpRecord {
   double moved;            // elements per token streamed (elementwise) or sent (collective)
   double saved_bytes;      // activation bytes per token kept for backward
   double selective_bytes;  // of saved_bytes, what selective recomputation drops
-  bool tensor_sharded;     // inside the tensor-parallel region (else only sequence parallel)
+  // Under the matmul-keeping policy (Rerun::kSelectiveMatmuls): the bytes per token it keeps and
+  // the share of the record's forward it runs again.
+  double matmul_policy_saved;
+  double matmul_policy_rerun;
+  bool tensor_sharded;  // inside the tensor-parallel region (else only sequence parallel)
   // Passes over the op per training step, in forward-pass units: backward costs two forwards
   // for a trainable GEMM (input and weight gradients) and one for a frozen one; recomputation
   // repeats the forward (full: every op; selective: the attention core only).
@@ -57,7 +76,7 @@ struct OpRecord {
 
   // Nothing computed, nothing moved; inside the tensor-parallel region; forward 1, backward 2.
   static OpRecord Make(std::string_view name, OpKind kind) {
-    return OpRecord{name, kind, OpGroup::kNone, 0, 0, 0, 0, 0, true, 1, 2, false, 0, 0};
+    return OpRecord{name, kind, OpGroup::kNone, 0, 0, 0, 0, 0, 0, 0, true, 1, 2, false, 0, 0};
   }
 };
 
@@ -78,13 +97,14 @@ struct OpRecords {
     double attention_flops = 0;
     double adapter_flops = 0;
     double elementwise_elements = 0;
-    // Per recomputation (indexed by Recompute): a layer's kernel launches, the passes of its
+    // Per recomputation (indexed by Rerun): a layer's kernel launches, the passes of its
     // collectives per group (indexed by OpGroup) and the activation bytes per token it keeps
     // outside and inside the tensor-parallel region.
-    std::array<double, 3> layer_kernels{};
-    std::array<std::array<double, 4>, 3> collective_passes{};
+    std::array<double, kReruns> layer_kernels{};
+    std::array<std::array<double, 4>, kReruns> collective_passes{};
     std::array<double, 4> collective_forward_passes{};
-    std::array<double, 3> saved_replicated{}, saved_sharded{};
+    std::array<double, kReruns> saved_replicated{}, saved_sharded{};
+    double matmul_policy_rerun_flops = 0;  // forward FLOPs per token it runs again, all layers
     double model_kernels = 0;
   } sums;
   double layer_input_bytes = 0;  // per token: what full recomputation keeps of a layer
@@ -129,18 +149,18 @@ double ForwardFlops(const OpRecords& r, OpKind kind);
 // Elements per token per layer the elementwise ops stream.
 double ElementwiseElementsPerLayer(const OpRecords& r);
 // Saved activations of one layer for `tokens` tokens of a micro-batch on one GPU, bytes.
-double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, Recompute rc);
+double LayerActivationBytes(const OpRecords& r, double tokens, int tp, bool sp, Rerun rc);
 // Passes of a layer's collectives over `group` per training step (each pass runs it once).
-double CollectivePasses(const OpRecords& r, OpGroup group, Recompute rc);
+double CollectivePasses(const OpRecords& r, OpGroup group, Rerun rc);
 // Of those, the forward passes (what one inference forward runs).
 double CollectiveForwardPasses(const OpRecords& r, OpGroup group);
 
 // Passes of one record per training step under recomputation rc.
-double Passes(const OpRecord& op, Recompute rc);
+double Passes(const OpRecord& op, Rerun rc);
 // Kernel launches of one layer's records, and of the model ops around the layers, per
 // micro-batch of a training step under recomputation rc (a recompute forward launches the
 // forward's kernels again).
-double LayerKernels(const OpRecords& r, Recompute rc);
+double LayerKernels(const OpRecords& r, Rerun rc);
 double ModelKernels(const OpRecords& r);
 
 }  // namespace gpuplan::perf::internal

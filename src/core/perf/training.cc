@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/framework.h"
 #include "perf/training_shape.h"
 
 namespace gpuplan::perf::internal {
@@ -37,9 +38,13 @@ TrainingInvariants InvariantsOf(const Workload& w, const ModelArch& arch, const 
   Layout l;
   l.cp = cp;
   l.flash_attention = flash;
-  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-    l.recompute = rc;
-    inv.flops[static_cast<size_t>(rc)] = FlopsOf(ShapeOf(w, arch, l, inv), arch);
+  for (Rerun rc : {Rerun::kNone, Rerun::kSelective, Rerun::kFull, Rerun::kSelectiveMatmuls}) {
+    l.recompute = rc == Rerun::kFull   ? Recompute::kFull
+                  : rc == Rerun::kNone ? Recompute::kNone
+                                       : Recompute::kSelective;
+    TrainingShape t = ShapeOf(w, arch, l, inv);
+    t.rerun = rc;
+    inv.flops[static_cast<size_t>(rc)] = FlopsOf(t, arch);
   }
   return inv;
 }
@@ -58,6 +63,8 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   t.mixed = MixedPrecision(w);
   t.flash = l.flash_attention && w.flash_attention;
   t.rc = l.recompute;
+  const Framework* runner = FrameworkFor(w.frameworks, l);
+  t.rerun = RerunOf(l.recompute, runner != nullptr && runner->selective_keeps_matmuls);
   t.s = w.seq_len;
   t.s_local = t.s / l.cp;
   t.b = l.micro_batch;
@@ -102,6 +109,11 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
     case Optimizer::kPagedAdamw8bit:
       t.state_bytes = 2 * (1 + 4.0 / 256);
       break;
+    // bitsandbytes' 32-bit optimizers keep fp32 m and v whatever the parameters' dtype
+    // (Optimizer2State.init_state: optim_bits 32 -> torch.float32 buffers).
+    case Optimizer::kPagedAdamw:
+      t.state_bytes = 2 * 4;
+      break;
     case Optimizer::kSgd:
       t.state_bytes = state_e;
       break;  // momentum
@@ -119,7 +131,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   // A zoo CNN, UNet or DiT: backward keeps its layer outputs, one copy each, for the micro-batch
   // (SampleActivationElements); one "layer" holds them all.
   t.layer_activation = t.transformer ? LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp,
-                                                            l.sequence_parallel, t.rc)
+                                                            l.sequence_parallel, t.rerun)
                                      : SampleActivationElements(arch) * t.e * t.b;
   return t;
 }
@@ -179,7 +191,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   TrainingMemory(t, w, hw, l, cal, est);
   if (memory_only)
     return est;
-  const TrainingFlops& f = shared->flops[static_cast<size_t>(t.rc)];
+  const TrainingFlops& f = shared->flops[static_cast<size_t>(t.rerun)];
   est.flops_per_token = f.model_per_token;
   est.mfu_basis = f.basis;
   TrainingTime(t, f, w, arch, hw, l, cal, peak, est);

@@ -80,7 +80,7 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
     if (l.tp > 1) {
       const double bw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
       tb.tp_comm =
-          m * t.stage_layers * CollectivePasses(r, OpGroup::kTensor, t.rc) *
+          m * t.stage_layers * CollectivePasses(r, OpGroup::kTensor, t.rerun) *
           RingTime(tokens_mb * CollectiveElements(r, OpGroup::kTensor) * e, l.tp, 2, bw, latency);
     }
     // Context parallel (ring attention; Liu et al. 2023, Megatron-Core CP): each layer passes
@@ -93,7 +93,7 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
       const double attention =
           4 * d.h * t.s * tokens_mb / t.tp / (mb.attention_peak * 1e12 * mb.attention_rate);
       const double exposed = std::max(0.0, comm - attention);
-      tb.cp_comm = m * t.stage_layers * CollectivePasses(r, OpGroup::kContext, t.rc) * exposed;
+      tb.cp_comm = m * t.stage_layers * CollectivePasses(r, OpGroup::kContext, t.rerun) * exposed;
     }
     // Pipeline point-to-point: each micro-batch sends s b h activations forward and their
     // gradient back at each stage boundary; the slowest boundary crosses nodes when stages do.
@@ -107,7 +107,7 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
     // full-recompute forward), not overlapped beyond moe_a2a_overlap.
     tb.ep_comm = m * MoeAllToAllSeconds(d, l, hw, cal, tokens_mb / (l.sequence_parallel ? t.tp : 1),
                                         t.stage_layers * d.moe_layer_share,
-                                        CollectivePasses(r, OpGroup::kExpert, t.rc), e);
+                                        CollectivePasses(r, OpGroup::kExpert, t.rerun), e);
   }
   tb.dp_comm = DataParallelSeconds(t, mb.seconds, mb.seconds * BackwardShare(f, t), hw, l, cal);
 }

@@ -14,10 +14,10 @@ constexpr const char* kLoraBasis =
 
 // The base GEMMs' passes per step (every weight GEMM record shares them; the last model
 // record, the unlisted weights, stands for them all).
-double GemmPasses(const OpRecords& r, Recompute rc) { return Passes(r.model[r.model_ops - 1], rc); }
+double GemmPasses(const OpRecords& r, Rerun rc) { return Passes(r.model[r.model_ops - 1], rc); }
 
 // Passes of the records of `kind` (records of one kind share them).
-double KindPasses(const OpRecords& r, OpKind kind, Recompute rc) {
+double KindPasses(const OpRecords& r, OpKind kind, Rerun rc) {
   for (int i = 0; i < r.layer_ops; ++i) {
     if (r.layer[i].kind == kind)
       return Passes(r.layer[i], rc);
@@ -40,9 +40,9 @@ double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
     const double bytes = op.moved * t.e * tokens / t.tp / bw_bytes;
     if (op.kind == OpKind::kAdapter) {
       const double arithmetic = op.flops * tokens / t.tp / (peak_flops * gemm_fraction);
-      per_layer += Passes(op, t.rc) * std::max(arithmetic, bytes);
+      per_layer += Passes(op, t.rerun) * std::max(arithmetic, bytes);
     } else if (op.kind == OpKind::kAdapterElementwise) {
-      per_layer += Passes(op, t.rc) * bytes;
+      per_layer += Passes(op, t.rerun) * bytes;
     }
   }
   return per_layer * t.stage_layers;
@@ -64,17 +64,19 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
     const double gemm = ForwardFlops(r, OpKind::kGemm);
     const double attention = ForwardFlops(r, OpKind::kAttention);
     const double adapters = ForwardFlops(r, OpKind::kAdapter);
-    const double attn_passes = KindPasses(r, OpKind::kAttention, Recompute::kNone);
+    const double attn_passes = KindPasses(r, OpKind::kAttention, Rerun::kNone);
     f.attention_per_token = attn_passes * attention;
-    f.model_per_token = GemmPasses(r, Recompute::kNone) * gemm + f.attention_per_token +
-                        KindPasses(r, OpKind::kAdapter, Recompute::kNone) * adapters;
-    f.attention_hw_per_token = KindPasses(r, OpKind::kAttention, t.rc) * attention;
-    f.adapter_hw_per_token = KindPasses(r, OpKind::kAdapter, t.rc) * adapters;
+    f.model_per_token = GemmPasses(r, Rerun::kNone) * gemm + f.attention_per_token +
+                        KindPasses(r, OpKind::kAdapter, Rerun::kNone) * adapters;
+    f.attention_hw_per_token = KindPasses(r, OpKind::kAttention, t.rerun) * attention;
+    f.adapter_hw_per_token = KindPasses(r, OpKind::kAdapter, t.rerun) * adapters;
     f.hardware_per_token = f.model_per_token;
-    if (t.rc == Recompute::kFull)
+    if (t.rerun == Rerun::kFull)
       f.hardware_per_token += gemm + attention + adapters;
-    if (t.rc == Recompute::kSelective)
+    if (t.rerun == Rerun::kSelective)
       f.hardware_per_token += attention;
+    if (t.rerun == Rerun::kSelectiveMatmuls)
+      f.hardware_per_token += r.sums.matmul_policy_rerun_flops;
     f.basis = t.lora ? kLoraBasis : kFullBasis;
     return f;
   }
@@ -146,7 +148,9 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
   // twice the forward's.
   const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
-  mb.elementwise_passes = 3 + (t.rc == Recompute::kFull ? 1 : 0);
+  // Full recomputation and the matmul-keeping policy run the elementwise records again.
+  mb.elementwise_passes =
+      3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
   const double passes = mb.elementwise_passes;
   if (t.transformer) {
     t_mb += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops()) / t.tp * e * tokens_mb *
@@ -171,7 +175,7 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
     // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
     // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
-    const double host = (LayerKernels(t.ops(), t.rc) * t.stage_layers + ModelKernels(t.ops())) *
+    const double host = (LayerKernels(t.ops(), t.rerun) * t.stage_layers + ModelKernels(t.ops())) *
                         cal.eager_launch_us * 1e-6;
     t_mb = std::max(t_mb, host);
   }

@@ -109,7 +109,7 @@ double Transients(const TrainingShape& t, const Layout& l, const Calibration& ca
   double transient = cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (t.e + 4);
   if (t.rc != Recompute::kNone) {
     transient +=
-        LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, Recompute::kNone);
+        LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, Rerun::kNone);
   }
   if (l.zero >= 3 && t.shard > 1)
     transient += 2 * d.layer_params / t.tp * t.e;
@@ -136,7 +136,7 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   // training_time.cc). Unified memory is outside PyTorch's caching allocator: the resident
   // states occupy the GPU (per_gpu_gib, the fit) but are neither fragmented by it nor in what
   // torch.cuda.max_memory_allocated/reserved report (allocated_gib, reserved_gib).
-  const bool paged = w.optimizer == Optimizer::kPagedAdamw8bit && l.offload == Offload::kNone;
+  const bool paged = PagedStates(w.optimizer) && l.offload == Offload::kNone;
   const double paged_gib =
       paged && !t.lora ? t.stage_params * t.state_bytes / StateShard(t, l) / kGiB : 0;
   mem.optimizer -= paged_gib;

@@ -66,8 +66,7 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   }
   // Paged optimizer states that did not stay on the GPU (training_memory.cc) page in for the
   // update and out again to make room, once per step each way.
-  if (w.optimizer == Optimizer::kPagedAdamw8bit && l.offload == Offload::kNone &&
-      est.memory.host_gib > 0) {
+  if (PagedStates(w.optimizer) && l.offload == Offload::kNone && est.memory.host_gib > 0) {
     tb.offload += 2 * est.memory.host_gib * kGiB / hw.gpus_per_node / pcie;
   }
   if (l.activation_offload && t.transformer) {

@@ -231,7 +231,7 @@ bool CandidateSearch::Searched(const perf::Hardware& hw) const {
 bool CandidateSearch::HostFree(const LayoutResult& r) const {
   return r.ok && !r.cut_off && !r.memory_savers && !r.host_limited &&
          r.layout.offload == perf::Offload::kNone && !r.layout.activation_offload &&
-         w_.optimizer != Optimizer::kPagedAdamw8bit;
+         !PagedStates(w_.optimizer);
 }
 
 // The candidates of `nodes` x `run.t` on `hw` into all_ (and the bar), or why none; with
