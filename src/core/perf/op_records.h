@@ -47,6 +47,11 @@ constexpr Rerun RerunOf(Recompute rc, bool keeps_matmuls) {
          : rc == Recompute::kFull                     ? Rerun::kFull
                                                       : Rerun::kNone;
 }
+constexpr Recompute RecomputeOf(Rerun r) {
+  return r == Rerun::kFull   ? Recompute::kFull
+         : r == Rerun::kNone ? Recompute::kNone
+                             : Recompute::kSelective;
+}
 
 // A plain aggregate: OpRecords leaves its unused slots unwritten (the layout search builds the
 // records for every estimate), and Make gives a record its defaults.

@@ -39,9 +39,7 @@ TrainingInvariants InvariantsOf(const Workload& w, const ModelArch& arch, const 
   l.cp = cp;
   l.flash_attention = flash;
   for (Rerun rc : {Rerun::kNone, Rerun::kSelective, Rerun::kFull, Rerun::kSelectiveMatmuls}) {
-    l.recompute = rc == Rerun::kFull   ? Recompute::kFull
-                  : rc == Rerun::kNone ? Recompute::kNone
-                                       : Recompute::kSelective;
+    l.recompute = RecomputeOf(rc);
     TrainingShape t = ShapeOf(w, arch, l, inv);
     t.rerun = rc;
     inv.flops[static_cast<size_t>(rc)] = FlopsOf(t, arch);
@@ -63,8 +61,8 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   t.mixed = MixedPrecision(w);
   t.flash = l.flash_attention && w.flash_attention;
   t.rc = l.recompute;
-  const Framework* runner = FrameworkFor(w.frameworks, l);
-  t.rerun = RerunOf(l.recompute, runner != nullptr && runner->selective_keeps_matmuls);
+  t.runner = FrameworkFor(w.frameworks, l);
+  t.rerun = RerunOf(l.recompute, t.runner != nullptr && t.runner->selective_keeps_matmuls);
   t.s = w.seq_len;
   t.s_local = t.s / l.cp;
   t.b = l.micro_batch;

@@ -28,8 +28,7 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
   double host = 0;
   // A framework that keeps fp32 main gradients (Megatron-Core) holds them whole in place of the
   // 16-bit gradients and the optimizer's fp32 partition (data/frameworks.csv main_grads).
-  const Framework* runner = FrameworkFor(w.frameworks, l);
-  const bool fp32_main_grads = t.mixed && runner != nullptr && runner->fp32_main_grads;
+  const bool fp32_main_grads = t.mixed && t.runner != nullptr && t.runner->fp32_main_grads;
   if (!t.lora) {
     mem.weights = t.stage_params * e / zero_w;
     mem.gradients = t.stage_params * (fp32_main_grads ? 4 : e) / zero_grad;

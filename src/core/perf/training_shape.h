@@ -52,11 +52,12 @@ struct TrainingShape {
   bool mixed = false;  // 16-bit compute with an fp32 master copy
   bool flash = false;
   Recompute rc = Recompute::kNone;
-  Rerun rerun = Rerun::kNone;  // rc as the framework that runs the layout recomputes
-  double s = 0;                // sequence length (full)
-  double s_local = 0;          // tokens of a sequence on one context-parallel rank (s / cp)
-  double b = 0;                // micro-batch
-  double e = 0;                // bytes per weight/activation element
+  Rerun rerun = Rerun::kNone;         // rc as the framework that runs the layout recomputes
+  const Framework* runner = nullptr;  // that framework (FrameworkFor); none when none is listed
+  double s = 0;                       // sequence length (full)
+  double s_local = 0;                 // tokens of a sequence on one context-parallel rank (s / cp)
+  double b = 0;                       // micro-batch
+  double e = 0;                       // bytes per weight/activation element
   double tp = 1, cp = 1, pp = 1, vp = 1, dp = 1;
   double shard = 1;  // ranks that hold the same weights and shard ZeRO states: dp x cp
   // ZeRO's divisor of this GPU's parameter mix: dense parameters shard over `shard`, routed
