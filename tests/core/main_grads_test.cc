@@ -22,6 +22,7 @@ Framework DataParallelStack(bool fp32_main_grads) {
   f.name = fp32_main_grads ? "megatron" : "peft";
   f.caps.full = true;
   f.caps.zero_stages = 0b0011;
+  f.caps.offload_optimizer = true;
   f.fp32_main_grads = fp32_main_grads;
   return f;
 }
@@ -32,12 +33,18 @@ TEST(MainGradsTest, ModelStatesPerParameterFollowTheFramework) {
     bool fp32_main_grads;
     int zero;
     double want_bytes_per_param;  // weights + gradients + optimizer, 8 data-parallel ranks
+    Offload offload = Offload::kNone;
   };
   const Case kCases[] = {
       {"default_ddp", false, 0, 2 + 2 + 12},
       {"default_zero1", false, 1, 2 + 2 + 16.0 / 8},
       {"megatron_ddp", true, 0, 18},
       {"megatron_distributed_optimizer", true, 1, 6 + 12.0 / 8},
+      // ZeRO-Offload moves the gradients and the optimizer to the host: the 16-bit weights stay.
+      {"default_zero1_offload", false, 1, 2, Offload::kOptimizer},
+      // Megatron-Core's --optimizer-cpu-offload moves the optimizer only: its fp32 main
+      // gradients stay in the GPU's buffer (2 + 4).
+      {"megatron_offload_keeps_main_grads", true, 1, 6, Offload::kOptimizer},
   };
   const Calibration cal = testing::EmbeddedCalibration();
   const ModelArch arch = testing::Llama2_7B();
@@ -50,6 +57,7 @@ TEST(MainGradsTest, ModelStatesPerParameterFollowTheFramework) {
     Layout l;
     l.dp = 8;
     l.zero = c.zero;
+    l.offload = c.offload;
     l.micro_batch = 1;
     const Result<Estimate> e = EstimateRun(w, arch, hw, l, cal);
     ASSERT_TRUE(e.ok()) << e.status().message();

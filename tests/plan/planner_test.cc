@@ -70,7 +70,7 @@ model: llama-2-13b
 seq_len: 4096
 global_batch: 256
 tokens: 2B
-constraints: {max_nodes: 2, billing: [payg]}
+constraints: {max_nodes: 2, billing: [payg], exclude_families: [sccgn7ex]}
 objective: time
 )");
   ASSERT_FALSE(p.candidates.empty());
@@ -109,13 +109,14 @@ tokens: 100M
        true},
       {"lora_in_one_region_by_cost", kLora7bPayg, true},
       // Spot takes 0.8% longer than PAYG (its reclaims come on top of the stops both meet)
-      // for 65% less: worth taking instead.
+      // for 65% less: worth taking instead. (The unpriced SCC twin of ebmgn7ex is left out: a
+      // tie is between two prices.)
       {"llama13b_by_time_with_spot", R"(task: pretrain
 model: llama-2-13b
 seq_len: 4096
 global_batch: 256
 tokens: 2B
-constraints: {max_nodes: 2, billing: [payg, spot]}
+constraints: {max_nodes: 2, billing: [payg, spot], exclude_families: [sccgn7ex]}
 objective: time
 )",
        true},
@@ -124,7 +125,7 @@ model: llama-2-13b
 seq_len: 4096
 global_batch: 256
 tokens: 2B
-constraints: {max_nodes: 2, billing: [payg]}
+constraints: {max_nodes: 2, billing: [payg], exclude_families: [sccgn7ex]}
 objective: time
 )",
        false},

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,11 +80,12 @@ TEST(Issue31Test, DefaultsTheWorkLeavesUnsetAreDerivedAndListed) {
   }
 }
 
-TEST(Issue31Test, PretrainingThirteenBillionOnAPublishedBatchUsesTheWholeCluster) {
+TEST(Issue31Test, PretrainingThirteenBillionOnAPublishedBatchPicksTheCheapestNodeCount) {
   // Before: global batch 32, 16 x ecs.sccgn7ex.32xlarge (unpriced), 421 h. With the derived
-  // batch the data parallelism is no longer capped at 32 replicas, and with every node count
-  // (not only powers of two) the cheapest hardware that meets the three weeks at p50 is found:
-  // 10 x ecs.gn7-c13g1.26xlarge (80 A100-40G), cheaper than the same type at 16 nodes.
+  // batch the data parallelism is no longer capped at 32 replicas, and every node count (not
+  // only powers of two) is tried: the pick is the cheapest of its type and billing that meets
+  // the three weeks at p50. (With the head's stage paced as it runs, 16 nodes of tp2 pp2 vp5
+  // beat 10-15 nodes, whose layouts need deep pipelines or batches that do not divide.)
   const nlohmann::json plan = PlanJson({"--model", "llama-2-13b", "--task", "pretrain", "--tokens",
                                         "300B", "--deadline-hours", "504", "--top", "300"});
   ASSERT_FALSE(plan["candidates"].empty());
@@ -91,16 +93,19 @@ TEST(Issue31Test, PretrainingThirteenBillionOnAPublishedBatchUsesTheWholeCluster
   EXPECT_EQ(plan["workload"]["global_batch"], 1024);
   EXPECT_GT(pick["gpus"].get<int>(), 32) << "no longer capped by a batch of 32";
   EXPECT_LE(pick["uncertainty"]["job_hours_at_confidence"].get<double>(), 504);
-  const int nodes = pick["nodes"].get<int>();
-  EXPECT_NE(nodes & (nodes - 1), 0) << "a node count that is no power of two: " << nodes;
-  bool compared = false;
+  std::set<int> other_counts;
   for (const nlohmann::json& c : plan["candidates"]) {
-    if (c["instance"] == pick["instance"] && c["billing"] == pick["billing"] && c["nodes"] == 16) {
-      EXPECT_LT(pick["cost"]["total"].get<double>(), c["cost"]["total"].get<double>());
-      compared = true;
+    if (c["instance"] != pick["instance"] || c["billing"] != pick["billing"] || c == pick)
+      continue;
+    const int nodes = c["nodes"].get<int>();
+    if ((nodes & (nodes - 1)) != 0)
+      other_counts.insert(nodes);
+    if (c["uncertainty"]["job_hours_at_confidence"].get<double>() <= 504) {
+      EXPECT_LE(pick["cost"]["total"].get<double>(), c["cost"]["total"].get<double>())
+          << nodes << " node(s)";
     }
   }
-  EXPECT_TRUE(compared) << "the same type at 16 nodes is shown";
+  EXPECT_FALSE(other_counts.empty()) << "node counts that are no power of two are tried";
 }
 
 TEST(Issue31Test, TheLoraPickFitsAtTheMemoryConfidence) {
@@ -136,7 +141,7 @@ TEST(Issue31Test, TheLoraPickFitsAtTheMemoryConfidence) {
 TEST(Issue31Test, ExplainOfARunnerUpSaysWhyItRanksBelowWithTheNumbers) {
   const std::vector<std::string> job = {"--model",  "llama-2-13b", "--task",           "pretrain",
                                         "--tokens", "300B",        "--deadline-hours", "504"};
-  std::vector<std::string> args = {"explain", "ecs.ebmgn7ex.32xlarge"};
+  std::vector<std::string> args = {"explain", "ecs.ebmgn7e.32xlarge"};
   args.insert(args.end(), job.begin(), job.end());
   const CliRun run = RunGpuplan(args);
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -116,7 +116,7 @@ Search::CheapParts Search::CheapBound(const Structure& s, size_t cap, Recompute 
   // longer micro-batches hide more of the streamed weights.
   return {.flat = t.compute + t.tp_comm + t.optimizer + t.cp_comm + e->time.offload_states,
           .pp_comm = t.pp_comm / s.base.vp,
-          .per_sequence = t.compute / s.local_batch};
+          .per_sequence = BubblePerSequence(t, s, l.micro_batch)};
 }
 
 }  // namespace gpuplan::perf::internal

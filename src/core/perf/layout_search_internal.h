@@ -102,7 +102,7 @@ struct Structure {
 // (Kept small: a search holds one per structure of every rung of savers it tries.)
 struct Learned {
   double without_bubble = 0;  // the lower bound's parts that do not grow with b
-  double sequence_time = 0;   // least compute per sequence of the layouts that fit
+  double sequence_time = 0;   // least bubble time per sequence of the layouts that fit
   // Per recomputation (as Structure::recomputes lists them), the largest micro-batch index that
   // fits (-1: none does); micro-batch lists are divisor lists, far shorter than 2^15.
   std::array<int16_t, 3> fit = {-1, -1, -1};
@@ -346,8 +346,8 @@ class Search {
   // What one estimate of a recomputation at the largest micro-batch it can fit in the group
   // (GroupFitting::cap) says of every layout of the group with it (see CheapBound): the parts
   // that do not depend on the ZeRO stage (compute, tensor- and context-parallel traffic; the
-  // optimizer step, which only shrinks with it), the pipeline traffic, and the compute per
-  // sequence.
+  // optimizer step, which only shrinks with it), the pipeline traffic, and the bubble's time per
+  // sequence (BubblePerSequence).
   struct CheapParts {
     double flat = 0;
     double pp_comm = 0;
@@ -366,6 +366,14 @@ class Search {
            (s.base.pp - 1.0) / vp * s.micro_batches.front() * p.per_sequence;
   }
   static double BoundOf(const KernelParts& parts, const Structure& s);
+
+  // The bubble's time per sequence of an estimate of `s` at `micro_batch`: the stages the fill
+  // and drain run through (without the head) can be faster than the compute's pace, so it is
+  // taken from the bubble itself where there is one.
+  static double BubblePerSequence(const TimeBreakdown& t, const Structure& s, int micro_batch) {
+    return s.base.pp > 1 ? t.pp_bubble * s.base.vp / ((s.base.pp - 1.0) * micro_batch)
+                         : t.compute / s.local_batch;
+  }
 
   // The kernel whose speed `s`'s compute has on this GPU: 0 where the kernels run alike.
   size_t KernelOf(const Structure& s) const { return kernels_differ_ ? s.kernel : 0; }

@@ -141,7 +141,7 @@ double Search::LowerBound(const Structure& s, Learned& k) {
     const TimeBreakdown& t = e->time.breakdown;
     const double without_bubble =
         t.compute + t.tp_comm + t.pp_comm + t.optimizer + t.cp_comm + t.dp_comm;
-    const double per_sequence = t.compute / s.local_batch;
+    const double per_sequence = BubblePerSequence(t, s, l.micro_batch);
     k.without_bubble = std::min(k.without_bubble, without_bubble);
     k.sequence_time = std::min(k.sequence_time, per_sequence);
     bound = std::min(bound, without_bubble + (s.base.pp - 1.0) / s.base.vp *

@@ -70,6 +70,7 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
                         KindPasses(r, OpKind::kAdapter, Rerun::kNone) * adapters;
     f.attention_hw_per_token = KindPasses(r, OpKind::kAttention, t.rerun) * attention;
     f.adapter_hw_per_token = KindPasses(r, OpKind::kAdapter, t.rerun) * adapters;
+    f.head_hw_per_token = GemmPasses(r, Rerun::kNone) * 2 * t.d.head_params;
     f.hardware_per_token = f.model_per_token;
     if (t.rerun == Rerun::kFull)
       f.hardware_per_token += gemm + attention + adapters;
@@ -126,23 +127,22 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   mb.attention_peak = peak;
   if (w.precision == Precision::kFp8)
     mb.attention_peak = PeakTflops(gpu, Precision::kBf16).value_or(peak);
-  const double stage_share = t.transformer ? t.stage_layers / d.layers : 1;
-  const double gemm_flops_mb =
-      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb *
-      stage_share / t.tp;
-  const double attn_flops_mb = f.attention_hw_per_token * tokens_mb * stage_share / t.tp;
   const double peak_flops = peak * 1e12;
-  double t_mb = gemm_flops_mb / (peak_flops * gemm_eff) +
-                attn_flops_mb / (mb.attention_peak * 1e12 * mb.attention_rate);
+  const double gemm_mb =
+      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb / t.tp;
+  const double head_mb = t.transformer ? f.head_hw_per_token * tokens_mb / t.tp : 0;
+  const double attn_flops_mb = f.attention_hw_per_token * tokens_mb / t.tp;
   // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
   // together), and every rank waits for the busiest expert (load imbalance).
+  double expert_extra = 0;  // seconds per unit of a stage's share of the model's GEMM FLOPs
   if (arch.IsMoe() && t.transformer) {
     const double active = d.active_params - d.embed_params + d.head_params;
     const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
     const double eff_expert =
         ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision, e);
-    t_mb += gemm_flops_mb * expert_share *
-            (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
+    expert_extra =
+        gemm_mb * expert_share *
+        (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
   }
   // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
   // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
@@ -152,34 +152,58 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   mb.elementwise_passes =
       3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
   const double passes = mb.elementwise_passes;
-  if (t.transformer) {
-    t_mb += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops()) / t.tp * e * tokens_mb *
-            t.stage_layers * passes / bw_bytes;
-    // Fixed per-layer cost of each forward/backward pass (launches, framework hooks); MoE
-    // layers run more kernels and wait for the dispatch's token counts (a host sync).
-    t_mb += (cal.train_layer_overhead_us + cal.moe_layer_overhead_us * d.moe_layer_share) * 1e-6 *
-            t.stage_layers * (passes - 1);
+  // One stage's micro-batch over `layers` of the transformer layers, with the output head or
+  // without it.
+  const auto stage_seconds = [&](double layers, bool head) {
+    const double share = t.transformer ? layers / d.layers : 1;
+    const double per_layer_share =
+        t.transformer && t.stage_layers > 0 ? layers / t.stage_layers : 1;
+    double s = ((gemm_mb - head_mb) * share + (head ? head_mb : 0)) / (peak_flops * gemm_eff) +
+               attn_flops_mb * share / (mb.attention_peak * 1e12 * mb.attention_rate) +
+               expert_extra * share;
+    if (t.transformer) {
+      s += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops()) / t.tp * e * tokens_mb *
+           layers * passes / bw_bytes;
+      // Fixed per-layer cost of each forward/backward pass (launches, framework hooks); MoE
+      // layers run more kernels and wait for the dispatch's token counts (a host sync).
+      s += (cal.train_layer_overhead_us + cal.moe_layer_overhead_us * d.moe_layer_share) * 1e-6 *
+           layers * (passes - 1);
+    }
+    // Non-transformer models (CNNs, UNets, zoo DiTs): the same memory-bound layers over every
+    // layer's output elements per sample; with tensor cores they outweigh the convolutions
+    // (ResNet-50).
+    if (!t.transformer) {
+      s += cal.elementwise_traffic * SampleActivationElements(arch) * e * t.b * passes / bw_bytes;
+    }
+    // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
+    // 2 bytes per weight per pass (forward, backward, and the recompute forward).
+    if (w.method == Method::kQlora)
+      s += (passes - 1) * t.stage_layer_params * per_layer_share * 4.5 / bw_bytes;
+    if (t.lora && t.transformer) {
+      s += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes) *
+           per_layer_share;
+      // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
+      // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
+      // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
+      const double host = (LayerKernels(t.ops(), t.rerun) * layers + ModelKernels(t.ops())) *
+                          cal.eager_launch_us * 1e-6;
+      s = std::max(s, host);
+    }
+    return s;
+  };
+  if (!t.transformer || t.pp == 1) {
+    mb.seconds = mb.bubble_stage = stage_seconds(t.stage_layers, true);
+    return mb;
   }
-  // Non-transformer models (CNNs, UNets, zoo DiTs): the same memory-bound layers over every
-  // layer's output elements per sample; with tensor cores they outweigh the convolutions
-  // (ResNet-50).
-  if (!t.transformer) {
-    t_mb += cal.elementwise_traffic * SampleActivationElements(arch) * e * t.b * passes / bw_bytes;
-  }
-  // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
-  // 2 bytes per weight per pass (forward, backward, and the recompute forward).
-  if (w.method == Method::kQlora)
-    t_mb += (passes - 1) * t.stage_layer_params * 4.5 / bw_bytes;
-  if (t.lora && t.transformer) {
-    t_mb += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes);
-    // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
-    // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
-    // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
-    const double host = (LayerKernels(t.ops(), t.rerun) * t.stage_layers + ModelKernels(t.ops())) *
-                        cal.eager_launch_us * 1e-6;
-    t_mb = std::max(t_mb, host);
-  }
-  mb.seconds = t_mb;
+  // Pipeline stages: the layers split as evenly as they go, the last stage (which also runs the
+  // output head and the loss: Megatron-Core's post_process stage) taking the smaller share when
+  // they do not divide. Every stage waits for the slowest in the steady state of 1F1B, and the
+  // fill and drain run through the others (Narayanan et al. 2021, 2.2; Megatron-Core's
+  // --decoder-last-pipeline-num-layers and torchtitan's per-stage layer counts set the split).
+  const double last_layers =
+      std::fmod(d.layers, t.pp) == 0 ? d.layers / t.pp : std::floor(d.layers / t.pp);
+  mb.bubble_stage = stage_seconds(t.stage_layers, false);
+  mb.seconds = std::max(mb.bubble_stage, stage_seconds(last_layers, true));
   return mb;
 }
 

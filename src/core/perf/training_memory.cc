@@ -63,11 +63,16 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
   // Offloaded optimizer (ZeRO-Offload, Ren et al. 2021): fp32 master weights, optimizer states
   // and the gradients live in host RAM and the host runs Adam; the GPU keeps the 16-bit
   // weights. Offloaded parameters (ZeRO-Infinity / FSDP CPU offload) move the weights too;
-  // the GPU holds the layer in use and the prefetched next one.
+  // the GPU holds the layer in use and the prefetched next one. Megatron-Core's CPU offload
+  // (--optimizer-cpu-offload, HybridDeviceOptimizer) moves only the optimizer: the fp32 main
+  // gradients stay in the GPU's gradient buffer and the host gets a copy of its shard each step.
   if (l.offload != Offload::kNone) {
-    host += mem.optimizer + (t.lora ? 0 : mem.gradients);
+    const bool grads_move = !t.lora && !fp32_main_grads;
+    host += mem.optimizer + (grads_move ? mem.gradients : 0);
+    if (fp32_main_grads && !t.lora)
+      host += t.stage_params * 4 / zero_opt;
     mem.optimizer = 0;
-    if (!t.lora)
+    if (grads_move)
       mem.gradients = 0;
     if (l.offload == Offload::kParams && t.transformer) {
       host += mem.weights;

@@ -17,6 +17,7 @@ struct TrainingFlops {
   double attention_per_token = 0;     // attention core part of model_per_token
   double attention_hw_per_token = 0;  // attention core part of hardware_per_token
   double adapter_hw_per_token = 0;    // LoRA adapter GEMM part of hardware_per_token
+  double head_hw_per_token = 0;       // output head GEMM part (its forward and backward)
   const char* basis = "";
 };
 
@@ -97,7 +98,8 @@ double AdapterSeconds(const TrainingShape& t, double tokens, double peak_flops,
 
 // Compute of one micro-batch on the busiest stage, seconds (training_compute.cc).
 struct MicroBatchCompute {
-  double seconds = 0;
+  double seconds = 0;             // on the slowest pipeline stage: what paces the step
+  double bubble_stage = 0;        // on a stage without the head: what fills and drains the pipe
   double attention_rate = 0;      // achieved fraction of attention_peak of the attention core
   double attention_peak = 0;      // TFLOPS the attention core runs against (BF16 under FP8)
   double elementwise_passes = 0;  // forward, backward (two) and a full-recompute forward

@@ -32,9 +32,10 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   const double m = t.m;
   tb.compute = t_mb * m;
   // Pipeline bubble: (pp - 1) micro-batch times per step (GPipe/1F1B; Narayanan et al. 2021,
-  // eq. 1); the interleaved schedule with vp model chunks per rank divides it by vp (their
-  // 2.2.2: bubble fraction (p - 1) / (v m)).
-  tb.pp_bubble = (t.pp - 1) * t_mb / t.vp;
+  // eq. 1) of the stages the fill and drain run through (those without the head); the
+  // interleaved schedule with vp model chunks per rank divides it by vp (their 2.2.2: bubble
+  // fraction (p - 1) / (v m)).
+  tb.pp_bubble = (t.pp - 1) * mb.bubble_stage / t.vp;
   TrainingComm(t, f, mb, hw, l, cal, tb);
 
   // Optimizer step: memory-bound elementwise update. AdamW mixed precision reads gradient,
