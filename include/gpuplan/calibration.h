@@ -117,6 +117,10 @@ struct Calibration {
   // cudaLaunchKernel), microseconds. The host runs ahead of the GPU, so a LoRA step takes the
   // longer of its GPU time and its launches x this (src/core/perf/op_records.cc counts them).
   double eager_launch_us = kNotLoaded;
+  // Host time of DeepSpeed ZeRO-3's per-module parameter hooks (fetch before a submodule runs,
+  // release after), microseconds per parameterised module per pass. Like the launches, the host
+  // runs ahead of the GPU: a micro-batch takes the longer of its GPU time and its hooks.
+  double zero3_module_hook_us = kNotLoaded;
 
   // Achieved fraction of the link's one-direction bandwidth for NCCL ring collectives.
   double nvlink_efficiency = kNotLoaded;

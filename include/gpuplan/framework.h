@@ -65,6 +65,10 @@ struct Framework {
   // selective activation checkpointing as torchtitan applies it), not Megatron's recompute of
   // the attention core (selective_policy attention).
   bool selective_keeps_matmuls = false;
+  // Its ZeRO-3 gathers each parameterised submodule on its own, with Python hooks around every
+  // one (data/frameworks.csv zero3_fetch module: DeepSpeed ZeRO-3), not one flat all-gather per
+  // wrapped decoder layer (zero3_fetch layer: FSDP/FSDP2).
+  bool zero3_fetches_modules = false;
   std::string source;   // docs URLs the capabilities come from
   std::string checked;  // YYYY-MM-DD the sources were read
   std::string note;     // what the sources say and what stays unsupported for want of one

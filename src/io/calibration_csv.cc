@@ -34,6 +34,7 @@ constexpr Global kGlobals[] = {
     {"unfused_score_passes", &Calibration::unfused_score_passes, {0, 100}},
     {"train_layer_overhead_us", &Calibration::train_layer_overhead_us, {0, 1e5}},
     {"eager_launch_us", &Calibration::eager_launch_us, {0, 1e4}},
+    {"zero3_module_hook_us", &Calibration::zero3_module_hook_us, {0, 1e5}},
     {"nvlink_efficiency", &Calibration::nvlink_efficiency, {0.01, 1}},
     {"pcie_efficiency", &Calibration::pcie_efficiency, {0.01, 1}},
     {"host_link_gpus", &Calibration::host_link_gpus, {1, 16}},

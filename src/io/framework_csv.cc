@@ -62,6 +62,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                                         "attention_kernel",
                                         "main_grads",
                                         "selective_policy",
+                                        "zero3_fetch",
                                         "source",
                                         "checked",
                                         "note"});
@@ -97,6 +98,7 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
                              .value_or(f.attention_kernel);
     f.fp32_main_grads = r.OneOf("main_grads", {"param", "fp32"}) == "fp32";
     f.selective_keeps_matmuls = r.OneOf("selective_policy", {"attention", "matmuls"}) == "matmuls";
+    f.zero3_fetches_modules = r.OneOf("zero3_fetch", {"layer", "module"}) == "module";
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

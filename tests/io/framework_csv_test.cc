@@ -16,15 +16,15 @@ constexpr char kHeader[] =
     "name,label,launcher,full,lora,qlora,tp,sequence_parallel,cp,pp,vp,ep,zero_stages,"
     "zero_stages_model_parallel,offload_optimizer,offload_params,optimizer_in_backward,"
     "activation_offload,selective_recompute,optimizer_8bit,attention_kernel,main_grads,"
-    "selective_policy,source,checked,note\n";
+    "selective_policy,zero3_fetch,source,checked,note\n";
 // A good data-parallel row and a good model-parallel row.
 constexpr char kDp[] =
     "dp,Data parallel,accelerate,yes,yes,yes,no,no,no,no,no,no,0 1 2 "
-    "3,,yes,yes,no,no,no,yes,flash2,param,attention,"
+    "3,,yes,yes,no,no,no,yes,flash2,param,attention,module,"
     "https://example.org/dp,2026-12-01,\"a note, with a comma\"\n";
 constexpr char kMp[] =
     "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 "
-    "1,0,no,no,no,yes,yes,no,cudnn,fp32,matmuls,"
+    "1,0,no,no,no,yes,yes,no,cudnn,fp32,matmuls,layer,"
     "https://example.org/mp,2026-11-30,\n";
 
 TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
@@ -55,6 +55,8 @@ TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
   EXPECT_TRUE(mp.fp32_main_grads);
   EXPECT_FALSE(dp.selective_keeps_matmuls);
   EXPECT_TRUE(mp.selective_keeps_matmuls);
+  EXPECT_TRUE(dp.zero3_fetches_modules);
+  EXPECT_FALSE(mp.zero3_fetches_modules);
   EXPECT_EQ(t->Find("MP"), &t->rows[1]);
   EXPECT_EQ(t->Find("auto"), nullptr);
   EXPECT_EQ(t->Names(), "dp, mp");
@@ -99,9 +101,10 @@ TEST(FrameworkCsvTest, EachBadRowNamesFileLineAndField) {
       {"attention_kernel_unknown", DpWith(20, "flash3"), "f.csv:3:", "attention_kernel"},
       {"main_grads_unknown", DpWith(21, "fp16"), "f.csv:3:", "main_grads"},
       {"selective_policy_unknown", DpWith(22, "layers"), "f.csv:3:", "selective_policy"},
-      {"missing_source", DpWith(23, ""), "f.csv:3:", "source"},
-      {"source_not_a_url", DpWith(23, "the docs"), "docs URL", "source"},
-      {"checked_not_a_date", DpWith(24, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
+      {"zero3_fetch_unknown", DpWith(23, "tensor"), "f.csv:3:", "zero3_fetch"},
+      {"missing_source", DpWith(24, ""), "f.csv:3:", "source"},
+      {"source_not_a_url", DpWith(24, "the docs"), "docs URL", "source"},
+      {"checked_not_a_date", DpWith(25, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
       {"listed_twice", std::string(kDp) + kDp, "listed twice", "name"},
   };
   for (const Case& c : kCases) {
@@ -129,19 +132,22 @@ TEST(FrameworkCsvTest, ShippedTableKeepsTheFactsThePlannerRestsOn) {
     std::string name;
     bool lora, qlora, tp, cp, pp, vp, selective_recompute, keeps_matmuls;
     AttentionKernel kernel;
+    bool zero3_modules;
   };
-  // The PEFT stack is data parallel only and the one auto picks for adapters; Megatron-Core
-  // runs every model-parallel dimension but no QLoRA, selective recomputation of the attention
-  // core, and Transformer Engine's cuDNN attention (the others: FlashAttention-2 or SDPA's
-  // flash backend); torchtitan's selective recomputation is its op-level policy (every other
+  // The PEFT stack is data parallel only and the one auto picks for adapters (its ZeRO-3 is
+  // DeepSpeed's, per submodule, as is DeepSpeed's own; the FSDP stacks gather per layer);
+  // Megatron-Core runs every model-parallel dimension but no QLoRA, selective recomputation of the
+  // attention core, and Transformer Engine's cuDNN attention (the others: FlashAttention-2 or
+  // SDPA's flash backend); torchtitan's selective recomputation is its op-level policy (every other
   // matmul kept); the others checkpoint whole layers.
   constexpr AttentionKernel kFa2 = AttentionKernel::kFlash2;
   const Fact kFacts[] = {
-      {"peft", true, true, false, false, false, false, false, false, kFa2},
-      {"torchtune", true, true, false, false, false, false, false, false, kFa2},
-      {"megatron", true, false, true, true, true, true, true, false, AttentionKernel::kCudnn},
-      {"torchtitan", false, false, true, true, true, true, true, true, kFa2},
-      {"deepspeed", false, false, true, false, true, false, false, false, kFa2},
+      {"peft", true, true, false, false, false, false, false, false, kFa2, true},
+      {"torchtune", true, true, false, false, false, false, false, false, kFa2, false},
+      {"megatron", true, false, true, true, true, true, true, false, AttentionKernel::kCudnn,
+       false},
+      {"torchtitan", false, false, true, true, true, true, true, true, kFa2, false},
+      {"deepspeed", false, false, true, false, true, false, false, false, kFa2, true},
   };
   for (const Fact& f : kFacts) {
     SCOPED_TRACE(f.name);
@@ -156,6 +162,7 @@ TEST(FrameworkCsvTest, ShippedTableKeepsTheFactsThePlannerRestsOn) {
     EXPECT_EQ(row->caps.selective_recompute, f.selective_recompute);
     EXPECT_EQ(row->selective_keeps_matmuls, f.keeps_matmuls);
     EXPECT_EQ(row->attention_kernel, f.kernel);
+    EXPECT_EQ(row->zero3_fetches_modules, f.zero3_modules);
     EXPECT_FALSE(row->source.empty());
     EXPECT_FALSE(row->checked.empty());
   }

@@ -92,6 +92,12 @@ int AdaptedLinears(const Dims& d, LoraTargets targets, std::array<AdaptedLinear,
   return n;
 }
 
+double ParamModulesPerLayer(const Dims& d, bool lora, LoraTargets targets) {
+  std::array<AdaptedLinear, 7> linears;
+  const int all = AdaptedLinears(d, LoraTargets::kAll, linears);
+  return all + 2 + (lora ? 2 * AdaptedLinears(d, targets, linears) : 0);
+}
+
 // LoRA adapter parameters per layer (Hu et al. 2021): r x (in + out) per adapted matrix; every
 // linear layer by default (QLoRA paper, 4: "LoRA on all linear transformer block layers").
 double AdapterParamsPerLayer(const Dims& d, double rank, LoraTargets targets) {

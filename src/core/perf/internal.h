@@ -47,6 +47,9 @@ struct AdaptedLinear {
 int AdaptedLinears(const Dims& d, LoraTargets targets, std::array<AdaptedLinear, 7>& out);
 // LoRA adapter parameters per layer of the adapted linear layers.
 double AdapterParamsPerLayer(const Dims& d, double rank, LoraTargets targets);
+// A dense layer's submodules that hold parameters: its linear layers, its two norms and, with
+// LoRA, each adapted linear's A and B.
+double ParamModulesPerLayer(const Dims& d, bool lora, LoraTargets targets);
 
 // Ring collective time of `bytes` over `n` ranks (factor 2 all-reduce, 1 gather/scatter).
 double RingTime(double bytes, int n, double factor, double bw_bytes_s, double latency_s);

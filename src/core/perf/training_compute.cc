@@ -152,6 +152,9 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   mb.elementwise_passes =
       3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
   const double passes = mb.elementwise_passes;
+  const bool zero3_hooks =
+      t.transformer && l.zero == 3 && t.runner != nullptr && t.runner->zero3_fetches_modules;
+  const double modules = zero3_hooks ? ParamModulesPerLayer(d, t.lora, w.lora_targets) : 0;
   // One stage's micro-batch over `layers` of the transformer layers, with the output head or
   // without it.
   const auto stage_seconds = [&](double layers, bool head) {
@@ -179,17 +182,22 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     // 2 bytes per weight per pass (forward, backward, and the recompute forward).
     if (w.method == Method::kQlora)
       s += (passes - 1) * t.stage_layer_params * per_layer_share * 4.5 / bw_bytes;
+    // The host runs ahead of the GPU, so the micro-batch takes the longer of the two. It
+    // dispatches every kernel of a LoRA step (eager PyTorch): the adapters multiply the launches
+    // (PEFT adds about 16 per adapted linear layer), so small LoRA micro-batches are
+    // launch-bound. DeepSpeed ZeRO-3 runs a fetch and a release hook around every parameterised
+    // submodule in each pass (forward, backward, recompute forward), whatever the tokens: small
+    // micro-batches wait for them (deepspeedai/DeepSpeed#5047, #6649).
+    double host = 0;
     if (t.lora && t.transformer) {
       s += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes) *
            per_layer_share;
-      // The host dispatches every kernel of the step (eager PyTorch); it runs ahead of the GPU,
-      // so the micro-batch takes the longer of the two. The adapters multiply the launches (PEFT
-      // adds about 16 per adapted linear layer), so small LoRA micro-batches are launch-bound.
-      const double host = (LayerKernels(t.ops(), t.rerun) * layers + ModelKernels(t.ops())) *
-                          cal.eager_launch_us * 1e-6;
-      s = std::max(s, host);
+      host += (LayerKernels(t.ops(), t.rerun) * layers + ModelKernels(t.ops())) *
+              cal.eager_launch_us * 1e-6;
     }
-    return s;
+    if (zero3_hooks)
+      host += (passes - 1) * layers * modules * cal.zero3_module_hook_us * 1e-6;
+    return std::max(s, host);
   };
   if (!t.transformer || t.pp == 1) {
     mb.seconds = mb.bubble_stage = stage_seconds(t.stage_layers, true);
