@@ -164,6 +164,9 @@ struct Estimate {
     // (the rest moves activations or pages 8-bit states). No smaller micro-batch at the same
     // recomputation makes it smaller: the layout search bounds memory savers with it.
     double offload_states = 0;
+    // Pipelines: how much longer the last stage, which also runs the output head and the loss,
+    // takes per micro-batch than the others (0.5 = 50% longer); it paces every micro-batch.
+    double head_stage_extra = 0;
   } time;
   struct Throughput {
     double tokens_per_s_per_gpu = 0;

@@ -52,6 +52,8 @@ struct Context {
   double step_s = 0;     // 0 = not a training step
   double dp_comm_s = 0;  // exposed data-parallel communication per step
   double tp_comm_s = 0;  // exposed tensor-parallel communication per step
+  // Pipelines: the last stage's extra time over the others' (Estimate::Time::head_stage_extra).
+  double head_stage_extra = 0;
   double memory_per_gpu_gib = 0;
   double memory_capacity_gib = 0;
   double memory_p90_gib = 0;            // at p90 of the model's memory error (0 = no error table)

@@ -121,6 +121,21 @@ void TensorParallelLink(const Context& c, std::vector<Advice>& out) {
   }
 }
 
+// The last pipeline stage runs the output head and the loss beside its layers; with a large
+// vocabulary and few layers per stage every micro-batch waits for it. Megatron-Core and
+// torchtitan let the user give it fewer layers.
+void PipelineHeadStage(const Context& c, std::vector<Advice>& out) {
+  if (c.pp < 2 || c.head_stage_extra < 0.1)
+    return;
+  Add(out, "pipeline-head-stage", Severity::kInfo,
+      "the last of the " + std::to_string(c.pp) +
+          " pipeline stages also runs the output head and the loss: it takes " +
+          Num(c.head_stage_extra * 100) +
+          "% longer than the others and every micro-batch waits for it; give it fewer layers "
+          "(Megatron-Core --decoder-last-pipeline-num-layers or --account-for-loss-in-pipeline-"
+          "split, torchtitan's per-stage layer counts) or use fewer stages");
+}
+
 void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
   if (!c.workload->IsTraining())
     return;
@@ -298,12 +313,13 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
   }
 }
 
-constexpr Rule kRules[] = {PrecisionSupport, TrainingOnInferenceGpus,
-                           MultiNodeNetwork, TensorParallelLink,
-                           CpuPerGpu,        JpegDecode,
-                           RamPerGpu,        MemoryHeadroom,
-                           LegacyGeneration, Storage,
-                           Billing,          Security};
+constexpr Rule kRules[] = {PrecisionSupport,  TrainingOnInferenceGpus,
+                           MultiNodeNetwork,  TensorParallelLink,
+                           PipelineHeadStage, CpuPerGpu,
+                           JpegDecode,        RamPerGpu,
+                           MemoryHeadroom,    LegacyGeneration,
+                           Storage,           Billing,
+                           Security};
 
 }  // namespace
 

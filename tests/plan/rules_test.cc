@@ -149,6 +149,19 @@ const RuleCase kRuleCases[] = {
      [](Context& c) { c.tp = 2; }, "tensor-parallel-needs-nvlink", Severity::kWarning},
     {"TensorParallelOverNvlinkIsFine", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
      [](Context& c) { c.tp = 2; }, "tensor-parallel-needs-nvlink", std::nullopt},
+    // One layer per stage and a 32,000-token head: the last stage does 1.5 layers' work.
+    {"AHeavyHeadStageIsFlagged", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.pp = 40;
+       c.head_stage_extra = 0.52;
+     },
+     "pipeline-head-stage", Severity::kInfo},
+    {"ALightHeadStageIsNot", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.pp = 4;
+       c.head_stage_extra = 0.03;
+     },
+     "pipeline-head-stage", std::nullopt},
     // Host.
     {"ImageSamplesWantEightVcpuPerGpu", "ecs.gn6i-c4g1.xlarge",
      [] {

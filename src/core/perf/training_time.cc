@@ -36,6 +36,8 @@ void TrainingTime(const TrainingShape& t, const TrainingFlops& f, const Workload
   // interleaved schedule with vp model chunks per rank divides it by vp (their 2.2.2: bubble
   // fraction (p - 1) / (v m)).
   tb.pp_bubble = (t.pp - 1) * mb.bubble_stage / t.vp;
+  est.time.head_stage_extra =
+      t.pp > 1 && mb.bubble_stage > 0 ? std::max(0.0, mb.seconds / mb.bubble_stage - 1) : 0;
   TrainingComm(t, f, mb, hw, l, cal, tb);
 
   // Optimizer step: memory-bound elementwise update. AdamW mixed precision reads gradient,
