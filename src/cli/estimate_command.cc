@@ -108,6 +108,12 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
       e.throughput.tokens_per_s_per_gpu, e.throughput.tflops_per_gpu, 100 * e.throughput.mfu,
       Num(e.peak_tflops),
       e.mfu_basis.empty() ? "" : " (model FLOPs: " + std::string(e.mfu_basis) + ")");
+  if (e.time.head_stage_extra >= 0.005) {
+    s += fmt::format(
+        "pipeline: the last stage also runs the output head and takes {:.1f}% longer per "
+        "micro-batch than the others; every micro-batch waits for it\n",
+        100 * e.time.head_stage_extra);
+  }
   if (e.memory.host_gib > 0 && e.memory.host_capacity_gib > 0) {
     s += fmt::format("host RAM for offload: {:.1f} GiB per node of {:.1f} usable\n",
                      e.memory.host_gib, e.memory.host_capacity_gib);
