@@ -18,10 +18,7 @@ namespace gpuplan::perf {
 namespace {
 
 Framework DataParallelStack(bool fp32_main_grads) {
-  Framework f;
-  f.name = fp32_main_grads ? "megatron" : "peft";
-  f.caps.full = true;
-  f.caps.zero_stages = 0b0011;
+  Framework f = testing::FullTrainingStack(fp32_main_grads ? "megatron" : "peft", 0b0011);
   f.caps.offload_optimizer = true;
   f.fp32_main_grads = fp32_main_grads;
   return f;

@@ -17,10 +17,7 @@ namespace gpuplan::perf {
 namespace {
 
 Framework FsdpStack(bool keeps_matmuls) {
-  Framework f;
-  f.name = keeps_matmuls ? "torchtitan" : "megatron";
-  f.caps.full = true;
-  f.caps.zero_stages = 0b1101;
+  Framework f = testing::FullTrainingStack(keeps_matmuls ? "torchtitan" : "megatron", 0b1101);
   f.caps.selective_recompute = true;
   f.selective_keeps_matmuls = keeps_matmuls;
   return f;

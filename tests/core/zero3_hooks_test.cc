@@ -16,10 +16,7 @@ namespace gpuplan::perf {
 namespace {
 
 Framework ShardedStack(bool per_module) {
-  Framework f;
-  f.name = per_module ? "deepspeed" : "fsdp";
-  f.caps.full = true;
-  f.caps.zero_stages = 0b1001;
+  Framework f = testing::FullTrainingStack(per_module ? "deepspeed" : "fsdp", 0b1001);
   f.zero3_fetches_modules = per_module;
   return f;
 }

@@ -3,7 +3,11 @@
 #ifndef GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_
 #define GPUPLAN_TESTS_TESTING_PERF_FIXTURES_H_
 
+#include <string>
+#include <utility>
+
 #include "gpuplan/catalog.h"
+#include "gpuplan/framework.h"
 #include "gpuplan/model.h"
 
 namespace gpuplan::testing {
@@ -112,6 +116,16 @@ inline ModelArch Qwen3_30B_A3B() {
   m.moe.top_k = 8;
   m.moe.expert_ffn = 768;
   return m;
+}
+
+// A framework that runs full training under the ZeRO stages set in `zero_stages` (bit s = stage
+// s) and nothing else; a test sets the property it exercises.
+inline Framework FullTrainingStack(std::string name, unsigned zero_stages) {
+  Framework f;
+  f.name = std::move(name);
+  f.caps.full = true;
+  f.caps.zero_stages = zero_stages;
+  return f;
 }
 
 }  // namespace gpuplan::testing
