@@ -144,6 +144,9 @@ struct Calibration {
   // of the token dispatch/combine all-to-all hidden behind compute (Megatron/DeepEP overlap).
   double moe_load_imbalance = kNotLoaded;
   double moe_a2a_overlap = kNotLoaded;
+  // The fraction of those all-to-alls hidden when training turns the overlap on
+  // (Workload::moe_a2a_overlap).
+  double moe_a2a_overlap_on = kNotLoaded;
   // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
   // the host sync for the dispatch's token counts), microseconds.
   double moe_layer_overhead_us = kNotLoaded;

@@ -312,6 +312,10 @@ struct Workload {
   // when adding tokens.
   bool train_embeddings = false;
   bool flash_attention = true;  // fused attention without the s^2 score matrix
+  // MoE training overlaps each micro-batch's expert-parallel all-to-alls with another's compute
+  // (Megatron-Core --overlap-moe-expert-parallel-comm, Megatron-Bridge moe_a2a_overlap; YAML key
+  // moe_a2a_overlap, flag --moe-a2a-overlap). Off by default, as in Megatron-Core.
+  bool moe_a2a_overlap = false;
   Dataset dataset;
   Constraints constraints;
   Objective objective = Objective::kCost;

@@ -112,6 +112,8 @@ void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
     w.weight_bits = 4;
   if (f.no_flash_attention)
     w.flash_attention = false;
+  if (f.moe_a2a_overlap)
+    w.moe_a2a_overlap = true;
   if (f.no_master_weights)
     w.master_weights = false;
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
@@ -411,6 +413,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "Dropout probability on each LoRA adapter's input (default 0)");
   cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
+  cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
+                "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "
+                "another's compute (Megatron-Core --overlap-moe-expert-parallel-comm)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,
                 "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
   AddWholeNumberFlags(cmd, f, kArchFlags, "Inline architecture: ");

@@ -52,6 +52,7 @@ struct WorkloadFlags {
   // Inference: per request and the engine's batch.
   std::optional<int> prompt_tokens, output_tokens, batch;
   bool no_flash_attention = false;
+  bool moe_a2a_overlap = false;
   bool no_master_weights = false;  // pure 16-bit training (Workload::master_weights = false)
 
   // Planning (AddPlanningFlags): constraints, serving targets and the objective.

@@ -136,6 +136,18 @@ void PipelineHeadStage(const Context& c, std::vector<Advice>& out) {
           "split, torchtitan's per-stage layer counts) or use fewer stages");
 }
 
+// MoE training whose expert all-to-alls are a large part of the step, not overlapped: Megatron-
+// Core can run them behind another micro-batch's compute (calibration.csv moe_a2a_overlap_on).
+void MoeAllToAllOverlap(const Context& c, std::vector<Advice>& out) {
+  if (c.workload->moe_a2a_overlap || c.step_s <= 0 || c.ep_comm_s < 0.1 * c.step_s)
+    return;
+  Add(out, "moe-a2a-overlap", Severity::kInfo,
+      "the experts' all-to-alls take " + Num(100 * c.ep_comm_s / c.step_s) +
+          "% of each step; Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge "
+          "moe_a2a_overlap) runs them behind another micro-batch's compute: if your stack runs "
+          "it, set moe_a2a_overlap: true (--moe-a2a-overlap) and gpuplan plans with it");
+}
+
 void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
   if (!c.workload->IsTraining())
     return;
@@ -315,11 +327,11 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
 
 constexpr Rule kRules[] = {PrecisionSupport,  TrainingOnInferenceGpus,
                            MultiNodeNetwork,  TensorParallelLink,
-                           PipelineHeadStage, CpuPerGpu,
-                           JpegDecode,        RamPerGpu,
-                           MemoryHeadroom,    LegacyGeneration,
-                           Storage,           Billing,
-                           Security};
+                           PipelineHeadStage, MoeAllToAllOverlap,
+                           CpuPerGpu,         JpegDecode,
+                           RamPerGpu,         MemoryHeadroom,
+                           LegacyGeneration,  Storage,
+                           Billing,           Security};
 
 }  // namespace
 

@@ -338,6 +338,9 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   l.ep = ToInt(ep.value_or(1));
   l.vp = ToInt(vp.value_or(1));
   in.balanced_routing = Contains(notes, "force-balance");
+  // The recipe overlaps the MoE all-to-alls with another micro-batch's compute (Megatron-Bridge
+  // moe_a2a_overlap=True; matched in lower case).
+  in.w.moe_a2a_overlap = Contains(notes, "moe_a2a_overlap=true");
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1)
     return "parallel degrees must be >= 1";

@@ -52,6 +52,7 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "train_embeddings",
                                               "master_weights",
                                               "flash_attention",
+                                              "moe_a2a_overlap",
                                               "dataset",
                                               "constraints",
                                               "objective",
@@ -574,6 +575,8 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.train_embeddings = r.Bool(v, key).value_or(false);
   } else if (key == "flash_attention") {
     w.flash_attention = r.Bool(v, key).value_or(true);
+  } else if (key == "moe_a2a_overlap") {
+    w.moe_a2a_overlap = r.Bool(v, key).value_or(false);
   } else if (key == "master_weights") {
     w.master_weights = r.Bool(v, key).value_or(true);
   } else {

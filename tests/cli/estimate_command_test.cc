@@ -334,6 +334,43 @@ TEST(EstimateCommandTest, TheHeadsPipelineStageIsReported) {
   }
 }
 
+TEST(EstimateCommandTest, MoeAllToAllOverlapHidesMostOfTheDispatch) {
+  // Qwen3-30B-A3B, experts over 16 A100s on two nodes: --moe-a2a-overlap hides
+  // moe_a2a_overlap_on (0.8) of the dispatch and combine behind another micro-batch.
+  const std::vector<std::string> args = {"estimate",
+                                         "--model",
+                                         "qwen3-30b-a3b",
+                                         "--task",
+                                         "pretrain",
+                                         "--gpu",
+                                         "A100",
+                                         "--gpus",
+                                         "16",
+                                         "--ep",
+                                         "16",
+                                         "--tp",
+                                         "1",
+                                         "--pp",
+                                         "1",
+                                         "--micro-batch",
+                                         "1",
+                                         "--global-batch",
+                                         "64",
+                                         "--json"};
+  const CliRun plain = RunGpuplan(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> overlapped_args = args;
+  overlapped_args.push_back("--moe-a2a-overlap");
+  const CliRun overlapped = RunGpuplan(overlapped_args);
+  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
+  const double before =
+      nlohmann::json::parse(plain.out)["time"]["breakdown"]["ep_comm"].get<double>();
+  const double after =
+      nlohmann::json::parse(overlapped.out)["time"]["breakdown"]["ep_comm"].get<double>();
+  ASSERT_GT(before, 0);
+  EXPECT_NEAR(after / before, 0.2, 1e-9);
+}
+
 TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
   // A probe that measured a slow GEMM (30% of peak) on this A100 must slow the estimate down.
   const std::string path = ::testing::TempDir() + "probe_a100.json";

@@ -80,6 +80,29 @@ objective: time
   EXPECT_DOUBLE_EQ(*w->constraints.deadline_hours, 12.5);
 }
 
+TEST(WorkloadYamlTest, MoeAllToAllOverlapIsOffUnlessAsked) {
+  struct Case {
+    const char* name;
+    const char* line;
+    bool want;
+  };
+  const Case kCases[] = {{"unset", "", false},
+                         {"on", "moe_a2a_overlap: true\n", true},
+                         {"off", "moe_a2a_overlap: false\n", false}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(
+        std::string("task: pretrain\nmodel: qwen3-30b-a3b\ntokens: 1B\n") + c.line, "m.yaml");
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    EXPECT_EQ(w->moe_a2a_overlap, c.want);
+  }
+  Result<Workload> bad =
+      ParseWorkloadYaml("task: pretrain\nmodel: qwen3-30b-a3b\nmoe_a2a_overlap: often\n", "m.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("moe_a2a_overlap"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(WorkloadYamlTest, AmountsTakeSuffixes) {
   struct Case {
     const char* text;

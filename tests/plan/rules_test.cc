@@ -156,6 +156,18 @@ const RuleCase kRuleCases[] = {
        c.head_stage_extra = 0.52;
      },
      "pipeline-head-stage", Severity::kInfo},
+    {"ExposedExpertAllToAllsSuggestTheOverlap", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.step_s = 10;
+       c.ep_comm_s = 3;
+     },
+     "moe-a2a-overlap", Severity::kInfo},
+    {"ASmallAllToAllShareSaysNothing", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.step_s = 10;
+       c.ep_comm_s = 0.5;
+     },
+     "moe-a2a-overlap", std::nullopt},
     {"ALightHeadStageIsNot", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
      [](Context& c) {
        c.pp = 4;

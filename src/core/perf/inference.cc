@@ -173,9 +173,9 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
       l.tp > 1 ? d.layers * CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
                      RingTime(tokens * d.h * s.act_bytes, l.tp, 2, s.tp_bw, s.tp_latency)
                : 0;
-  const double ep_comm =
-      MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
-                         CollectiveForwardPasses(s.ops, OpGroup::kExpert), s.act_bytes);
+  const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
+                                            CollectiveForwardPasses(s.ops, OpGroup::kExpert),
+                                            s.act_bytes, cal.moe_a2a_overlap);
   const double prefill_mem = s.weight_bytes * pp / s.bw;
   return std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm;
 }
@@ -207,9 +207,9 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
                          arch.moe.experts
                    : 1;
   const double t_weights = (s.weight_bytes - s.expert_bytes * (1 - touched)) * pp / s.bw;
-  const double t_ep =
-      MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share,
-                         CollectiveForwardPasses(s.ops, OpGroup::kExpert), s.act_bytes);
+  const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share,
+                                         CollectiveForwardPasses(s.ops, OpGroup::kExpert),
+                                         s.act_bytes, cal.moe_a2a_overlap);
   const double t_kv = kv_bytes / s.bw;
   memory_bound = t_weights + t_kv >= t_arithmetic;
   const double tp_comm_layer =

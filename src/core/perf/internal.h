@@ -75,10 +75,11 @@ void ApplyMoeDims(const ModelArch& m, Dims& d);
 // GPUs one expert's weights are spread over: ep x tp while that fits in tp x dp.
 double ExpertShards(const Layout& l);
 // Token dispatch and combine of `tokens` on this GPU over `moe_layers` MoE layers, `passes`
-// all-to-alls per layer, seconds (0 without expert parallelism).
+// all-to-alls per layer, seconds (0 without expert parallelism), of which `hidden` (a fraction)
+// runs behind compute.
 double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
                           const Calibration& cal, double tokens, double moe_layers, double passes,
-                          double act_bytes);
+                          double act_bytes, double hidden);
 // Achieved efficiency of the expert GEMMs at the rows each expert receives from `tokens`.
 double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                             const Calibration& cal, const Gpu& gpu, double peak, double tokens,

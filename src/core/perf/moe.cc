@@ -63,15 +63,16 @@ double DispatchSeconds(double tokens, double top_k, double token_bytes, int ep, 
 
 // Token dispatch and combine of one micro-batch's `tokens` on this GPU over all its MoE layers
 // (`moe_layers`), `passes` all-to-alls per layer (forward dispatch + combine = 2, backward 2
-// more, a full-recompute forward 2 more): top_k copies of each token's hidden state.
+// more, a full-recompute forward 2 more): top_k copies of each token's hidden state; the
+// `hidden` fraction of them runs behind compute.
 double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
                           const Calibration& cal, double tokens, double moe_layers, double passes,
-                          double act_bytes) {
+                          double act_bytes, double hidden) {
   if (l.ep <= 1 || d.routed_copies <= 0)
     return 0;
   const double top_k = d.routed_copies / d.moe_layer_share;
   return moe_layers * passes * DispatchSeconds(tokens, top_k, d.h * act_bytes, l.ep, hw, cal) *
-         (1 - cal.moe_a2a_overlap);
+         (1 - hidden);
 }
 
 // Achieved GEMM efficiency of the expert GEMMs: each expert multiplies only the tokens routed

@@ -80,6 +80,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   // Parameters held by the busiest pipeline stage (the first: its layers plus the embedding;
   // Megatron gives the last stage the head, so with pp > 1 each end holds one vocab x h table).
   t.stage_layers = t.transformer ? std::ceil(d.layers / t.pp) : 0;
+  t.a2a_overlap = w.moe_a2a_overlap;
   t.stage_embed = !t.transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
   // Routed experts are sharded over ExpertShards (ep x tp) instead of tp.
   const double stage_experts = t.stage_layers * d.expert_layer_params / ExpertShards(l);

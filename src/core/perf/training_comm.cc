@@ -104,10 +104,13 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
       tb.pp_comm = 2 * m * t.vp * tokens_mb * d.h / t.tp * e / bw;
     }
     // MoE token dispatch and combine records over the ep group, forward and backward (and in a
-    // full-recompute forward), not overlapped beyond moe_a2a_overlap.
-    tb.ep_comm = m * MoeAllToAllSeconds(d, l, hw, cal, tokens_mb / (l.sequence_parallel ? t.tp : 1),
-                                        t.stage_layers * d.moe_layer_share,
-                                        CollectivePasses(r, OpGroup::kExpert, t.rerun), e);
+    // full-recompute forward), not overlapped beyond moe_a2a_overlap, or moe_a2a_overlap_on when
+    // the run overlaps one micro-batch's all-to-alls with another's compute.
+    tb.ep_comm =
+        m * MoeAllToAllSeconds(d, l, hw, cal, tokens_mb / (l.sequence_parallel ? t.tp : 1),
+                               t.stage_layers * d.moe_layer_share,
+                               CollectivePasses(r, OpGroup::kExpert, t.rerun), e,
+                               t.a2a_overlap ? cal.moe_a2a_overlap_on : cal.moe_a2a_overlap);
   }
   tb.dp_comm = DataParallelSeconds(t, mb.seconds, mb.seconds * BackwardShare(f, t), hw, l, cal);
 }
