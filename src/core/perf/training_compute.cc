@@ -102,68 +102,39 @@ TrainingFlops FlopsOf(const TrainingShape& t, const ModelArch& arch) {
   return f;
 }
 
-MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
-                                    const Workload& w, const ModelArch& arch, const Hardware& hw,
-                                    const Layout& l, const Calibration& cal, double peak) {
-  const Dims& d = t.d;
-  const Gpu& gpu = *hw.gpu;
-  const ArchEfficiency& eff_row = t.eff();
-  const double e = t.e;
-  MicroBatchCompute mb;
-  const double tokens_mb = t.s_local * t.b;
-  const double dim = t.transformer ? d.h / t.tp : cal.conv_gemm_dim;
-  // A convolution's GEMM has batch x height x width rows: saturated for any real batch.
-  const double gemm_rows = t.transformer ? tokens_mb : kSaturatedGemmRows;
-  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, e);
-  // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
-  // the fraction of peak of the kernel the layout's framework runs (cuDNN's fused attention
-  // under Megatron/NeMo on Hopper, FlashAttention-2 elsewhere); unfused attention materialises
-  // the scores and is memory-bound.
-  mb.attention_rate = t.flash ? 2 * eff_row.AttentionFraction(AttentionKernelFor(w.frameworks, l))
-                              : gemm_eff * cal.unfused_attention_factor;
-  // FP8 training casts the GEMMs' inputs to FP8 but runs dot-product attention in BF16:
-  // Transformer Engine's recipes default to fp8_dpa = False (FP8 attention is opt-in), so the
-  // attention core runs against the BF16 peak, not the FP8 one.
-  mb.attention_peak = peak;
-  if (w.precision == Precision::kFp8)
-    mb.attention_peak = PeakTflops(gpu, Precision::kBf16).value_or(peak);
-  const double peak_flops = peak * 1e12;
-  const double gemm_mb =
-      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb / t.tp;
-  const double head_mb = t.transformer ? f.head_hw_per_token * tokens_mb / t.tp : 0;
-  const double attn_flops_mb = f.attention_hw_per_token * tokens_mb / t.tp;
-  // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
-  // together), and every rank waits for the busiest expert (load imbalance).
-  double expert_extra = 0;  // seconds per unit of a stage's share of the model's GEMM FLOPs
-  if (arch.IsMoe() && t.transformer) {
-    const double active = d.active_params - d.embed_params + d.head_params;
-    const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
-    const double eff_expert =
-        ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision, e);
-    expert_extra =
-        gemm_mb * expert_share *
-        (cal.moe_load_imbalance / (peak_flops * eff_expert) - 1 / (peak_flops * gemm_eff));
-  }
-  // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
-  // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
-  // twice the forward's.
-  const double bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
-  // Full recomputation and the matmul-keeping policy run the elementwise records again.
-  mb.elementwise_passes =
-      3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
-  const double passes = mb.elementwise_passes;
-  const bool zero3_hooks =
-      t.transformer && l.zero == 3 && t.runner != nullptr && t.runner->zero3_fetches_modules;
-  const double modules = zero3_hooks ? ParamModulesPerLayer(d, t.lora, w.lora_targets) : 0;
+namespace {
+
+// What one micro-batch costs a pipeline stage: the model's GEMM, head and attention FLOPs of the
+// micro-batch, the rates they run at, and the stage's memory-bound and host work per layer.
+struct StageCost {
+  const TrainingShape& t;
+  const Workload& w;
+  const ModelArch& arch;
+  const Calibration& cal;
+  double gemm_mb = 0;       // the model's GEMM FLOPs of the micro-batch per GPU (head included)
+  double head_mb = 0;       // of them, the output head's
+  double attn_mb = 0;       // attention core FLOPs
+  double expert_extra = 0;  // MoE: extra seconds of the expert GEMMs, whole model
+  double gemm_rate = 0;     // FLOP/s of the GEMMs
+  double attention_rate = 0;
+  double bw_bytes = 0;  // achieved memory bandwidth, bytes/s
+  double passes = 0;    // elementwise passes (MicroBatchCompute::elementwise_passes)
+  double peak_flops = 0;
+  double gemm_fraction = 0;
+  double modules = 0;  // parameterised submodules per layer, when ZeRO-3 hooks each
+  bool zero3_hooks = false;
+
   // One stage's micro-batch over `layers` of the transformer layers, with the output head or
   // without it.
-  const auto stage_seconds = [&](double layers, bool head) {
+  double Seconds(double layers, bool head) const {
+    const Dims& d = t.d;
+    const double e = t.e;
+    const double tokens_mb = t.s_local * t.b;
     const double share = t.transformer ? layers / d.layers : 1;
     const double per_layer_share =
         t.transformer && t.stage_layers > 0 ? layers / t.stage_layers : 1;
-    double s = ((gemm_mb - head_mb) * share + (head ? head_mb : 0)) / (peak_flops * gemm_eff) +
-               attn_flops_mb * share / (mb.attention_peak * 1e12 * mb.attention_rate) +
-               expert_extra * share;
+    double s = ((gemm_mb - head_mb) * share + (head ? head_mb : 0)) / gemm_rate +
+               attn_mb * share / attention_rate + expert_extra * share;
     if (t.transformer) {
       s += cal.elementwise_traffic * ElementwiseElementsPerLayer(t.ops()) / t.tp * e * tokens_mb *
            layers * passes / bw_bytes;
@@ -190,17 +161,73 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     // micro-batches wait for them (deepspeedai/DeepSpeed#5047, #6649).
     double host = 0;
     if (t.lora && t.transformer) {
-      s += AdapterSeconds(t, tokens_mb, peak_flops, eff_row.gemm_fraction, bw_bytes) *
-           per_layer_share;
+      s += AdapterSeconds(t, tokens_mb, peak_flops, gemm_fraction, bw_bytes) * per_layer_share;
       host += (LayerKernels(t.ops(), t.rerun) * layers + ModelKernels(t.ops())) *
               cal.eager_launch_us * 1e-6;
     }
     if (zero3_hooks)
       host += (passes - 1) * layers * modules * cal.zero3_module_hook_us * 1e-6;
     return std::max(s, host);
-  };
+  }
+};
+
+}  // namespace
+
+MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops& f,
+                                    const Workload& w, const ModelArch& arch, const Hardware& hw,
+                                    const Layout& l, const Calibration& cal, double peak) {
+  const Dims& d = t.d;
+  const Gpu& gpu = *hw.gpu;
+  const ArchEfficiency& eff_row = t.eff();
+  MicroBatchCompute mb;
+  const double tokens_mb = t.s_local * t.b;
+  const double dim = t.transformer ? d.h / t.tp : cal.conv_gemm_dim;
+  // A convolution's GEMM has batch x height x width rows: saturated for any real batch.
+  const double gemm_rows = t.transformer ? tokens_mb : kSaturatedGemmRows;
+  const double gemm_eff = GemmEfficiency(eff_row, cal, gpu, peak, dim, gemm_rows, w.precision, t.e);
+  // Fused attention runs causal (skips the masked half of the counted square: Dao 2023) at
+  // the fraction of peak of the kernel the layout's framework runs (cuDNN's fused attention
+  // under Megatron/NeMo on Hopper, FlashAttention-2 elsewhere); unfused attention materialises
+  // the scores and is memory-bound.
+  mb.attention_rate = t.flash ? 2 * eff_row.AttentionFraction(AttentionKernelFor(w.frameworks, l))
+                              : gemm_eff * cal.unfused_attention_factor;
+  // FP8 training casts the GEMMs' inputs to FP8 but runs dot-product attention in BF16:
+  // Transformer Engine's recipes default to fp8_dpa = False (FP8 attention is opt-in), so the
+  // attention core runs against the BF16 peak, not the FP8 one.
+  mb.attention_peak = peak;
+  if (w.precision == Precision::kFp8)
+    mb.attention_peak = PeakTflops(gpu, Precision::kBf16).value_or(peak);
+  StageCost c{.t = t, .w = w, .arch = arch, .cal = cal};
+  c.peak_flops = peak * 1e12;
+  c.gemm_fraction = eff_row.gemm_fraction;
+  c.gemm_rate = c.peak_flops * gemm_eff;
+  c.attention_rate = mb.attention_peak * 1e12 * mb.attention_rate;
+  c.gemm_mb =
+      (f.hardware_per_token - f.attention_hw_per_token - f.adapter_hw_per_token) * tokens_mb / t.tp;
+  c.head_mb = t.transformer ? f.head_hw_per_token * tokens_mb / t.tp : 0;
+  c.attn_mb = f.attention_hw_per_token * tokens_mb / t.tp;
+  // MoE: the expert share of the GEMMs runs at the per-expert token count (the ep ranks' tokens
+  // together), and every rank waits for the busiest expert (load imbalance).
+  if (arch.IsMoe() && t.transformer) {
+    const double active = d.active_params - d.embed_params + d.head_params;
+    const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
+    const double eff_expert =
+        ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision, t.e);
+    c.expert_extra = c.gemm_mb * expert_share *
+                     (cal.moe_load_imbalance / (c.peak_flops * eff_expert) - 1 / c.gemm_rate);
+  }
+  // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
+  // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
+  // twice the forward's. Full recomputation and the matmul-keeping policy run them again.
+  c.bw_bytes = gpu.memory_bandwidth_gbs * 1e9 * eff_row.memory_bw_fraction;
+  mb.elementwise_passes =
+      3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
+  c.passes = mb.elementwise_passes;
+  c.zero3_hooks =
+      t.transformer && l.zero == 3 && t.runner != nullptr && t.runner->zero3_fetches_modules;
+  c.modules = c.zero3_hooks ? ParamModulesPerLayer(d, t.lora, w.lora_targets) : 0;
   if (!t.transformer || t.pp == 1) {
-    mb.seconds = mb.bubble_stage = stage_seconds(t.stage_layers, true);
+    mb.seconds = mb.bubble_stage = c.Seconds(t.stage_layers, true);
     return mb;
   }
   // Pipeline stages: the layers split as evenly as they go, the last stage (which also runs the
@@ -210,8 +237,8 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   // --decoder-last-pipeline-num-layers and torchtitan's per-stage layer counts set the split).
   const double last_layers =
       std::fmod(d.layers, t.pp) == 0 ? d.layers / t.pp : std::floor(d.layers / t.pp);
-  mb.bubble_stage = stage_seconds(t.stage_layers, false);
-  mb.seconds = std::max(mb.bubble_stage, stage_seconds(last_layers, true));
+  mb.bubble_stage = c.Seconds(t.stage_layers, false);
+  mb.seconds = std::max(mb.bubble_stage, c.Seconds(last_layers, true));
   return mb;
 }
 
