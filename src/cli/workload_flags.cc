@@ -279,6 +279,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"lora_targets", "--lora-targets", !f.lora_targets.empty()},
       {"lora_dropout", "--lora-dropout", f.lora_dropout.has_value()},
       {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
+      {"moe_a2a_overlap", "--moe-a2a-overlap", f.moe_a2a_overlap},
       {"precision", "--precision", !f.precision.empty()},
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},

@@ -308,6 +308,11 @@ Status ValidateMethod(const Workload& w) {
   if (w.method == Method::kQlora && w.weight_bits == 8) {
     return Bad("weight_bits", "4 for qlora (NF4 base weights)", "8");
   }
+  // The overlap of one micro-batch's expert all-to-alls with another's compute is a training
+  // schedule; serving engines overlap theirs as the engine does.
+  if (w.moe_a2a_overlap && !w.IsTraining()) {
+    return Bad("moe_a2a_overlap", "false unless the task trains (pretrain or finetune)", "true");
+  }
   if (w.task == Task::kHpc && w.precision != Precision::kFp64 && w.precision != Precision::kFp32) {
     return Bad("precision", "fp64 or fp32 for task hpc", std::string(PrecisionName(w.precision)));
   }

@@ -29,13 +29,8 @@ Result<Estimate> Llama3Pretraining(bool keeps_matmuls, Recompute rc) {
   Workload w = testing::Training(Method::kFull, 8192, 16);
   w.frameworks = {FsdpStack(keeps_matmuls)};
   const Gpu gpu = testing::H100();
-  Layout l;
-  l.dp = 8;
-  l.zero = 3;
-  l.micro_batch = 2;
-  l.recompute = rc;
-  return EstimateRun(w, testing::Llama3_8B(), HardwareFor(gpu, 8, 8), l,
-                     testing::EmbeddedCalibration());
+  return EstimateRun(w, testing::Llama3_8B(), HardwareFor(gpu, 8, 8),
+                     testing::ShardedLayout(8, 3, 2, rc), testing::EmbeddedCalibration());
 }
 
 TEST(SelectivePolicyTest, ActivationsFollowTheFrameworksPolicy) {

@@ -27,12 +27,8 @@ double MicroBatchCompute(bool per_module, int seq, Recompute rc, const Calibrati
   Workload w = testing::Training(Method::kFull, seq, 8);
   w.frameworks = {ShardedStack(per_module)};
   const Gpu gpu = testing::H100();
-  Layout l;
-  l.dp = 8;
-  l.zero = 3;
-  l.micro_batch = 1;
-  l.recompute = rc;
-  const Result<Estimate> e = EstimateRun(w, arch, HardwareFor(gpu, 8, 8), l, cal);
+  const Result<Estimate> e =
+      EstimateRun(w, arch, HardwareFor(gpu, 8, 8), testing::ShardedLayout(8, 3, 1, rc), cal);
   EXPECT_TRUE(e.ok()) << e.status().message();
   return e.ok() ? e->time.breakdown.compute : 0;  // one micro-batch per step (8 / 8)
 }

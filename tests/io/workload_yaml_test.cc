@@ -96,6 +96,15 @@ TEST(WorkloadYamlTest, MoeAllToAllOverlapIsOffUnlessAsked) {
     ASSERT_TRUE(w.ok()) << w.status().message();
     EXPECT_EQ(w->moe_a2a_overlap, c.want);
   }
+  // A serving workload has no training schedule to overlap: a clear error, not ignored.
+  Result<Workload> serving = ParseWorkloadYaml(
+      "task: inference\nmodel: qwen3-30b-a3b\ninference: {requests_per_s: 1}\n"
+      "moe_a2a_overlap: true\n",
+      "m.yaml");
+  ASSERT_FALSE(serving.ok());
+  EXPECT_NE(serving.status().message().find("field \"moe_a2a_overlap\": expected false unless"),
+            std::string::npos)
+      << serving.status().message();
   Result<Workload> bad =
       ParseWorkloadYaml("task: pretrain\nmodel: qwen3-30b-a3b\nmoe_a2a_overlap: often\n", "m.yaml");
   ASSERT_FALSE(bad.ok());

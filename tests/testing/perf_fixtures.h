@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
 #include "gpuplan/framework.h"
 #include "gpuplan/model.h"
 
@@ -116,6 +117,17 @@ inline ModelArch Qwen3_30B_A3B() {
   m.moe.top_k = 8;
   m.moe.expert_ffn = 768;
   return m;
+}
+
+// A data-parallel layout over `dp` GPUs at ZeRO `zero`, `micro_batch` sequences per GPU and
+// recomputation `rc` (the framework-property tests' FSDP / ZeRO-3 runs).
+inline perf::Layout ShardedLayout(int dp, int zero, int micro_batch, Recompute rc) {
+  perf::Layout l;
+  l.dp = dp;
+  l.zero = zero;
+  l.micro_batch = micro_batch;
+  l.recompute = rc;
+  return l;
 }
 
 // A framework that runs full training under the ZeRO stages set in `zero_stages` (bit s = stage

@@ -60,6 +60,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   t.half = t.e == 2;
   t.mixed = MixedPrecision(w);
   t.flash = l.flash_attention && w.flash_attention;
+  t.a2a_overlap = w.moe_a2a_overlap;
   t.rc = l.recompute;
   t.runner = FrameworkFor(w.frameworks, l);
   t.rerun = RerunOf(l.recompute, t.runner != nullptr && t.runner->selective_keeps_matmuls);
@@ -80,7 +81,6 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   // Parameters held by the busiest pipeline stage (the first: its layers plus the embedding;
   // Megatron gives the last stage the head, so with pp > 1 each end holds one vocab x h table).
   t.stage_layers = t.transformer ? std::ceil(d.layers / t.pp) : 0;
-  t.a2a_overlap = w.moe_a2a_overlap;
   t.stage_embed = !t.transformer ? 0 : (l.pp > 1 ? d.vocab * d.h : d.embed_params);
   // Routed experts are sharded over ExpertShards (ep x tp) instead of tp.
   const double stage_experts = t.stage_layers * d.expert_layer_params / ExpertShards(l);
