@@ -57,6 +57,10 @@ struct Layout {
   // Saved activations are copied to host RAM in forward and back in backward (torchtune /
   // Megatron activation offloading), overlapped with compute where PCIe allows.
   bool activation_offload = false;
+  // Who runs it: an index into the workload's frameworks (Workload::frameworks), set where the
+  // search found another framework faster on this layout than the first that runs it
+  // (FrameworkFor); -1 = the first of them that runs it.
+  int framework = -1;
 
   int Gpus() const { return tp * cp * pp * dp; }
 };

@@ -9,8 +9,11 @@
 //
 // The `auto` rule: LoRA and QLoRA run on the PEFT stack (the first row with the method, "peft"
 // in the shipped table), since that is what people fine-tune adapters with; full training may
-// use every row with full training, and the pick names the first row, in the table's order, that
-// runs its layout. Rows lacking the workload's method or its 8-bit optimizer never qualify.
+// use every row with full training, and the layout search tries each layout on every row that
+// times it differently (attention kernel, gradient buffers, recomputation policy, ZeRO-3 fetch:
+// src/core/perf/framework_spaces.h), keeping the fastest; among rows that time it alike, the
+// first in the table's order. Rows lacking the workload's method or its 8-bit optimizer never
+// qualify.
 //
 // Thread safety: plain values and pure functions.
 #ifndef GPUPLAN_INCLUDE_GPUPLAN_FRAMEWORK_H_
@@ -117,7 +120,8 @@ std::optional<PinProblem> UnrunnablePins(const FrameworkTable& table,
                                          const std::vector<Framework>& frameworks,
                                          const Workload& w, const perf::Layout& pinned);
 
-// The first of `frameworks` that runs `l`; nullptr when none does (or the list is empty).
+// The framework of `frameworks` that runs `l`: the one the layout names (Layout::framework) when
+// it runs it, else the first that does; nullptr when none does (or the list is empty).
 const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const perf::Layout& l);
 
 // The attention kernel a training of `l` runs: that of the framework that runs it (FrameworkFor),

@@ -402,11 +402,12 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--activation-offload", f->activation_offload,
                 "Keep saved activations in host RAM");
   Result<FrameworkTable> frameworks = io::LoadFrameworks();
-  cmd->add_option("--framework", f->framework,
-                  "Training framework whose layouts to search: auto (default: LoRA/QLoRA on "
-                  "peft, full training on the first that runs the layout) or " +
-                      (frameworks.ok() ? frameworks->Names() : std::string("(table unreadable)")) +
-                      " (data/frameworks.csv)");
+  cmd->add_option(
+      "--framework", f->framework,
+      "Training framework whose layouts to search: auto (default: LoRA/QLoRA on "
+      "peft, full training on the fastest framework for the layout, ties to the first) or " +
+          (frameworks.ok() ? frameworks->Names() : std::string("(table unreadable)")) +
+          " (data/frameworks.csv)");
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank");
   cmd->add_option("--lora-targets", f->lora_targets,
                   "all | attention | qv: the linear layers LoRA adapts (default all)");

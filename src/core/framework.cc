@@ -230,6 +230,9 @@ std::optional<PinProblem> UnrunnablePins(const FrameworkTable& table,
 }
 
 const Framework* FrameworkFor(const std::vector<Framework>& frameworks, const perf::Layout& l) {
+  const size_t chosen = static_cast<size_t>(l.framework);
+  if (l.framework >= 0 && chosen < frameworks.size() && Runs(frameworks[chosen].caps, l))
+    return &frameworks[chosen];
   for (const Framework& f : frameworks) {
     if (Runs(f.caps, l))
       return &f;
@@ -257,6 +260,32 @@ std::string_view AttentionKernelName(AttentionKernel k) {
   return k == AttentionKernel::kCudnn ? "cudnn" : "flash2";
 }
 
+namespace {
+
+// How `slower` times a layout unlike `faster` ("runs FlashAttention-2, not cuDNN attention"),
+// from the fields of data/frameworks.csv the estimator reads.
+std::string TimingDifference(const Framework& slower, const Framework& faster) {
+  std::string d;
+  auto add = [&d](const std::string& what) { d += (d.empty() ? "" : "; ") + what; };
+  auto kernel = [](AttentionKernel k) {
+    return k == AttentionKernel::kCudnn ? std::string("cuDNN fused attention")
+                                        : std::string("FlashAttention-2");
+  };
+  if (slower.attention_kernel != faster.attention_kernel)
+    add("runs " + kernel(slower.attention_kernel) + ", not " + kernel(faster.attention_kernel));
+  if (slower.fp32_main_grads != faster.fp32_main_grads)
+    add(slower.fp32_main_grads ? "keeps fp32 main gradients" : "keeps 16-bit gradients");
+  if (slower.selective_keeps_matmuls != faster.selective_keeps_matmuls)
+    add(slower.selective_keeps_matmuls ? "recomputes selectively by op (keeps matmul outputs)"
+                                       : "recomputes the attention core selectively");
+  if (slower.zero3_fetches_modules != faster.zero3_fetches_modules)
+    add(slower.zero3_fetches_modules ? "gathers ZeRO-3 parameters module by module"
+                                     : "gathers ZeRO-3 parameters layer by layer");
+  return d + ": slower here, or out of memory";
+}
+
+}  // namespace
+
 std::string FrameworkWhy(const Workload& w, const perf::Layout& l) {
   const Framework* f = FrameworkFor(w.frameworks, l);
   if (f == nullptr)
@@ -268,6 +297,16 @@ std::string FrameworkWhy(const Workload& w, const perf::Layout& l) {
                         : ": " + std::string(MethodName(w.method)) +
                               " fine-tuning uses the PEFT stack (--framework auto); --framework "
                               "names another");
+  }
+  // Full training on a framework the search found faster than the first that runs the layout.
+  perf::Layout first_of = l;
+  first_of.framework = -1;
+  const Framework* first = FrameworkFor(w.frameworks, first_of);
+  if (first != nullptr && first != f) {
+    return why +
+           ": the fastest framework for this layout (the first of data/frameworks.csv that "
+           "runs it, " +
+           first->name + ", " + TimingDifference(*first, *f) + ")";
   }
   // Full training: what each framework before the pick lacks.
   std::string lacks;

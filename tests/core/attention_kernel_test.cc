@@ -192,5 +192,65 @@ TEST(AttentionKernelTest, AMemoFilledOnAnotherArchitectureKeepsTheKernelsApart) 
       << DescribeLayout(all.layout);
 }
 
+// `--framework auto` for full training: the pick is the fastest layout over every framework,
+// not the first framework that runs a layout. Per case, the auto search equals the best of the
+// searches on each framework alone and brute force, and names the framework that was fastest
+// (the first in the table's order on a tie).
+TEST(AttentionKernelTest, AutoPicksTheFastestFrameworkNotTheFirstThatRunsTheLayout) {
+  struct Case {
+    std::string name;
+    Gpu gpu;
+    std::string want;  // the framework the pick runs on
+  };
+  const Case kCases[] = {
+      // Hopper: megatron's cuDNN attention (0.32 of peak against 0.2) beats peft's
+      // FlashAttention-2 on the same ZeRO-3 layout, though peft is first in the table.
+      {"hopper_megatron_kernel_wins", H100(), "megatron"},
+      // Ampere: one kernel speed, so the same layout is a tie and the first row keeps it.
+      {"ampere_tie_keeps_the_first", A100(), "peft"},
+  };
+  const ModelArch arch = testing::Llama(8, 2048, 16, 16, 5632);
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const Calibration cal = TwoKernels();
+    Workload w = testing::Training(Method::kFull, 8192, 16);
+    w.frameworks = {Peft(), Megatron(), Torchtitan()};
+    LayoutPins pins = PinsFrom(w);
+    pins.tp = pins.pp = pins.cp = 1;
+    pins.zero = 3;
+    const Hardware hw = HardwareFor(c.gpu, 8, 8);
+    const LayoutSearch pick = SearchLayout(w, arch, hw, cal, pins);
+    ASSERT_TRUE(pick.ok) << pick.reason;
+    double best = 0;
+    for (const Framework& f : w.frameworks) {
+      Workload alone = w;
+      alone.frameworks = {f};
+      LayoutPins alone_pins = pins;
+      alone_pins.frameworks = {f.caps};
+      const LayoutSearch s = SearchLayout(alone, arch, hw, cal, alone_pins);
+      if (s.ok && (best == 0 || s.estimate.time.step_s < best))
+        best = s.estimate.time.step_s;
+    }
+    EXPECT_NEAR(pick.estimate.time.step_s, best, 1e-9 * best);
+    const Framework* runs = FrameworkFor(w.frameworks, pick.layout);
+    ASSERT_NE(runs, nullptr);
+    EXPECT_EQ(runs->name, c.want);
+    // Estimating the picked layout again (as `estimate` and the plan's rows do) gives its time.
+    const Result<Estimate> again = EstimateRun(w, arch, hw, pick.layout, cal);
+    ASSERT_TRUE(again.ok());
+    EXPECT_NEAR(again->time.step_s, pick.estimate.time.step_s, 1e-9 * best);
+    const LayoutSearch all = ExhaustiveLayoutSearch(w, arch, hw, cal, pins);
+    ASSERT_TRUE(all.ok);
+    EXPECT_NEAR(all.estimate.time.step_s, best, 1e-9 * best);
+    const std::string why = FrameworkWhy(w, pick.layout);
+    if (c.want == "megatron") {
+      EXPECT_NE(why.find("the fastest framework for this layout"), std::string::npos) << why;
+      EXPECT_NE(why.find("peft, runs FlashAttention-2, not cuDNN fused attention"),
+                std::string::npos)
+          << why;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan::perf

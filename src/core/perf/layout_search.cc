@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpuplan/strings.h"
+#include "perf/framework_spaces.h"
 #include "perf/layout_search_cutoff.h"
 #include "perf/layout_search_internal.h"
 
@@ -36,6 +37,17 @@ namespace gpuplan::perf {
 LayoutMemo::LayoutMemo(const Workload& w, const ModelArch& arch, const LayoutPins& pins)
     : w_(&w), arch_(&arch), pins_(&pins) {}
 LayoutMemo::~LayoutMemo() = default;
+
+std::vector<std::unique_ptr<internal::FrameworkSpace>>* LayoutMemo::Spaces(const Workload& w,
+                                                                           const ModelArch& arch,
+                                                                           const LayoutPins& pins) {
+  if (&w != w_ || &arch != arch_ || &pins != pins_)
+    return nullptr;
+  if (!spaces_) {
+    spaces_ = std::make_unique<internal::FrameworkSpaces>(internal::SplitFrameworks(w, arch, pins));
+  }
+  return spaces_.get();
+}
 
 LayoutMemo::Shape* LayoutMemo::For(const Workload& w, const ModelArch& arch, const LayoutPins& pins,
                                    int gpus, int gpus_per_node) {
@@ -240,6 +252,36 @@ LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardwa
 LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
                           const Calibration& cal, const LayoutPins& pins, const CutOff& cut_off,
                           LayoutMemo* memo) {
+  internal::FrameworkSpaces own;
+  internal::FrameworkSpaces* spaces = memo ? memo->Spaces(w, arch, pins) : nullptr;
+  if (spaces == nullptr) {
+    own = internal::SplitFrameworks(w, arch, pins);
+    spaces = &own;
+  }
+  if (!spaces->empty()) {
+    // The caller's `matters` is monotone and costly (the planner prices the floor): what one
+    // space learned of it answers the others where it can.
+    double matters_up_to = 0, not_from = internal::kInf;
+    CutOff shared = cut_off;
+    if (cut_off.matters) {
+      shared.matters = [&](double floor) {
+        if (floor <= matters_up_to)
+          return true;
+        if (floor >= not_from)
+          return false;
+        const bool m = cut_off.matters(floor);
+        (m ? matters_up_to : not_from) = floor;
+        return m;
+      };
+    }
+    return internal::SearchSpaces(*spaces, [&](const internal::FrameworkSpace& s, double best) {
+      // A later space matters only where it could beat the best of those before it.
+      CutOff beat = shared;
+      if (best != internal::kNoBest)
+        beat.beat_step_s = std::min(beat.beat_step_s, best);
+      return SearchLayout(s.w, arch, hw, cal, s.pins, beat, s.memo.get());
+    });
+  }
   LayoutMemo::Shape* shared =
       memo ? memo->For(w, arch, pins, hw.Gpus(), hw.gpus_per_node) : nullptr;
   internal::Search search(w, arch, hw, cal, pins, &cut_off, shared);
@@ -248,6 +290,12 @@ LayoutSearch SearchLayout(const Workload& w, const ModelArch& arch, const Hardwa
 
 LayoutSearch ExhaustiveLayoutSearch(const Workload& w, const ModelArch& arch, const Hardware& hw,
                                     const Calibration& cal, const LayoutPins& pins) {
+  const internal::FrameworkSpaces spaces = internal::SplitFrameworks(w, arch, pins);
+  if (!spaces.empty()) {
+    return internal::SearchSpaces(spaces, [&](const internal::FrameworkSpace& s, double) {
+      return ExhaustiveLayoutSearch(s.w, arch, hw, cal, s.pins);
+    });
+  }
   internal::Search search(w, arch, hw, cal, pins);
   return w.IsTraining() ? search.Training(true) : search.Inference();
 }

@@ -9,13 +9,19 @@
 #define GPUPLAN_SRC_CORE_PERF_LAYOUT_SEARCH_CUTOFF_H_
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "gpuplan/layout_search.h"
 
 namespace gpuplan::perf {
+
+namespace internal {
+struct FrameworkSpace;  // perf/framework_spaces.h
+}
 
 // A caller's reason to stop a search early. `matters(floor)`: whether a layout whose step takes
 // at least `floor` seconds could still matter to the caller (the planner: could be shown among
@@ -28,6 +34,9 @@ struct CutOff {
   std::function<bool(double floor_step_s)> matters;  // empty: never stop early
   long long ask_after = 0;
   double ask_again = 1.25;
+  // No step at or above this matters (another search already found one this fast: the framework
+  // spaces, perf/framework_spaces.h). Free to ask, so asked at every bound, fit or not.
+  double beat_step_s = std::numeric_limits<double>::infinity();
 };
 
 // What the layout searches of one plan share. A plan searches one workload (one model, one
@@ -48,12 +57,18 @@ class LayoutMemo {
   // when the memo is bound to others.
   Shape* For(const Workload& w, const ModelArch& arch, const LayoutPins& pins, int gpus,
              int gpus_per_node);
+  // The framework spaces of a search of (w, arch, pins) (perf/framework_spaces.h), split once
+  // per plan, each with its own memo; null when the memo is bound to others.
+  std::vector<std::unique_ptr<internal::FrameworkSpace>>* Spaces(const Workload& w,
+                                                                 const ModelArch& arch,
+                                                                 const LayoutPins& pins);
 
  private:
   const Workload* w_;
   const ModelArch* arch_;
   const LayoutPins* pins_;
   std::map<std::pair<int, int>, std::unique_ptr<Shape>> shapes_;
+  std::unique_ptr<std::vector<std::unique_ptr<internal::FrameworkSpace>>> spaces_;
 };
 
 // The search of gpuplan/layout_search.h, for the planner: with `cut_off`, it stops as soon as the

@@ -326,6 +326,8 @@ class Search {
   bool StopEarly(double floor);
   // Whether a step of `floor` could matter to the caller (true without a CutOff).
   bool Matters(double floor) const {
+    if (cut_off_ != nullptr && floor >= cut_off_->beat_step_s)
+      return false;
     return cut_off_ == nullptr || !cut_off_->matters || cut_off_->matters(floor);
   }
 

@@ -323,6 +323,11 @@ void Search::SplitGroup(const std::vector<Structure>& structures, const Group& g
 }
 
 bool Search::StopEarly(double floor) {
+  if (cut_off_ != nullptr && floor >= cut_off_->beat_step_s) {
+    result_.cut_off = true;
+    result_.floor_step_s = floor;
+    return true;
+  }
   if (cut_off_ == nullptr || !cut_off_->matters || !result_.ok ||
       result_.evaluated < cut_off_->ask_after || floor <= asked_at_ * cut_off_->ask_again)
     return false;
