@@ -38,11 +38,17 @@ sys.exit(1 if bad else 0)
 
 status=0
 #                              thr_med thr_p90 mem_med mem_p90 supported fits
-check calibration.csv           0.08    0.20    0.08    0.16    0.91      0.95 || status=1
+# 2026-12-06: the loss's memory by how the stack computes cross entropy (data/frameworks.csv
+# cross_entropy; Qwen's rows: its remote code's 16-bit loss) and the larger of the loss and
+# backward peaks (gradients freed at the loss with one micro-batch): memory 7.6 / 15.1% ->
+# 6.8 / 15.2%.
+check calibration.csv           0.08    0.20    0.07    0.16    0.91      0.95 || status=1
 check calibration_inference.csv 0.08    0.31    0.03    0.09    1.00      0.99 || status=1
 # Held out: measured by this repo on an H200 (scripts/device-run.sh, 2026-11-30), never used to
 # fit a parameter. Training rows are gated like the sets above.
-check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 || status=1
+# 2026-12-06: the loss's memory (fp32 cross entropy of Transformers 5) and the larger of the loss
+# and backward peaks: memory p90 15.8 -> 9.1%, median 2.6%.
+check h200_device_training.csv   0.11    0.73    0.03    0.10    1.00      1.00 || status=1
 # Held out: 165 published measurements gathered after the model was fitted (DLE ResNet-50 and
 # BERT, flash-attention, torchtune, torchtitan, Qwen3 on H20, LMDeploy, TensorRT-LLM v1.0); the
 # gaps they show are listed in docs/validate.md.
@@ -51,7 +57,9 @@ check h200_device_training.csv   0.11    0.73    0.06    0.18    1.00      1.00 
 # 2026-12-06: bitsandbytes' 32-bit PagedAdamW on torchtune's rows that name it and torchtitan's
 # op-level selective checkpointing: 16.7 / 52.0 / 10.5 / 61.5% / fits 82.6% -> 15.9 / 50.8 / 9.1 /
 # 22.3% / 100%.
-check heldout_published.csv      0.16    0.51    0.10    0.23    0.99      1.00 || status=1
+# Later on 2026-12-06: the loss's memory by stack (torchtitan's and pre-0.3 torchtune's fp32
+# cross entropy) and the larger of the loss and backward peaks: memory 9.1 / 22.3% -> 5.7 / 18.0%.
+check heldout_published.csv      0.16    0.51    0.06    0.19    0.99      1.00 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
 # Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
 # Since 2026-12-05 uneven interleaved pipelines are estimated (Qwen3-235B's 94 and DeepSeek-V3's
@@ -68,7 +76,11 @@ check calibration_moe.csv        0.20    0.75    0.01    0.01    0.97      0.00 
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN
 # attention Megatron/NeMo run). Today 5.7% / 45.8% (throughput) and 23.3% / 41.4% (memory); the
 # gaps left are in docs/validate.md. Thresholds: today's plus about 2 points.
-check calibration_techniques.csv 0.08    0.48    0.25    0.43    1.00      1.00 || status=1
+# 2026-12-06 (later): torchtune's chunked cross entropy and the peaks apart: memory 23.3 / 41.4%
+# -> 13.3 / 44.4%; the p90 of three rows is the worst, TT31-02 (37.4 GiB on a 48 GB A6000 where
+# the 4090 run of the same config takes 18.9: paged states kept on the larger GPU; low
+# confidence), which the smaller loss moved from -41 to -44%.
+check calibration_techniques.csv 0.08    0.48    0.14    0.45    1.00      1.00 || status=1
 # 34 published image, video and speech measurements (issue 28; tests/testdata/validation/README.md:
 # DLE ResNet-50 inference on V100/T4, diffusers and TensorRT SDXL on A10G/A100/H100, diffusers
 # FLUX.1-dev on A100/H100, Wan 2.1 14B on H200, Whisper large-v3 under HF on A100); no memory or
@@ -121,7 +133,11 @@ sys.exit(1 if bad else 0)
 #                                  min   max   heldout_min heldout_max
 coverage calibration.csv           0.80  0.97  0.75  0.85 || status=1
 coverage calibration_inference.csv 0.80  0.97  0.75  0.85 || status=1
-coverage heldout_published.csv     0.75  0.85  0.70  0.85 || status=1
+# 2026-12-06 (later): the split check 71.1 -> 67.5%. Its time rows alone were and are 67.1%;
+# the memory rows went from 22 of 23 inside (bands far too wide) to 16 of 23 (70%, near the
+# nominal 80%) once the loss's memory is modelled by stack. Gated at what the time rows allow
+# until the ranges model the spread between sources (issue 27 item 6).
+coverage heldout_published.csv     0.75  0.85  0.67  0.85 || status=1
 coverage h200_device_training.csv  0.85  0.97  -     -    || status=1
 # 2026-12-06 (later): calibration_moe's split check is gated at 75-88%: the recipes that overlap
 # the MoE all-to-alls are now read (their three runs 36% -> 6% off), so the half of the sources

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/enum_names.h"
 #include "gpuplan/status.h"
 
 namespace gpuplan {
@@ -39,6 +40,28 @@ struct Layout;
 // FlashAttention on Hopper and newer). Where they run at different speeds the calibration says
 // (ArchEfficiency::AttentionFraction); elsewhere they are the same.
 enum class AttentionKernel { kFlash2, kCudnn };
+
+// How a training computes its cross-entropy loss over the logits, which decides the memory the
+// loss takes at the step's forward-to-backward peak (data/frameworks.csv cross_entropy; a
+// workload may override it: Workload::cross_entropy). Bytes per logit, e = the 16-bit width:
+//   kFp32     the logits upcast to fp32 and cross_entropy over them: the 16-bit logits, the
+//             log-softmax saved in fp32, its gradient and the logits' gradient in fp32: e + 12
+//             (Transformers' ForCausalLMLoss, torchtitan, torchtune before v0.3);
+//   kChunked  the upcast and the gradients one chunk at a time, the fp32 log-softmax of every
+//             chunk saved: e + 4 (torchtune's CEWithChunkedOutputLoss, v0.3 on);
+//   kFused    a fused kernel that computes the fp32 softmax and its gradient in place: e + 4
+//             (Megatron-Core's vocab-parallel cross entropy);
+//   kNative   cross_entropy in the logits' own 16-bit dtype (over a shifted copy, freed with the
+//             forward's locals): the logits, the saved log-softmax, its gradient and the
+//             logits' gradient: 4e (the GPT-2-style remote code of Qwen 1, modeling_qwen.py).
+// The same count gives kFp32 its e + 12: the fp32 copy is freed once the loss is taken, the
+// fp32 log-softmax, its gradient and the gradient of the logits live as backward starts.
+enum class CrossEntropy { kFp32, kChunked, kFused, kNative };
+inline constexpr EnumNames<CrossEntropy, 4> kCrossEntropyNames = {
+    {{CrossEntropy::kFp32, "fp32"},
+     {CrossEntropy::kChunked, "chunked"},
+     {CrossEntropy::kFused, "fused"},
+     {CrossEntropy::kNative, "native"}}};
 
 // What a framework runs; every field false/empty = unsupported (or not documented).
 struct FrameworkCaps {
@@ -72,9 +95,10 @@ struct Framework {
   // one (data/frameworks.csv zero3_fetch module: DeepSpeed ZeRO-3), not one flat all-gather per
   // wrapped decoder layer (zero3_fetch layer: FSDP/FSDP2).
   bool zero3_fetches_modules = false;
-  std::string source;   // docs URLs the capabilities come from
-  std::string checked;  // YYYY-MM-DD the sources were read
-  std::string note;     // what the sources say and what stays unsupported for want of one
+  CrossEntropy cross_entropy = CrossEntropy::kFp32;  // how its loss holds the logits
+  std::string source;                                // docs URLs the capabilities come from
+  std::string checked;                               // YYYY-MM-DD the sources were read
+  std::string note;  // what the sources say and what stays unsupported for want of one
 };
 
 struct FrameworkTable {

@@ -305,6 +305,10 @@ struct Workload {
   // built in code, the validation rows: every layout the model knows).
   std::string framework = "auto";
   std::vector<Framework> frameworks;
+  // How the loss holds the logits (YAML `cross_entropy`, flag --cross-entropy; CrossEntropy in
+  // gpuplan/framework.h); unset = the framework's (data/frameworks.csv cross_entropy), fp32 when
+  // none is named.
+  std::optional<CrossEntropy> cross_entropy;
   int lora_rank = 16;  // LoRA/QLoRA adapter rank
   LoraTargets lora_targets = LoraTargets::kAll;
   double lora_dropout = 0;  // dropout on each adapter's input (PEFT LoraConfig default 0)

@@ -81,6 +81,7 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
            SetEnum("--recompute", f.recompute, kRecomputeNames, &w.recompute),
            SetEnum("--offload", f.offload, kOffloadNames, &w.offload),
            SetEnum("--lora-targets", f.lora_targets, kLoraTargetsNames, &w.lora_targets),
+           SetEnum("--cross-entropy", f.cross_entropy, kCrossEntropyNames, &w.cross_entropy),
            SetEnum("--engine", f.engine, kEngineNames, &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
@@ -280,6 +281,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"lora_dropout", "--lora-dropout", f.lora_dropout.has_value()},
       {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
       {"moe_a2a_overlap", "--moe-a2a-overlap", f.moe_a2a_overlap},
+      {"cross_entropy", "--cross-entropy", !f.cross_entropy.empty()},
       {"precision", "--precision", !f.precision.empty()},
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
@@ -418,6 +420,10 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
                 "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "
                 "another's compute (Megatron-Core --overlap-moe-expert-parallel-comm)");
+  cmd->add_option("--cross-entropy", f->cross_entropy,
+                  "Training: how the loss holds the logits, for its memory: fp32 (upcast, as "
+                  "Transformers and torchtitan), chunked (torchtune), fused (Megatron-Core), "
+                  "native (16-bit); default: the framework's (data/frameworks.csv)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,
                 "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
   AddWholeNumberFlags(cmd, f, kArchFlags, "Inline architecture: ");

@@ -53,6 +53,7 @@ struct WorkloadFlags {
   std::optional<int> prompt_tokens, output_tokens, batch;
   bool no_flash_attention = false;
   bool moe_a2a_overlap = false;
+  std::string cross_entropy;       // --cross-entropy fp32 | chunked | fused | native
   bool no_master_weights = false;  // pure 16-bit training (Workload::master_weights = false)
 
   // Planning (AddPlanningFlags): constraints, serving targets and the objective.

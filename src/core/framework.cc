@@ -278,6 +278,10 @@ std::string TimingDifference(const Framework& slower, const Framework& faster) {
   if (slower.selective_keeps_matmuls != faster.selective_keeps_matmuls)
     add(slower.selective_keeps_matmuls ? "recomputes selectively by op (keeps matmul outputs)"
                                        : "recomputes the attention core selectively");
+  if (slower.cross_entropy != faster.cross_entropy) {
+    add("holds the logits for a " + std::string(NameOf(kCrossEntropyNames, slower.cross_entropy)) +
+        " loss, not a " + std::string(NameOf(kCrossEntropyNames, faster.cross_entropy)) + " one");
+  }
   if (slower.zero3_fetches_modules != faster.zero3_fetches_modules)
     add(slower.zero3_fetches_modules ? "gathers ZeRO-3 parameters module by module"
                                      : "gathers ZeRO-3 parameters layer by layer");

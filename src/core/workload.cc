@@ -313,6 +313,11 @@ Status ValidateMethod(const Workload& w) {
   if (w.moe_a2a_overlap && !w.IsTraining()) {
     return Bad("moe_a2a_overlap", "false unless the task trains (pretrain or finetune)", "true");
   }
+  // The training loss's memory; serving computes no loss.
+  if (w.cross_entropy && !w.IsTraining()) {
+    return Bad("cross_entropy", "unset unless the task trains (pretrain or finetune)",
+               std::string(NameOf(kCrossEntropyNames, *w.cross_entropy)));
+  }
   if (w.task == Task::kHpc && w.precision != Precision::kFp64 && w.precision != Precision::kFp32) {
     return Bad("precision", "fp64 or fp32 for task hpc", std::string(PrecisionName(w.precision)));
   }

@@ -341,6 +341,13 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   // The recipe overlaps the MoE all-to-alls with another micro-batch's compute (Megatron-Bridge
   // moe_a2a_overlap=True; matched in lower case).
   in.w.moe_a2a_overlap = Contains(notes, "moe_a2a_overlap=true");
+  // How the run's loss held the logits where its stack's version differs from the framework
+  // row's (torchtune before v0.3 upcast them whole: cross_entropy=fp32).
+  if (const std::string ce = NoteToken(notes, "cross_entropy"); !ce.empty()) {
+    in.w.cross_entropy = ParseName(kCrossEntropyNames, ce);
+    if (!in.w.cross_entropy)
+      return "notes: cross_entropy=" + ce + " is not one of fp32, chunked, fused, native";
+  }
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1)
     return "parallel degrees must be >= 1";

@@ -53,6 +53,7 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "master_weights",
                                               "flash_attention",
                                               "moe_a2a_overlap",
+                                              "cross_entropy",
                                               "dataset",
                                               "constraints",
                                               "objective",
@@ -577,6 +578,8 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.flash_attention = r.Bool(v, key).value_or(true);
   } else if (key == "moe_a2a_overlap") {
     w.moe_a2a_overlap = r.Bool(v, key).value_or(false);
+  } else if (key == "cross_entropy") {
+    w.cross_entropy = r.Enum(v, key, kCrossEntropyNames);
   } else if (key == "master_weights") {
     w.master_weights = r.Bool(v, key).value_or(true);
   } else {

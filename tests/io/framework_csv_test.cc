@@ -16,15 +16,15 @@ constexpr char kHeader[] =
     "name,label,launcher,full,lora,qlora,tp,sequence_parallel,cp,pp,vp,ep,zero_stages,"
     "zero_stages_model_parallel,offload_optimizer,offload_params,optimizer_in_backward,"
     "activation_offload,selective_recompute,optimizer_8bit,attention_kernel,main_grads,"
-    "selective_policy,zero3_fetch,source,checked,note\n";
+    "selective_policy,zero3_fetch,cross_entropy,source,checked,note\n";
 // A good data-parallel row and a good model-parallel row.
 constexpr char kDp[] =
     "dp,Data parallel,accelerate,yes,yes,yes,no,no,no,no,no,no,0 1 2 "
-    "3,,yes,yes,no,no,no,yes,flash2,param,attention,module,"
+    "3,,yes,yes,no,no,no,yes,flash2,param,attention,module,fp32,"
     "https://example.org/dp,2026-12-01,\"a note, with a comma\"\n";
 constexpr char kMp[] =
     "mp,Model parallel,torchrun,yes,no,no,yes,yes,yes,yes,yes,yes,0 "
-    "1,0,no,no,no,yes,yes,no,cudnn,fp32,matmuls,layer,"
+    "1,0,no,no,no,yes,yes,no,cudnn,fp32,matmuls,layer,fused,"
     "https://example.org/mp,2026-11-30,\n";
 
 TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
@@ -57,6 +57,8 @@ TEST(FrameworkCsvTest, GoodRowsParseWithEveryCapability) {
   EXPECT_TRUE(mp.selective_keeps_matmuls);
   EXPECT_TRUE(dp.zero3_fetches_modules);
   EXPECT_FALSE(mp.zero3_fetches_modules);
+  EXPECT_EQ(dp.cross_entropy, CrossEntropy::kFp32);
+  EXPECT_EQ(mp.cross_entropy, CrossEntropy::kFused);
   EXPECT_EQ(t->Find("MP"), &t->rows[1]);
   EXPECT_EQ(t->Find("auto"), nullptr);
   EXPECT_EQ(t->Names(), "dp, mp");
@@ -102,9 +104,10 @@ TEST(FrameworkCsvTest, EachBadRowNamesFileLineAndField) {
       {"main_grads_unknown", DpWith(21, "fp16"), "f.csv:3:", "main_grads"},
       {"selective_policy_unknown", DpWith(22, "layers"), "f.csv:3:", "selective_policy"},
       {"zero3_fetch_unknown", DpWith(23, "tensor"), "f.csv:3:", "zero3_fetch"},
-      {"missing_source", DpWith(24, ""), "f.csv:3:", "source"},
-      {"source_not_a_url", DpWith(24, "the docs"), "docs URL", "source"},
-      {"checked_not_a_date", DpWith(25, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
+      {"cross_entropy_unknown", DpWith(24, "liger"), "f.csv:3:", "cross_entropy"},
+      {"missing_source", DpWith(25, ""), "f.csv:3:", "source"},
+      {"source_not_a_url", DpWith(25, "the docs"), "docs URL", "source"},
+      {"checked_not_a_date", DpWith(26, "Dec 2026"), "expected a date YYYY-MM-DD", "checked"},
       {"listed_twice", std::string(kDp) + kDp, "listed twice", "name"},
   };
   for (const Case& c : kCases) {

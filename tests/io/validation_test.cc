@@ -298,6 +298,35 @@ TEST(ValidationTest, FrameworkColumnTimesTheRunWithItsAttentionKernel) {
       << r->rows[4].reason;
 }
 
+// The notes token cross_entropy= says how a run's loss held the logits where its stack's version
+// differs from the framework row (torchtune before v0.3): fp32 holds 14 bytes per logit, the
+// 16-bit loss 8; a value outside the four is unsupported with the reason.
+TEST(ValidationTest, CrossEntropyNoteSetsTheLossMemory) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,recompute,"
+      "lora_rank,metric,value,memory_kind,notes\n";
+  const std::string row =
+      ",llama-2-7b,2048,finetune_lora,bf16,A100-80G-SXM,1,1,1,1,4,8,full,8,peak_mem_gib,20,"
+      "allocated,";
+  const std::string csv = header + "fp32" + row + "cross_entropy=fp32\n" + "native" + row +
+                          "an older stack; cross_entropy=native\n" + "liger" + row +
+                          "cross_entropy=liger\n";
+  Result<ValidationReport> r = Validate(csv, "l.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  ASSERT_EQ(r->rows[0].status, RowStatus::kOk) << r->rows[0].reason;
+  ASSERT_EQ(r->rows[1].status, RowStatus::kOk) << r->rows[1].reason;
+  // 2048 x 4 x 32,000 logits x 6 bytes = 1.46 GiB apart, before the allocator's share.
+  EXPECT_NEAR(r->rows[0].predicted - r->rows[1].predicted, 1.46, 0.2);
+  EXPECT_EQ(r->rows[2].status, RowStatus::kUnsupported);
+  EXPECT_NE(
+      r->rows[2].reason.find("cross_entropy=liger is not one of fp32, chunked, fused, native"),
+      std::string::npos)
+      << r->rows[2].reason;
+}
+
 }  // namespace
 }  // namespace gpuplan::io
 

@@ -10,13 +10,13 @@ namespace gpuplan::perf::internal {
 
 namespace {
 
-// Whether two frameworks time every layout they both run alike: the fields of
+// Whether two frameworks estimate every layout they both run alike: the fields of
 // data/frameworks.csv the estimator reads (attention_kernel, main_grads, selective_policy,
-// zero3_fetch).
-bool TimeAlike(const Framework& a, const Framework& b) {
+// zero3_fetch for the time; main_grads and cross_entropy for the memory, hence the fit).
+bool EstimateAlike(const Framework& a, const Framework& b) {
   return a.attention_kernel == b.attention_kernel && a.fp32_main_grads == b.fp32_main_grads &&
          a.selective_keeps_matmuls == b.selective_keeps_matmuls &&
-         a.zero3_fetches_modules == b.zero3_fetches_modules;
+         a.zero3_fetches_modules == b.zero3_fetches_modules && a.cross_entropy == b.cross_entropy;
 }
 
 // Adds `r`, one space's result, to `all`: the counters; the pick when r is faster, or the first
@@ -52,7 +52,7 @@ FrameworkSpaces SplitFrameworks(const Workload& w, const ModelArch& arch, const 
   std::vector<std::vector<int>> members;
   for (size_t i = 0; i < w.frameworks.size(); ++i) {
     for (size_t s = 0; s < members.size() && space_of[i] < 0; ++s) {
-      if (TimeAlike(w.frameworks[members[s].front()], w.frameworks[i]))
+      if (EstimateAlike(w.frameworks[members[s].front()], w.frameworks[i]))
         space_of[i] = static_cast<int>(s);
     }
     if (space_of[i] < 0) {

@@ -4,9 +4,10 @@
 // `--framework auto` lets full training run on every row of data/frameworks.csv, and the rows
 // do not all run a layout alike: Megatron-Core's cuDNN attention is faster on Hopper than the
 // FlashAttention-2 of the PyTorch stacks, its fp32 main gradients take memory, torchtitan's
-// selective recomputation keeps more, DeepSpeed's ZeRO-3 fetches module by module. The search
-// proper gives each layout to the first row that runs it; so that the pick is the fastest the
-// model knows, the frameworks are split into spaces of rows that time every layout alike, each
+// selective recomputation keeps more, DeepSpeed's ZeRO-3 fetches module by module, the losses
+// hold the logits differently. The search proper gives each layout to the first row that runs
+// it; so that the pick is the fastest the model knows, the frameworks are split into spaces of
+// rows that estimate every layout alike (time and memory, hence the fit), each
 // space is searched, and the fastest wins (a tie goes to the row earlier in the table: the
 // simpler stack, as `auto` prefers).
 #ifndef GPUPLAN_SRC_CORE_PERF_FRAMEWORK_SPACES_H_

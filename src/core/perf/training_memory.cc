@@ -102,19 +102,48 @@ double Activations(const TrainingShape& t, const Layout& l, MemoryBreakdown& mem
   return 0;
 }
 
-// Transients at the peak, bytes: the logits of the last stage in 16-bit plus their fp32 copy
-// for the loss (Megatron/HF upcast), one layer's full activations when it is recomputed in
-// backward, and with ZeRO-3 the gathered parameters of the layer in use and the prefetched
-// next (PyTorch FSDP forward/backward prefetch).
-double Transients(const TrainingShape& t, const Layout& l, const Calibration& cal) {
+// Bytes per logit the loss holds at its peak (CrossEntropy, gpuplan/framework.h): the 16-bit
+// logits (e) and what the loss adds to them.
+double LossBytesPerLogit(CrossEntropy c, double e) {
+  switch (c) {
+    case CrossEntropy::kChunked:
+    case CrossEntropy::kFused:
+      return e + 4;
+    case CrossEntropy::kNative:
+      return 4 * e;
+    case CrossEntropy::kFp32:
+      break;
+  }
+  return e + 12;
+}
+
+// Transients, bytes: what lives at the two peaks of a step beside the model states and the
+// saved activations. At the loss (forward's end), the logits and what the loss holds of them
+// (LossBytesPerLogit: the workload's cross_entropy, else its framework's, else an fp32 upcast
+// as Transformers' ForCausalLMLoss computes it). In backward, one layer's full activations
+// when it is recomputed; and the gradients, which at the loss exist only when earlier
+// micro-batches of the step accumulated into them or the framework keeps a gradient buffer
+// (Megatron-Core's fp32 main grads): with one micro-batch per step the loss peak finds them
+// freed (PyTorch's zero_grad sets them to None). The larger peak is the step's. With ZeRO-3
+// both peaks hold the gathered parameters of the layer in use and the prefetched next (PyTorch
+// FSDP forward/backward prefetch).
+double Transients(const TrainingShape& t, const Workload& w, const Layout& l,
+                  const Calibration& cal, double gradient_bytes) {
   if (!t.transformer)
     return 0;
   const Dims& d = t.d;
-  double transient = cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * (t.e + 4);
+  const CrossEntropy loss =
+      w.cross_entropy.value_or(t.runner != nullptr ? t.runner->cross_entropy : CrossEntropy::kFp32);
+  const double logits =
+      cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * LossBytesPerLogit(loss, t.e);
+  const bool gradients_held = t.m > 1 || (t.runner != nullptr && t.runner->fp32_main_grads);
+  const double at_loss = logits - (gradients_held ? 0 : gradient_bytes);
+  double in_backward = 0;
   if (t.rc != Recompute::kNone) {
-    transient +=
+    in_backward =
         LayerActivationBytes(t.ops(), t.s_local * t.b, l.tp, l.sequence_parallel, Rerun::kNone);
   }
+  double transient = std::max(at_loss, in_backward);
   if (l.zero >= 3 && t.shard > 1)
     transient += 2 * d.layer_params / t.tp * t.e;
   return transient;
@@ -128,7 +157,7 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   double host = ModelStates(t, w, l, mem);  // bytes per GPU held in host RAM
   host += Activations(t, l, mem);
   mem.activations /= kGiB;
-  mem.transient = Transients(t, l, cal) / kGiB;
+  mem.transient = Transients(t, w, l, cal, mem.gradients) / kGiB;
   mem.weights /= kGiB;
   mem.gradients /= kGiB;
   mem.optimizer /= kGiB;
