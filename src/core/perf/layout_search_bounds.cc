@@ -43,25 +43,23 @@ std::optional<Search::GroupFitting> Search::GroupFit(const std::vector<Structure
   return out;
 }
 
-double Search::BoundOf(const KernelParts& parts, const Structure& s) {
+double Search::BoundOf(const RecomputeParts& parts, const Structure& s) {
   double bound = kInf;
-  for (const auto& by_recompute : parts) {
-    for (const std::optional<CheapParts>& p : by_recompute) {
-      if (p)
-        bound = std::min(bound, BoundFrom(*p, s));
-    }
+  for (const std::optional<CheapParts>& p : parts) {
+    if (p)
+      bound = std::min(bound, BoundFrom(*p, s));
   }
   return bound;
 }
 
-Search::KernelParts Search::GroupParts(const std::vector<Structure>& structures, const Group& group,
-                                       const GroupFitting& fit) {
-  KernelParts parts;
+Search::RecomputeParts Search::GroupParts(const std::vector<Structure>& structures,
+                                          const Group& group, const GroupFitting& fit) {
+  RecomputeParts parts;
   for (size_t i = group.begin; i < group.end; ++i) {
     const Structure& s = structures[i];
     for (Recompute r : s.recomputes) {
       const int cap = fit.cap[static_cast<size_t>(r)];
-      std::optional<CheapParts>& p = parts[KernelOf(s)][static_cast<size_t>(r)];
+      std::optional<CheapParts>& p = parts[static_cast<size_t>(r)];
       if (cap >= 0 && !p)
         p = CheapBound(s, static_cast<size_t>(cap), r);
     }
@@ -69,19 +67,14 @@ Search::KernelParts Search::GroupParts(const std::vector<Structure>& structures,
   return parts;
 }
 
-std::optional<double> Search::Derived(const KernelParts& flat_parts,
+std::optional<double> Search::Derived(const RecomputeParts& flat_parts,
                                       const std::vector<Structure>& structures,
-                                      const Group& group) const {
-  KernelParts parts;
-  for (size_t i = group.begin; i < group.end; ++i) {
-    const size_t k = KernelOf(structures[i]);
-    if (std::none_of(flat_parts[k].begin(), flat_parts[k].end(),
-                     [](const std::optional<CheapParts>& p) { return p.has_value(); })) {
-      return std::nullopt;
-    }
-    parts[k] = flat_parts[k];
+                                      const Group& group) {
+  if (std::none_of(flat_parts.begin(), flat_parts.end(),
+                   [](const std::optional<CheapParts>& p) { return p.has_value(); })) {
+    return std::nullopt;
   }
-  return BoundOf(parts, structures[group.begin]);
+  return BoundOf(flat_parts, structures[group.begin]);
 }
 
 bool Search::Covers(const std::vector<Structure>& structures, const Group& flat,
@@ -89,8 +82,7 @@ bool Search::Covers(const std::vector<Structure>& structures, const Group& flat,
   const auto twin = [&](const Structure& s) {
     for (size_t j = flat.begin; j < flat.end; ++j) {
       const Structure& f = structures[j];
-      if (f.base.zero == s.base.zero && f.kernel == s.kernel &&
-          f.recomputes.size() == s.recomputes.size() &&
+      if (f.base.zero == s.base.zero && f.recomputes.size() == s.recomputes.size() &&
           std::equal(f.recomputes.begin(), f.recomputes.end(), s.recomputes.begin())) {
         return true;
       }

@@ -92,10 +92,6 @@ struct Structure {
   // SlotArena on its first probe (most structures are never probed). A cache of the memo, so
   // it may be set on a structure a search only reads.
   mutable KnownMemory* memory = nullptr;
-  // Its attention kernel (the framework that runs it decides). Structure lists are shared by
-  // GPUs on which the kernels run alike and GPUs on which they differ: KernelOf tells which
-  // matters to a search.
-  size_t kernel = 0;
 };
 
 // What one search learns of a structure on its hardware.
@@ -181,8 +177,7 @@ class Search {
         // depends on the capacity, so it is not refit from another GPU's.
         memorize_(w.IsTraining() && hw.gpu != nullptr && !PagedStates(w.optimizer)),
         gpu_usable_gib_(hw.gpu != nullptr ? internal::UsableGpuGib(hw) : 0),
-        host_usable_gib_(internal::UsableHostGib(hw, cal)),
-        kernels_differ_(KernelsDiffer()) {}
+        host_usable_gib_(internal::UsableHostGib(hw, cal)) {}
 
   // Every structure of the space with the given savers (pins applied): the (tp, cp, pp) that
   // divide the GPUs, then AddStructures for each. `any_savers`: keep structures whose savers no
@@ -355,9 +350,9 @@ class Search {
     double pp_comm = 0;
     double per_sequence = 0;
   };
-  // By attention kernel (AttentionKernel's values; one kernel when they run alike), then by
-  // recomputation.
-  using KernelParts = std::array<std::array<std::optional<CheapParts>, 3>, 2>;
+  // By recomputation. One search's frameworks time every layout alike (frameworks that do not
+  // are searched apart: perf/framework_spaces.h), so one set of parts bounds a group.
+  using RecomputeParts = std::array<std::optional<CheapParts>, 3>;
 
   // The bound the parts give a structure with `s`'s pp, vp and smallest micro-batch: at least
   // the flat parts, vp times the pipeline traffic of one chunk per rank, and the bubble of
@@ -367,7 +362,7 @@ class Search {
     return p.flat + vp * p.pp_comm +
            (s.base.pp - 1.0) / vp * s.micro_batches.front() * p.per_sequence;
   }
-  static double BoundOf(const KernelParts& parts, const Structure& s);
+  static double BoundOf(const RecomputeParts& parts, const Structure& s);
 
   // The bubble's time per sequence of an estimate of `s` at `micro_batch`: the stages the fill
   // and drain run through (without the head) can be faster than the compute's pace, so it is
@@ -377,25 +372,21 @@ class Search {
                          : t.compute / s.local_batch;
   }
 
-  // The kernel whose speed `s`'s compute has on this GPU: 0 where the kernels run alike.
-  size_t KernelOf(const Structure& s) const { return kernels_differ_ ? s.kernel : 0; }
-
   // A bound of every structure of a group (highest ZeRO stage first): per recomputation that
-  // fits somewhere, CheapBound of the highest stage that has it, at its cap. Where the stages
-  // run on frameworks whose attention kernels differ in speed (with tp or pp, megatron's cuDNN
-  // attention runs ZeRO 0-1 and torchtitan's FlashAttention-2 runs 2-3), the compute differs by
-  // kernel: the same per kernel (BoundOf takes the least).
-  KernelParts GroupParts(const std::vector<Structure>& structures, const Group& group,
-                         const GroupFitting& fit);
+  // fits somewhere, CheapBound of the highest stage that has it, at its cap (BoundOf takes the
+  // least).
+  RecomputeParts GroupParts(const std::vector<Structure>& structures, const Group& group,
+                            const GroupFitting& fit);
 
   // CheapBound's parts for a group with virtual stages from its sibling without them (see
-  // Solve): none when a kernel of the group has no parts in the sibling's.
-  std::optional<double> Derived(const KernelParts& flat_parts,
-                                const std::vector<Structure>& structures, const Group& group) const;
+  // Solve): none when the sibling has no parts.
+  static std::optional<double> Derived(const RecomputeParts& flat_parts,
+                                       const std::vector<Structure>& structures,
+                                       const Group& group);
 
   // Whether every structure of `group` has a twin in `flat` (its sibling without virtual
-  // stages) with the same ZeRO stage, attention kernel and recomputation choices: then the
-  // twin's fit and bound parts hold for it (see Solve).
+  // stages) with the same ZeRO stage and recomputation choices: then the twin's fit and bound
+  // parts hold for it (see Solve).
   static bool Covers(const std::vector<Structure>& structures, const Group& flat,
                      const Group& group);
 
@@ -460,18 +451,6 @@ class Search {
   const bool memorize_;                            // whether memory is refit from shape_->memory
   const double gpu_usable_gib_, host_usable_gib_;  // what known memory is fit to
   std::map<int, internal::TrainingInvariants> invariants_;  // by cp
-  // Whether the attention kernels of the workload's frameworks run at different speeds on this
-  // GPU (the calibration tells them apart): then a layout's compute depends on its framework.
-  bool KernelsDiffer() const {
-    if (!w_.IsTraining() || hw_.gpu == nullptr || w_.frameworks.empty())
-      return false;
-    const ArchEfficiency eff = cal_.For(*hw_.gpu);
-    const double first = eff.AttentionFraction(w_.frameworks.front().attention_kernel);
-    return std::any_of(w_.frameworks.begin(), w_.frameworks.end(), [&](const Framework& f) {
-      return eff.AttentionFraction(f.attention_kernel) != first;
-    });
-  }
-  const bool kernels_differ_;
   bool stand_in_timed_ = true;  // result_.estimate, while nothing fits, has its time
   std::string host_reason_;     // the least host RAM an offloaded layout that fits the GPU needs
   double host_need_ = 0;

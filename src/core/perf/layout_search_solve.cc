@@ -259,7 +259,7 @@ void Search::Solve(const StructureList& list, bool exhaustive) {
     const Group& group = list.groups[top.index];
     if (top.kind == EntryKind::kLazyGroup) {
       if (const std::optional<GroupFitting> fit = GroupFit(structures, learned, group)) {
-        const KernelParts parts = GroupParts(structures, group, *fit);
+        const RecomputeParts parts = GroupParts(structures, group, *fit);
         const double own = BoundOf(parts, structures[group.begin]);
         frontier.Push(std::max(own, top.bound), EntryKind::kGroup, top.index);
       }
@@ -275,7 +275,7 @@ std::optional<Layout> Search::SeedGroups(const StructureList& list, std::vector<
   std::optional<Layout> fits;  // the first layout a group's probe found to fit
   // The bound parts of the groups without virtual stages that fit (the siblings).
   struct Sibling {
-    KernelParts parts;
+    RecomputeParts parts;
   };
   std::vector<Sibling> siblings;                        // of the flat groups that fit
   std::vector<int> sibling_of(list.groups.size(), -1);  // group -> siblings index
@@ -293,7 +293,7 @@ std::optional<Layout> Search::SeedGroups(const StructureList& list, std::vector<
     }
     const std::optional<GroupFitting> fit = GroupFit(structures, learned, group);
     if (fit) {
-      KernelParts parts = GroupParts(structures, group, *fit);
+      RecomputeParts parts = GroupParts(structures, group, *fit);
       frontier.Push(BoundOf(parts, structures[group.begin]), EntryKind::kGroup, g);
       if (!fits)
         fits = fit->layout;

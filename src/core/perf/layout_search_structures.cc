@@ -133,7 +133,6 @@ void Search::AddStructures(int tp, int cp, int pp, int layers, const Savers& sav
             s.recomputes.push_back(r);
         }
         l.recompute = Recompute::kNone;
-        s.kernel = static_cast<size_t>(AttentionKernelFor(w_.frameworks, l));
         if (s.recomputes.size() > 0)
           out.push_back(s);
       }
