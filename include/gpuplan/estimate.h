@@ -159,6 +159,9 @@ struct Estimate {
     bool fits = false;         // checked_gib <= capacity_gib (and host_gib <= host_capacity_gib)
     double host_gib = 0;       // host RAM per node that offloading needs (0 = no offload)
     double host_capacity_gib = 0;  // what the node's RAM leaves for it (0 = not checked)
+    // Training: what the loss holds of the logits at its peak (in breakdown.transient when the
+    // loss's peak is the step's; CrossEntropy in gpuplan/framework.h). 0 for inference.
+    double loss_gib = 0;
     MemoryBreakdown breakdown;
   } memory;
   struct Time {

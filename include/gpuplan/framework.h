@@ -56,12 +56,17 @@ enum class AttentionKernel { kFlash2, kCudnn };
 //             logits' gradient: 4e (the GPT-2-style remote code of Qwen 1, modeling_qwen.py).
 // The same count gives kFp32 its e + 12: the fp32 copy is freed once the loss is taken, the
 // fp32 log-softmax, its gradient and the gradient of the logits live as backward starts.
-enum class CrossEntropy { kFp32, kChunked, kFused, kNative };
-inline constexpr EnumNames<CrossEntropy, 4> kCrossEntropyNames = {
+//   kFusedLinear  the output projection and the loss fused and chunked over the tokens (Liger
+//             Kernel's FusedLinearCrossEntropy, Cut Cross-Entropy): the logits are never held
+//             whole; a chunk about the size of the hidden states in fp32 and the hidden states'
+//             gradient, computed in forward: (e + 8) bytes per hidden value of each token.
+enum class CrossEntropy { kFp32, kChunked, kFused, kNative, kFusedLinear };
+inline constexpr EnumNames<CrossEntropy, 5> kCrossEntropyNames = {
     {{CrossEntropy::kFp32, "fp32"},
      {CrossEntropy::kChunked, "chunked"},
      {CrossEntropy::kFused, "fused"},
-     {CrossEntropy::kNative, "native"}}};
+     {CrossEntropy::kNative, "native"},
+     {CrossEntropy::kFusedLinear, "fused_linear"}}};
 
 // What a framework runs; every field false/empty = unsupported (or not documented).
 struct FrameworkCaps {

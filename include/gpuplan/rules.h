@@ -57,7 +57,8 @@ struct Context {
   double head_stage_extra = 0;
   double memory_per_gpu_gib = 0;
   double memory_capacity_gib = 0;
-  double memory_p90_gib = 0;            // at p90 of the model's memory error (0 = no error table)
+  double memory_p90_gib = 0;  // at p90 of the model's memory error (0 = no error table)
+  double loss_gib = 0;  // training: what the loss holds of the logits (Estimate::Memory::loss_gib)
   double samples_per_s = 0;             // whole job (all GPUs), for the data read rate
   double tokens_per_s = 0;              // whole job (all GPUs), when samples are token sequences
   int vocab = 0;                        // decides bytes per stored token (2 or 4)

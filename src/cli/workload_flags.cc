@@ -420,10 +420,12 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
                 "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "
                 "another's compute (Megatron-Core --overlap-moe-expert-parallel-comm)");
-  cmd->add_option("--cross-entropy", f->cross_entropy,
-                  "Training: how the loss holds the logits, for its memory: fp32 (upcast, as "
-                  "Transformers and torchtitan), chunked (torchtune), fused (Megatron-Core), "
-                  "native (16-bit); default: the framework's (data/frameworks.csv)");
+  cmd->add_option(
+      "--cross-entropy", f->cross_entropy,
+      "Training: how the loss holds the logits, for its memory: fp32 (upcast, as "
+      "Transformers and torchtitan), chunked (torchtune), fused (Megatron-Core), "
+      "native (16-bit), fused_linear (Liger, Cut Cross-Entropy); default: the framework's "
+      "(data/frameworks.csv)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,
                 "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
   AddWholeNumberFlags(cmd, f, kArchFlags, "Inline architecture: ");

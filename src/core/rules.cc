@@ -148,6 +148,22 @@ void MoeAllToAllOverlap(const Context& c, std::vector<Advice>& out) {
           "it, set moe_a2a_overlap: true (--moe-a2a-overlap) and gpuplan plans with it");
 }
 
+// A training whose loss holds the logits whole and takes a large share of each GPU's memory (a
+// large vocabulary: Llama 3's 128K, Qwen's 152K): a loss fused with the output projection never
+// materialises them (Liger Kernel's FusedLinearCrossEntropy, Cut Cross-Entropy), which buys a
+// larger micro-batch, less recomputation or fewer GPUs.
+void FusedLinearLoss(const Context& c, std::vector<Advice>& out) {
+  if (c.loss_gib < 2 || c.memory_per_gpu_gib <= 0 || c.loss_gib < 0.1 * c.memory_per_gpu_gib)
+    return;
+  Add(out, "fused-linear-loss", Severity::kInfo,
+      "the loss holds " + Num(c.loss_gib) + " GiB of logits per GPU (" +
+          Num(100 * c.loss_gib / c.memory_per_gpu_gib) +
+          "% of its memory); a cross entropy fused with the output projection (Liger Kernel: "
+          "LLaMA-Factory enable_liger_kernel, Axolotl liger_fused_linear_cross_entropy; Cut "
+          "Cross-Entropy) never holds them whole: if your stack runs one, set cross_entropy: "
+          "fused_linear (--cross-entropy fused_linear) and gpuplan plans with it");
+}
+
 void TrainingOnInferenceGpus(const Context& c, std::vector<Advice>& out) {
   if (!c.workload->IsTraining())
     return;
@@ -328,10 +344,11 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
 constexpr Rule kRules[] = {PrecisionSupport,  TrainingOnInferenceGpus,
                            MultiNodeNetwork,  TensorParallelLink,
                            PipelineHeadStage, MoeAllToAllOverlap,
-                           CpuPerGpu,         JpegDecode,
-                           RamPerGpu,         MemoryHeadroom,
-                           LegacyGeneration,  Storage,
-                           Billing,           Security};
+                           FusedLinearLoss,   CpuPerGpu,
+                           JpegDecode,        RamPerGpu,
+                           MemoryHeadroom,    LegacyGeneration,
+                           Storage,           Billing,
+                           Security};
 
 }  // namespace
 

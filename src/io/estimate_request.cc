@@ -269,6 +269,7 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
         {"capacity_gib", e.memory.capacity_gib},
         {"host_gib", e.memory.host_gib},
         {"host_capacity_gib", e.memory.host_capacity_gib},
+        {"loss_gib", e.memory.loss_gib},
         {"breakdown", mem_parts}}},
       {"fits", e.memory.fits},
       {"time",

@@ -100,9 +100,10 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     f.fp32_main_grads = r.OneOf("main_grads", {"param", "fp32"}) == "fp32";
     f.selective_keeps_matmuls = r.OneOf("selective_policy", {"attention", "matmuls"}) == "matmuls";
     f.zero3_fetches_modules = r.OneOf("zero3_fetch", {"layer", "module"}) == "module";
-    f.cross_entropy = ParseName(kCrossEntropyNames,
-                                r.OneOf("cross_entropy", {"fp32", "chunked", "fused", "native"}))
-                          .value_or(f.cross_entropy);
+    f.cross_entropy =
+        ParseName(kCrossEntropyNames,
+                  r.OneOf("cross_entropy", {"fp32", "chunked", "fused", "native", "fused_linear"}))
+            .value_or(f.cross_entropy);
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

@@ -143,6 +143,9 @@ TEST(EstimateTest, TheLossHoldsTheLogitsAsItsCrossEntropyDoes) {
        14 * kLogits - kGradients},
       {"chunked", CrossEntropy::kChunked, std::nullopt, 4, 6 * kLogits},
       {"native_16_bit", CrossEntropy::kNative, std::nullopt, 4, 8 * kLogits},
+      // Fused with the output projection: a hidden-sized chunk in fp32 and the hidden states'
+      // gradient, 10 bytes per hidden value (1024) of each of the 4096 tokens.
+      {"fused_linear", CrossEntropy::kFusedLinear, std::nullopt, 4, 2048.0 * 2 * 1024 * 10 / kGiB},
       {"fused_from_the_framework", std::nullopt, CrossEntropy::kFused, 4, 6 * kLogits},
       {"workload_overrides_the_framework", CrossEntropy::kFp32, CrossEntropy::kFused, 4,
        14 * kLogits},

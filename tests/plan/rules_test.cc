@@ -168,6 +168,26 @@ const RuleCase kRuleCases[] = {
        c.ep_comm_s = 0.5;
      },
      "moe-a2a-overlap", std::nullopt},
+    // Llama 3.1 8B LoRA, 2 x 4096 tokens per GPU under Transformers' fp32 loss: 13.7 GiB of
+    // 35.7 hold the logits.
+    {"ALargeLossSuggestsTheFusedLinearLoss", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.loss_gib = 13.7;
+       c.memory_per_gpu_gib = 35.7;
+     },
+     "fused-linear-loss", Severity::kInfo},
+    {"ASmallLossSaysNothing", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.loss_gib = 1.7;
+       c.memory_per_gpu_gib = 35.7;
+     },
+     "fused-linear-loss", std::nullopt},
+    {"ALossSmallBesideTheRestSaysNothing", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.loss_gib = 3;
+       c.memory_per_gpu_gib = 70;
+     },
+     "fused-linear-loss", std::nullopt},
     {"ALightHeadStageIsNot", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
      [](Context& c) {
        c.pp = 4;

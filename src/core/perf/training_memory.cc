@@ -102,24 +102,28 @@ double Activations(const TrainingShape& t, const Layout& l, MemoryBreakdown& mem
   return 0;
 }
 
-// Bytes per logit the loss holds at its peak (CrossEntropy, gpuplan/framework.h): the 16-bit
-// logits (e) and what the loss adds to them.
-double LossBytesPerLogit(CrossEntropy c, double e) {
+// Bytes the loss holds at its peak per token of the last stage (CrossEntropy,
+// gpuplan/framework.h): per logit, the 16-bit logits (e) and what the loss adds to them; a fused
+// linear loss never holds the logits whole, only a chunk about the size of the hidden states in
+// fp32 beside the hidden states' gradient it computes in forward.
+double LossBytesPerToken(CrossEntropy c, double e, double vocab, double hidden) {
   switch (c) {
     case CrossEntropy::kChunked:
     case CrossEntropy::kFused:
-      return e + 4;
+      return vocab * (e + 4);
     case CrossEntropy::kNative:
-      return 4 * e;
+      return vocab * 4 * e;
+    case CrossEntropy::kFusedLinear:
+      return hidden * (e + 8);
     case CrossEntropy::kFp32:
       break;
   }
-  return e + 12;
+  return vocab * (e + 12);
 }
 
 // Transients, bytes: what lives at the two peaks of a step beside the model states and the
 // saved activations. At the loss (forward's end), the logits and what the loss holds of them
-// (LossBytesPerLogit: the workload's cross_entropy, else its framework's, else an fp32 upcast
+// (LossBytesPerToken: the workload's cross_entropy, else its framework's, else an fp32 upcast
 // as Transformers' ForCausalLMLoss computes it). In backward, one layer's full activations
 // when it is recomputed; and the gradients, which at the loss exist only when earlier
 // micro-batches of the step accumulated into them or the framework keeps a gradient buffer
@@ -128,14 +132,16 @@ double LossBytesPerLogit(CrossEntropy c, double e) {
 // both peaks hold the gathered parameters of the layer in use and the prefetched next (PyTorch
 // FSDP forward/backward prefetch).
 double Transients(const TrainingShape& t, const Workload& w, const Layout& l,
-                  const Calibration& cal, double gradient_bytes) {
+                  const Calibration& cal, double gradient_bytes, double& loss_bytes) {
+  loss_bytes = 0;
   if (!t.transformer)
     return 0;
   const Dims& d = t.d;
   const CrossEntropy loss =
       w.cross_entropy.value_or(t.runner != nullptr ? t.runner->cross_entropy : CrossEntropy::kFp32);
   const double logits =
-      cal.transient_factor * t.s_local * t.b * d.vocab / t.tp * LossBytesPerLogit(loss, t.e);
+      cal.transient_factor * t.s_local * t.b / t.tp * LossBytesPerToken(loss, t.e, d.vocab, d.h);
+  loss_bytes = logits;
   const bool gradients_held = t.m > 1 || (t.runner != nullptr && t.runner->fp32_main_grads);
   const double at_loss = logits - (gradients_held ? 0 : gradient_bytes);
   double in_backward = 0;
@@ -157,7 +163,9 @@ void TrainingMemory(const TrainingShape& t, const Workload& w, const Hardware& h
   double host = ModelStates(t, w, l, mem);  // bytes per GPU held in host RAM
   host += Activations(t, l, mem);
   mem.activations /= kGiB;
-  mem.transient = Transients(t, w, l, cal, mem.gradients) / kGiB;
+  double loss_bytes = 0;
+  mem.transient = Transients(t, w, l, cal, mem.gradients, loss_bytes) / kGiB;
+  est.memory.loss_gib = loss_bytes / kGiB;
   mem.weights /= kGiB;
   mem.gradients /= kGiB;
   mem.optimizer /= kGiB;

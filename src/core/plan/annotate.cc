@@ -47,6 +47,7 @@ void Annotate(const PlanInputs& in, const LatencyTargets& targets, Candidate& c)
   ctx.memory_per_gpu_gib = c.estimate.memory.per_gpu_gib;
   ctx.memory_capacity_gib = c.estimate.memory.capacity_gib;
   ctx.memory_p90_gib = c.ranges && w.IsTraining() ? c.ranges->memory_gib.p90 : 0;
+  ctx.loss_gib = w.IsTraining() ? c.estimate.memory.loss_gib : 0;
   ctx.samples_per_s = c.estimate.throughput.samples_per_s_per_gpu * c.gpus;
   ctx.tokens_per_s = c.estimate.throughput.tokens_per_s_per_gpu * c.gpus;
   ctx.vocab = arch.vocab;
