@@ -264,7 +264,10 @@ namespace {
 
 // How `slower` times a layout unlike `faster` ("runs FlashAttention-2, not cuDNN attention"),
 // from the fields of data/frameworks.csv the estimator reads.
-std::string TimingDifference(const Framework& slower, const Framework& faster) {
+// Only what bears on `l`: the ZeRO-3 fetch at ZeRO 3, the selective policy under selective
+// recomputation.
+std::string TimingDifference(const Framework& slower, const Framework& faster,
+                             const perf::Layout& l) {
   std::string d;
   auto add = [&d](const std::string& what) { d += (d.empty() ? "" : "; ") + what; };
   auto kernel = [](AttentionKernel k) {
@@ -275,14 +278,15 @@ std::string TimingDifference(const Framework& slower, const Framework& faster) {
     add("runs " + kernel(slower.attention_kernel) + ", not " + kernel(faster.attention_kernel));
   if (slower.fp32_main_grads != faster.fp32_main_grads)
     add(slower.fp32_main_grads ? "keeps fp32 main gradients" : "keeps 16-bit gradients");
-  if (slower.selective_keeps_matmuls != faster.selective_keeps_matmuls)
+  if (slower.selective_keeps_matmuls != faster.selective_keeps_matmuls &&
+      l.recompute == Recompute::kSelective)
     add(slower.selective_keeps_matmuls ? "recomputes selectively by op (keeps matmul outputs)"
                                        : "recomputes the attention core selectively");
   if (slower.cross_entropy != faster.cross_entropy) {
     add("holds the logits for a " + std::string(NameOf(kCrossEntropyNames, slower.cross_entropy)) +
         " loss, not a " + std::string(NameOf(kCrossEntropyNames, faster.cross_entropy)) + " one");
   }
-  if (slower.zero3_fetches_modules != faster.zero3_fetches_modules)
+  if (slower.zero3_fetches_modules != faster.zero3_fetches_modules && l.zero == 3)
     add(slower.zero3_fetches_modules ? "gathers ZeRO-3 parameters module by module"
                                      : "gathers ZeRO-3 parameters layer by layer");
   return d + ": slower here, or out of memory";
@@ -310,7 +314,7 @@ std::string FrameworkWhy(const Workload& w, const perf::Layout& l) {
     return why +
            ": the fastest framework for this layout (the first of data/frameworks.csv that "
            "runs it, " +
-           first->name + ", " + TimingDifference(*first, *f) + ")";
+           first->name + ", " + TimingDifference(*first, *f, l) + ")";
   }
   // Full training: what each framework before the pick lacks.
   std::string lacks;

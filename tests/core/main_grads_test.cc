@@ -37,8 +37,11 @@ TEST(MainGradsTest, ModelStatesPerParameterFollowTheFramework) {
       {"default_zero1", false, 1, 2 + 2 + 16.0 / 8},
       {"megatron_ddp", true, 0, 18},
       {"megatron_distributed_optimizer", true, 1, 6 + 12.0 / 8},
-      // ZeRO-Offload moves the gradients and the optimizer to the host: the 16-bit weights stay.
-      {"default_zero1_offload", false, 1, 2, Offload::kOptimizer},
+      // ZeRO-Offload moves the optimizer to the host; the gradients go too only where ZeRO
+      // partitions them (stage 2): under ZeRO-1 every rank holds the whole 16-bit gradient until
+      // the all-reduce (2 + 2), under ZeRO-2 only the weights stay (2).
+      {"default_zero1_offload_keeps_gradients", false, 1, 2 + 2, Offload::kOptimizer},
+      {"default_zero2_offload", false, 2, 2, Offload::kOptimizer},
       // Megatron-Core's --optimizer-cpu-offload moves the optimizer only: its fp32 main
       // gradients stay in the GPU's buffer (2 + 4).
       {"megatron_offload_keeps_main_grads", true, 1, 6, Offload::kOptimizer},

@@ -66,8 +66,16 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
   // the GPU holds the layer in use and the prefetched next one. Megatron-Core's CPU offload
   // (--optimizer-cpu-offload, HybridDeviceOptimizer) moves only the optimizer: the fp32 main
   // gradients stay in the GPU's gradient buffer and the host gets a copy of its shard each step.
+  //
+  // The gradients leave the GPU bucket by bucket during backward (ZeRO-Offload streams each
+  // reduced bucket to the host) only where ZeRO partitions them, stage 2 and up, or where there
+  // is no other replica to wait for (one data-parallel rank: ZeRO-Offload's single GPU); under
+  // ZeRO 0-1 over several replicas every rank holds the whole gradient until the step's
+  // all-reduce (Rajbhandari et al. 2020, P_os against P_os+g), and offloading the optimizer
+  // does not free it.
   if (l.offload != Offload::kNone) {
-    const bool grads_move = !t.lora && !fp32_main_grads;
+    const bool partitioned = l.zero >= 2 || t.zero_shard <= 1;
+    const bool grads_move = !t.lora && !fp32_main_grads && partitioned;
     host += mem.optimizer + (grads_move ? mem.gradients : 0);
     if (fp32_main_grads && !t.lora)
       host += t.stage_params * 4 / zero_opt;

@@ -109,7 +109,8 @@ std::string WhyFits(const PlanInputs& in, const Candidate& best) {
   if (best.estimate.inference) {
     const perf::InferenceTimes& inf = *best.estimate.inference;
     if (w.inference.output_tokens > 0) {
-      return std::to_string(best.copies) + " model copies of " +
+      return std::to_string(best.copies) +
+             (best.copies == 1 ? " model copy of " : " model copies of ") +
              std::to_string(best.gpus_per_copy) +
              " GPU(s) each (tp=" + std::to_string(best.layout.tp) +
              (best.layout.pp > 1 ? " pp=" + std::to_string(best.layout.pp) : "") +
