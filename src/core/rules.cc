@@ -151,7 +151,8 @@ void MoeAllToAllOverlap(const Context& c, std::vector<Advice>& out) {
 // A training whose loss holds the logits whole and takes a large share of each GPU's memory (a
 // large vocabulary: Llama 3's 128K, Qwen's 152K): a loss fused with the output projection never
 // materialises them (Liger Kernel's FusedLinearCrossEntropy, Cut Cross-Entropy), which buys a
-// larger micro-batch, less recomputation or fewer GPUs.
+// larger micro-batch, less recomputation or fewer GPUs. The thresholds are gpuplan's, as for
+// moe-a2a-overlap: below 2 GiB or a tenth of the GPU the saving seldom changes the layout.
 void FusedLinearLoss(const Context& c, std::vector<Advice>& out) {
   if (c.loss_gib < 2 || c.memory_per_gpu_gib <= 0 || c.loss_gib < 0.1 * c.memory_per_gpu_gib)
     return;

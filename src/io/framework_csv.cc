@@ -12,6 +12,14 @@
 namespace gpuplan::io {
 namespace {
 
+// data/frameworks.csv's spellings of CrossEntropy, from its name table.
+std::vector<std::string_view> CrossEntropyNames() {
+  std::vector<std::string_view> names;
+  for (const EnumName<CrossEntropy>& n : kCrossEntropyNames)
+    names.push_back(n.name);
+  return names;
+}
+
 // "0 1 2 3" -> bits 0..3; empty -> 0 (no stage). A token other than 0..3 fails the field.
 unsigned ZeroStages(CsvRowReader& r, std::string_view column) {
   const std::string text = r.Text(column);
@@ -100,10 +108,8 @@ Result<FrameworkTable> ParseFrameworks(std::string_view text, const std::string&
     f.fp32_main_grads = r.OneOf("main_grads", {"param", "fp32"}) == "fp32";
     f.selective_keeps_matmuls = r.OneOf("selective_policy", {"attention", "matmuls"}) == "matmuls";
     f.zero3_fetches_modules = r.OneOf("zero3_fetch", {"layer", "module"}) == "module";
-    f.cross_entropy =
-        ParseName(kCrossEntropyNames,
-                  r.OneOf("cross_entropy", {"fp32", "chunked", "fused", "native", "fused_linear"}))
-            .value_or(f.cross_entropy);
+    f.cross_entropy = ParseName(kCrossEntropyNames, r.OneOf("cross_entropy", CrossEntropyNames()))
+                          .value_or(f.cross_entropy);
     f.source = r.Text("source", true);
     f.checked = r.Text("checked", true);
     f.note = r.Text("note");

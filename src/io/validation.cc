@@ -346,8 +346,8 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   if (const std::string ce = NoteToken(notes, "cross_entropy"); !ce.empty()) {
     in.w.cross_entropy = ParseName(kCrossEntropyNames, ce);
     if (!in.w.cross_entropy)
-      return "notes: cross_entropy=" + ce +
-             " is not one of fp32, chunked, fused, native, fused_linear";
+      return "notes: cross_entropy=" + ce + " is not one of " +
+             NameChoices(kCrossEntropyNames, ", ", ", ");
   }
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1)

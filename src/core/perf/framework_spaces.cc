@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <string>
 #include <utility>
+
+#include "perf/layout_search_internal.h"
 
 namespace gpuplan::perf::internal {
 
@@ -24,9 +26,9 @@ bool EstimateAlike(const Framework& a, const Framework& b) {
 // fits, the least-memory layout.
 void Merge(LayoutSearch r, LayoutSearch& all) {
   const double t = r.estimate.time.step_s, best = all.estimate.time.step_s;
-  const bool tie = std::abs(t - best) <= 1e-9 * best;
   const bool faster =
-      r.ok && (!all.ok || (tie ? r.layout.framework < all.layout.framework : t < best));
+      r.ok &&
+      (!all.ok || (StepsTie(t, best) ? r.layout.framework < all.layout.framework : t < best));
   const bool leaner = !r.ok && !all.ok && r.min_memory_gib > 0 &&
                       (all.min_memory_gib == 0 || r.min_memory_gib < all.min_memory_gib);
   LayoutSearch other = std::move(r);
@@ -85,14 +87,18 @@ FrameworkSpaces SplitFrameworks(const Workload& w, const ModelArch& arch, const 
 
 LayoutSearch SearchSpaces(const FrameworkSpaces& spaces, const SpaceSearch& search) {
   LayoutSearch all;
-  std::optional<LayoutSearch> cut;  // the space cut off at the lowest floor
+  // The lowest floor a space was cut off at (kInf: none), and that space's reason.
+  double cut_floor = kInf;
+  std::string cut_reason;
   for (size_t s = 0; s < spaces.size(); ++s) {
     const FrameworkSpace& space = *spaces[s];
     LayoutSearch r = search(space, all.ok ? all.estimate.time.step_s : kNoBest);
     if (const Framework* f = FrameworkFor(space.w.frameworks, r.layout))
       r.layout.framework = space.rows[static_cast<size_t>(f - space.w.frameworks.data())];
-    if (r.cut_off && (!cut || r.floor_step_s < cut->floor_step_s))
-      cut = r;
+    if (r.cut_off && r.floor_step_s < cut_floor) {
+      cut_floor = r.floor_step_s;
+      cut_reason = r.reason;
+    }
     if (s == 0)
       all = std::move(r);
     else
@@ -100,11 +106,11 @@ LayoutSearch SearchSpaces(const FrameworkSpaces& spaces, const SpaceSearch& sear
   }
   // As within one search (Search::Training): a space cut off at a floor hides only layouts no
   // faster than it, so the best found stands when it is no slower than that floor.
-  all.cut_off = cut && (!all.ok || all.estimate.time.step_s > cut->floor_step_s);
+  all.cut_off = cut_floor < kInf && (!all.ok || all.estimate.time.step_s > cut_floor);
   if (all.cut_off) {
     all.ok = false;
-    all.floor_step_s = cut->floor_step_s;
-    all.reason = cut->reason;
+    all.floor_step_s = cut_floor;
+    all.reason = cut_reason;
   } else if (all.ok) {
     all.reason.clear();
   }

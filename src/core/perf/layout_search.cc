@@ -41,7 +41,7 @@ LayoutMemo::~LayoutMemo() = default;
 std::vector<std::unique_ptr<internal::FrameworkSpace>>* LayoutMemo::Spaces(const Workload& w,
                                                                            const ModelArch& arch,
                                                                            const LayoutPins& pins) {
-  if (&w != w_ || &arch != arch_ || &pins != pins_)
+  if (!BoundTo(w, arch, pins))
     return nullptr;
   if (!spaces_) {
     spaces_ = std::make_unique<internal::FrameworkSpaces>(internal::SplitFrameworks(w, arch, pins));
@@ -51,7 +51,7 @@ std::vector<std::unique_ptr<internal::FrameworkSpace>>* LayoutMemo::Spaces(const
 
 LayoutMemo::Shape* LayoutMemo::For(const Workload& w, const ModelArch& arch, const LayoutPins& pins,
                                    int gpus, int gpus_per_node) {
-  if (&w != w_ || &arch != arch_ || &pins != pins_)
+  if (!BoundTo(w, arch, pins))
     return nullptr;
   std::unique_ptr<Shape>& shape = shapes_[{gpus, gpus_per_node}];
   if (!shape)

@@ -64,6 +64,9 @@ class LayoutMemo {
                                                                  const LayoutPins& pins);
 
  private:
+  bool BoundTo(const Workload& w, const ModelArch& arch, const LayoutPins& pins) const {
+    return &w == w_ && &arch == arch_ && &pins == pins_;
+  }
   const Workload* w_;
   const ModelArch* arch_;
   const LayoutPins* pins_;

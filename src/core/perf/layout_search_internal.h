@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,10 @@ namespace gpuplan::perf {
 namespace internal {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Two steps within this fraction of each other tie: the simpler layout (Search::Consider) or
+// the framework earlier in the table (framework_spaces.cc) is kept.
+inline bool StepsTie(double a, double b) { return std::abs(a - b) <= 1e-6 * b; }
 
 // Ascending divisors of n, in O(sqrt n): the structure enumeration asks for them in its inner
 // loops, and a linear scan of a 1024-sequence batch there was half of a full-catalog plan's time.

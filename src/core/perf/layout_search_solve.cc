@@ -200,7 +200,7 @@ void Search::Explore(const Structure& s, const Learned& k, bool exhaustive) {
 
 void Search::Consider(const Layout& l, const Estimate& e) {
   const double t = e.time.step_s, best = result_.estimate.time.step_s;
-  const bool tie = result_.ok && std::abs(t - best) <= 1e-6 * best;
+  const bool tie = result_.ok && StepsTie(t, best);
   if (!result_.ok || (tie ? Simpler(l, result_.layout) : t < best)) {
     result_.ok = true;
     result_.layout = l;
