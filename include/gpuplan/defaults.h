@@ -35,7 +35,8 @@ struct Assumption {
 //    model's size chose (Calibration::pretrain_batch_mtokens_*), at most the job's tokens over
 //    pretrain_min_steps, in whole sequences rounded to a power of two;
 //  - precision of an inference: fp8 when the weights are released in FP8
-//    (ModelArch::release_fp8) and no weight_bits is given;
+//    (ModelArch::release) and no weight_bits is given; with routed experts released in MXFP4
+//    (gpt-oss), bf16 over 4-bit MXFP4 experts (weight_bits, weight_format, quantized_layers);
 //  - inference.output_tokens of a reasoning model (ModelArch::reasoning):
 //    Calibration::reasoning_output_tokens (at most a given output_tokens p90).
 // Every other unset field keeps its default (confidence is the planner's to list: it checks a

@@ -141,9 +141,11 @@ struct ModelArch {
   std::string source;       // where the numbers come from
   std::string as_of;        // date of the source
   std::string hf_id;        // Hugging Face repository ("Qwen/Qwen3-30B-A3B"); "" = none
-  // The weights are released in FP8 (models.csv release_weights; DeepSeek-V3/R1, Kimi K2): a
-  // serving workload that gives no precision is served in fp8 (DeriveDefaults).
-  bool release_fp8 = false;
+  // How the weights are released (models.csv release_weights): 16-bit; FP8 (DeepSeek-V3/R1,
+  // Kimi K2); or the routed experts in MXFP4 and the rest 16-bit (gpt-oss). A serving workload
+  // that gives no precision is served as released (DeriveDefaults).
+  enum class Release { k16Bit, kFp8, kMxfp4Experts };
+  Release release = Release::k16Bit;
   // A reasoning model (models.csv reasoning): it writes thousands of tokens of thinking before
   // its answer, so a serving workload that gives no output length is sized for that.
   bool reasoning = false;

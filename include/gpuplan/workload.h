@@ -77,6 +77,21 @@ enum class LoraTargets { kAll, kAttention, kQv };
 inline constexpr EnumNames<LoraTargets, 3> kLoraTargetsNames = {
     {{LoraTargets::kAll, "all"}, {LoraTargets::kAttention, "attention"}, {LoraTargets::kQv, "qv"}}};
 
+// How quantised weights are stored (bits per weight = QuantBits in perf/dims.cc): group-wise
+// integers with an fp16 scale and zero point per 128 weights (GPTQ, AWQ, bitsandbytes' int8),
+// or OCP Microscaling FP4 (MXFP4: e2m1 elements with one e8m0 scale per 32, 4.25 bits; the
+// format gpt-oss is released in, OCP MX spec v1.0 5.2).
+enum class WeightFormat { kInt, kMxfp4 };
+inline constexpr EnumNames<WeightFormat, 2> kWeightFormatNames = {
+    {{WeightFormat::kInt, "int"}, {WeightFormat::kMxfp4, "mxfp4"}}};
+
+// Which linear layers weight_bits quantises: all of the transformer blocks' (GPTQ/AWQ), or only
+// the routed experts' (gpt-oss: attention, router, embeddings and head stay 16-bit; its
+// config.json quantization_config modules_to_not_convert).
+enum class QuantizedLayers { kAll, kExperts };
+inline constexpr EnumNames<QuantizedLayers, 2> kQuantizedLayersNames = {
+    {{QuantizedLayers::kAll, "all"}, {QuantizedLayers::kExperts, "experts"}}};
+
 // What the planner minimises.
 enum class Objective { kCost, kTime, kCostWithinDeadline, kTimeWithinBudget };
 inline constexpr EnumNames<Objective, 4> kObjectiveNames = {
@@ -277,6 +292,8 @@ struct Workload {
   // Bits per weight of a quantised frozen base (4 = NF4/GPTQ-int4, 8 = int8); 0 = not
   // quantised. QLoRA implies 4.
   int weight_bits = 0;
+  WeightFormat weight_format = WeightFormat::kInt;
+  QuantizedLayers quantized_layers = QuantizedLayers::kAll;
   int seq_len = 2048;              // tokens per sample
   std::optional<int> micro_batch;  // per-GPU sequences per forward; unset = chosen
   int global_batch = 32;           // sequences per optimizer step
@@ -346,6 +363,9 @@ struct Workload {
   // The latency mode in force (inference.latency when given): batch for an offline job (samples
   // or tokens to process and no requests_per_s), else interactive.
   LatencyMode Latency() const;
+  // The compute precision and the stored weights: "bf16", "bf16 over 4-bit weights", "bf16
+  // over MXFP4 experts (4.25 bits)".
+  std::string PrecisionText() const;
 };
 
 // Checks cross-field rules (positive sizes, method only for finetune, qlora needs 4-bit,

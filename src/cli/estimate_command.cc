@@ -67,10 +67,9 @@ std::string FitText(const Workload& w, const perf::Estimate& e) {
 
 std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                          const perf::Layout& l, const perf::Estimate& e) {
-  std::string s =
-      fmt::format("{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n", TaskName(w.task),
-                  MethodName(w.method), arch.name, arch.Params() / 1e9, PrecisionName(w.precision),
-                  w.seq_len, w.global_batch);
+  std::string s = fmt::format("{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n",
+                              TaskName(w.task), MethodName(w.method), arch.name,
+                              arch.Params() / 1e9, w.PrecisionText(), w.seq_len, w.global_batch);
   s += fmt::format(
       "on {} x {} ({} node(s) of {}, {}{})\n", hw.Gpus(), hw.gpu->name, hw.nodes, hw.gpus_per_node,
       hw.gpus_per_node > 1

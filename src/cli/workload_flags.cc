@@ -82,6 +82,9 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
            SetEnum("--offload", f.offload, kOffloadNames, &w.offload),
            SetEnum("--lora-targets", f.lora_targets, kLoraTargetsNames, &w.lora_targets),
            SetEnum("--cross-entropy", f.cross_entropy, kCrossEntropyNames, &w.cross_entropy),
+           SetEnum("--weight-format", f.weight_format, kWeightFormatNames, &w.weight_format),
+           SetEnum("--quantized-layers", f.quantized_layers, kQuantizedLayersNames,
+                   &w.quantized_layers),
            SetEnum("--engine", f.engine, kEngineNames, &w.inference.engine),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
@@ -280,6 +283,8 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"lora_targets", "--lora-targets", !f.lora_targets.empty()},
       {"lora_dropout", "--lora-dropout", f.lora_dropout.has_value()},
       {"weight_bits", "--weight-bits", f.weight_bits.has_value()},
+      {"weight_format", "--weight-format", !f.weight_format.empty()},
+      {"quantized_layers", "--quantized-layers", !f.quantized_layers.empty()},
       {"moe_a2a_overlap", "--moe-a2a-overlap", f.moe_a2a_overlap},
       {"cross_entropy", "--cross-entropy", !f.cross_entropy.empty()},
       {"precision", "--precision", !f.precision.empty()},
@@ -416,6 +421,12 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--lora-dropout", f->lora_dropout,
                   "Dropout probability on each LoRA adapter's input (default 0)");
   cmd->add_option("--weight-bits", f->weight_bits, "Quantised base weights: 4 or 8");
+  cmd->add_option("--weight-format", f->weight_format,
+                  "Inference: how the --weight-bits weights are stored: int (GPTQ/AWQ, default) "
+                  "or mxfp4 (4.25 bits; gpt-oss's release)");
+  cmd->add_option("--quantized-layers", f->quantized_layers,
+                  "Inference: the layers --weight-bits quantises: all (default) or experts (an "
+                  "MoE's routed experts only, as gpt-oss is released)");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
   cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
                 "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "

@@ -135,7 +135,19 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
   const bool inference = w.task == Task::kInference;
   if (w.unset.precision) {
     std::string why;
-    if (inference && arch.release_fp8 && w.weight_bits == 0) {
+    // gpt-oss: the experts as released (deriving again finds them already set).
+    const bool mxfp4_experts = w.weight_bits == 4 && w.weight_format == WeightFormat::kMxfp4 &&
+                               w.quantized_layers == QuantizedLayers::kExperts;
+    if (inference && arch.release == ModelArch::Release::kMxfp4Experts &&
+        (w.weight_bits == 0 || mxfp4_experts)) {
+      out.weight_bits = 4;
+      out.weight_format = WeightFormat::kMxfp4;
+      out.quantized_layers = QuantizedLayers::kExperts;
+      why =
+          "16-bit compute over the routed experts as released, in MXFP4 (4.25 bits per weight; "
+          "models.csv release_weights, from the model's config.json quantization_config); "
+          "attention, router and embeddings in 16 bits";
+    } else if (inference && arch.release == ModelArch::Release::kFp8 && w.weight_bits == 0) {
       out.precision = Precision::kFp8;
       why =
           "the weights are released in FP8 (models.csv release_weights, from the model's "

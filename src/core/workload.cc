@@ -308,6 +308,15 @@ Status ValidateMethod(const Workload& w) {
   if (w.method == Method::kQlora && w.weight_bits == 8) {
     return Bad("weight_bits", "4 for qlora (NF4 base weights)", "8");
   }
+  // MXFP4 and experts-only quantisation describe a released checkpoint as an engine serves it;
+  // training stacks dequantise it to 16 bits (Transformers Mxfp4Config(dequantize=True)).
+  if (w.weight_format == WeightFormat::kMxfp4 && (w.weight_bits != 4 || w.IsTraining())) {
+    return Bad("weight_format", "int unless the task is inference with weight_bits 4", "mxfp4");
+  }
+  if (w.quantized_layers == QuantizedLayers::kExperts && (w.weight_bits == 0 || w.IsTraining())) {
+    return Bad("quantized_layers", "all unless the task is inference with weight_bits 4 or 8",
+               "experts");
+  }
   // The overlap of one micro-batch's expert all-to-alls with another's compute is a training
   // schedule; serving engines overlap theirs as the engine does.
   if (w.moe_a2a_overlap && !w.IsTraining()) {
@@ -463,6 +472,16 @@ Status ValidateConstraints(const Workload& w) {
 }
 
 }  // namespace
+
+std::string Workload::PrecisionText() const {
+  std::string s(PrecisionName(precision));
+  if (weight_bits == 0)
+    return s;
+  const std::string what = quantized_layers == QuantizedLayers::kExperts ? "experts" : "weights";
+  if (weight_format == WeightFormat::kMxfp4)
+    return s + " over MXFP4 " + what + " (4.25 bits)";
+  return s + " over " + std::to_string(weight_bits) + "-bit " + what;
+}
 
 Status ValidateWorkload(const Workload& w) {
   if (Status s = ValidateSteps(w); !s.ok())

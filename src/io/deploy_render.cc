@@ -85,7 +85,7 @@ std::string Describe(const Workload& w) {
     s += " (" + std::string(MethodName(w.method)) + ")";
   if (!w.model_name.empty())
     s += " of " + w.model_name;
-  s += ", " + std::string(PrecisionName(w.precision));
+  s += ", " + w.PrecisionText();
   if (!w.name.empty())
     s = w.name + ": " + s;
   return OneLine(s);

@@ -235,7 +235,11 @@ Status ReadQuantization(const json& root, const json& text, const std::string& f
     out.bits = 8;
     out.fp8 = true;
   } else if (method == "mxfp4") {
+    // Transformers' MXFP4 integration swaps only the MoE experts' matrices (gpt-oss:
+    // modules_to_not_convert lists attention, router, embeddings and head).
     out.bits = 4;
+    out.format = WeightFormat::kMxfp4;
+    out.layers = QuantizedLayers::kExperts;
   } else if (method == "gptq" || method == "awq") {
     out.bits =
         int_field(*q, method == "awq" && !q->contains("bits") ? "w_bit" : "bits").value_or(4);
@@ -425,8 +429,11 @@ void ApplyWeightFormat(const HfWeightFormat& f, bool precision_given, bool bits_
       w.precision = Precision::kFp8;
     return;
   }
-  if (!bits_given && !w.IsTraining())
+  if (!bits_given && !w.IsTraining()) {
     w.weight_bits = f.bits;
+    w.weight_format = f.format;
+    w.quantized_layers = f.layers;
+  }
 }
 
 }  // namespace gpuplan::io

@@ -27,6 +27,8 @@ struct HfWeightFormat {
   std::string method;  // quant_method as written ("fp8", "gptq", "awq", "mxfp4", ...); "" = none
   int bits = 16;       // bits per weight of the quantised matrices
   bool fp8 = false;    // FP8 (e4m3) weights: served at FP8 precision
+  WeightFormat format = WeightFormat::kInt;
+  QuantizedLayers layers = QuantizedLayers::kAll;
 };
 
 struct HfModelConfig {

@@ -92,8 +92,12 @@ ModelArch ParseModelRow(CsvRowReader& r) {
   m.params = r.OptionalNumber("params_b", 1e-6, 1e5).value_or(0) * 1e9;
   m.active_params = r.OptionalNumber("active_params_b", 1e-6, 1e5).value_or(0) * 1e9;
   m.hf_id = r.Text("hf_id");
-  if (!r.Text("release_weights").empty())
-    m.release_fp8 = r.OneOf("release_weights", {"bf16", "fp16", "fp8"}) == "fp8";
+  if (!r.Text("release_weights").empty()) {
+    const std::string release = r.OneOf("release_weights", {"bf16", "fp16", "fp8", "mxfp4"});
+    m.release = release == "fp8"     ? ModelArch::Release::kFp8
+                : release == "mxfp4" ? ModelArch::Release::kMxfp4Experts
+                                     : ModelArch::Release::k16Bit;
+  }
   m.reasoning = r.Bool("reasoning", false);
   m.forward_flops_per_sample =
       r.OptionalNumber("forward_gflops_per_sample", 1e-6, 1e9).value_or(0) * 1e9;

@@ -136,7 +136,7 @@ std::string Describe(const Workload& w) {
     s += fmt::format(" ({})", MethodName(w.method));
   if (!w.model_name.empty())
     s += " of " + w.model_name;
-  s += fmt::format(", {}", PrecisionName(w.precision));
+  s += ", " + w.PrecisionText();
   if (w.IsTraining())
     s += fmt::format(", seq {}, global batch {}", w.seq_len, w.global_batch);
   if (w.task == Task::kInference) {

@@ -272,6 +272,22 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   if (w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
     return fmt::format("{}-bit weights are not modelled", w.weight_bits);
   }
+  // The quantised weights' format and layers as the notes state them ("weight_format=mxfp4;
+  // quantized_layers=experts": gpt-oss as released); unstated: group-wise integers, all layers.
+  if (const std::string f = NoteToken(notes, "weight_format"); !f.empty()) {
+    const std::optional<WeightFormat> format = ParseName(kWeightFormatNames, f);
+    if (!format)
+      return "notes: weight_format=" + f + " is not one of " +
+             NameChoices(kWeightFormatNames, ", ", ", ");
+    w.weight_format = *format;
+  }
+  if (const std::string q = NoteToken(notes, "quantized_layers"); !q.empty()) {
+    const std::optional<QuantizedLayers> layers = ParseName(kQuantizedLayersNames, q);
+    if (!layers)
+      return "notes: quantized_layers=" + q + " is not one of " +
+             NameChoices(kQuantizedLayersNames, ", ", ", ");
+    w.quantized_layers = *layers;
+  }
   const std::optional<double> seq = Opt(r, "seq_len");
   const bool seq_needed = metric != "max_seq_len_fit";
   if (!seq && seq_needed)

@@ -32,6 +32,8 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "model",
                                               "precision",
                                               "weight_bits",
+                                              "weight_format",
+                                              "quantized_layers",
                                               "seq_len",
                                               "micro_batch",
                                               "global_batch",
@@ -498,7 +500,8 @@ void ReadDataset(Reader& r, const YAML::Node& node, Dataset& d) {
   }
 }
 
-// What runs: name, task, method, model, precision, weight_bits. False for any other key.
+// What runs: name, task, method, model, precision, weight_bits and format. False for any other
+// key.
 bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload& w,
                 bool* method_given) {
   if (key == "name") {
@@ -517,6 +520,10 @@ bool ReadJobKey(Reader& r, const std::string& key, const YAML::Node& v, Workload
     if (r.status().ok() && w.weight_bits != 0 && w.weight_bits != 4 && w.weight_bits != 8) {
       r.Fail(v, key, "expected 0, 4 or 8, got " + Reader::Got(v));
     }
+  } else if (key == "weight_format") {
+    w.weight_format = r.Enum(v, key, kWeightFormatNames).value_or(w.weight_format);
+  } else if (key == "quantized_layers") {
+    w.quantized_layers = r.Enum(v, key, kQuantizedLayersNames).value_or(w.quantized_layers);
   } else {
     return false;
   }

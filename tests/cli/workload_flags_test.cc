@@ -82,6 +82,18 @@ TEST(WorkloadFlagsTest, FlagsSetTheFieldsTheyNameAndOverrideTheFile) {
          f.method = "qlora";
        },
        [](const Workload& w) { EXPECT_EQ(w.weight_bits, 4); }},
+      {"weight_format_and_quantized_layers", kEstimate, nullptr,
+       [](WorkloadFlags& f) {
+         f.model = "gpt-oss-120b";
+         f.task = "inference";
+         f.weight_bits = 4;
+         f.weight_format = "mxfp4";
+         f.quantized_layers = "experts";
+       },
+       [](const Workload& w) {
+         EXPECT_EQ(w.weight_format, WeightFormat::kMxfp4);
+         EXPECT_EQ(w.quantized_layers, QuantizedLayers::kExperts);
+       }},
       {"flag_overrides_one_field_and_keeps_the_rest", kPlan, kLoraYaml,
        [](WorkloadFlags& f) {
          f.seq_len = 4096;

@@ -106,7 +106,8 @@ TEST(DefaultsTest, PerSampleModelsPretrainInImagesNotTokens) {
 TEST(DefaultsTest, ServingFollowsHowTheModelIsReleased) {
   struct Case {
     std::string name;
-    bool release_fp8, reasoning;
+    ModelArch::Release release;
+    bool reasoning;
     int weight_bits;
     Precision want_precision;
     int want_output_tokens;
@@ -114,17 +115,22 @@ TEST(DefaultsTest, ServingFollowsHowTheModelIsReleased) {
   const Case kCases[] = {
       // DeepSeek-R1: FP8 weights and a reasoning model (4000 = calibration.csv
       // reasoning_output_tokens).
-      {"fp8_reasoning_model_is_served_in_fp8_with_long_replies", true, true, 0, Precision::kFp8,
-       4000},
-      {"plain_chat_model_keeps_bf16_and_256_tokens", false, false, 0, Precision::kBf16, 256},
-      {"quantised_weights_keep_the_precision", true, false, 4, Precision::kBf16, 256},
+      {"fp8_reasoning_model_is_served_in_fp8_with_long_replies", ModelArch::Release::kFp8, true, 0,
+       Precision::kFp8, 4000},
+      {"plain_chat_model_keeps_bf16_and_256_tokens", ModelArch::Release::k16Bit, false, 0,
+       Precision::kBf16, 256},
+      {"quantised_weights_keep_the_precision", ModelArch::Release::kFp8, false, 4, Precision::kBf16,
+       256},
+      // gpt-oss: 16-bit compute over the MXFP4 experts it is released with.
+      {"mxfp4_experts_are_served_as_released", ModelArch::Release::kMxfp4Experts, true, 0,
+       Precision::kBf16, 4000},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     Workload w = Unset(Task::kInference);
     w.weight_bits = c.weight_bits;
     ModelArch m = testing::Model7B();
-    m.release_fp8 = c.release_fp8;
+    m.release = c.release;
     m.reasoning = c.reasoning;
     std::vector<Assumption> assumed;
     const Workload d = DeriveDefaults(w, m, testing::EmbeddedCalibration(), &assumed);
@@ -166,10 +172,42 @@ TEST(DefaultsTest, AWorkloadBuiltInCodeIsTakenAsGiven) {
   EXPECT_TRUE(assumed.empty());
 }
 
+TEST(DefaultsTest, Mxfp4ExpertsAreServedAsReleasedAndSayWhy) {
+  ModelArch m = testing::Model7B();
+  m.release = ModelArch::Release::kMxfp4Experts;
+  std::vector<Assumption> assumed;
+  const Workload once =
+      DeriveDefaults(Unset(Task::kInference), m, testing::EmbeddedCalibration(), &assumed);
+  EXPECT_EQ(once.weight_bits, 4);
+  EXPECT_EQ(once.weight_format, WeightFormat::kMxfp4);
+  EXPECT_EQ(once.quantized_layers, QuantizedLayers::kExperts);
+  ASSERT_NE(Find(assumed, "precision"), nullptr);
+  EXPECT_NE(Find(assumed, "precision")->why.find("MXFP4"), std::string::npos);
+  // Deriving again keeps the release and gives the same reason.
+  std::vector<Assumption> again;
+  const Workload twice = DeriveDefaults(once, m, testing::EmbeddedCalibration(), &again);
+  EXPECT_EQ(twice.weight_format, WeightFormat::kMxfp4);
+  ASSERT_NE(Find(again, "precision"), nullptr);
+  EXPECT_EQ(Find(again, "precision")->why, Find(assumed, "precision")->why);
+  // Given weights win over the release; so does a precision the user gave.
+  Workload int4 = Unset(Task::kInference);
+  int4.weight_bits = 4;
+  EXPECT_EQ(DeriveDefaults(int4, m, testing::EmbeddedCalibration(), nullptr).weight_format,
+            WeightFormat::kInt);
+  Workload bf16 = Unset(Task::kInference);
+  bf16.unset.precision = false;
+  EXPECT_EQ(DeriveDefaults(bf16, m, testing::EmbeddedCalibration(), nullptr).weight_bits, 0);
+  // Training dequantises: the release does not apply.
+  EXPECT_EQ(DeriveDefaults(Unset(Task::kFinetune), m, testing::EmbeddedCalibration(), nullptr)
+                .weight_bits,
+            0);
+}
+
 TEST(DefaultsTest, DerivingTwiceGivesTheSameWorkload) {
   Workload w = Unset(Task::kInference);
   ModelArch m = testing::Model7B();
-  m.release_fp8 = m.reasoning = true;
+  m.release = ModelArch::Release::kFp8;
+  m.reasoning = true;
   const Workload once = DeriveDefaults(w, m, testing::EmbeddedCalibration(), nullptr);
   std::vector<Assumption> first, second;
   DeriveDefaults(w, m, testing::EmbeddedCalibration(), &first);

@@ -78,6 +78,49 @@ TEST(MoeEstimateTest, ExpertWeightsShardOverEp) {
   }
 }
 
+// Serving weights by format: the same 28,991,029,248 expert and 1,541,079,040 other parameters
+// as above. MXFP4 holds 4 bits and an 8-bit scale per 32 (4.25 bits); GPTQ/AWQ int4 4 bits and
+// 20 bits per 128 (4.15625); quantising the experts only leaves the rest in 16 bits (gpt-oss).
+TEST(MoeEstimateTest, ServingWeightsByFormatAndQuantisedLayers) {
+  constexpr double kExperts = 28991029248.0, kOther = 1541079040.0;
+  // The embedding and head: 2 x 151,936 x 2,048; never quantised.
+  constexpr double kEmbed = 2 * 151936.0 * 2048;
+  struct Case {
+    const char* name;
+    int bits;
+    WeightFormat format;
+    QuantizedLayers layers;
+    double want_bytes;
+  };
+  const Case kCases[] = {
+      {"bf16", 0, WeightFormat::kInt, QuantizedLayers::kAll, (kExperts + kOther) * 2},
+      {"mxfp4_experts_rest_bf16", 4, WeightFormat::kMxfp4, QuantizedLayers::kExperts,
+       kExperts * 4.25 / 8 + kOther * 2},
+      {"mxfp4_all_layers", 4, WeightFormat::kMxfp4, QuantizedLayers::kAll,
+       (kExperts + kOther - kEmbed) * 4.25 / 8 + kEmbed * 2},
+      {"int4_all_layers", 4, WeightFormat::kInt, QuantizedLayers::kAll,
+       (kExperts + kOther - kEmbed) * 4.15625 / 8 + kEmbed * 2},
+      {"int8_experts_only", 8, WeightFormat::kInt, QuantizedLayers::kExperts,
+       kExperts * (8 + 24.0 / 128) / 8 + kOther * 2},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = Precision::kBf16;
+    w.weight_bits = c.bits;
+    w.weight_format = c.format;
+    w.quantized_layers = c.layers;
+    w.inference.prompt_tokens = 128;
+    w.inference.output_tokens = 128;
+    w.inference.batch = 1;
+    Layout l;
+    Result<Estimate> e = EstimateRun(w, Qwen3_30B_A3B(), HardwareFor(A100(), 1, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->memory.breakdown.weights, c.want_bytes / kGiB, 1e-6);
+  }
+}
+
 TEST(MoeEstimateTest, AllToAllVolumeAndTime) {
   const Gpu gpu = A100();
   // One micro-batch of 512 tokens per GPU; each token's 8 copies of 2048 x 2 bytes; 48 MoE

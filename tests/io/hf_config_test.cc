@@ -29,7 +29,17 @@ TEST(HfConfigTest, PublishedConfigsGiveTheirPublishedCounts) {
       {"deepseek-v3", 671, 37, 0.02, 256, 8, {.method = "fp8", .bits = 8, .fp8 = true}},
       {"mixtral-8x7b", 46.7, 12.9, 0.02, 8, 2, {}},
       // OpenAI's 5.1B active leaves out the embeddings; the shape counts them once.
-      {"gpt-oss-120b", 116.8, 5.7, 0.03, 128, 4, {.method = "mxfp4", .bits = 4, .fp8 = false}},
+      {"gpt-oss-120b",
+       116.8,
+       5.7,
+       0.03,
+       128,
+       4,
+       {.method = "mxfp4",
+        .bits = 4,
+        .fp8 = false,
+        .format = WeightFormat::kMxfp4,
+        .layers = QuantizedLayers::kExperts}},
       // Meta's 109B includes the vision tower the text_config does not describe.
       {"llama-4-scout", 109, 17, 0.03, 16, 1, {}},
   };
@@ -44,6 +54,8 @@ TEST(HfConfigTest, PublishedConfigsGiveTheirPublishedCounts) {
     EXPECT_EQ(r->weights.method, c.weights.method);
     EXPECT_EQ(r->weights.bits, c.weights.bits);
     EXPECT_EQ(r->weights.fp8, c.weights.fp8);
+    EXPECT_EQ(r->weights.format, c.weights.format);
+    EXPECT_EQ(r->weights.layers, c.weights.layers);
   }
 }
 

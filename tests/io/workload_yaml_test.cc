@@ -112,6 +112,56 @@ TEST(WorkloadYamlTest, MoeAllToAllOverlapIsOffUnlessAsked) {
       << bad.status().message();
 }
 
+TEST(WorkloadYamlTest, QuantisedWeightFormatAndLayers) {
+  struct Case {
+    const char* name;
+    const char* lines;
+    WeightFormat format;
+    QuantizedLayers layers;
+  };
+  const Case kCases[] = {
+      {"unset_is_int_on_all_layers", "weight_bits: 4\n", WeightFormat::kInt, QuantizedLayers::kAll},
+      {"gpt_oss_as_released", "weight_bits: 4\nweight_format: mxfp4\nquantized_layers: experts\n",
+       WeightFormat::kMxfp4, QuantizedLayers::kExperts},
+      {"int8_experts_only", "weight_bits: 8\nquantized_layers: experts\n", WeightFormat::kInt,
+       QuantizedLayers::kExperts},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(
+        std::string("task: inference\nmodel: gpt-oss-120b\n") + c.lines, "q.yaml");
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    EXPECT_EQ(w->weight_format, c.format);
+    EXPECT_EQ(w->quantized_layers, c.layers);
+  }
+  // What cannot be served that way is named, with what is expected.
+  struct Bad {
+    const char* name;
+    const char* yaml;
+    const char* want;
+  };
+  const Bad kBad[] = {
+      {"mxfp4_is_4_bit",
+       "task: inference\nmodel: gpt-oss-120b\nweight_bits: 8\nweight_format: mxfp4\n",
+       "field \"weight_format\": expected int unless the task is inference with weight_bits 4"},
+      {"experts_need_quantised_weights",
+       "task: inference\nmodel: gpt-oss-120b\nquantized_layers: experts\n",
+       "field \"quantized_layers\": expected all unless the task is inference with weight_bits"},
+      {"training_dequantises",
+       "task: finetune\nmethod: lora\nmodel: gpt-oss-20b\nweight_bits: 4\nweight_format: mxfp4\n",
+       "field \"weight_format\": expected int unless"},
+      {"unknown_format",
+       "task: inference\nmodel: gpt-oss-120b\nweight_bits: 4\nweight_format: nf4\n",
+       "field \"weight_format\": expected int or mxfp4, got \"nf4\""},
+  };
+  for (const Bad& b : kBad) {
+    SCOPED_TRACE(b.name);
+    Result<Workload> w = ParseWorkloadYaml(b.yaml, "q.yaml");
+    ASSERT_FALSE(w.ok());
+    EXPECT_NE(w.status().message().find(b.want), std::string::npos) << w.status().message();
+  }
+}
+
 TEST(WorkloadYamlTest, AmountsTakeSuffixes) {
   struct Case {
     const char* text;

@@ -28,10 +28,13 @@ double ElementBytes(Precision p) {
 // Bits per parameter of a quantised base. QLoRA NF4: 4 bits + double-quantised constants
 // (8-bit absmax per 64 weights + fp32 per 256 blocks = 0.127 bits; Dettmers et al. 2023, 2.2).
 // GPTQ/AWQ int4/int8 with group size 128: fp16 scale + packed zero point per group
-// (16 + bits)/128 bits (Frantar et al. 2022; AutoGPTQ default group_size=128).
-double QuantBits(int bits, bool nf4) {
+// (16 + bits)/128 bits (Frantar et al. 2022; AutoGPTQ default group_size=128). MXFP4: 4-bit
+// e2m1 elements and one 8-bit e8m0 scale per block of 32 (OCP Microscaling spec v1.0, 5.2).
+double QuantBits(int bits, WeightFormat format, bool nf4) {
   if (nf4)
     return 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0);
+  if (format == WeightFormat::kMxfp4)
+    return 4.0 + 8.0 / 32.0;
   return bits + (16.0 + bits) / 128.0;
 }
 

@@ -22,12 +22,13 @@ struct Serving {
   // or preempt the long requests), else the means.
   double kv_tokens = 0;
   double stage_layers = 0;
-  double layer_bytes = 2;        // bytes per transformer-layer weight (quantised bits / 8)
-  double weight_bytes = 0;       // this GPU's weights
-  double expert_bytes = 0;       // of which routed experts
-  double gemm_weights = 0;       // GEMM weights a token passes through (MoE: top_k experts)
-  double expert_weights = 0;     // of which routed experts
-  double attn_per_sequence = 0;  // attention FLOPs of one prompt's prefill
+  double layer_bytes = 2;         // bytes per transformer-layer weight (quantised bits / 8)
+  double expert_layer_bytes = 2;  // of a routed expert's (gpt-oss: MXFP4 experts only)
+  double weight_bytes = 0;        // this GPU's weights
+  double expert_bytes = 0;        // of which routed experts
+  double gemm_weights = 0;        // GEMM weights a token passes through (MoE: top_k experts)
+  double expert_weights = 0;      // of which routed experts
+  double attn_per_sequence = 0;   // attention FLOPs of one prompt's prefill
   bool fused_attention = true;
   double elementwise = 0;  // bytes-passes per element of the elementwise records
   double bw = 0;           // achieved memory bandwidth, bytes/s
@@ -64,11 +65,15 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   c.flash = w.flash_attention && l.flash_attention;
   BuildOpRecords(arch, d, c, s.ops);
   // Weights of this GPU's share; quantised layers at their bit width, embeddings and head in
-  // 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised). Routed experts are spread over
-  // ExpertShards (tp without expert parallelism, ep with it).
-  s.layer_bytes = w.weight_bits > 0 ? QuantBits(w.weight_bits, false) / 8 : s.e;
+  // 16 bits (GPTQ/AWQ/bitsandbytes leave them unquantised; gpt-oss quantises only the routed
+  // experts). Routed experts are spread over ExpertShards (tp without expert parallelism, ep
+  // with it).
+  const double quantised =
+      w.weight_bits > 0 ? QuantBits(w.weight_bits, w.weight_format, false) / 8 : s.e;
+  s.expert_layer_bytes = quantised;
+  s.layer_bytes = w.quantized_layers == QuantizedLayers::kExperts ? s.e : quantised;
   const double stage_embed = l.pp > 1 ? d.vocab * d.h : d.embed_params;
-  s.expert_bytes = s.stage_layers * d.expert_layer_params / ExpertShards(l) * s.layer_bytes;
+  s.expert_bytes = s.stage_layers * d.expert_layer_params / ExpertShards(l) * s.expert_layer_bytes;
   s.weight_bytes =
       s.stage_layers * (d.layer_params - d.expert_layer_params) / s.tp * s.layer_bytes +
       s.expert_bytes + stage_embed / s.tp * s.e;
@@ -158,10 +163,10 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
                 cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
                     pp / s.bw;
   // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
-  const double eff_expert = arch.IsMoe()
-                                ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak,
-                                                       tokens * l.ep, w.precision, s.layer_bytes)
-                                : eff;
+  const double eff_expert =
+      arch.IsMoe() ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
+                                          w.precision, s.expert_layer_bytes)
+                   : eff;
   const double compute =
       2 * (s.gemm_weights - s.expert_weights) * tokens / (tp * pp) / (s.peak_flops * eff) +
       2 * s.expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /

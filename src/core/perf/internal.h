@@ -15,7 +15,7 @@ inline constexpr double kGiB = 1073741824.0;  // 2^30 bytes
 // Bytes per element of weights and activations at a compute precision.
 double ElementBytes(Precision p);
 // Bits per parameter of a quantised base (NF4 with double quantisation, or GPTQ/AWQ groups).
-double QuantBits(int bits, bool nf4);
+double QuantBits(int bits, WeightFormat format, bool nf4);
 
 // The model's per-layer sizes in elements, shared by the memory and time formulas.
 struct Dims {

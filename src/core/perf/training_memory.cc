@@ -42,7 +42,7 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
     // embeddings, head and norms in 16 bits (Dettmers et al. 2023).
     const bool nf4 = w.method == Method::kQlora || w.weight_bits == 4;
     const double layer_bytes = (w.method == Method::kQlora || w.weight_bits > 0)
-                                   ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, nf4) / 8
+                                   ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, WeightFormat::kInt, nf4) / 8
                                    : e;
     mem.weights =
         (t.stage_layer_params * layer_bytes + (t.stage_params - t.stage_layer_params) * e) / zero_w;
