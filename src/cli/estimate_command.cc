@@ -67,9 +67,17 @@ std::string FitText(const Workload& w, const perf::Estimate& e) {
 
 std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::Hardware& hw,
                          const perf::Layout& l, const perf::Estimate& e) {
-  std::string s = fmt::format("{} {} of {} ({:.2f}B params), {}, seq {}, global batch {}\n",
-                              TaskName(w.task), MethodName(w.method), arch.name,
-                              arch.Params() / 1e9, w.PrecisionText(), w.seq_len, w.global_batch);
+  // A served model's run is its request shape and batch; a trained one's its sequences.
+  const int batch = w.inference.batch.value_or(l.micro_batch);
+  const std::string shape =
+      w.IsTraining() ? fmt::format("seq {}, global batch {}", w.seq_len, w.global_batch)
+      : arch.IsTransformer()
+          ? fmt::format("{} prompt + {} output tokens, batch {}", w.inference.prompt_tokens,
+                        w.inference.output_tokens, batch)
+          : fmt::format("batch {}", batch);
+  std::string s = fmt::format("{}{} of {} ({:.2f}B params), {}, {}\n", TaskName(w.task),
+                              w.IsTraining() ? " " + std::string(MethodName(w.method)) : "",
+                              arch.name, arch.Params() / 1e9, w.PrecisionText(), shape);
   s += fmt::format(
       "on {} x {} ({} node(s) of {}, {}{})\n", hw.Gpus(), hw.gpu->name, hw.nodes, hw.gpus_per_node,
       hw.gpus_per_node > 1

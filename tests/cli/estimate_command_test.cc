@@ -418,6 +418,42 @@ TEST(EstimateCommandTest, TheCrossEntropyDecidesTheLossMemory) {
       << run.err;
 }
 
+TEST(EstimateCommandTest, GptOssIsServedWithItsMxfp4ExpertsOnOneGpu) {
+  // gpt-oss-120b: 36 x 128 experts x 3 x 2880^2 = 114.66e9 expert weights at 4.25 bits (56.73
+  // GiB) and 2.14e9 others in bf16 (3.99 GiB): 60.7 GiB, one H100 holds it. Given bf16, the 16
+  // bits of the earlier answer (217.6 GiB) do not fit. GPTQ-style int4 on every layer: the
+  // 115.64e9 layer weights at 4.15625 bits and the 1.158e9 of embedding and head in bf16: 58.11.
+  struct Case {
+    std::string name;
+    std::vector<std::string> extra;
+    double want_weights_gib;
+    bool fits;
+    std::string header;
+  };
+  const Case kCases[] = {
+      {"as_released", {}, 60.7, true, "bf16 over MXFP4 experts (4.25 bits), 1024 prompt + 256"},
+      {"bf16_given", {"--precision", "bf16"}, 217.6, false, "bf16, 1024 prompt + 256"},
+      {"int4_everywhere_given", {"--weight-bits", "4"}, 58.11, true, "bf16 over 4-bit weights"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args = {
+        "estimate", "--task",          "inference", "--model", "gpt-oss-120b",
+        "--gpu",    "H100-80G-SXM",    "--gpus",    "1",       "--prompt-tokens",
+        "1024",     "--output-tokens", "256",       "--batch", "4"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    CliRun run = RunGpuplan(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find(c.header), std::string::npos) << run.out;
+    args.push_back("--json");
+    run = RunGpuplan(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    EXPECT_NEAR(j["memory"]["breakdown"]["weights"].get<double>(), c.want_weights_gib, 0.1);
+    EXPECT_EQ(j["fits"].get<bool>(), c.fits);
+  }
+}
+
 TEST(EstimateCommandTest, TheHeadsPipelineStageIsReported) {
   // Llama 2 13B, one layer per stage: the last also runs the 32,000 x 5120 head, 0.98 GFLOP per
   // token against a layer's 2.03 (GEMMs and attention): up to 48% more, less with the layers'
