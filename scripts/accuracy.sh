@@ -74,8 +74,10 @@ check heldout_published.csv      0.16    0.51    0.06    0.19    0.99      1.00 
 # experts) by vLLM on one A100 and on H100 (GPUStack's performance lab). Decode at concurrency 4
 # is 3-5% off, but 1,000 prompts issued at once queue (mean TTFT 25 s, not modelled) and their
 # throughput includes the ramp-down, as on the older GPUStack rows: the set 19.1 / 73.5% ->
-# 22.4 / 80.0% (the 121 older rows unchanged).
-check calibration_moe.csv        0.23    0.80    0.01    0.01    0.97      0.00 || status=1
+# 22.4 / 80.0% (the 121 older rows unchanged). Then a burst's mean TTFT counts the batches each
+# request queues behind (src/io/benchmark_burst.h): its three rows 99% -> 14-58% off, the set
+# 21.6 / 73.5%.
+check calibration_moe.csv        0.22    0.74    0.01    0.01    0.97      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN
@@ -147,10 +149,8 @@ coverage h200_device_training.csv  0.85  0.97  -     -    || status=1
 # 2026-12-06 (later): calibration_moe's split check is gated at 75-88%: the recipes that overlap
 # the MoE all-to-alls are now read (their three runs 36% -> 6% off), so the half of the sources
 # they sit in spreads less than the band fitted on the other half: 82.7 -> 86.4%, a little wide.
-# 2026-12-06 (night): the gpt-oss burst rows (1,000 prompts at once, TTFT 99% off) widen the
-# band of the half they sit in and the other half lands inside it: 86.4 -> 94.2%. Gated at 95%
-# until the validator models a burst's queueing (docs/validate.md, known gaps).
-coverage calibration_moe.csv       0.75  0.85  0.75  0.95 || status=1
+# 2026-12-06 (night): with the gpt-oss rows and a burst's queue counted, 79.8%.
+coverage calibration_moe.csv       0.75  0.85  0.75  0.88 || status=1
 # Each set left out of a fit on the other shipped sets (validate --fit-uncertainty's last column):
 # heldout_published, never fitted, must hold 75-85% of its runs; the others are reported (MoE on
 # Blackwell and expert-parallel serving is measured by no other set: 49%).

@@ -17,6 +17,7 @@
 #include "gpuplan/layout_search.h"
 #include "gpuplan/strings.h"
 #include "gpuplan/workload.h"
+#include "io/benchmark_burst.h"
 #include "io/csv.h"
 #include "io/framework_csv.h"
 
@@ -82,6 +83,9 @@ struct RowInputs {
   std::string task;               // the row's task column
   bool balanced_routing = false;  // MoE benchmark that force-balances the routing (notes say)
   bool batch_given = true;        // batch_size_inference stated (else: the engine at full load)
+  // An online benchmark's requests issued at once beyond what the engine runs together (0 =
+  // none wait): they queue, and the mean TTFT counts the wait (benchmark_burst.h).
+  int burst_requests = 0;
   bool micro_batch_given = true;  // training: micro_batch stated (else: the layout search's)
   std::string assumptions;
 };
@@ -544,6 +548,7 @@ void FitServingBatch(const std::string& metric, RowInputs& in, const Calibration
                                std::max(1, cal.MaxConcurrentSequences(in.w.inference.engine)));
     const int batch = perf::MaxMicroBatch(in.w, in.arch, in.hw, in.layout, cal, limit);
     if (batch > 0 && batch < *in.w.inference.batch) {
+      in.burst_requests = *in.w.inference.batch;
       in.w.inference.batch = in.layout.micro_batch = batch;
       in.assumptions += "engine runs " + std::to_string(batch) + " at once; ";
     }
@@ -664,8 +669,11 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
   if (metric == "samples_per_s_per_gpu")
     return e.throughput.samples_per_s_per_gpu;
   if (e.inference) {
-    if (metric == "ttft_ms")
-      return e.inference->ttft_ms;
+    if (metric == "ttft_ms") {
+      // Requests beyond the engine's batch wait for earlier batches to finish.
+      return e.inference->ttft_ms + MeanBatchesQueuedBehind(in.burst_requests, e.inference->batch) *
+                                        e.inference->request_s * 1e3;
+    }
     if (metric == "tpot_ms")
       return e.inference->tpot_ms;
     if (metric == "prefill_tokens_per_s_per_gpu")

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "io/benchmark_burst.h"
 #include "io/calibration_csv.h"
 #include "io/catalog_loader.h"
 #include "io/model_zoo.h"
@@ -325,6 +326,43 @@ TEST(ValidationTest, CrossEntropyNoteSetsTheLossMemory) {
                 "cross_entropy=liger is not one of fp32, chunked, fused, native, fused_linear"),
             std::string::npos)
       << r->rows[2].reason;
+}
+
+// All prompts issued at once (vllm bench serve --request-rate inf): past the engine's batch limit
+// they queue, and the mean TTFT counts the wait; a burst the engine holds whole waits for nothing.
+TEST(ValidationTest, ABurstsMeanTtftCountsTheQueue) {
+  struct Case {
+    const char* name;
+    int requests, concurrent;
+    double want;
+  };
+  const Case kCases[] = {
+      {"fits_one_batch", 200, 256, 0},
+      {"exactly_two_batches", 512, 256, 0.5},
+      // 256 wait one batch, 256 two, 232 three: (256 + 512 + 696) / 1000.
+      {"gpustack_sharegpt_1000_at_256", 1000, 256, 1.464},
+      {"nothing_runs", 10, 0, 0},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NEAR(MeanBatchesQueuedBehind(c.requests, c.concurrent), c.want, 1e-12);
+  }
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,notes\n";
+  const std::string tail = ",llama-3-8b,215,inference_serving,bf16,H100-80G-SXM,1,1,1,1,";
+  const std::string csv = header + "burst" + tail + "1000,197,ttft_ms,20000,engine vLLM\n" + "one" +
+                          tail + "100,197,ttft_ms,200,engine vLLM\n";
+  Result<ValidationReport> r = Validate(csv, "b.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 2u);
+  ASSERT_EQ(r->rows[0].status, RowStatus::kOk) << r->rows[0].reason;
+  ASSERT_EQ(r->rows[1].status, RowStatus::kOk) << r->rows[1].reason;
+  EXPECT_NE(r->rows[0].reason.find("engine runs 256 at once"), std::string::npos);
+  // The burst waits 1.464 lifetimes of a 256-request batch: whole seconds, not one prefill.
+  EXPECT_GT(r->rows[0].predicted, 20 * r->rows[1].predicted);
 }
 
 }  // namespace
