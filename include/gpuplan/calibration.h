@@ -184,6 +184,10 @@ struct Calibration {
   double hf_kv_expand_passes = kNotLoaded;
   // HF eager: extra host time per layer for quantised (GPTQ/AWQ) linear kernels, us.
   double hf_quant_layer_overhead_us = kNotLoaded;
+  // HF eager MoE blocks (Transformers' Mixtral, Qwen2-MoE and Qwen3-MoE before 4.54) loop over
+  // every routed expert in Python, each iteration a device sync (torch.where) and a dozen
+  // launches, tokens or not: host time per expert per MoE layer per pass, us.
+  double hf_expert_iteration_us = kNotLoaded;
 
   // Sets the values `values` gives for one GPU model only (its GpuEfficiency row), so other
   // GPUs of the same architecture keep the fitted values; `values.gpu` is ignored.

@@ -60,6 +60,7 @@ constexpr Global kGlobals[] = {
     {"torch_step_overhead_us", &Calibration::torch_step_overhead_us, {0, 1e6}},
     {"hf_kv_expand_passes", &Calibration::hf_kv_expand_passes, {0, 100}},
     {"hf_quant_layer_overhead_us", &Calibration::hf_quant_layer_overhead_us, {0, 1e5}},
+    {"hf_expert_iteration_us", &Calibration::hf_expert_iteration_us, {0, 1e5}},
     {"vllm_step_overhead_us", &Calibration::vllm_step_overhead_us, {0, 1e6}},
     {"trtllm_step_overhead_us", &Calibration::trtllm_step_overhead_us, {0, 1e6}},
     {"vllm_max_sequences", &Calibration::vllm_max_sequences, {1, 1e6}},

@@ -121,6 +121,39 @@ TEST(MoeEstimateTest, ServingWeightsByFormatAndQuantisedLayers) {
   }
 }
 
+// Eager HF generate of an MoE loops over every routed expert in each MoE layer (Transformers'
+// Qwen3-MoE block before 4.54): the host's 850 us per layer (hf_layer_overhead_us) plus 128 x 82
+// us (hf_expert_iteration_us) over 48 layers, 544.6 ms per token, far above the GPU's work at
+// batch 1. An engine's fused MoE kernels have no such loop.
+TEST(MoeEstimateTest, HfGenerateLoopsOverEveryExpert) {
+  const Calibration cal = Plain();
+  struct Case {
+    const char* name;
+    Engine engine;
+    double want_tpot_ms_min, want_tpot_ms_max;
+  };
+  const double loop_ms = 48 * (cal.hf_layer_overhead_us + 128 * cal.hf_expert_iteration_us) / 1e3;
+  const Case kCases[] = {
+      {"hf_host_loop", Engine::kHf, loop_ms * 0.999, loop_ms * 1.001},
+      {"vllm_no_loop", Engine::kVllm, 0, 30},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = Precision::kBf16;
+    w.inference.engine = c.engine;
+    w.inference.prompt_tokens = 16;
+    w.inference.output_tokens = 64;
+    w.inference.batch = 1;
+    Result<Estimate> e = EstimateRun(w, Qwen3_30B_A3B(), HardwareFor(A100(), 1, 8), Layout{}, cal);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    ASSERT_TRUE(e->inference.has_value());
+    EXPECT_GE(e->inference->tpot_ms, c.want_tpot_ms_min);
+    EXPECT_LE(e->inference->tpot_ms, c.want_tpot_ms_max);
+  }
+}
+
 TEST(MoeEstimateTest, AllToAllVolumeAndTime) {
   const Gpu gpu = A100();
   // One micro-batch of 512 tokens per GPU; each token's 8 copies of 2048 x 2 bytes; 48 MoE

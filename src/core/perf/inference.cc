@@ -92,9 +92,15 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.bw = hw.gpu->memory_bandwidth_gbs * 1e9 * s.eff_row.memory_bw_fraction;
   s.peak_flops = peak * 1e12;
   // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
+  // Eager HF MoE layers add a host loop over every routed expert.
+  const double hf_expert_loop_us =
+      inf.engine == Engine::kHf && arch.IsMoe()
+          ? d.moe_layer_share * arch.moe.experts * cal.hf_expert_iteration_us
+          : 0;
   s.launch_s =
       (cal.LayerOverheadUs(inf.engine) +
-       (w.weight_bits > 0 && inf.engine == Engine::kHf ? cal.hf_quant_layer_overhead_us : 0)) *
+       (w.weight_bits > 0 && inf.engine == Engine::kHf ? cal.hf_quant_layer_overhead_us : 0) +
+       hf_expert_loop_us) *
       1e-6 * d.layers;
   s.step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
   s.tp_bw = l.tp > 1 ? GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node) : 1;
