@@ -99,6 +99,22 @@ int NoteInt(const std::string& notes, std::string_view key) {
   return n > 0 ? std::stoi(v.substr(0, std::min<size_t>(n, 9))) : 0;
 }
 
+// A `key=name` note token of an enum (cross_entropy=fp32, weight_format=mxfp4) into `*out`; ""
+// when absent (`*out` kept), else the error naming the token and the names allowed.
+template <typename E, size_t N, typename Out>
+std::string ReadNoteEnum(const std::string& notes, std::string_view key,
+                         const EnumNames<E, N>& names, Out* out) {
+  const std::string v = NoteToken(notes, key);
+  if (v.empty())
+    return "";
+  const std::optional<E> parsed = ParseName(names, v);
+  if (!parsed)
+    return "notes: " + std::string(key) + "=" + v + " is not one of " +
+           NameChoices(names, ", ", ", ");
+  *out = *parsed;
+  return "";
+}
+
 // Reads an optional number column; nullopt when empty, error when malformed.
 std::optional<double> Opt(CsvRowReader& r, std::string_view column) {
   return r.OptionalNumber(column, -1e18, 1e18);
@@ -278,19 +294,11 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   }
   // The quantised weights' format and layers as the notes state them ("weight_format=mxfp4;
   // quantized_layers=experts": gpt-oss as released); unstated: group-wise integers, all layers.
-  if (const std::string f = NoteToken(notes, "weight_format"); !f.empty()) {
-    const std::optional<WeightFormat> format = ParseName(kWeightFormatNames, f);
-    if (!format)
-      return "notes: weight_format=" + f + " is not one of " +
-             NameChoices(kWeightFormatNames, ", ", ", ");
-    w.weight_format = *format;
-  }
-  if (const std::string q = NoteToken(notes, "quantized_layers"); !q.empty()) {
-    const std::optional<QuantizedLayers> layers = ParseName(kQuantizedLayersNames, q);
-    if (!layers)
-      return "notes: quantized_layers=" + q + " is not one of " +
-             NameChoices(kQuantizedLayersNames, ", ", ", ");
-    w.quantized_layers = *layers;
+  for (std::string why :
+       {ReadNoteEnum(notes, "weight_format", kWeightFormatNames, &w.weight_format),
+        ReadNoteEnum(notes, "quantized_layers", kQuantizedLayersNames, &w.quantized_layers)}) {
+    if (!why.empty())
+      return why;
   }
   const std::optional<double> seq = Opt(r, "seq_len");
   const bool seq_needed = metric != "max_seq_len_fit";
@@ -363,11 +371,10 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   in.w.moe_a2a_overlap = Contains(notes, "moe_a2a_overlap=true");
   // How the run's loss held the logits where its stack's version differs from the framework
   // row's (torchtune before v0.3 upcast them whole: cross_entropy=fp32).
-  if (const std::string ce = NoteToken(notes, "cross_entropy"); !ce.empty()) {
-    in.w.cross_entropy = ParseName(kCrossEntropyNames, ce);
-    if (!in.w.cross_entropy)
-      return "notes: cross_entropy=" + ce + " is not one of " +
-             NameChoices(kCrossEntropyNames, ", ", ", ");
+  if (std::string why =
+          ReadNoteEnum(notes, "cross_entropy", kCrossEntropyNames, &in.w.cross_entropy);
+      !why.empty()) {
+    return why;
   }
   l.dp = ToInt(Opt(r, "dp").value_or(std::max(1.0, gpus / (l.tp * l.pp * l.cp * 1.0))));
   if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1)

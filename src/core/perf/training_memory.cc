@@ -41,9 +41,10 @@ double ModelStates(const TrainingShape& t, const Workload& w, const Layout& l,
     // Frozen base. QLoRA quantises the transformer layers' linear weights to NF4 and keeps
     // embeddings, head and norms in 16 bits (Dettmers et al. 2023).
     const bool nf4 = w.method == Method::kQlora || w.weight_bits == 4;
-    const double layer_bytes = (w.method == Method::kQlora || w.weight_bits > 0)
-                                   ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, WeightFormat::kInt, nf4) / 8
-                                   : e;
+    const double layer_bytes =
+        (w.method == Method::kQlora || w.weight_bits > 0)
+            ? QuantBits(w.weight_bits > 0 ? w.weight_bits : 4, WeightFormat::kInt, nf4) / 8
+            : e;
     mem.weights =
         (t.stage_layer_params * layer_bytes + (t.stage_params - t.stage_layer_params) * e) / zero_w;
     // Adapters train in fp32 (PEFT casts adapter weights to fp32 by default): weight 4 +
