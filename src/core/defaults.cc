@@ -124,6 +124,43 @@ void AssumeSampleDefaults(const Workload& w, const ModelArch& arch, Workload& ou
   }
 }
 
+// The precision (and, for gpt-oss, the stored weights) an inference is served in when the
+// workload gives none: as the model is released; a training's bf16 mixed precision. Sets them on
+// `out` and returns why.
+std::string DerivePrecision(const Workload& w, const ModelArch& arch, Workload& out) {
+  const bool inference = w.task == Task::kInference;
+  std::string why;
+  // gpt-oss: the experts as released (deriving again finds them already set).
+  const bool mxfp4_experts = w.weight_bits == 4 && w.weight_format == WeightFormat::kMxfp4 &&
+                             w.quantized_layers == QuantizedLayers::kExperts;
+  if (inference && arch.release == ModelArch::Release::kMxfp4Experts &&
+      (w.weight_bits == 0 || mxfp4_experts)) {
+    out.weight_bits = 4;
+    out.weight_format = WeightFormat::kMxfp4;
+    out.quantized_layers = QuantizedLayers::kExperts;
+    why =
+        "16-bit compute over the routed experts as released, in MXFP4 (4.25 bits per weight; "
+        "models.csv release_weights, from the model's config.json quantization_config); "
+        "attention, router and embeddings in 16 bits";
+  } else if (inference && arch.release == ModelArch::Release::kFp8 && w.weight_bits == 0) {
+    out.precision = Precision::kFp8;
+    why =
+        "the weights are released in FP8 (models.csv release_weights, from the model's "
+        "config.json quantization_config): served as released, 1 byte per parameter";
+  } else if (inference && w.precision == Precision::kFp8) {
+    why = "the weights are released in FP8 (the config.json's quantization_config)";
+  } else if (inference && w.weight_bits > 0) {
+    why = "16-bit compute over the " + std::to_string(w.weight_bits) + "-bit weights given";
+  } else if (inference) {
+    why = "16-bit weights, as the model is released";
+  } else {
+    why =
+        "bf16 mixed precision, as current models are trained (GPUs without bf16 units need "
+        "fp16)";
+  }
+  return why;
+}
+
 }  // namespace
 
 Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibration& cal,
@@ -134,35 +171,7 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
   std::vector<Assumption> list;
   const bool inference = w.task == Task::kInference;
   if (w.unset.precision) {
-    std::string why;
-    // gpt-oss: the experts as released (deriving again finds them already set).
-    const bool mxfp4_experts = w.weight_bits == 4 && w.weight_format == WeightFormat::kMxfp4 &&
-                               w.quantized_layers == QuantizedLayers::kExperts;
-    if (inference && arch.release == ModelArch::Release::kMxfp4Experts &&
-        (w.weight_bits == 0 || mxfp4_experts)) {
-      out.weight_bits = 4;
-      out.weight_format = WeightFormat::kMxfp4;
-      out.quantized_layers = QuantizedLayers::kExperts;
-      why =
-          "16-bit compute over the routed experts as released, in MXFP4 (4.25 bits per weight; "
-          "models.csv release_weights, from the model's config.json quantization_config); "
-          "attention, router and embeddings in 16 bits";
-    } else if (inference && arch.release == ModelArch::Release::kFp8 && w.weight_bits == 0) {
-      out.precision = Precision::kFp8;
-      why =
-          "the weights are released in FP8 (models.csv release_weights, from the model's "
-          "config.json quantization_config): served as released, 1 byte per parameter";
-    } else if (inference && w.precision == Precision::kFp8) {
-      why = "the weights are released in FP8 (the config.json's quantization_config)";
-    } else if (inference && w.weight_bits > 0) {
-      why = "16-bit compute over the " + std::to_string(w.weight_bits) + "-bit weights given";
-    } else if (inference) {
-      why = "16-bit weights, as the model is released";
-    } else {
-      why =
-          "bf16 mixed precision, as current models are trained (GPUs without bf16 units need "
-          "fp16)";
-    }
+    const std::string why = DerivePrecision(w, arch, out);
     list.push_back({"precision", std::string(PrecisionName(out.precision)), why});
   }
   if (w.IsTraining()) {
