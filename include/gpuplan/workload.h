@@ -372,6 +372,10 @@ struct Workload {
 // inference spec sane). Returns InvalidArgument naming the field.
 Status ValidateWorkload(const Workload& w);
 
+// Checks the rules that need the model too (quantized_layers: experts needs routed experts).
+// InvalidArgument naming the field; plan and estimate both call it.
+Status ValidateWorkloadForModel(const Workload& w, const ModelArch& arch);
+
 // The architecture the workload names: the inline one, else the zoo entry. NotFound with a
 // "did you mean" list for an unknown name.
 Result<ModelArch> ResolveModel(const Workload& w, const ModelZoo& zoo);

@@ -27,6 +27,8 @@ Status CheckLayout(const Workload& w, const ModelArch& arch, const Hardware& hw,
     return bad("layout: tp*cp*pp*dp = " + std::to_string(degrees) + " but the hardware has " +
                std::to_string(hw.Gpus()) + " GPUs");
   }
+  if (Status s = ValidateWorkloadForModel(w, arch); !s.ok())
+    return s;
   // Expert-parallel ranks come from a stage's tp x dp GPUs (Megatron's MoE parallel folding
   // lets ep exceed dp, with expert tp 1); only MoE models have experts to shard.
   if (l.ep > 1) {

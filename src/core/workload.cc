@@ -473,6 +473,16 @@ Status ValidateConstraints(const Workload& w) {
 
 }  // namespace
 
+Status ValidateWorkloadForModel(const Workload& w, const ModelArch& arch) {
+  // Experts-only quantisation (gpt-oss's release) has nothing to quantise in a dense model.
+  if (w.quantized_layers == QuantizedLayers::kExperts && w.weight_bits > 0 && !arch.IsMoe()) {
+    return Status::InvalidArgument("quantized_layers: experts needs a model with routed experts; " +
+                                   arch.name + " has none (use all)")
+        .AtField("quantized_layers");
+  }
+  return Status::Ok();
+}
+
 std::string Workload::PrecisionText() const {
   std::string s(PrecisionName(precision));
   if (weight_bits == 0)

@@ -452,6 +452,22 @@ TEST(EstimateCommandTest, GptOssIsServedWithItsMxfp4ExpertsOnOneGpu) {
     EXPECT_NEAR(j["memory"]["breakdown"]["weights"].get<double>(), c.want_weights_gib, 0.1);
     EXPECT_EQ(j["fits"].get<bool>(), c.fits);
   }
+  // A dense model has no experts to quantise: an error naming the key, not 16-bit weights.
+  const CliRun dense =
+      RunGpuplan({"estimate", "--task", "inference", "--model", "llama-3.1-8b", "--gpu", "A10",
+                  "--weight-bits", "4", "--quantized-layers", "experts"});
+  EXPECT_NE(dense.exit_code, 0);
+  EXPECT_NE(dense.err.find("quantized_layers: experts needs a model with routed experts; "
+                           "llama-3.1-8b has none"),
+            std::string::npos)
+      << dense.err;
+  const CliRun plan =
+      RunGpuplan({"plan", "--task", "inference", "--model", "llama-3.1-8b", "--weight-bits", "4",
+                  "--quantized-layers", "experts", "--requests-per-s", "1"});
+  EXPECT_NE(plan.exit_code, 0);
+  EXPECT_NE(plan.err.find("quantized_layers: experts needs a model with routed experts"),
+            std::string::npos)
+      << plan.err;
 }
 
 TEST(EstimateCommandTest, TheHeadsPipelineStageIsReported) {

@@ -45,6 +45,8 @@ Result<Workload> Validate(const Workload& given, const ModelArch& arch, const Ca
   Workload asked = DeriveDefaults(given, arch, cal, &assumed);
   if (Status s = ValidateWorkload(asked); !s.ok())
     return s;
+  if (Status s = ValidateWorkloadForModel(asked, arch); !s.ok())
+    return s;
   if (Status s = CheckRegions(asked.constraints.regions, catalog, options.market); !s.ok())
     return s;
   if (Status s = CheckConstraintNames(asked.constraints, catalog); !s.ok())
