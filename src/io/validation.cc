@@ -558,6 +558,11 @@ void FitServingBatch(const std::string& metric, RowInputs& in, const Calibration
       in.burst_requests = *in.w.inference.batch;
       in.w.inference.batch = in.layout.micro_batch = batch;
       in.assumptions += "engine runs " + std::to_string(batch) + " at once; ";
+      if (metric == "ttft_ms") {
+        in.assumptions += fmt::format("the other {} queue: TTFT adds {:.3g} batch lifetimes; ",
+                                      in.burst_requests - batch,
+                                      MeanBatchesQueuedBehind(in.burst_requests, batch));
+      }
     }
   }
   if (!in.w.IsTraining() && !in.batch_given && IsThroughputMetric(metric)) {
