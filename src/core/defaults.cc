@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpuplan/strings.h"
+#include "perf/internal.h"
 
 namespace gpuplan {
 namespace {
@@ -138,10 +139,10 @@ std::string DerivePrecision(const Workload& w, const ModelArch& arch, Workload& 
     out.weight_bits = 4;
     out.weight_format = WeightFormat::kMxfp4;
     out.quantized_layers = QuantizedLayers::kExperts;
-    why =
-        "16-bit compute over the routed experts as released, in MXFP4 (4.25 bits per weight; "
-        "models.csv release_weights, from the model's config.json quantization_config); "
-        "attention, router and embeddings in 16 bits";
+    why = "16-bit compute over the routed experts as released, in MXFP4 (" +
+          Num(perf::internal::QuantBits(4, WeightFormat::kMxfp4, false)) +
+          " bits per weight; models.csv release_weights, from the model's config.json "
+          "quantization_config); attention, router and embeddings in 16 bits";
   } else if (inference && arch.release == ModelArch::Release::kFp8 && w.weight_bits == 0) {
     out.precision = Precision::kFp8;
     why =

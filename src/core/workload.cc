@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpuplan/strings.h"
+#include "perf/internal.h"
 
 namespace gpuplan {
 namespace {
@@ -488,8 +489,10 @@ std::string Workload::PrecisionText() const {
   if (weight_bits == 0)
     return s;
   const std::string what = quantized_layers == QuantizedLayers::kExperts ? "experts" : "weights";
-  if (weight_format == WeightFormat::kMxfp4)
-    return s + " over MXFP4 " + what + " (4.25 bits)";
+  if (weight_format == WeightFormat::kMxfp4) {
+    return s + " over MXFP4 " + what + " (" +
+           strings::Num(perf::internal::QuantBits(weight_bits, weight_format, false)) + " bits)";
+  }
   return s + " over " + std::to_string(weight_bits) + "-bit " + what;
 }
 
