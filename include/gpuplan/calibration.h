@@ -51,6 +51,11 @@ struct ArchEfficiency {
   // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts
   // both halves and SGEMM reaches about half of what it reaches elsewhere.
   double simt_fraction = kNotLoaded;
+  // The tensor-to-vector ratio of the part the attention fractions were measured on: its dense
+  // 16-bit tensor peak over its achieved FP32 (SIMT) rate, datasheet FP32 x simt_fraction
+  // (H100 SXM for Hopper, A100 for Ampere). Calibration::For moves the attention fractions to
+  // a part of another ratio; unset = every part of the architecture gets them as they are.
+  std::optional<double> attention_reference_ratio;
 
   // The attention fraction of kernel `k`.
   double AttentionFraction(AttentionKernel k) const {
@@ -68,6 +73,7 @@ struct GpuEfficiency {
   std::optional<double> attention_fraction;
   std::optional<double> simt_fraction;
   std::optional<double> cudnn_attention_fraction;
+  std::optional<double> attention_reference_ratio;  // architecture rows only
 
   // `base` with the values this row sets in place of its own.
   ArchEfficiency Over(ArchEfficiency base) const;

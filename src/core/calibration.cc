@@ -1,11 +1,37 @@
 #include "gpuplan/calibration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "gpuplan/catalog.h"
 
 namespace gpuplan {
+
+namespace {
+
+// Fused attention's time on `gpu`: its tensor-core MMAs at the GEMM ceiling plus its vector work
+// on the SMs (softmax exponentials, max and sum, rescaling, addressing) at the achieved FP32
+// rate. The architecture's fraction `measured` fixes that vector work on the reference part; a
+// part whose tensor peak is cut relative to its SMs (H20: 148 of H100's 989 dense TFLOPS on 78
+// of its 132 SMs) spends more of the kernel in MMAs and reaches more of its own smaller peak.
+double AttentionFractionOn(const Gpu& gpu, const ArchEfficiency& row, double measured) {
+  const std::optional<double> tensor =
+      gpu.Tflops(Precision::kBf16) ? gpu.Tflops(Precision::kBf16) : gpu.Tflops(Precision::kFp16);
+  const std::optional<double> fp32 = gpu.Tflops(Precision::kFp32);
+  const double ceiling = row.gemm_fraction;
+  if (!row.attention_reference_ratio || !tensor || !fp32 || *fp32 <= 0 || measured >= ceiling)
+    return measured;
+  // Within 5% of the reference the part is the reference's design (datasheet rounding, a
+  // lower clock on both units): its fraction is the measured one.
+  const double relative = *tensor / (*fp32 * row.simt_fraction) / *row.attention_reference_ratio;
+  if (std::abs(relative - 1) <= 0.05)
+    return measured;
+  const double vector_time = (1 / measured - 1 / ceiling) * relative;
+  return 1 / (1 / ceiling + vector_time);
+}
+
+}  // namespace
 
 ArchEfficiency Calibration::For(const Gpu& gpu) const {
   ArchEfficiency row = fallback;
@@ -13,10 +39,18 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
     if (a.architecture == gpu.architecture)
       row = a;
   }
+  const GpuEfficiency* own = nullptr;
   for (const GpuEfficiency& g : gpus) {
-    if (g.gpu == gpu.name)
+    if (g.gpu == gpu.name) {
       row = g.Over(row);
+      own = &g;
+    }
   }
+  // A fraction measured on this very GPU needs no moving.
+  if (row.cudnn_attention_fraction && !(own && own->cudnn_attention_fraction))
+    row.cudnn_attention_fraction = AttentionFractionOn(gpu, row, *row.cudnn_attention_fraction);
+  if (!(own && own->attention_fraction))
+    row.attention_fraction = AttentionFractionOn(gpu, row, row.attention_fraction);
   return row;
 }
 
@@ -27,6 +61,8 @@ ArchEfficiency GpuEfficiency::Over(ArchEfficiency base) const {
   base.simt_fraction = simt_fraction.value_or(base.simt_fraction);
   if (cudnn_attention_fraction)
     base.cudnn_attention_fraction = cudnn_attention_fraction;
+  if (attention_reference_ratio)
+    base.attention_reference_ratio = attention_reference_ratio;
   return base;
 }
 

@@ -170,6 +170,22 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       c.*(g->field) = v;
       continue;
     }
+    const bool gpu = scope.rfind("gpu:", 0) == 0;
+    // The part an architecture's attention fractions were measured on (a ratio, not a
+    // fraction; a GPU's own rows need none: they hold for that GPU as they are).
+    if (name == "attention_reference_ratio") {
+      if (gpu) {
+        r.Fail("scope", "attention_reference_ratio belongs to an architecture or \"fallback\", "
+                        "not to \"" + scope + "\"");
+        return r.status();
+      }
+      if (v < 1 || v > 1000) {
+        r.Fail("value", "expected a tensor-to-FP32 ratio from 1 to 1000");
+        return r.status();
+      }
+      FindOrAdd(archs, scope)->attention_reference_ratio = v;
+      continue;
+    }
     // Per-architecture rows ("fallback" is the row for unlisted architectures) and per-GPU
     // corrections (scope gpu:NAME) set one of the efficiency fractions.
     const Fraction* f = std::find_if(std::begin(kFractions), std::end(kFractions),
@@ -177,7 +193,8 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     if (f == std::end(kFractions)) {
       r.Fail("parameter",
              "expected gemm_fraction, memory_bw_fraction, attention_fraction, "
-             "cudnn_attention_fraction or simt_fraction for scope \"" +
+             "cudnn_attention_fraction, simt_fraction or attention_reference_ratio for scope "
+             "\"" +
                  scope + "\", got \"" + name + "\"");
       return r.status();
     }
@@ -185,7 +202,6 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
       r.Fail("value", "expected a fraction in (0, 1]");
       return r.status();
     }
-    const bool gpu = scope.rfind("gpu:", 0) == 0;
     GpuEfficiency* target = gpu ? FindOrAdd(gpus, scope.substr(4)) : FindOrAdd(archs, scope);
     (*target).*(f->field) = v;
   }

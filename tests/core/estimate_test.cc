@@ -311,6 +311,41 @@ TEST(EstimateTest, Fp8WeightsRunWeightOnlyWithoutFp8Units) {
   EXPECT_FALSE(Fp8WeightOnly(testing::H100(), Precision::kFp8, /*inference=*/true));
 }
 
+// FP8 serving on a GPU with FP8 units puts only the linear layers' weights in FP8. vLLM and SGLang
+// keep the embeddings and head, the KV cache (kv_cache_dtype "auto") and the attention core in
+// 16 bits; TensorRT-LLM's FP8 builds cache in FP8 and run FP8 context attention. Llama-2-7B
+// shape on an H100, one 65,536-token prompt: the causal attention core is 4 x 32 x 65536^2 x
+// 4096 / 2 = 1.126e15 FLOPs, 5.69 s at Hopper's 0.2 of the 989 TFLOPS BF16 peak, so vLLM's time
+// to first token exceeds it and TensorRT-LLM's (twice the peak) does not.
+TEST(EstimateTest, Fp8ServingKeepsCacheAttentionAndEmbeddingsIn16BitsOutsideTensorRtLlm) {
+  Workload inf;
+  inf.task = Task::kInference;
+  inf.inference.prompt_tokens = 65536;
+  inf.inference.output_tokens = 16;
+  inf.inference.batch = 1;
+  const Hardware hw = HardwareFor(testing::H100(), 1, 1);
+  const ModelArch m = Model7B();
+  Workload bf16 = inf, vllm = inf, trtllm = inf;
+  vllm.precision = trtllm.precision = Precision::kFp8;
+  vllm.inference.engine = Engine::kVllm;
+  trtllm.inference.engine = Engine::kTrtllm;
+  bf16.inference.engine = Engine::kVllm;
+  Result<Estimate> e16 = EstimateRun(bf16, m, hw, Layout{}, Plain());
+  Result<Estimate> ev = EstimateRun(vllm, m, hw, Layout{}, Plain());
+  Result<Estimate> et = EstimateRun(trtllm, m, hw, Layout{}, Plain());
+  ASSERT_TRUE(e16.ok() && ev.ok() && et.ok());
+  const double embed_gib = m.EmbeddingParams() / kGiB;
+  EXPECT_NEAR(ev->memory.breakdown.weights - e16->memory.breakdown.weights / 2, embed_gib, 1e-9)
+      << "FP8 layers, 16-bit embeddings and head";
+  EXPECT_DOUBLE_EQ(ev->memory.breakdown.weights, et->memory.breakdown.weights);
+  EXPECT_DOUBLE_EQ(ev->memory.breakdown.kv_cache, e16->memory.breakdown.kv_cache);
+  EXPECT_DOUBLE_EQ(ev->memory.breakdown.kv_cache, 2 * et->memory.breakdown.kv_cache);
+  const double bf16_attention_s = 4.0 * 32 * 65536.0 * 65536 * 4096 / 2 / (989e12 * 0.2);
+  EXPECT_NEAR(bf16_attention_s, 5.69, 0.01);
+  EXPECT_GT(ev->inference->ttft_ms, bf16_attention_s * 1e3);
+  EXPECT_LT(et->inference->ttft_ms, bf16_attention_s * 1e3);
+}
+
 // Prefill GEMMs follow the roofline sum: arithmetic at the fitted fraction of peak plus one read
 // of the weights (GemmEfficiency's rows half point is the ridge point). Tensor-core GEMMs lose
 // to small inner sizes (d / (d + 256)); FP32 runs on the CUDA cores at simt_fraction with no

@@ -224,18 +224,33 @@ TEST(MoeEstimateTest, MlaCacheIsOneLatentReplicatedOverTensorParallel) {
            .moe_every = 1};
   Gpu gpu = A100();
   gpu.tflops[static_cast<int>(Precision::kFp8)] = 624;
-  Workload w;
-  w.task = Task::kInference;
-  w.precision = Precision::kFp8;  // FP8 weights and cache: 1 byte
-  w.inference.prompt_tokens = 900;
-  w.inference.output_tokens = 100;
-  w.inference.batch = 1;
-  Layout l;
-  l.tp = 8;
-  Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 8, 8), l, Plain());
-  ASSERT_TRUE(e.ok()) << e.status().message();
-  // (512 + 64) x 61 layers x 1,000 tokens x 1 byte on every one of the 8 ranks.
-  EXPECT_NEAR(e->memory.breakdown.kv_cache, 576.0 * 61 * 1000 / kGiB, 1e-9);
+  // (512 + 64) x 61 layers x 1,000 tokens on every one of the 8 ranks, in the cache's bytes: FP8
+  // weights keep a 16-bit cache in vLLM (kv_cache_dtype "auto"); TensorRT-LLM's FP8 builds
+  // cache in FP8.
+  struct Case {
+    std::string name;
+    Engine engine;
+    double cache_bytes;
+  };
+  const Case kCases[] = {
+      {"vllm_fp8_weights_bf16_cache", Engine::kVllm, 2},
+      {"trtllm_fp8_cache", Engine::kTrtllm, 1},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = Precision::kFp8;
+    w.inference.engine = c.engine;
+    w.inference.prompt_tokens = 900;
+    w.inference.output_tokens = 100;
+    w.inference.batch = 1;
+    Layout l;
+    l.tp = 8;
+    Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 8, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->memory.breakdown.kv_cache, 576.0 * 61 * 1000 * c.cache_bytes / kGiB, 1e-9);
+  }
 }
 
 TEST(MoeEstimateTest, LayoutErrorsNameTheDegree) {

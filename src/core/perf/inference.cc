@@ -33,6 +33,8 @@ struct Serving {
   double elementwise = 0;  // bytes-passes per element of the elementwise records
   double bw = 0;           // achieved memory bandwidth, bytes/s
   double peak_flops = 0;
+  double attention_peak_flops = 0;  // the attention core's precision (16-bit in FP8 vLLM/SGLang)
+  double kv_bytes = 2;              // bytes per cached K or V element
   double launch_s = 0;  // host launches of one forward (overlap the GPU)
   double step_s = 0;    // serial per-pass work of the engine
   double tp_bw = 1, tp_latency = 0;
@@ -45,10 +47,16 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   const Dims& d = s.d;
   const InferenceSpec& inf = w.inference;
   s.eff_row = cal.For(*hw.gpu);
-  // FP8 inference (TensorRT-LLM, vLLM) stores weights and the KV cache in FP8: 1 byte; FP8
-  // engines still reduce the tensor-parallel activations in 16 bits.
-  s.e = w.precision == Precision::kFp8 ? 1 : ElementBytes(w.precision);
-  s.act_bytes = w.precision == Precision::kFp8 ? 2 : s.e;
+  // FP8 inference stores the linear layers' weights in FP8 (1 byte) but keeps activations,
+  // embeddings and the output head in 16 bits (FP8 checkpoints and ModelOpt leave lm_head and
+  // the embeddings unquantised). Only TensorRT-LLM's FP8 builds also keep the KV cache and run
+  // the attention core in FP8 (FP8 context FMHA); vLLM and SGLang default to kv_cache_dtype
+  // "auto" (the activations' 16 bits) and BF16 attention kernels.
+  const bool fp8 = w.precision == Precision::kFp8;
+  const bool fp8_attention = fp8 && inf.engine == Engine::kTrtllm;
+  s.e = fp8 ? 1 : ElementBytes(w.precision);
+  s.act_bytes = fp8 ? 2 : s.e;
+  s.kv_bytes = fp8_attention ? 1 : s.act_bytes;
   s.tp = l.tp;
   s.pp = l.pp;
   s.batch = inf.batch ? *inf.batch : l.micro_batch;
@@ -76,7 +84,7 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.expert_bytes = s.stage_layers * d.expert_layer_params / ExpertShards(l) * s.expert_layer_bytes;
   s.weight_bytes =
       s.stage_layers * (d.layer_params - d.expert_layer_params) / s.tp * s.layer_bytes +
-      s.expert_bytes + stage_embed / s.tp * s.e;
+      s.expert_bytes + stage_embed / s.tp * s.act_bytes;
   s.gemm_weights = GemmWeightParams(s.ops);
   s.expert_weights = d.layers * d.active_expert_layer_params;
   // Causal masking halves a decoder's attention square.
@@ -91,6 +99,9 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
   s.bw = hw.gpu->memory_bandwidth_gbs * 1e9 * s.eff_row.memory_bw_fraction;
   s.peak_flops = peak * 1e12;
+  s.attention_peak_flops =
+      fp8 && !fp8_attention ? PeakTflops(*hw.gpu, Precision::kBf16).value_or(peak) * 1e12
+                            : s.peak_flops;
   // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
   // Eager HF MoE layers add a host loop over every routed expert.
   const double hf_expert_loop_us =
@@ -113,7 +124,7 @@ double KvSequenceBytes(const Serving& s, const ModelArch& arch, double tokens) {
   const double kv_shards = arch.attention == AttentionKind::kMla
                                ? 1
                                : std::min<double>(s.tp, arch.kv_heads > 0 ? arch.kv_heads : s.tp);
-  return arch.KvCacheElements(tokens) * s.stage_layers / s.d.layers / kv_shards * s.e;
+  return arch.KvCacheElements(tokens) * s.stage_layers / s.d.layers / kv_shards * s.kv_bytes;
 }
 
 // Memory of one replica's GPU: weights, the KV cache of K and V of kv_heads x head_dim per
@@ -164,8 +175,9 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
   // (write, scale, mask, softmax, read).
   const double attention =
       s.fused_attention
-          ? s.attn_per_sequence * n / (tp * pp) / (s.peak_flops * s.eff_row.attention_fraction)
-          : s.attn_per_sequence * n / (tp * pp) / (s.peak_flops * eff) +
+          ? s.attn_per_sequence * n / (tp * pp) /
+                (s.attention_peak_flops * s.eff_row.attention_fraction)
+          : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
                 cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
                     pp / s.bw;
   // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
@@ -205,7 +217,7 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
   // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
   // copy of the cache.
   if (w.inference.engine == Engine::kHf) {
-    kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * s.e * mid_ctx * batch;
+    kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * s.kv_bytes * mid_ctx * batch;
   }
   // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
   // weights (the embedding table too).
