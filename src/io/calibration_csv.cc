@@ -175,8 +175,10 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     // fraction; a GPU's own rows need none: they hold for that GPU as they are).
     if (name == "attention_reference_ratio") {
       if (gpu) {
-        r.Fail("scope", "attention_reference_ratio belongs to an architecture or \"fallback\", "
-                        "not to \"" + scope + "\"");
+        r.Fail("scope",
+               "attention_reference_ratio belongs to an architecture or \"fallback\", "
+               "not to \"" +
+                   scope + "\"");
         return r.status();
       }
       if (v < 1 || v > 1000) {

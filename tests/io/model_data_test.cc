@@ -256,8 +256,12 @@ TEST(CalibrationCsvTest, AttentionFractionsMoveWithThePartsTensorToVectorBalance
     EXPECT_NEAR(e.AttentionFraction(AttentionKernel::kFlash2), c.flash2, 5e-5);
     EXPECT_NEAR(e.AttentionFraction(AttentionKernel::kCudnn), c.cudnn, 5e-5);
   }
+  // The H20's own decode bandwidth row (fitted on its SGLang rows) stays on the H20.
+  EXPECT_DOUBLE_EQ(cal->For(*catalog->FindGpu("H20-96G")).memory_bw_fraction, 0.40);
+  EXPECT_DOUBLE_EQ(cal->For(*catalog->FindGpu("H100-80G-SXM")).memory_bw_fraction, 0.80);
   // A fraction measured on the GPU itself is used as given.
-  const std::string text = ShippedCalibrationWith("attention_fraction,gpu:H20-96G,0.25,f,x,prior\n");
+  const std::string text =
+      ShippedCalibrationWith("attention_fraction,gpu:H20-96G,0.25,f,x,prior\n");
   Result<Calibration> measured = ParseCalibration(text, "c.csv");
   ASSERT_TRUE(measured.ok()) << measured.status().message();
   const ArchEfficiency h20 = measured->For(*catalog->FindGpu("H20-96G"));

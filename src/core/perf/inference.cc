@@ -35,8 +35,8 @@ struct Serving {
   double peak_flops = 0;
   double attention_peak_flops = 0;  // the attention core's precision (16-bit in FP8 vLLM/SGLang)
   double kv_bytes = 2;              // bytes per cached K or V element
-  double launch_s = 0;  // host launches of one forward (overlap the GPU)
-  double step_s = 0;    // serial per-pass work of the engine
+  double launch_s = 0;              // host launches of one forward (overlap the GPU)
+  double step_s = 0;                // serial per-pass work of the engine
   double tp_bw = 1, tp_latency = 0;
 };
 
@@ -99,9 +99,9 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.elementwise = eager ? cal.eager_elementwise_traffic : cal.elementwise_traffic;
   s.bw = hw.gpu->memory_bandwidth_gbs * 1e9 * s.eff_row.memory_bw_fraction;
   s.peak_flops = peak * 1e12;
-  s.attention_peak_flops =
-      fp8 && !fp8_attention ? PeakTflops(*hw.gpu, Precision::kBf16).value_or(peak) * 1e12
-                            : s.peak_flops;
+  s.attention_peak_flops = fp8 && !fp8_attention
+                               ? PeakTflops(*hw.gpu, Precision::kBf16).value_or(peak) * 1e12
+                               : s.peak_flops;
   // Host launch time runs ahead of the GPU (overlaps); per-pass serial work adds.
   // Eager HF MoE layers add a host loop over every routed expert.
   const double hf_expert_loop_us =
@@ -174,12 +174,11 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
   // Unfused attention moves the materialised heads x s x s scores through memory several times
   // (write, scale, mask, softmax, read).
   const double attention =
-      s.fused_attention
-          ? s.attn_per_sequence * n / (tp * pp) /
-                (s.attention_peak_flops * s.eff_row.attention_fraction)
-          : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
-                cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
-                    pp / s.bw;
+      s.fused_attention ? s.attn_per_sequence * n / (tp * pp) /
+                              (s.attention_peak_flops * s.eff_row.attention_fraction)
+                        : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
+                              cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n *
+                                  s.e * d.layers / pp / s.bw;
   // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
   const double eff_expert =
       arch.IsMoe() ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
