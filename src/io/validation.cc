@@ -87,6 +87,7 @@ struct RowInputs {
   // none wait): they queue, and the mean TTFT counts the wait (benchmark_burst.h).
   int burst_requests = 0;
   bool micro_batch_given = true;  // training: micro_batch stated (else: the layout search's)
+  bool recompute_given = true;    // the recompute column stated (blank: none, or searched)
   std::string assumptions;
 };
 
@@ -394,6 +395,7 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   l.activation_offload = Contains(notes, "activation offload");
   const std::string rc = r.Text("recompute");
   l.recompute = rc.empty() ? Recompute::kNone : ParseRecompute(rc).value_or(Recompute::kNone);
+  in.recompute_given = !rc.empty();
   l.sequence_parallel = Contains(notes, "sequence parallel");
   l.flash_attention = in.w.flash_attention;
   const int gpn = ToInt(Opt(r, "gpus_per_node").value_or(std::min(gpus, 8)));
@@ -578,7 +580,9 @@ void FitServingBatch(const std::string& metric, RowInputs& in, const Calibration
 
 // A training row with no micro-batch: the fastest micro-batch (and, with it, the accumulation)
 // that fits under the row's own degrees, ZeRO stage, recomputation and memory savers, as the
-// run's authors would have tuned it; the row's reason says which.
+// run's authors would have tuned it; the row's reason says which. A row that states neither its
+// micro-batch nor its recomputation leaves both to the search: a run that fitted at an unknown
+// split may have needed recomputation to fit at all.
 void FitTrainingMicroBatch(RowInputs& in, const Calibration& cal) {
   if (!in.w.IsTraining() || in.micro_batch_given)
     return;
@@ -592,7 +596,8 @@ void FitTrainingMicroBatch(RowInputs& in, const Calibration& cal) {
   pins.dp = l.dp;
   pins.ep = l.ep;
   pins.zero = l.zero;
-  pins.recompute = l.recompute;
+  if (in.recompute_given)
+    pins.recompute = l.recompute;
   pins.offload = l.offload;
   pins.optimizer_in_backward = l.optimizer_in_backward;
   pins.activation_offload = l.activation_offload;
@@ -602,7 +607,13 @@ void FitTrainingMicroBatch(RowInputs& in, const Calibration& cal) {
     return;  // nothing could be estimated: EstimateRun says why
   in.layout.micro_batch = found.layout.micro_batch;
   in.w.micro_batch = found.layout.micro_batch;
-  in.assumptions += "micro-batch " + std::to_string(found.layout.micro_batch) +
+  std::string recompute;
+  if (!in.recompute_given) {
+    in.layout.recompute = found.layout.recompute;
+    recompute =
+        std::string(", recompute ") + std::string(NameOf(kRecomputeNames, found.layout.recompute));
+  }
+  in.assumptions += "micro-batch " + std::to_string(found.layout.micro_batch) + recompute +
                     " (searched: the row states none)" + (found.ok ? "" : ", nothing fits") + "; ";
 }
 

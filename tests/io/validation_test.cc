@@ -155,6 +155,33 @@ TEST(ValidationTest, TrainingRowWithoutMicroBatchTakesTheSearchedOne) {
   EXPECT_EQ(r->rows[2].reason, "missing micro_batch and global_batch");
 }
 
+// A row that states neither its micro-batch nor its recomputation leaves both to the search: at
+// 8K tokens standard attention's scores (16 heads x 8192^2 per layer) fit no micro-batch of
+// GPT-3 1.3B on an 80 GB A100 without recomputation, and the run did run. A row that states
+// `none` keeps it, and says nothing fits.
+TEST(ValidationTest, TrainingRowWithNeitherMicroBatchNorRecomputeSearchesBoth) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,gpus_per_node,tp,pp,dp,zero,micro_batch,"
+      "global_batch,recompute,flash_attention,metric,value,notes\n";
+  const std::string rows =
+      "neither,gpt3-1.3b,8192,pretrain,bf16,A100-80G-SXM,8,8,1,1,8,1,,128,,no,tflops_per_gpu,72,\n"
+      "none,gpt3-1.3b,8192,pretrain,bf16,A100-80G-SXM,8,8,1,1,8,1,,128,none,no,tflops_per_gpu,72,"
+      "\n";
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kOk);
+  EXPECT_EQ(r->rows[0].reason.find("nothing fits"), std::string::npos) << r->rows[0].reason;
+  EXPECT_EQ(r->rows[0].reason.find("recompute none"), std::string::npos) << r->rows[0].reason;
+  EXPECT_NE(r->rows[0].reason.find(", recompute "), std::string::npos) << r->rows[0].reason;
+  EXPECT_NE(r->rows[1].reason.find("nothing fits"), std::string::npos) << r->rows[1].reason;
+  // Recomputing costs time: the run that fits is slower than the one that cannot.
+  EXPECT_LT(r->rows[0].predicted, r->rows[1].predicted);
+}
+
 // Inference rows count per model copy: GPUs that run independent copies (dp, or GPUs beyond
 // the stated degrees) each serve their own batch, so a per-GPU rate on 8 GPUs at dp 8 is one
 // GPU's rate, not an eighth of it (issue 27: multi-GPU inference rows came out 2-8x low). For
