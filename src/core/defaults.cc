@@ -147,7 +147,8 @@ std::string DerivePrecision(const Workload& w, const ModelArch& arch, Workload& 
     out.precision = Precision::kFp8;
     why =
         "the weights are released in FP8 (models.csv release_weights, from the model's "
-        "config.json quantization_config): served as released, 1 byte per parameter";
+        "config.json quantization_config): served as released, 1 byte per layer weight "
+        "(embeddings, head and, outside TensorRT-LLM, the KV cache in 16 bits)";
   } else if (inference && w.precision == Precision::kFp8) {
     why = "the weights are released in FP8 (the config.json's quantization_config)";
   } else if (inference && w.weight_bits > 0) {

@@ -149,6 +149,23 @@ TEST(PlanAnswersTest, AServiceIsBilledPaygOrSubscriptionAndLaidOutAsCopies) {
   EXPECT_NE(p.candidates[0].why.find("model copies of"), std::string::npos) << p.candidates[0].why;
 }
 
+// An instance of a service keeps the checkpoint once on its disk: DeepSeek-R1 served as released
+// (FP8 layers, BF16 embeddings and head) is 641 GiB however its copy is laid out, where the sum
+// of its ranks' weights repeats what attention data parallelism replicates on each rank.
+TEST(PlanAnswersTest, AServiceDiskHoldsTheCheckpointOnceNotEveryRanksReplica) {
+  const Plan p =
+      PlanYaml("task: inference\nmodel: deepseek-r1\ninference: {requests_per_s: 2}\n", 5);
+  ASSERT_FALSE(p.candidates.empty());
+  for (const Candidate& c : p.candidates) {
+    SCOPED_TRACE(c.instance);
+    if (c.storage.kind == "local_nvme")
+      continue;
+    EXPECT_NE(c.storage.why.find("the model's 641.25 GiB of weights"), std::string::npos)
+        << c.storage.why;
+    EXPECT_GE(c.storage.size_gib, 641.25 + 50);
+  }
+}
+
 TEST(PlanAnswersTest, SpotForAServiceOnlyWhenListedAndThenWithSpares) {
   const Plan p = PlanYaml(Service(", billing: [spot]"), 20);
   ASSERT_FALSE(p.candidates.empty());

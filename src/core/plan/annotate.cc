@@ -2,8 +2,10 @@
 #include "plan/annotate.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "gpuplan/estimate.h"
 #include "gpuplan/provision.h"
 #include "gpuplan/rules.h"
 #include "gpuplan/strings.h"
@@ -13,6 +15,23 @@
 namespace gpuplan::planner {
 
 using strings::Num;
+
+namespace {
+
+// The served weights of the whole model, GiB: what one GPU would hold with no parallelism.
+std::optional<double> CheckpointGib(const Workload& w, const ModelArch& arch, const Gpu& g,
+                                    const Calibration& cal) {
+  perf::Layout one;
+  Workload single = w;
+  single.inference.batch = 1;
+  const Result<perf::Estimate> e =
+      perf::EstimateRun(single, arch, perf::HardwareFor(g, 1, 1), one, cal);
+  if (!e.ok() || !(e->memory.breakdown.weights > 0))
+    return std::nullopt;
+  return e->memory.breakdown.weights;
+}
+
+}  // namespace
 
 void Annotate(const PlanInputs& in, const LatencyTargets& targets, Candidate& c) {
   const Workload& w = in.w;
@@ -57,8 +76,11 @@ void Annotate(const PlanInputs& in, const LatencyTargets& targets, Candidate& c)
   c.advice = rules::Check(ctx);
   c.storage = ChooseStorage(w, *t, ctx.nodes, rules::RequiredReadMbs(ctx), cal, catalog.storage);
   if (copies_independent) {
-    // Each instance keeps the weights on its own disk, plus room for the engine's caches.
-    const double weights_gib = c.estimate.memory.breakdown.weights * c.gpus_per_copy;
+    // Each instance keeps the weights on its own disk, plus room for the engine's caches: the
+    // checkpoint once (the weights of the model on one GPU at the served bytes), not the sum
+    // over the copy's GPUs, which repeats what they replicate (attention data parallelism).
+    const double weights_gib = CheckpointGib(w, arch, g, cal)
+                                   .value_or(c.estimate.memory.breakdown.weights * c.gpus_per_copy);
     const double need_gib = std::ceil(weights_gib + cal.serving_disk_extra_gib);
     if (c.storage.kind != "local_nvme" && c.storage.size_gib < need_gib) {
       c.storage.size_gib = need_gib;
