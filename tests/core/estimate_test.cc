@@ -323,7 +323,8 @@ TEST(EstimateTest, Fp8ServingKeepsCacheAttentionAndEmbeddingsIn16BitsOutsideTens
   inf.inference.prompt_tokens = 65536;
   inf.inference.output_tokens = 16;
   inf.inference.batch = 1;
-  const Hardware hw = HardwareFor(testing::H100(), 1, 1);
+  const Gpu gpu = testing::H100();  // outlives hw, which points at it
+  const Hardware hw = HardwareFor(gpu, 1, 1);
   const ModelArch m = Model7B();
   Workload bf16 = inf, vllm = inf, trtllm = inf;
   vllm.precision = trtllm.precision = Precision::kFp8;

@@ -102,7 +102,8 @@ TEST(TrainingJobTest, NoStopRateLeavesTheWorkAndAHopelessJobTakesForever) {
 TEST(TrainingJobTest, EachNodeWritesTheStatesNoOtherReplicaHolds) {
   Calibration cal = testing::EmbeddedCalibration();
   cal.checkpoint_write_gbps_per_node = 1;  // 1 GB/s: seconds = GiB x 1.0737
-  const Hardware hw = HardwareFor(testing::A100(), 8, 8);
+  const Gpu gpu = testing::A100();         // outlives hw, which points at it
+  const Hardware hw = HardwareFor(gpu, 8, 8);
   Estimate e;
   e.memory.breakdown.weights = 2;
   e.memory.breakdown.optimizer = 10;
