@@ -135,6 +135,13 @@ inline constexpr EnumNames<LatencyMode, 3> kLatencyModeNames = {
      {LatencyMode::kBatch, "batch"},
      {LatencyMode::kBatch, "none", NameKind::kAlias}}};
 
+// The KV cache's element type in a serving engine. auto: the activations' (16 bits; vLLM's and
+// SGLang's default, FP8 weights included); fp8: one byte per element (vLLM/SGLang
+// `--kv-cache-dtype fp8`, TensorRT-LLM's FP8 builds), which doubles the sequences a GPU holds.
+enum class KvCacheDtype { kAuto, kFp8 };
+inline constexpr EnumNames<KvCacheDtype, 2> kKvCacheDtypeNames = {
+    {{KvCacheDtype::kAuto, "auto"}, {KvCacheDtype::kFp8, "fp8"}}};
+
 // Names and parsers from the tables above; parsing ignores ASCII case.
 #define GPUPLAN_WORKLOAD_ENUM(Type, table)                                   \
   constexpr std::string_view Type##Name(Type v) { return NameOf(table, v); } \
@@ -241,6 +248,9 @@ struct InferenceSpec {
   // torchvision): decides the vCPUs per GPU an image job needs (rules: jpeg-decode-cpu).
   bool gpu_image_decode = false;
   Engine engine = Engine::kVllm;
+  // Unset = what the engine does with the workload's precision: FP8 under TensorRT-LLM's FP8
+  // builds, else the activations' 16 bits.
+  std::optional<KvCacheDtype> kv_cache_dtype;
   // Continuous (in-flight) batching: requests join and leave the running batch every step
   // (vLLM, SGLang, TensorRT-LLM's in-flight batching). Unset = what the engine does: vllm and
   // trtllm yes, hf and torch (static batches) no.

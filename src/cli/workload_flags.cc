@@ -86,6 +86,8 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
            SetEnum("--quantized-layers", f.quantized_layers, kQuantizedLayersNames,
                    &w.quantized_layers),
            SetEnum("--engine", f.engine, kEngineNames, &w.inference.engine),
+           SetEnum("--kv-cache-dtype", f.kv_cache_dtype, kKvCacheDtypeNames,
+                   &w.inference.kv_cache_dtype),
            SetAmount("--tokens", f.tokens, "100M or 2B", &w.tokens),
            SetAmount("--samples", f.samples, "50K", &w.samples),
        }) {
@@ -291,6 +293,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
       {"inference.batch", "--batch", f.batch.has_value()},
+      {"inference.kv_cache_dtype", "--kv-cache-dtype", !f.kv_cache_dtype.empty()},
       {"inference.requests_per_s", "--requests-per-s", f.requests_per_s.has_value()},
       {"inference.prompt_tokens.p90", "--prompt-tokens-p90", f.prompt_tokens_p90.has_value()},
       {"inference.output_tokens.p90", "--output-tokens-p90", f.output_tokens_p90.has_value()},
@@ -448,6 +451,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_option("--output-tokens", f->output_tokens, "Inference: generated tokens per request");
   cmd->add_option("--batch", f->batch, "Inference: concurrent sequences");
   cmd->add_option("--engine", f->engine, "Inference engine: hf | vllm | trtllm | torch");
+  cmd->add_option("--kv-cache-dtype", f->kv_cache_dtype,
+                  "Inference: the KV cache's type, auto (16-bit; vLLM's default) | fp8 (vLLM "
+                  "--kv-cache-dtype fp8: twice the sequences per GPU)");
 }
 
 void AddPlanningFlags(CLI::App* cmd, WorkloadFlags* f) {

@@ -34,6 +34,7 @@ struct WorkloadFlags {
   // The job (AddWorkloadFlags). Enum and amount flags are kept as text so that a bad value is
   // reported by MergeWorkloadFlags with the expected form.
   std::string task, method, model, precision, optimizer, recompute, tokens, samples, engine;
+  std::string kv_cache_dtype;
   std::string offload;                    // --offload none|optimizer|params
   std::string lora_targets;               // --lora-targets all|attention|qv
   std::string framework;                  // --framework auto|NAME (data/frameworks.csv)

@@ -138,6 +138,8 @@ std::optional<std::vector<std::string>> EngineCommand(const Platform& p, int cop
     cmd.insert(cmd.end(), {"--data-parallel-size", std::to_string(copies)});
   if (l.ep > 1)
     cmd.push_back("--enable-expert-parallel");
+  if (p.w->inference.kv_cache_dtype == KvCacheDtype::kFp8)
+    cmd.insert(cmd.end(), {"--kv-cache-dtype", "fp8"});
   if (p.c->estimate.inference) {
     cmd.insert(cmd.end(),
                {"--max-num-seqs", std::to_string(std::max(1, p.c->estimate.inference->batch))});

@@ -481,7 +481,7 @@ std::string ReadBatch(CsvRowReader& r, const std::string& notes, RowInputs& in) 
   inf.gpu_image_decode = NoteToken(notes, "image_decode") == "gpu";
   if (const int tokens = NoteInt(notes, "decode_tokens"); tokens > 0)
     inf.output_tokens = tokens;
-  return "";
+  return ReadNoteEnum(notes, "kv_cache_dtype", kKvCacheDtypeNames, &inf.kv_cache_dtype);
 }
 
 // What the measurement means: which memory it reads, which peak an MFU is of, the job's tokens.

@@ -428,7 +428,7 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
   if (!r.CheckMap(node, "inference",
                   {"requests_per_s", "traffic", "prompt_tokens", "output_tokens", "ttft_ms",
                    "tpot_ms", "batch", "engine", "continuous_batching", "latency", "resolution",
-                   "frames", "steps", "cfg", "image_decode"})) {
+                   "frames", "steps", "cfg", "image_decode", "kv_cache_dtype"})) {
     return;
   }
   for (const auto& kv : node) {
@@ -456,6 +456,8 @@ void ReadInference(Reader& r, const YAML::Node& node, InferenceSpec& inf) {
     }
     if (key == "latency")
       inf.latency = r.Enum(v, f, kLatencyModeNames);
+    if (key == "kv_cache_dtype")
+      inf.kv_cache_dtype = r.Enum(v, f, kKvCacheDtypeNames);
     if (key == "resolution") {
       const std::optional<std::string> text = r.String(v, f);
       const std::optional<std::pair<int, int>> wh = text ? ParseImageSize(*text) : std::nullopt;

@@ -311,5 +311,27 @@ TEST(DeployTargets, EcsIsTheDefault) {
   EXPECT_NE(without.out.find("run-instances.sh <=="), std::string::npos);
 }
 
+// A service planned with an FP8 KV cache is served with one: the engine command in ACK's
+// serving.yaml and PAI-EAS's service file carries vLLM's --kv-cache-dtype fp8, and a plan at the
+// default (16-bit) cache does not.
+TEST(DeployTargetsTest, AnFp8KvCacheReachesTheEngineCommand) {
+  struct Case {
+    std::string name, target, file;
+  };
+  const Case kCases[] = {{"ack", "ack", "serving.yaml"}, {"eas", "pai-eas", "eas-service.json"}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    std::vector<std::string> fp8 = kServing;
+    fp8.insert(fp8.end(), {"--kv-cache-dtype", "fp8"});
+    ASSERT_EQ(Deploy(fp8, c.target, dir.path() + "/fp8").exit_code, 0);
+    ASSERT_EQ(Deploy(kServing, c.target, dir.path() + "/auto").exit_code, 0);
+    const std::string with = *io::ReadFile(dir.path() + "/fp8/" + c.file);
+    const std::string without = *io::ReadFile(dir.path() + "/auto/" + c.file);
+    EXPECT_NE(with.find("--kv-cache-dtype"), std::string::npos) << with;
+    EXPECT_EQ(without.find("--kv-cache-dtype"), std::string::npos) << without;
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan

@@ -418,6 +418,47 @@ TEST(EstimateCommandTest, TheCrossEntropyDecidesTheLossMemory) {
       << run.err;
 }
 
+// --kv-cache-dtype fp8 stores the cache in one byte (vLLM's --kv-cache-dtype fp8): Llama 3 8B,
+// 8 sequences of 4,096 + 256 tokens, 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 4.25 GiB, in FP8
+// 2.125 GiB. A training job keeps no cache, and the names are checked.
+TEST(EstimateCommandTest, AnFp8KvCacheHalvesTheCacheAndBelongsToServing) {
+  auto cache = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "estimate", "--task", "inference",       "--model", "llama-3-8b",      "--gpu", "H100",
+        "--batch",  "8",      "--prompt-tokens", "4096",    "--output-tokens", "256",   "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun run = RunGpuplan(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.exit_code == 0
+               ? nlohmann::json::parse(run.out)["memory"]["breakdown"]["kv_cache"].get<double>()
+               : -1.0;
+  };
+  EXPECT_DOUBLE_EQ(cache({}), 4.25);
+  EXPECT_DOUBLE_EQ(cache({"--kv-cache-dtype", "auto"}), 4.25);
+  EXPECT_DOUBLE_EQ(cache({"--kv-cache-dtype", "fp8"}), 2.125);
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    std::string want;
+  };
+  const Case kCases[] = {
+      {"training",
+       {"estimate", "--task", "finetune", "--model", "llama-3-8b", "--gpu", "H100",
+        "--kv-cache-dtype", "fp8"},
+       "--kv-cache-dtype: expected unset unless the task is inference, got fp8"},
+      {"unknown",
+       {"estimate", "--task", "inference", "--model", "llama-3-8b", "--gpu", "H100",
+        "--kv-cache-dtype", "int4"},
+       "--kv-cache-dtype: expected auto or fp8, got \"int4\""},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const CliRun run = RunGpuplan(c.args);
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find(c.want), std::string::npos) << run.err;
+  }
+}
+
 TEST(EstimateCommandTest, GptOssIsServedWithItsMxfp4ExpertsOnOneGpu) {
   // gpt-oss-120b: 36 x 128 experts x 3 x 2880^2 = 114.66e9 expert weights at 4.25 bits (56.73
   // GiB) and 2.14e9 others in bf16 (3.99 GiB): 60.7 GiB, one H100 holds it. Given bf16, the 16

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 namespace gpuplan::io {
@@ -159,6 +160,41 @@ TEST(WorkloadYamlTest, QuantisedWeightFormatAndLayers) {
     Result<Workload> w = ParseWorkloadYaml(b.yaml, "q.yaml");
     ASSERT_FALSE(w.ok());
     EXPECT_NE(w.status().message().find(b.want), std::string::npos) << w.status().message();
+  }
+}
+
+// inference.kv_cache_dtype: unset (the engine's default), auto or fp8; a training job has no
+// cache to set.
+TEST(WorkloadYamlTest, KvCacheDtypeIsReadAndBelongsToServing) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    std::optional<KvCacheDtype> want;
+    const char* error;  // "" = parses
+  };
+  const Case kCases[] = {
+      {"unset", "task: inference\nmodel: llama-3-8b\n", std::nullopt, ""},
+      {"fp8", "task: inference\nmodel: llama-3-8b\ninference: {kv_cache_dtype: fp8}\n",
+       KvCacheDtype::kFp8, ""},
+      {"auto", "task: inference\nmodel: llama-3-8b\ninference: {kv_cache_dtype: AUTO}\n",
+       KvCacheDtype::kAuto, ""},
+      {"unknown", "task: inference\nmodel: llama-3-8b\ninference: {kv_cache_dtype: int4}\n",
+       std::nullopt, "field \"inference.kv_cache_dtype\": expected auto or fp8, got \"int4\""},
+      {"training",
+       "task: finetune\nmethod: lora\nmodel: llama-3-8b\ninference: {kv_cache_dtype: fp8}\n",
+       std::nullopt,
+       "field \"inference.kv_cache_dtype\": expected unset unless the task is inference, got fp8"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(c.yaml, "k.yaml");
+    if (std::string(c.error).empty()) {
+      ASSERT_TRUE(w.ok()) << w.status().message();
+      EXPECT_EQ(w->inference.kv_cache_dtype, c.want);
+    } else {
+      ASSERT_FALSE(w.ok());
+      EXPECT_NE(w.status().message().find(c.error), std::string::npos) << w.status().message();
+    }
   }
 }
 

@@ -56,7 +56,12 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   const bool fp8_attention = fp8 && inf.engine == Engine::kTrtllm;
   s.e = fp8 ? 1 : ElementBytes(w.precision);
   s.act_bytes = fp8 ? 2 : s.e;
-  s.kv_bytes = fp8_attention ? 1 : s.act_bytes;
+  // The cache's bytes: FP8 where the workload asks for it (`kv_cache_dtype: fp8`, vLLM's
+  // --kv-cache-dtype fp8) or TensorRT-LLM's FP8 build keeps it so; the attention core's
+  // arithmetic stays as above.
+  const KvCacheDtype cache =
+      inf.kv_cache_dtype.value_or(fp8_attention ? KvCacheDtype::kFp8 : KvCacheDtype::kAuto);
+  s.kv_bytes = cache == KvCacheDtype::kFp8 ? 1 : s.act_bytes;
   s.tp = l.tp;
   s.pp = l.pp;
   s.batch = inf.batch ? *inf.batch : l.micro_batch;
