@@ -182,6 +182,35 @@ TEST(ValidationTest, TrainingRowWithNeitherMicroBatchNorRecomputeSearchesBoth) {
   EXPECT_LT(r->rows[0].predicted, r->rows[1].predicted);
 }
 
+// A serving row that set its cache type says so in its notes (kv_cache_dtype=fp8): the cache
+// is predicted in one byte, so the row's memory is the weights plus half the 16-bit cache; an
+// unknown type is the row's error, naming the names allowed.
+TEST(ValidationTest, ANotedFp8KvCacheIsPredictedInOneByte) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,memory_kind,notes\n";
+  const std::string rows =
+      "auto,llama-3-8b,4096,inference_offline,bf16,H100-80G-SXM,1,1,1,1,8,256,peak_mem_gib,20,"
+      "allocated,impl=vLLM\n"
+      "fp8,llama-3-8b,4096,inference_offline,bf16,H100-80G-SXM,1,1,1,1,8,256,peak_mem_gib,20,"
+      "allocated,impl=vLLM; kv_cache_dtype=fp8;\n"
+      "bad,llama-3-8b,4096,inference_offline,bf16,H100-80G-SXM,1,1,1,1,8,256,peak_mem_gib,20,"
+      "allocated,impl=vLLM; kv_cache_dtype=int4;\n";
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kOk);
+  EXPECT_EQ(r->rows[1].status, RowStatus::kOk);
+  // 2 x 32 layers x 8 KV heads x 128 x (4096 + 256) tokens x 8 sequences: 4.25 GiB in 16 bits.
+  EXPECT_NEAR(r->rows[0].predicted - r->rows[1].predicted, 4.25 / 2, 0.05);
+  EXPECT_NE(r->rows[2].status, RowStatus::kOk);
+  EXPECT_NE(r->rows[2].reason.find("kv_cache_dtype=int4 is not one of auto"), std::string::npos)
+      << r->rows[2].reason;
+}
+
 // Inference rows count per model copy: GPUs that run independent copies (dp, or GPUs beyond
 // the stated degrees) each serve their own batch, so a per-GPU rate on 8 GPUs at dp 8 is one
 // GPU's rate, not an eighth of it (issue 27: multi-GPU inference rows came out 2-8x low). For
