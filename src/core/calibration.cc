@@ -16,8 +16,7 @@ namespace {
 // part whose tensor peak is cut relative to its SMs (H20: 148 of H100's 989 dense TFLOPS on 78
 // of its 132 SMs) spends more of the kernel in MMAs and reaches more of its own smaller peak.
 double AttentionFractionOn(const Gpu& gpu, const ArchEfficiency& row, double measured) {
-  const std::optional<double> tensor =
-      gpu.Tflops(Precision::kBf16) ? gpu.Tflops(Precision::kBf16) : gpu.Tflops(Precision::kFp16);
+  const std::optional<double> tensor = gpu.Tflops(RunsAs(gpu, Precision::kBf16));
   const std::optional<double> fp32 = gpu.Tflops(Precision::kFp32);
   const double ceiling = row.gemm_fraction;
   if (!row.attention_reference_ratio || !tensor || !fp32 || *fp32 <= 0 || measured >= ceiling)
