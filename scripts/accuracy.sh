@@ -67,7 +67,9 @@ check h200_device_training.csv   0.11    0.73    0.03    0.10    1.00      1.00 
 # 23.9 / 66.2% -> 11.0 / 33.5%; the set 15.8 / 50.8% -> 12.5 / 41.5%, memory 5.7 -> 5.4%.
 # Then the FlashAttention-2 paper's baseline rows leave their unstated micro-batch and
 # recomputation to the search (the micro-batch assumed before could not fit at 8k): 41.5 -> 38.0%.
-check heldout_published.csv      0.13    0.39    0.06    0.19    0.99      1.00 || status=1
+# Later on 2026-12-07: the BERT phase-2 rows state the length LDDL pads to (290, from published
+# padding fractions and its 64-token bins; validation README): 12.5 / 38.0% -> 10.7 / 30.2%.
+check heldout_published.csv      0.11    0.31    0.06    0.19    0.99      1.00 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
 # Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
 # Since 2026-12-05 uneven interleaved pipelines are estimated (Qwen3-235B's 94 and DeepSeek-V3's

@@ -59,6 +59,35 @@ TEST(UncertaintyFitTest, ThinRegimeTakesItsParentsPercentilesAndSaysSo) {
   EXPECT_NEAR(ampere.p50, 1.2, 0.02);  // the middle run, smeared by a one-source offset
 }
 
+// A regime with runs enough but sources too few keeps its ancestor's band where its own runs
+// scatter less, and widens to their p10-p90 where they scatter more; one with too few runs
+// takes the ancestor's as it is.
+TEST(UncertaintyFitTest, ThinRegimeWidensToItsOwnRunsWhenTheyScatterWider) {
+  std::vector<Sample> s;
+  for (int i = 0; i < 6; ++i)  // a well-predicted architecture from six sources
+    for (const Sample& x :
+         Samples({"time", "pretrain", "Hopper"}, {0.95, 1.0, 1.05}, "h" + std::to_string(i)))
+      s.push_back(x);
+  // Ten runs from one source, 0.4 to 2.2 (p10 0.49, p90 1.84 by linear ranks)
+  for (const Sample& x : Samples({"time", "pretrain", "Blackwell"},
+                                 {0.4, 0.5, 0.6, 0.8, 1.0, 1.0, 1.2, 1.5, 1.8, 2.2}, "b"))
+    s.push_back(x);
+  for (const Sample& x : Samples({"time", "pretrain", "Volta"}, {0.5, 2.0}, "v"))
+    s.push_back(x);
+  const Table t = Fit(s, /*min_rows=*/10, /*min_sources=*/4);
+  const Band& parent = t.regimes.at("time/pretrain");
+  const Band& blackwell = t.regimes.at("time/pretrain/Blackwell");
+  EXPECT_TRUE(blackwell.FellBack());
+  EXPECT_NEAR(blackwell.p10, 0.49, 1e-9);
+  EXPECT_NEAR(blackwell.p90, 1.84, 1e-9);
+  EXPECT_GT(blackwell.p90, parent.p90);
+  const Band& hopper = t.regimes.at("time/pretrain/Hopper");
+  EXPECT_FALSE(hopper.FellBack());                          // six sources: its own band
+  const Band& volta = t.regimes.at("time/pretrain/Volta");  // two runs: the parent's as is
+  EXPECT_DOUBLE_EQ(volta.p10, parent.p10);
+  EXPECT_DOUBLE_EQ(volta.p90, parent.p90);
+}
+
 TEST(UncertaintyFitTest, RegimeFromOneSourceFallsBackWhenTwoAreRequired) {
   std::vector<Sample> s = Samples({"time", "pretrain"}, {1, 1, 1, 1, 1}, "only-source");
   for (const Sample& x : Samples({"time", "decode"}, {0.5, 1.5, 0.5, 1.5}, "other"))
