@@ -61,6 +61,25 @@ TEST(ServingPlanTest, Qwen3MoeRentsNoMoreInstancesThanItsOwnEstimatorNeeds) {
   EXPECT_EQ(c.nodes, BruteForceInstances(Parse(kQwen235b), "ecs.ebmgn7e.32xlarge"));
 }
 
+// A type that cannot hold a copy on one instance and has no eRDMA for a copy across two says
+// both, the instance's reason first: the need against what the engine may use of the usable
+// memory, not only the RDMA rule met at the second instance (which read as the whole reason).
+TEST(ServingPlanTest, RejectionSaysWhyOneInstanceFailsBeforeTheRdmaRule) {
+  const Plan p = PlanYaml(R"(task: inference
+model: qwen2.5-7b
+inference: {engine: vllm, requests_per_s: 5, prompt_tokens: 1000, output_tokens: 300}
+)",
+                          "ecs.gn6v-c8g1.2xlarge");
+  ASSERT_TRUE(p.candidates.empty());
+  ASSERT_EQ(p.rejected.size(), 1u);
+  const std::string& why = p.rejected[0].reason;
+  EXPECT_NE(why.find("GiB usable"), std::string::npos) << why;
+  EXPECT_NE(why.find("gpu-memory-utilization 0.9"), std::string::npos) << why;
+  const size_t rdma = why.find("more instances: gn6v has no eRDMA");
+  ASSERT_NE(rdma, std::string::npos) << why;
+  EXPECT_LT(why.find("needs "), rdma) << why;
+}
+
 TEST(ServingPlanTest, EstimateWithThePlansDegreesGivesThePlansNumbers) {
   const Workload w = Parse(kQwen235b);
   const Plan p = PlanYaml(kQwen235b, "ecs.ebmgn7e.32xlarge");

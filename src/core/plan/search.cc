@@ -142,10 +142,12 @@ void CandidateSearch::Finish() {
   for (const TypeRun& run : runs_) {
     if (!run.early.empty())
       plan_.rejected.push_back({run.t->name, run.early});
-    else if (!run.any)
-      plan_.rejected.push_back({run.t->name, !run.cut.empty()        ? run.cut
-                                             : run.rejection.empty() ? "no priced region"
-                                                                     : run.rejection});
+    else if (!run.any) {
+      std::string why = !run.cut.empty() ? run.cut : run.rejection;
+      if (!run.beyond.empty())
+        why = why.empty() ? run.beyond : why + "; more instances: " + run.beyond;
+      plan_.rejected.push_back({run.t->name, why.empty() ? "no priced region" : why});
+    }
   }
   runs_.clear();
 }
@@ -168,8 +170,13 @@ Result<perf::Hardware> CandidateSearch::NodeHardware(TypeRun& run, int nodes) {
     return hw;
   }
   if ((w_.constraints.need_rdma || !w_.IsTraining()) && nodes > 1 && !t.rdma) {
-    std::string why = t.family + " has no eRDMA and the constraints need RDMA between nodes";
-    run.Reject(nodes, why);
+    std::string why =
+        t.family + " has no eRDMA and " +
+        (w_.IsTraining() ? "the constraints need RDMA between nodes"
+                         : "a model copy across instances needs it (its layers' traffic crosses "
+                           "them at every token)");
+    if (run.beyond.empty())
+      run.beyond = why;
     return Status::Unsupported(why);
   }
   return hw;

@@ -87,6 +87,9 @@ class CandidateSearch {
     std::string early;      // rejected before any hardware was searched
     std::string rejection;  // why not, from the largest node count that said why
     int rejection_nodes = 0;
+    // Why no more instances were tried (a copy or job across them needs eRDMA, which the type
+    // lacks): said after the reason the tried counts gave, not instead of it.
+    std::string beyond;
     // Some node count fits but cannot be shown: that, at its least floor, says why the type is
     // not in the plan better than what other node counts lack.
     std::string cut;

@@ -35,7 +35,8 @@ std::string MemoryReason(const LayoutResult& r, const InstanceType& t, const Gpu
   if (r.min_memory_gib > 0) {
     std::string why = "needs " + Num(r.min_memory_gib) +
                       " GiB per GPU even at its best layout on " + std::to_string(nodes) +
-                      " node(s), " + g.name + " has " + Num(t.gpu_memory_gib) + " GiB";
+                      " node(s), " + g.name + " has " + Num(hw.gpu_memory_gib) + " GiB usable (" +
+                      Num(t.gpu_memory_gib) + " GiB on the datasheet)";
     // The search also says when offload would fit the GPU but not the host's RAM.
     if (r.reason.find("host RAM") != std::string::npos)
       why += "; " + r.reason;
@@ -90,6 +91,13 @@ void CandidateSearch::AddByCapability(TypeRun& run) {
 std::string CandidateSearch::NoFitReason(const LayoutResult& lr, const InstanceType& t,
                                          const Gpu& g, int nodes, const perf::Hardware& hw) const {
   std::string why = MemoryReason(lr, t, g, nodes, hw, w_.memory_confidence);
+  // A serving engine's pool takes only part of the GPU (vLLM's gpu_memory_utilization): say so,
+  // or a need below the usable memory reads as a contradiction.
+  if (!w_.IsTraining() && lr.min_memory_gib > 0 && w_.inference.engine == Engine::kVllm) {
+    why += " of which vLLM's --gpu-memory-utilization " + Num(cal_.vllm_gpu_memory_utilization) +
+           " lets the engine use " +
+           Num(cal_.EngineMemoryLimitGib(Engine::kVllm, hw.gpu_memory_gib, 0)) + " GiB";
+  }
   // Each data-parallel replica needs a sequence of the global batch: beyond global_batch
   // replicas more GPUs cannot shard the states further, which the user may not expect.
   if (w_.IsTraining() && hw.Gpus() > w_.global_batch) {
