@@ -69,7 +69,8 @@ check h200_device_training.csv   0.11    0.73    0.03    0.10    1.00      1.00 
 # recomputation to the search (the micro-batch assumed before could not fit at 8k): 41.5 -> 38.0%.
 # Later on 2026-12-07: the BERT phase-2 rows state the length LDDL pads to (290, from published
 # padding fractions and its 64-token bins; validation README): 12.5 / 38.0% -> 10.7 / 30.2%.
-check heldout_published.csv      0.11    0.31    0.06    0.19    0.99      1.00 || status=1
+# Then NCHW layout transposes (memory_format=nchw on the DLE ResNet-50 TF32 rows): 10.3 / 29.9%.
+check heldout_published.csv      0.11    0.30    0.06    0.19    0.99      1.00 || status=1
 # 123 published MoE and modern-model measurements (Megatron-Bridge/NeMo on H100/B200, TensorRT-LLM
 # Mixtral, vLLM/SGLang serving, SGLang expert parallelism); no memory rows. Per task in docs/validate.md.
 # Since 2026-12-05 uneven interleaved pipelines are estimated (Qwen3-235B's 94 and DeepSeek-V3's

@@ -169,6 +169,11 @@ struct ModelArch {
   bool IsMoe() const { return moe.experts > 0; }
   // A diffusion transformer (SD3, FLUX, Wan): a diffusion model with its layers and hidden.
   bool IsDit() const { return gen.modality == Modality::kDiffusion && layers > 0 && hidden > 0; }
+  // A convolutional network's (a CNN's, a UNet's) layer output elements per sample, from its
+  // zoo row; 0 for transformers, diffusion transformers and rows that do not give them.
+  double ConvolutionElements() const {
+    return kind == ModelKind::kOther && !IsDit() ? activation_elements_per_sample : 0;
+  }
 
   // Per-layer pieces, elements (parameters). Attention: Q, K, V and output projections (MLA:
   // the low-rank down and up projections and their norms) and, for Qwen3-style QK-norm, nothing

@@ -142,6 +142,16 @@ enum class KvCacheDtype { kAuto, kFp8 };
 inline constexpr EnumNames<KvCacheDtype, 2> kKvCacheDtypeNames = {
     {{KvCacheDtype::kAuto, "auto"}, {KvCacheDtype::kFp8, "fp8"}}};
 
+// How a convolutional network's activations are laid out in memory (YAML `memory_format`,
+// flag --memory-format). nhwc: channels last (PyTorch `model.to(memory_format=
+// torch.channels_last)`, TensorFlow's default), the layout tensor-core convolutions read;
+// nchw: PyTorch's default (contiguous), for which cuDNN transposes every tensor-core
+// convolution's input and output to NHWC and back (cuDNN developer guide, "Tensor Layouts").
+// Unset = nhwc, listed among the assumptions of an image model's answer.
+enum class MemoryFormat { kNhwc, kNchw };
+inline constexpr EnumNames<MemoryFormat, 2> kMemoryFormatNames = {
+    {{MemoryFormat::kNhwc, "nhwc"}, {MemoryFormat::kNchw, "nchw"}}};
+
 // Names and parsers from the tables above; parsing ignores ASCII case.
 #define GPUPLAN_WORKLOAD_ENUM(Type, table)                                   \
   constexpr std::string_view Type##Name(Type v) { return NameOf(table, v); } \
@@ -347,6 +357,8 @@ struct Workload {
   // (Megatron-Core --overlap-moe-expert-parallel-comm, Megatron-Bridge moe_a2a_overlap; YAML key
   // moe_a2a_overlap, flag --moe-a2a-overlap). Off by default, as in Megatron-Core.
   bool moe_a2a_overlap = false;
+  // A convolutional network's activation layout (MemoryFormat above); unset = nhwc.
+  std::optional<MemoryFormat> memory_format;
   Dataset dataset;
   Constraints constraints;
   Objective objective = Objective::kCost;

@@ -82,6 +82,7 @@ Status ApplyChoiceFlags(const WorkloadFlags& f, Workload& w) {
            SetEnum("--offload", f.offload, kOffloadNames, &w.offload),
            SetEnum("--lora-targets", f.lora_targets, kLoraTargetsNames, &w.lora_targets),
            SetEnum("--cross-entropy", f.cross_entropy, kCrossEntropyNames, &w.cross_entropy),
+           SetEnum("--memory-format", f.memory_format, kMemoryFormatNames, &w.memory_format),
            SetEnum("--weight-format", f.weight_format, kWeightFormatNames, &w.weight_format),
            SetEnum("--quantized-layers", f.quantized_layers, kQuantizedLayersNames,
                    &w.quantized_layers),
@@ -289,6 +290,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"quantized_layers", "--quantized-layers", !f.quantized_layers.empty()},
       {"moe_a2a_overlap", "--moe-a2a-overlap", f.moe_a2a_overlap},
       {"cross_entropy", "--cross-entropy", !f.cross_entropy.empty()},
+      {"memory_format", "--memory-format", !f.memory_format.empty()},
       {"precision", "--precision", !f.precision.empty()},
       {"inference.prompt_tokens", "--prompt-tokens", f.prompt_tokens.has_value()},
       {"inference.output_tokens", "--output-tokens", f.output_tokens.has_value()},
@@ -440,6 +442,10 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
       "Transformers and torchtitan), chunked (torchtune), fused (Megatron-Core), "
       "native (16-bit), fused_linear (Liger, Cut Cross-Entropy); default: the framework's "
       "(data/frameworks.csv)");
+  cmd->add_option("--memory-format", f->memory_format,
+                  "Convolutional networks: the activations' layout, nhwc (channels last, the "
+                  "default) | nchw (PyTorch's contiguous default: cuDNN transposes each "
+                  "tensor-core convolution's input and output)");
   cmd->add_flag("--no-master-weights", f->no_master_weights,
                 "Pure 16-bit training: no fp32 master weights, optimizer states in bf16/fp16");
   AddWholeNumberFlags(cmd, f, kArchFlags, "Inline architecture: ");

@@ -55,6 +55,7 @@ struct WorkloadFlags {
   bool no_flash_attention = false;
   bool moe_a2a_overlap = false;
   std::string cross_entropy;       // --cross-entropy fp32 | chunked | fused | native
+  std::string memory_format;       // --memory-format nhwc | nchw
   std::string weight_format;       // --weight-format int | mxfp4
   std::string quantized_layers;    // --quantized-layers all | experts
   bool no_master_weights = false;  // pure 16-bit training (Workload::master_weights = false)

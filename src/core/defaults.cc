@@ -240,6 +240,12 @@ Workload DeriveDefaults(const Workload& w, const ModelArch& arch, const Calibrat
       }
     }
   }
+  if (!w.memory_format && arch.ConvolutionElements() > 0) {
+    list.push_back({"memory_format", "nhwc",
+                    "channels last (model.to(memory_format=torch.channels_last)), the layout "
+                    "tensor-core convolutions read; PyTorch's default NCHW makes cuDNN transpose "
+                    "each convolution's input and output (memory_format: nchw)"});
+  }
   if (assumed != nullptr)
     assumed->insert(assumed->end(), list.begin(), list.end());
   return out;

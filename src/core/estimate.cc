@@ -94,6 +94,12 @@ Result<Estimate> internal::EstimateRunShared(const Workload& w, const ModelArch&
     return Status::Unsupported("task " + std::string(TaskName(w.task)) +
                                " has no performance model (only memory and GPU capability checks)");
   }
+  if (ConvolutionsRunTf32(w, arch, *hw.gpu)) {
+    // A convolutional network in FP32 on Ampere or later: cuDNN convolves in TF32.
+    Workload tf32 = w;
+    tf32.precision = Precision::kTf32;
+    return EstimateRunShared(tf32, arch, hw, layout, cal, shared, memory_only);
+  }
   if (Fp8WeightOnly(*hw.gpu, w.precision, w.task == Task::kInference)) {
     // FP8 weights on a GPU without FP8 units: bf16 math over 8-bit weights (weight-only).
     Workload weight_only = w;

@@ -486,6 +486,14 @@ Status ValidateWorkloadForModel(const Workload& w, const ModelArch& arch) {
                                    arch.name + " has none (use all)")
         .AtField("quantized_layers");
   }
+  // The activation layout matters where convolutions run; a transformer has none to lay out.
+  if (w.memory_format && arch.ConvolutionElements() <= 0) {
+    return Status::InvalidArgument(
+               "memory_format: only a convolutional network's activations have a layout to "
+               "choose (a zoo row with activation_melems_per_sample, e.g. resnet-50); " +
+               arch.name + " has none (leave memory_format unset)")
+        .AtField("memory_format");
+  }
   return Status::Ok();
 }
 

@@ -295,9 +295,12 @@ std::string ReadWorkloadColumns(CsvRowReader& r, const std::string& notes,
   }
   // The quantised weights' format and layers as the notes state them ("weight_format=mxfp4;
   // quantized_layers=experts": gpt-oss as released); unstated: group-wise integers, all layers.
+  // A convolutional network's activation layout where the run states it (memory_format=nchw:
+  // DeepLearningExamples' TF32 and FP32 configs leave PyTorch's contiguous default).
   for (std::string why :
        {ReadNoteEnum(notes, "weight_format", kWeightFormatNames, &w.weight_format),
-        ReadNoteEnum(notes, "quantized_layers", kQuantizedLayersNames, &w.quantized_layers)}) {
+        ReadNoteEnum(notes, "quantized_layers", kQuantizedLayersNames, &w.quantized_layers),
+        ReadNoteEnum(notes, "memory_format", kMemoryFormatNames, &w.memory_format)}) {
     if (!why.empty())
       return why;
   }

@@ -56,6 +56,7 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "flash_attention",
                                               "moe_a2a_overlap",
                                               "cross_entropy",
+                                              "memory_format",
                                               "dataset",
                                               "constraints",
                                               "objective",
@@ -589,6 +590,8 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.moe_a2a_overlap = r.Bool(v, key).value_or(false);
   } else if (key == "cross_entropy") {
     w.cross_entropy = r.Enum(v, key, kCrossEntropyNames);
+  } else if (key == "memory_format") {
+    w.memory_format = r.Enum(v, key, kMemoryFormatNames);
   } else if (key == "master_weights") {
     w.master_weights = r.Bool(v, key).value_or(true);
   } else {

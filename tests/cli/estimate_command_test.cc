@@ -459,6 +459,48 @@ TEST(EstimateCommandTest, AnFp8KvCacheHalvesTheCacheAndBelongsToServing) {
   }
 }
 
+// ResNet-50 "in FP32" on an A100 convolves in TF32 (PyTorch's cudnn.allow_tf32 default): the
+// answer reads against the 156 TFLOPS TF32 peak, not FP32's 19.5. PyTorch's default NCHW layout
+// (--memory-format nchw) makes cuDNN transpose around each convolution: slower than the channels
+// last the answer assumes, and says it assumes. A transformer has no layout to set.
+TEST(EstimateCommandTest, ConvNetLayoutAndTf32Convolutions) {
+  auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "estimate",    "--task", "pretrain",      "--model", "resnet-50",      "--gpu", "A100",
+        "--precision", "fp32",   "--micro-batch", "256",     "--global-batch", "256",   "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun r = RunGpuplan(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
+  };
+  const nlohmann::json nhwc = run({});
+  const nlohmann::json nchw = run({"--memory-format", "nchw"});
+  ASSERT_FALSE(nhwc.empty());
+  ASSERT_FALSE(nchw.empty());
+  EXPECT_DOUBLE_EQ(nhwc["throughput"]["peak_tflops"].get<double>(), 156);
+  const double nhwc_step = nhwc["time"]["step_s"].get<double>();
+  const double nchw_step = nchw["time"]["step_s"].get<double>();
+  EXPECT_GT(nchw_step, 1.25 * nhwc_step);  // transposes: +50% of the activation traffic
+  EXPECT_LT(nchw_step, 1.5 * nhwc_step);
+  bool assumed = false;
+  for (const nlohmann::json& a : nhwc["assumptions"])
+    assumed = assumed || (a["field"] == "memory_format" && a["value"] == "nhwc");
+  EXPECT_TRUE(assumed) << nhwc["assumptions"].dump();
+  for (const nlohmann::json& a : nchw["assumptions"])
+    EXPECT_NE(a["field"], "memory_format");
+  const CliRun llm = RunGpuplan({"estimate", "--task", "pretrain", "--model", "llama-3-8b", "--gpu",
+                                 "H100", "--memory-format", "nchw"});
+  EXPECT_NE(llm.exit_code, 0);
+  EXPECT_NE(llm.err.find("memory_format: only a convolutional network's activations"),
+            std::string::npos)
+      << llm.err;
+  const CliRun bad = RunGpuplan({"estimate", "--task", "pretrain", "--model", "resnet-50", "--gpu",
+                                 "A100", "--memory-format", "chw"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--memory-format: expected nhwc or nchw, got \"chw\""), std::string::npos)
+      << bad.err;
+}
+
 TEST(EstimateCommandTest, GptOssIsServedWithItsMxfp4ExpertsOnOneGpu) {
   // gpt-oss-120b: 36 x 128 experts x 3 x 2880^2 = 114.66e9 expert weights at 4.25 bits (56.73
   // GiB) and 2.14e9 others in bf16 (3.99 GiB): 60.7 GiB, one H100 holds it. Given bf16, the 16

@@ -461,6 +461,67 @@ TEST(EstimateTest, ConvNetTrainingAddsActivationTraffic) {
   EXPECT_GT(traffic, 2 * arithmetic);
 }
 
+// The activation layout and PyTorch's TF32 convolutions: NCHW adds cuDNN's transposes (each
+// convolution's input and output read and written once more: 4 bytes-passes per element per
+// pass, on top of the 8 of the memory-bound layers) where the convolutions run on tensor cores;
+// "fp32" on a GPU with TF32 units convolves in TF32 (cudnn.allow_tf32 defaults to True) over
+// 4-byte activations; without TF32 units it stays FP32 SIMT and the layout changes nothing.
+struct ConvLayoutCase {
+  const char* name;
+  Precision precision;
+  std::optional<MemoryFormat> format;
+  bool gpu_has_tf32;
+  double peak_tflops;     // the convolutions' rate
+  double fraction;        // of that peak (gemm_fraction or simt_fraction)
+  double bytes;           // per activation element
+  double traffic_passes;  // bytes-passes per element per pass
+};
+
+class ConvLayoutTest : public ::testing::TestWithParam<ConvLayoutCase> {};
+
+TEST_P(ConvLayoutTest, StepIsArithmeticPlusTraffic) {
+  const ConvLayoutCase& c = GetParam();
+  ModelArch resnet;
+  resnet.name = "resnet-50";
+  resnet.kind = ModelKind::kOther;
+  resnet.params = 25.6e6;
+  resnet.forward_flops_per_sample = 8.2e9;
+  resnet.activation_elements_per_sample = 9.3e6;
+  resnet.default_seq_len = 1;
+  Calibration cal = PlainAmpere();
+  cal.train_layer_overhead_us = 0;
+  Workload w = Pretrain(1, 256);
+  w.precision = c.precision;
+  w.memory_format = c.format;
+  w.micro_batch = 256;
+  Gpu gpu = A100();
+  if (c.gpu_has_tf32)
+    gpu.tflops[static_cast<int>(Precision::kTf32)] = 156;
+  Layout l;
+  l.micro_batch = 256;
+  Result<Estimate> e = EstimateRun(w, resnet, HardwareFor(gpu, 1, 1), l, cal);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const double tensor_scale = c.fraction == 0.75 ? 4096 / (4096 + 256.0) : 1;
+  const double arithmetic = 3 * 8.2e9 / (c.peak_tflops * 1e12 * c.fraction * tensor_scale);
+  const double traffic = c.traffic_passes * 3 * 9.3e6 * c.bytes / (2039e9 * 0.8);
+  EXPECT_NEAR(e->time.breakdown.compute / 256, arithmetic + traffic, 2e-3 * (arithmetic + traffic));
+  EXPECT_DOUBLE_EQ(e->peak_tflops, c.peak_tflops);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConvLayoutTest,
+    ::testing::Values(ConvLayoutCase{"Fp16ChannelsLastByDefault", Precision::kFp16, std::nullopt,
+                                     true, 312, 0.75, 2, 8},
+                      ConvLayoutCase{"Fp16NchwPaysTransposes", Precision::kFp16,
+                                     MemoryFormat::kNchw, true, 312, 0.75, 2, 12},
+                      ConvLayoutCase{"Fp32ConvolvesInTf32", Precision::kFp32, std::nullopt, true,
+                                     156, 0.75, 4, 8},
+                      ConvLayoutCase{"Fp32NchwIsTf32WithTransposes", Precision::kFp32,
+                                     MemoryFormat::kNchw, true, 156, 0.75, 4, 12},
+                      ConvLayoutCase{"Fp32WithoutTf32UnitsIsSimtAndLayoutFree", Precision::kFp32,
+                                     MemoryFormat::kNchw, false, 19.5, 0.8, 4, 8}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
 // Continuous batching (vLLM, TensorRT-LLM in-flight): a request's first token waits for its own
 // prefill and the running step, not the whole batch's prefill; the batch's prefill work is
 // spread over the output tokens. GPU time per batch, hence throughput, is unchanged.

@@ -211,6 +211,33 @@ TEST(ValidationTest, ANotedFp8KvCacheIsPredictedInOneByte) {
       << r->rows[2].reason;
 }
 
+// A convolutional network's run that states its layout (memory_format=nchw: DeepLearningExamples'
+// TF32 configs) is predicted with cuDNN's transposes, slower than the channels-last default; an
+// unknown layout is the row's error.
+TEST(ValidationTest, ANotedNchwLayoutSlowsTensorCoreConvolutions) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,metric,value,"
+      "notes\n";
+  const std::string rows =
+      "nhwc,resnet-50,1,pretrain,tf32,A100-80G-SXM,1,1,1,1,256,256,samples_per_s_per_gpu,938,\n"
+      "nchw,resnet-50,1,pretrain,tf32,A100-80G-SXM,1,1,1,1,256,256,samples_per_s_per_gpu,938,"
+      "memory_format=nchw;\n"
+      "bad,resnet-50,1,pretrain,tf32,A100-80G-SXM,1,1,1,1,256,256,samples_per_s_per_gpu,938,"
+      "memory_format=chw;\n";
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  ASSERT_EQ(r->rows[0].status, RowStatus::kOk) << r->rows[0].reason;
+  ASSERT_EQ(r->rows[1].status, RowStatus::kOk) << r->rows[1].reason;
+  EXPECT_LT(r->rows[1].predicted, 0.8 * r->rows[0].predicted);
+  EXPECT_NE(r->rows[2].status, RowStatus::kOk);
+  EXPECT_NE(r->rows[2].reason.find("memory_format=chw is not one of nhwc, nchw"), std::string::npos)
+      << r->rows[2].reason;
+}
+
 // Inference rows count per model copy: GPUs that run independent copies (dp, or GPUs beyond
 // the stated degrees) each serve their own batch, so a per-GPU rate on 8 GPUs at dp 8 is one
 // GPU's rate, not an eighth of it (issue 27: multi-GPU inference rows came out 2-8x low). For

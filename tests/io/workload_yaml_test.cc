@@ -198,6 +198,34 @@ TEST(WorkloadYamlTest, KvCacheDtypeIsReadAndBelongsToServing) {
   }
 }
 
+// memory_format: unset (channels last is assumed), nhwc or nchw; other names are errors.
+TEST(WorkloadYamlTest, MemoryFormatIsRead) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    std::optional<MemoryFormat> want;
+    const char* error;  // "" = parses
+  };
+  const Case kCases[] = {
+      {"unset", "task: pretrain\nmodel: resnet-50\n", std::nullopt, ""},
+      {"nchw", "task: pretrain\nmodel: resnet-50\nmemory_format: NCHW\n", MemoryFormat::kNchw, ""},
+      {"nhwc", "task: inference\nmodel: resnet-50\nmemory_format: nhwc\n", MemoryFormat::kNhwc, ""},
+      {"unknown", "task: pretrain\nmodel: resnet-50\nmemory_format: channels_first\n", std::nullopt,
+       "field \"memory_format\": expected nhwc or nchw, got \"channels_first\""},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(c.yaml, "m.yaml");
+    if (std::string(c.error).empty()) {
+      ASSERT_TRUE(w.ok()) << w.status().message();
+      EXPECT_EQ(w->memory_format, c.want);
+    } else {
+      ASSERT_FALSE(w.ok());
+      EXPECT_NE(w.status().message().find(c.error), std::string::npos) << w.status().message();
+    }
+  }
+}
+
 TEST(WorkloadYamlTest, AmountsTakeSuffixes) {
   struct Case {
     const char* text;

@@ -38,4 +38,13 @@ std::optional<double> PeakTflops(const Gpu& g, Precision p) {
   return g.Tflops(RunsAs(g, p));
 }
 
+bool ConvolutionsRunTf32(const Workload& w, const ModelArch& arch, const Gpu& g) {
+  return w.precision == Precision::kFp32 && arch.ConvolutionElements() > 0 &&
+         g.Tflops(Precision::kTf32).value_or(0) > 0;
+}
+
+Precision ComputePrecision(const Workload& w, const ModelArch& arch, const Gpu& g) {
+  return ConvolutionsRunTf32(w, arch, g) ? Precision::kTf32 : w.precision;
+}
+
 }  // namespace gpuplan::perf::internal

@@ -68,6 +68,13 @@ double GemmEfficiency(const ArchEfficiency& arch, const Calibration& cal, const 
 double GemmFractionCeiling(const ArchEfficiency& arch, const Calibration& cal, Precision p);
 // The dense peak used for GEMMs at precision p.
 std::optional<double> PeakTflops(const Gpu& g, Precision p);
+// Whether an FP32 workload's convolutions run in TF32: PyTorch leaves
+// torch.backends.cudnn.allow_tf32 on by default (only matmuls default to full FP32 since 1.12),
+// so a convolutional network "in FP32" on a GPU with TF32 units (Ampere and later) convolves in
+// TF32 on its tensor cores, over FP32 storage.
+bool ConvolutionsRunTf32(const Workload& w, const ModelArch& arch, const Gpu& g);
+// The precision the model computes `w` in on `g`: TF32 for the convolutions above, else `w`'s.
+Precision ComputePrecision(const Workload& w, const ModelArch& arch, const Gpu& g);
 
 // --- Mixture of Experts (moe.cc).
 // The MoE parts of Dims (routed experts per layer, the token's MLP width and routed copies).
@@ -121,6 +128,13 @@ double DitNativeForwardFlops(const ModelArch& arch);
 // or UNet's from its zoo row (activation_melems_per_sample), a diffusion transformer's 17 h
 // per token and layer at its native size.
 double SampleActivationElements(const ModelArch& arch);
+// The bytes-passes per layer output element that NCHW activations add to each pass of a
+// convolutional network whose convolutions run on tensor cores (`memory_format: nchw`): cuDNN
+// transposes every convolution's input to NHWC and its output back, each read and written once
+// (4 passes; a network's convolution inputs are about as many elements as its outputs). 0 for
+// NHWC, for SIMT convolutions (FP32 on a GPU without TF32) and for models without convolutions.
+double NchwTransposeTraffic(const Workload& w, const ModelArch& arch, const Gpu& gpu,
+                            bool inference);
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,
                                          const Hardware& hw, const Layout& l,

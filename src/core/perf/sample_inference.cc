@@ -112,8 +112,8 @@ double Batch::Image(InferenceTimes& it, MemoryBreakdown& mem) const {
   const double flops = arch.forward_flops_per_sample * batch;
   // Memory-bound layers over every layer's output (norms, activations, residual adds), at
   // the training model's rate per pass (which fits ResNet-50 training: README "validate").
-  const double traffic =
-      cal.elementwise_traffic * arch.activation_elements_per_sample * e * batch / bw;
+  const double traffic = (cal.elementwise_traffic + NchwTransposeTraffic(w, arch, gpu, true)) *
+                         arch.activation_elements_per_sample * e * batch / bw;
   const double gpu_s = std::max(flops / (peak_flops * eff) + traffic, main_bytes / bw);
   // Decoding the JPEGs on the host's cores (PIL, torchvision) caps the images per second at
   // the vCPUs per GPU over the decode time; on the GPU (DALI, nvJPEG) it overlaps.
@@ -212,6 +212,17 @@ double DitNativeForwardFlops(const ModelArch& arch) {
 double SampleActivationElements(const ModelArch& arch) {
   return arch.IsDit() ? kDitSavedPerTokenHidden * arch.hidden * DitNativeTokens(arch) * arch.layers
                       : arch.activation_elements_per_sample;
+}
+
+double NchwTransposeTraffic(const Workload& w, const ModelArch& arch, const Gpu& gpu,
+                            bool inference) {
+  if (w.memory_format != MemoryFormat::kNchw || arch.ConvolutionElements() <= 0)
+    return 0;
+  const Precision p = ComputesAs(gpu, w.precision, inference);
+  const bool tensor_cores = p == Precision::kFp16 || p == Precision::kBf16 ||
+                            p == Precision::kTf32 || p == Precision::kFp8;
+  constexpr double kTransposePasses = 4;  // input and output, each read and written once
+  return tensor_cores ? kTransposePasses : 0;
 }
 
 Result<Estimate> EstimateSampleInference(const Workload& w, const ModelArch& arch,

@@ -18,17 +18,18 @@ double StepFloorSeconds(const Workload& w, const ModelArch& arch, const Hardware
                         const Calibration& cal) {
   if (!w.IsTraining() || hw.gpu == nullptr || hw.Gpus() < 1 || w.seq_len < 1)
     return 0;
-  const std::optional<double> peak = internal::PeakTflops(*hw.gpu, w.precision);
+  const Precision precision = internal::ComputePrecision(w, arch, *hw.gpu);
+  const std::optional<double> peak = internal::PeakTflops(*hw.gpu, precision);
   if (!peak || *peak <= 0)
     return 0;
   const internal::TrainingInvariants inv =
       internal::InvariantsOf(w, arch, *hw.gpu, cal, 1, w.flash_attention);
   const internal::TrainingFlops& f = inv.flops[static_cast<size_t>(Recompute::kNone)];
-  const double gemm_rate = *peak * 1e12 * internal::GemmFractionCeiling(inv.eff, cal, w.precision);
+  const double gemm_rate = *peak * 1e12 * internal::GemmFractionCeiling(inv.eff, cal, precision);
   double attention_rate = gemm_rate * cal.unfused_attention_factor;
   if (w.flash_attention) {
     const double attention_peak =
-        w.precision == Precision::kFp8
+        precision == Precision::kFp8
             ? internal::PeakTflops(*hw.gpu, Precision::kBf16).value_or(*peak)
             : *peak;
     const double fraction = std::max(inv.eff.AttentionFraction(AttentionKernel::kFlash2),

@@ -117,8 +117,9 @@ struct StageCost {
   double expert_extra = 0;  // MoE: extra seconds of the expert GEMMs, whole model
   double gemm_rate = 0;     // FLOP/s of the GEMMs
   double attention_rate = 0;
-  double bw_bytes = 0;  // achieved memory bandwidth, bytes/s
-  double passes = 0;    // elementwise passes (MicroBatchCompute::elementwise_passes)
+  double bw_bytes = 0;         // achieved memory bandwidth, bytes/s
+  double passes = 0;           // elementwise passes (MicroBatchCompute::elementwise_passes)
+  double nchw_transposes = 0;  // bytes-passes per element of NCHW layout transposes
   double peak_flops = 0;
   double gemm_fraction = 0;
   double modules = 0;  // parameterised submodules per layer, when ZeRO-3 hooks each
@@ -146,8 +147,11 @@ struct StageCost {
     // Non-transformer models (CNNs, UNets, zoo DiTs): the same memory-bound layers over every
     // layer's output elements per sample; with tensor cores they outweigh the convolutions
     // (ResNet-50).
+    // NCHW activations add cuDNN's layout transposes around each tensor-core convolution call
+    // (forward, and backward's data and weight gradients: one call per pass).
     if (!t.transformer) {
-      s += cal.elementwise_traffic * SampleActivationElements(arch) * e * t.b * passes / bw_bytes;
+      s += (cal.elementwise_traffic + nchw_transposes) * SampleActivationElements(arch) * e * t.b *
+           passes / bw_bytes;
     }
     // QLoRA dequantises every NF4 weight to 16 bits before each GEMM: read 0.5 + write 2 + read
     // 2 bytes per weight per pass (forward, backward, and the recompute forward).
@@ -223,6 +227,7 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   mb.elementwise_passes =
       3 + (t.rerun == Rerun::kFull || t.rerun == Rerun::kSelectiveMatmuls ? 1 : 0);
   c.passes = mb.elementwise_passes;
+  c.nchw_transposes = NchwTransposeTraffic(w, arch, gpu, false);
   c.zero3_hooks =
       t.transformer && l.zero == 3 && t.runner != nullptr && t.runner->zero3_fetches_modules;
   c.modules = c.zero3_hooks ? ParamModulesPerLayer(d, t.lora, w.lora_targets) : 0;
