@@ -488,6 +488,16 @@ TEST(EstimateCommandTest, ConvNetLayoutAndTf32Convolutions) {
   EXPECT_TRUE(assumed) << nhwc["assumptions"].dump();
   for (const nlohmann::json& a : nchw["assumptions"])
     EXPECT_NE(a["field"], "memory_format");
+  // A UNet's convolutions too: SDXL served in NCHW takes longer per image.
+  auto sdxl_s = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"estimate", "--task", "inference", "--model", "sdxl",
+                                     "--gpu",    "A100",   "--batch",   "1",       "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun r = RunGpuplan(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["time"]["step_s"].get<double>() : 0.0;
+  };
+  EXPECT_GT(sdxl_s({"--memory-format", "nchw"}), 1.05 * sdxl_s({}));
   const CliRun llm = RunGpuplan({"estimate", "--task", "pretrain", "--model", "llama-3-8b", "--gpu",
                                  "H100", "--memory-format", "nchw"});
   EXPECT_NE(llm.exit_code, 0);

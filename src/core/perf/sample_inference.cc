@@ -141,9 +141,9 @@ double Batch::Diffusion(InferenceTimes& it, MemoryBreakdown& mem) const {
   // The conditional and unconditional passes run as one batch of 2 x batch latents; a UNet's
   // group norms, activations and residual adds move its layer outputs (as a CNN's).
   const double traffic =
-      arch.IsDit()
-          ? 0
-          : cal.elementwise_traffic * arch.activation_elements_per_sample * p.pixel_scale * e / bw;
+      arch.IsDit() ? 0
+                   : (cal.elementwise_traffic + NchwTransposeTraffic(w, arch, gpu, true)) *
+                         arch.activation_elements_per_sample * p.pixel_scale * e / bw;
   const double attention_rate = eff_row.attention_fraction * kForwardAttentionFactor;
   const double pass_s = std::max({batch * guidance *
                                       (p.gemm_flops / (peak_flops * eff) +
