@@ -52,11 +52,11 @@ TEST(ModelZooTest, EmbeddedZooLoadsAndShapesMatchPublishedParams) {
     const char* name;
     double want_b;
   };
-  const Case kCases[] = {{"llama-2-7b", 6.738},       {"llama-2-70b", 68.977},
-                         {"llama-3.1-405b", 405.853}, {"qwen2.5-0.5b", 0.494},
-                         {"qwen2.5-72b", 72.706},     {"mistral-7b", 7.242},
-                         {"gpt3-175b", 175.0},        {"bloom-176b", 176.247},
-                         {"tinyllama-1.1b", 1.1},     {"opt-66b", 66.0}};
+  const Case kCases[] = {
+      {"llama-2-7b", 6.738},   {"llama-2-70b", 68.977},    {"llama-3.1-405b", 405.853},
+      {"qwen2.5-0.5b", 0.494}, {"qwen2.5-72b", 72.706},    {"mistral-7b", 7.242},
+      {"gpt3-175b", 175.0},    {"bloom-176b", 176.247},    {"tinyllama-1.1b", 1.1},
+      {"opt-66b", 66.0},       {"stablelm-3b-4e1t", 2.795}};  // its card: 2,795,443,200
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     const ModelArch* m = zoo->Find(c.name);
