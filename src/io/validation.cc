@@ -208,6 +208,12 @@ std::string ReadGpu(CsvRowReader& r, const Catalog& catalog, const std::string& 
 // The architecture: the row's columns, else the zoo's model of that name.
 std::string ReadArchitecture(CsvRowReader& r, const ModelZoo& zoo, const std::string& model,
                              const std::string& notes, ModelArch& a) {
+  // A hybrid's state-space layers (Nemotron-H/Nemotron 3: Mamba-2 blocks between attention and
+  // MoE blocks) have no attention square and a scan instead; read as transformer layers, each
+  // would count an attention and an MLP it does not have.
+  if (const std::string mamba = NoteToken(notes, "mamba_layers"); !mamba.empty()) {
+    return "hybrid model with " + mamba + " Mamba-2 layers: state-space layers are not modelled";
+  }
   const ModelArch* zoo_arch = zoo.Find(model);
   a.name = model;
   const std::optional<double> layers = Opt(r, "layers"), hidden = Opt(r, "hidden"),

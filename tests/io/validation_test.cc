@@ -300,6 +300,27 @@ TEST(ValidationTest, AZeroPredictionIsNeverOk) {
   EXPECT_NE(r->rows[0].reason.find("predicts 0"), std::string::npos) << r->rows[0].reason;
 }
 
+// A hybrid whose notes count Mamba-2 layers is refused with the count, not predicted as a
+// transformer with an attention and an MLP in every layer; the same row without it is predicted.
+TEST(ValidationTest, HybridMambaRowsAreUnsupportedNotReadAsTransformers) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,layers,hidden,heads,kv_heads,vocab,experts,top_k,moe_ffn,seq_len,task,precision,"
+      "gpu,gpus,tp,pp,dp,ep,micro_batch,global_batch,metric,value,notes\n";
+  const std::string row =
+      ",nano-moe,52,2688,32,2,131072,128,6,1856,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,8,1,64,"
+      "tokens_per_s_per_gpu,10000,";
+  Result<ValidationReport> r =
+      Validate(header + "hybrid" + row + "arch: hybrid; mamba_layers=23\n" + "plain" + row + "\n",
+               "m.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kUnsupported);
+  EXPECT_NE(r->rows[0].reason.find("23 Mamba-2 layers"), std::string::npos) << r->rows[0].reason;
+  EXPECT_EQ(r->rows[1].status, RowStatus::kOk) << r->rows[1].reason;
+}
+
 // The memory savers a row names reach the prediction: offload (cpu = optimizer, or params),
 // "optimizer in backward" in the notes; an offload the layout does not know is unsupported.
 TEST(ValidationTest, OffloadAndOptimizerInBackwardReachThePrediction) {
