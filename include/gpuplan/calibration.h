@@ -47,6 +47,10 @@ struct ArchEfficiency {
   // NeMo on Hopper, data/frameworks.csv attention_kernel cudnn), where measurements give it;
   // unset = attention_fraction (no data: the kernels are not told apart).
   std::optional<double> cudnn_attention_fraction;
+  // The serving engines' prefill attention, forward only (vLLM, SGLang and TensorRT-LLM run
+  // FlashAttention-3-class kernels on Hopper), where measurements give it; unset =
+  // attention_fraction.
+  std::optional<double> serving_attention_fraction;
   // Fraction of the datasheet FP32 (non-tensor) peak reached by FP32 GEMMs on the CUDA cores
   // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts
   // both halves and SGEMM reaches about half of what it reaches elsewhere.
@@ -62,6 +66,10 @@ struct ArchEfficiency {
     return k == AttentionKernel::kCudnn ? cudnn_attention_fraction.value_or(attention_fraction)
                                         : attention_fraction;
   }
+  // The attention fraction of a serving engine's prefill.
+  double ServingAttentionFraction() const {
+    return serving_attention_fraction.value_or(attention_fraction);
+  }
 };
 
 // A measured or fitted correction for one GPU model: the values it sets replace its
@@ -73,6 +81,7 @@ struct GpuEfficiency {
   std::optional<double> attention_fraction;
   std::optional<double> simt_fraction;
   std::optional<double> cudnn_attention_fraction;
+  std::optional<double> serving_attention_fraction;
   std::optional<double> attention_reference_ratio;  // architecture rows only
 
   // `base` with the values this row sets in place of its own.

@@ -12,22 +12,27 @@ namespace {
 
 // Fused attention's time on `gpu`: its tensor-core MMAs at the GEMM ceiling plus its vector work
 // on the SMs (softmax exponentials, max and sum, rescaling, addressing) at the achieved FP32
-// rate. The architecture's fraction `measured` fixes that vector work on the reference part; a
-// part whose tensor peak is cut relative to its SMs (H20: 148 of H100's 989 dense TFLOPS on 78
-// of its 132 SMs) spends more of the kernel in MMAs and reaches more of its own smaller peak.
-double AttentionFractionOn(const Gpu& gpu, const ArchEfficiency& row, double measured) {
+// rate. The architecture's fraction `measured` fixes that vector work on the reference part,
+// whose MMAs ran at the architecture's ceiling (`reference`); `gpu`'s own MMAs run at its
+// ceiling (`row`, with the GPU's own gemm_fraction where it has one). A part whose tensor peak
+// is cut relative to its SMs (H20: 148 of H100's 989 dense TFLOPS on 78 of its 132 SMs) spends
+// more of the kernel in MMAs and reaches more of its own smaller peak.
+double AttentionFractionOn(const Gpu& gpu, const ArchEfficiency& reference,
+                           const ArchEfficiency& row, double measured) {
   const std::optional<double> tensor = gpu.Tflops(RunsAs(gpu, Precision::kBf16));
   const std::optional<double> fp32 = gpu.Tflops(Precision::kFp32);
-  const double ceiling = row.gemm_fraction;
-  if (!row.attention_reference_ratio || !tensor || !fp32 || *fp32 <= 0 || measured >= ceiling)
+  const double reference_ceiling = reference.gemm_fraction;
+  if (!row.attention_reference_ratio || !tensor || !fp32 || *fp32 <= 0 ||
+      measured > reference_ceiling) {
     return measured;
+  }
   // Within 5% of the reference the part is the reference's design (datasheet rounding, a
   // lower clock on both units): its fraction is the measured one.
   const double relative = *tensor / (*fp32 * row.simt_fraction) / *row.attention_reference_ratio;
-  if (std::abs(relative - 1) <= 0.05)
+  if (std::abs(relative - 1) <= 0.05 && row.gemm_fraction == reference_ceiling)
     return measured;
-  const double vector_time = (1 / measured - 1 / ceiling) * relative;
-  return 1 / (1 / ceiling + vector_time);
+  const double vector_time = (1 / measured - 1 / reference_ceiling) * relative;
+  return 1 / (1 / row.gemm_fraction + vector_time);
 }
 
 }  // namespace
@@ -38,6 +43,7 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
     if (a.architecture == gpu.architecture)
       row = a;
   }
+  const ArchEfficiency reference = row;
   const GpuEfficiency* own = nullptr;
   for (const GpuEfficiency& g : gpus) {
     if (g.gpu == gpu.name) {
@@ -47,9 +53,14 @@ ArchEfficiency Calibration::For(const Gpu& gpu) const {
   }
   // A fraction measured on this very GPU needs no moving.
   if (row.cudnn_attention_fraction && !(own && own->cudnn_attention_fraction))
-    row.cudnn_attention_fraction = AttentionFractionOn(gpu, row, *row.cudnn_attention_fraction);
+    row.cudnn_attention_fraction =
+        AttentionFractionOn(gpu, reference, row, *row.cudnn_attention_fraction);
+  if (row.serving_attention_fraction && !(own && own->serving_attention_fraction)) {
+    row.serving_attention_fraction =
+        AttentionFractionOn(gpu, reference, row, *row.serving_attention_fraction);
+  }
   if (!(own && own->attention_fraction))
-    row.attention_fraction = AttentionFractionOn(gpu, row, row.attention_fraction);
+    row.attention_fraction = AttentionFractionOn(gpu, reference, row, row.attention_fraction);
   return row;
 }
 
@@ -60,6 +71,8 @@ ArchEfficiency GpuEfficiency::Over(ArchEfficiency base) const {
   base.simt_fraction = simt_fraction.value_or(base.simt_fraction);
   if (cudnn_attention_fraction)
     base.cudnn_attention_fraction = cudnn_attention_fraction;
+  if (serving_attention_fraction)
+    base.serving_attention_fraction = serving_attention_fraction;
   if (attention_reference_ratio)
     base.attention_reference_ratio = attention_reference_ratio;
   return base;
@@ -83,6 +96,8 @@ void Calibration::OverrideGpu(const Gpu& gpu, const GpuEfficiency& values) {
     it->simt_fraction = values.simt_fraction;
   if (values.cudnn_attention_fraction)
     it->cudnn_attention_fraction = values.cudnn_attention_fraction;
+  if (values.serving_attention_fraction)
+    it->serving_attention_fraction = values.serving_attention_fraction;
 }
 
 int Calibration::MaxConcurrentSequences(Engine engine) const {

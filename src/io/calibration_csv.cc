@@ -104,6 +104,7 @@ constexpr Fraction kFractions[] = {
     {"memory_bw_fraction", &GpuEfficiency::memory_bw_fraction, true},
     {"attention_fraction", &GpuEfficiency::attention_fraction, true},
     {"cudnn_attention_fraction", &GpuEfficiency::cudnn_attention_fraction, false},
+    {"serving_attention_fraction", &GpuEfficiency::serving_attention_fraction, false},
     {"simt_fraction", &GpuEfficiency::simt_fraction, true},
 };
 
@@ -195,7 +196,8 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& f
     if (f == std::end(kFractions)) {
       r.Fail("parameter",
              "expected gemm_fraction, memory_bw_fraction, attention_fraction, "
-             "cudnn_attention_fraction, simt_fraction or attention_reference_ratio for scope "
+             "cudnn_attention_fraction, serving_attention_fraction, simt_fraction or "
+             "attention_reference_ratio for scope "
              "\"" +
                  scope + "\", got \"" + name + "\"");
       return r.status();

@@ -228,10 +228,14 @@ TEST(CalibrationCsvTest, CudnnAttentionFractionOnlyWhereARowGivesIt) {
 
 // Fused attention is tensor-core MMAs at the GEMM ceiling plus vector work at the achieved FP32
 // rate; the shipped fractions hold on the part they were fitted on (H100 SXM, A100) and on parts
-// of its tensor-to-FP32 balance, and move on a part of another: 1 / (1/g + (1/a - 1/g) x
-// (P / (F x simt)) / reference). H20: 148 / (39.5 x 0.77) / 19.17 = 0.2538, so FlashAttention
-// 1 / (1/0.6 + (5 - 1.6667) x 0.2538) = 0.3980 and cuDNN 1 / (1/0.6 + 1.6667 x 0.2538) = 0.4785;
-// A10: 125 / (31.2 x 0.35) / 20 = 0.5723, 1 / (1/0.75 + 2 x 0.5723) = 0.4036.
+// of its tensor-to-FP32 balance, and move on a part of another: 1 / (1/g' + (1/a - 1/g) x
+// (P / (F x simt)) / reference), g the architecture's GEMM ceiling the reference ran its MMAs
+// at and g' the part's own. H20 (g' = 0.8, its own row): 148 / (39.5 x 0.77) / 19.17 = 0.2538,
+// so FlashAttention 1 / (1/0.8 + (5 - 1.6667) x 0.2538) = 0.4771 and cuDNN
+// 1 / (1/0.8 + 1.6667 x 0.2538) = 0.5977; A10: 125 / (31.2 x 0.35) / 20 = 0.5723,
+// 1 / (1/0.75 + 2 x 0.5723) = 0.4036. The serving engines' Hopper kernel (0.6) is at the
+// Hopper GEMM ceiling, all MMAs and no vector work, so the H20 reaches its own ceiling, 0.8;
+// Ampere has no serving row and serves at attention_fraction.
 TEST(CalibrationCsvTest, AttentionFractionsMoveWithThePartsTensorToVectorBalance) {
   Result<Calibration> cal = LoadCalibration();
   Result<Catalog> catalog = LoadCatalog("");
@@ -239,14 +243,14 @@ TEST(CalibrationCsvTest, AttentionFractionsMoveWithThePartsTensorToVectorBalance
   struct Case {
     std::string name;
     std::string gpu;
-    double flash2, cudnn;
+    double flash2, cudnn, serving;
   };
   const Case kCases[] = {
-      {"h100_is_the_reference", "H100-80G-SXM", 0.2, 0.3},
-      {"h200_same_chip", "H200-141G-SXM", 0.2, 0.3},
-      {"h20_tensor_cores_cut", "H20-96G", 0.39797, 0.47853},
-      {"a100_is_the_reference", "A100-80G-SXM", 0.3, 0.3},
-      {"a10_ga102", "A10-24G", 0.40355, 0.40355},
+      {"h100_is_the_reference", "H100-80G-SXM", 0.2, 0.3, 0.6},
+      {"h200_same_chip", "H200-141G-SXM", 0.2, 0.3, 0.6},
+      {"h20_tensor_cores_cut", "H20-96G", 0.47707, 0.59771, 0.8},
+      {"a100_is_the_reference", "A100-80G-SXM", 0.3, 0.3, 0.3},
+      {"a10_ga102", "A10-24G", 0.40355, 0.40355, 0.40355},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
@@ -255,6 +259,7 @@ TEST(CalibrationCsvTest, AttentionFractionsMoveWithThePartsTensorToVectorBalance
     const ArchEfficiency e = cal->For(*gpu);
     EXPECT_NEAR(e.AttentionFraction(AttentionKernel::kFlash2), c.flash2, 5e-5);
     EXPECT_NEAR(e.AttentionFraction(AttentionKernel::kCudnn), c.cudnn, 5e-5);
+    EXPECT_NEAR(e.ServingAttentionFraction(), c.serving, 5e-5);
   }
   // The H20's own decode bandwidth row (fitted on its SGLang rows) stays on the H20.
   EXPECT_DOUBLE_EQ(cal->For(*catalog->FindGpu("H20-96G")).memory_bw_fraction, 0.40);
@@ -266,7 +271,7 @@ TEST(CalibrationCsvTest, AttentionFractionsMoveWithThePartsTensorToVectorBalance
   ASSERT_TRUE(measured.ok()) << measured.status().message();
   const ArchEfficiency h20 = measured->For(*catalog->FindGpu("H20-96G"));
   EXPECT_DOUBLE_EQ(h20.AttentionFraction(AttentionKernel::kFlash2), 0.25);
-  EXPECT_NEAR(h20.AttentionFraction(AttentionKernel::kCudnn), 0.47853, 5e-5);
+  EXPECT_NEAR(h20.AttentionFraction(AttentionKernel::kCudnn), 0.59771, 5e-5);
 }
 
 TEST(CalibrationCsvTest, UnknownParametersAreErrors) {
@@ -317,7 +322,8 @@ TEST(CalibrationCsvTest, MissingDuplicateAndUnknownRowsAreErrorsNamingThem) {
        "(first on line 2)"},
       {"unknown_for_scope", header + "dp_overlap,Hopper,0.5,fraction,x,prior\n",
        "c.csv:2:1: field \"parameter\": expected gemm_fraction, memory_bw_fraction, "
-       "attention_fraction, cudnn_attention_fraction, simt_fraction or attention_reference_ratio "
+       "attention_fraction, cudnn_attention_fraction, serving_attention_fraction, simt_fraction or "
+       "attention_reference_ratio "
        "for scope \"Hopper\", got \"dp_overlap\""},
       {"reference_ratio_on_a_gpu",
        header + "attention_reference_ratio,gpu:H20-96G,19,ratio,x,prior\n",

@@ -34,6 +34,7 @@ struct Serving {
   double bw = 0;           // achieved memory bandwidth, bytes/s
   double peak_flops = 0;
   double attention_peak_flops = 0;  // the attention core's precision (16-bit in FP8 vLLM/SGLang)
+  double attention_fraction = 0;    // of that peak the fused prefill attention reaches
   double kv_bytes = 2;              // bytes per cached K or V element
   double launch_s = 0;              // host launches of one forward (overlap the GPU)
   double step_s = 0;                // serial per-pass work of the engine
@@ -98,6 +99,11 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   // Fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused multi-head
   // attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of peak.
   s.fused_attention = c.flash || (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
+  // Serving engines run their own prefill kernels (forward only; FlashAttention-3 on Hopper in
+  // vLLM and SGLang); eager PyTorch runs the training stacks' FlashAttention-2 or SDPA.
+  const bool engine = inf.engine == Engine::kVllm || inf.engine == Engine::kTrtllm;
+  s.attention_fraction =
+      engine ? s.eff_row.ServingAttentionFraction() : s.eff_row.attention_fraction;
   // Eager PyTorch (TorchScript, HF transformers) launches a kernel per elementwise operation
   // where the inference engines fuse them, so it moves more bytes per token.
   const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
@@ -179,11 +185,11 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
   // Unfused attention moves the materialised heads x s x s scores through memory several times
   // (write, scale, mask, softmax, read).
   const double attention =
-      s.fused_attention ? s.attn_per_sequence * n / (tp * pp) /
-                              (s.attention_peak_flops * s.eff_row.attention_fraction)
-                        : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
-                              cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n *
-                                  s.e * d.layers / pp / s.bw;
+      s.fused_attention
+          ? s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * s.attention_fraction)
+          : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
+                cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
+                    pp / s.bw;
   // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
   const double eff_expert =
       arch.IsMoe() ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
