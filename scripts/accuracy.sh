@@ -111,7 +111,8 @@ check heldout_published.csv      0.09    0.30    0.06    0.19    0.99      1.00 
 # H20's GEMM ceiling 0.8 (its tensor cores are cut to 148 TFLOPS: a GEMM, and attention's MMAs,
 # reach more of that peak; grid on its 28 rows here): Qwen3 on H20 at 64-129K prompt tokens
 # 0.56-0.78x -> 0.71-1.0x measured, the 12 SGLang Qwen3-30B-A3B rows 4.9% median; the set
-# 22.1 / 60.4% -> 18.6 / 60.8%.
+# 22.1 / 60.4% -> 18.6 / 60.8%. Then the busiest expert's extra rows cost arithmetic, not a second
+# read of its weights (ExpertGemmSeconds): 18.5 / 59.8%.
 check calibration_moe.csv        0.19    0.61    0.01    0.01    0.96      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).

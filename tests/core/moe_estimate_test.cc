@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpuplan/estimate.h"
+#include "perf/internal.h"
 #include "testing/embedded_calibration.h"
 #include "testing/perf_fixtures.h"
 
@@ -250,6 +251,34 @@ TEST(MoeEstimateTest, MlaCacheIsOneLatentReplicatedOverTensorParallel) {
     Result<Estimate> e = EstimateRun(w, m, HardwareFor(gpu, 8, 8), l, Plain());
     ASSERT_TRUE(e.ok()) << e.status().message();
     EXPECT_NEAR(e->memory.breakdown.kv_cache, 576.0 * 61 * 1000 * c.cache_bytes / kGiB, 1e-9);
+  }
+}
+
+// The busiest expert gets moe_load_imbalance times the mean rows: more arithmetic, not another
+// read of its weights. Qwen3-30B-A3B on an A100, 64 tokens (4 rows an expert: weight-bound) and
+// a saturated 10^7: the time is the arithmetic at the inner size's ceiling times the imbalance
+// plus what the few rows add over it (the weight read), so raising the imbalance from 1 to 1.5
+// adds exactly half the arithmetic however few the rows.
+TEST(MoeEstimateTest, LoadImbalanceSlowsTheArithmeticNotTheWeightRead) {
+  const Gpu gpu = A100();
+  const ModelArch m = Qwen3_30B_A3B();
+  Calibration cal = Plain();
+  const ArchEfficiency eff = cal.For(gpu);
+  const double peak = 312, flops = 1e12;
+  for (const double tokens : {64.0, 1e7}) {
+    SCOPED_TRACE(tokens);
+    const double at_rows = flops / (peak * 1e12 *
+                                    internal::ExpertGemmEfficiency(m, eff, cal, gpu, peak, tokens,
+                                                                   Precision::kBf16, 2));
+    const double math = flops / (peak * 1e12 * eff.gemm_fraction * 768 / (768 + 256.0));
+    cal.moe_load_imbalance = 1;
+    const double balanced =
+        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, Precision::kBf16, 2, flops);
+    cal.moe_load_imbalance = 1.5;
+    const double skewed =
+        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, Precision::kBf16, 2, flops);
+    EXPECT_NEAR(balanced, at_rows, 1e-9 * at_rows);
+    EXPECT_NEAR(skewed - balanced, 0.5 * math, 1e-6 * math);
   }
 }
 

@@ -190,16 +190,15 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
           : s.attn_per_sequence * n / (tp * pp) / (s.attention_peak_flops * eff) +
                 cal.unfused_score_passes * d.heads / tp * s.prompt * s.prompt * n * s.e * d.layers /
                     pp / s.bw;
-  // Expert GEMMs run at the rows each expert receives, waiting for the busiest expert.
-  const double eff_expert =
-      arch.IsMoe() ? ExpertGemmEfficiency(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
-                                          w.precision, s.expert_layer_bytes)
-                   : eff;
+  // Expert GEMMs run at the rows each expert receives (the ep group's tokens together).
+  const double expert_flops = 2 * s.expert_weights * tokens / (tp * pp);
+  const double expert_s = arch.IsMoe()
+                              ? ExpertGemmSeconds(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
+                                                  w.precision, s.expert_layer_bytes, expert_flops)
+                              : expert_flops / (s.peak_flops * eff);
   const double compute =
       2 * (s.gemm_weights - s.expert_weights) * tokens / (tp * pp) / (s.peak_flops * eff) +
-      2 * s.expert_weights * tokens / (tp * pp) * cal.moe_load_imbalance /
-          (s.peak_flops * eff_expert) +
-      attention +
+      expert_s + attention +
       s.elementwise * ElementwiseElementsPerLayer(s.ops) / tp * s.e * tokens * d.layers / pp / s.bw;
   // Tensor parallel: the two all-reduce records of the activations per layer (Megatron).
   const double tp_comm =

@@ -91,6 +91,12 @@ double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
 double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                             const Calibration& cal, const Gpu& gpu, double peak, double tokens,
                             Precision p, double weight_bytes);
+// Seconds of `flops` of this GPU's expert GEMMs at the rows `tokens` give each expert: their
+// arithmetic waits for the busiest expert (Calibration::moe_load_imbalance more rows than the
+// mean), while every expert's weights are read once however many rows it gets.
+double ExpertGemmSeconds(const ModelArch& arch, const ArchEfficiency& eff, const Calibration& cal,
+                         const Gpu& gpu, double peak, double tokens, Precision p,
+                         double weight_bytes, double flops);
 
 // Fills the overhead, totals and fit of `e.memory` from its breakdown.
 // `static_gib` of the allocation is made once in large blocks and not fragmented.

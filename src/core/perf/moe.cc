@@ -86,4 +86,16 @@ double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                         weight_bytes);
 }
 
+double ExpertGemmSeconds(const ModelArch& arch, const ArchEfficiency& eff, const Calibration& cal,
+                         const Gpu& gpu, double peak, double tokens, Precision p,
+                         double weight_bytes, double flops) {
+  const double at_rows =
+      flops /
+      (peak * 1e12 * ExpertGemmEfficiency(arch, eff, cal, gpu, peak, tokens, p, weight_bytes));
+  const double math = flops / (peak * 1e12 *
+                               ExpertGemmEfficiency(arch, eff, cal, gpu, peak, kSaturatedGemmRows,
+                                                    p, weight_bytes));
+  return math * cal.moe_load_imbalance + (at_rows - math);
+}
+
 }  // namespace gpuplan::perf::internal

@@ -215,10 +215,10 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
   if (arch.IsMoe() && t.transformer) {
     const double active = d.active_params - d.embed_params + d.head_params;
     const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
-    const double eff_expert =
-        ExpertGemmEfficiency(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision, t.e);
-    c.expert_extra = c.gemm_mb * expert_share *
-                     (cal.moe_load_imbalance / (c.peak_flops * eff_expert) - 1 / c.gemm_rate);
+    const double expert_flops = c.gemm_mb * expert_share;
+    c.expert_extra = ExpertGemmSeconds(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision,
+                                       t.e, expert_flops) -
+                     expert_flops / c.gemm_rate;
   }
   // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
   // permutes): their elements per token, `elementwise_traffic` bytes-passes each; backward moves
