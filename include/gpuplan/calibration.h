@@ -47,9 +47,8 @@ struct ArchEfficiency {
   // NeMo on Hopper, data/frameworks.csv attention_kernel cudnn), where measurements give it;
   // unset = attention_fraction (no data: the kernels are not told apart).
   std::optional<double> cudnn_attention_fraction;
-  // The serving engines' prefill attention, forward only (vLLM, SGLang and TensorRT-LLM run
-  // FlashAttention-3-class kernels on Hopper), where measurements give it; unset =
-  // attention_fraction.
+  // vLLM's and SGLang's prefill attention, forward only (FlashAttention-3 on Hopper), where
+  // measurements give it; unset = attention_fraction.
   std::optional<double> serving_attention_fraction;
   // Fraction of the datasheet FP32 (non-tensor) peak reached by FP32 GEMMs on the CUDA cores
   // (cuBLAS SGEMM). Where FP32 shares a datapath with INT32 (GA10x, Ada) the datasheet counts

@@ -99,11 +99,12 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   // Fused kernels (flash attention; FasterTransformer/TensorRT-LLM's fused multi-head
   // attention, FP16/BF16/FP8 only) run at the architecture's attention fraction of peak.
   s.fused_attention = c.flash || (inf.engine == Engine::kTrtllm && w.precision != Precision::kFp32);
-  // Serving engines run their own prefill kernels (forward only; FlashAttention-3 on Hopper in
-  // vLLM and SGLang); eager PyTorch runs the training stacks' FlashAttention-2 or SDPA.
-  const bool engine = inf.engine == Engine::kVllm || inf.engine == Engine::kTrtllm;
-  s.attention_fraction =
-      engine ? s.eff_row.ServingAttentionFraction() : s.eff_row.attention_fraction;
+  // vLLM and SGLang (Engine::kVllm) run their own prefill kernels, forward only: FlashAttention-3
+  // on Hopper (vLLM's fa_utils.get_flash_attn_version picks 3 on compute capability 9; SGLang's
+  // attention-backend docs name fa3 the Hopper default). TensorRT-LLM's own fused attention and
+  // eager PyTorch's FlashAttention-2 or SDPA keep the architecture's attention fraction.
+  s.attention_fraction = inf.engine == Engine::kVllm ? s.eff_row.ServingAttentionFraction()
+                                                     : s.eff_row.attention_fraction;
   // Eager PyTorch (TorchScript, HF transformers) launches a kernel per elementwise operation
   // where the inference engines fuse them, so it moves more bytes per token.
   const bool eager = inf.engine == Engine::kTorch || inf.engine == Engine::kHf;
