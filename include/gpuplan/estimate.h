@@ -197,6 +197,11 @@ struct Estimate {
     double Goodput() const { return hours > 0 ? work_hours / hours : 1; }
   } job;  // zero when the workload gives no amount of work
   std::optional<InferenceTimes> inference;
+  // The same batch if every step only read what it must (the weights its tokens pass through,
+  // MoE experts they route to, the KV cache so far) at the GPU's datasheet bandwidth, with no
+  // arithmetic or overhead: no engine can beat these times (validate flags a measurement that
+  // does: its labels, its GPU count or its way of counting are off).
+  std::optional<InferenceTimes> inference_floor;
   int grad_accum = 1;          // micro-batches per optimizer step per pipeline
   double peak_tflops = 0;      // dense peak of the GPU at the workload's precision
   double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)

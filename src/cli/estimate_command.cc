@@ -148,6 +148,12 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
         "tokens/s per GPU, {:.2f} requests/s\n",
         it.batch, it.ttft_ms, it.tpot_ms, it.decode_memory_bound ? "memory-bound" : "compute-bound",
         it.tokens_per_s_per_gpu, it.requests_per_s);
+    if (e.inference_floor) {
+      s += fmt::format(
+          "read floor (only the weights and KV cache each step needs, at the datasheet "
+          "bandwidth): TTFT {:.1f} ms, TPOT {:.2f} ms; no engine beats it\n",
+          e.inference_floor->ttft_ms, e.inference_floor->tpot_ms);
+    }
   }
   return s;
 }

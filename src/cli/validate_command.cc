@@ -84,6 +84,7 @@ nlohmann::json ReportJson(const io::ValidationReport& report) {
       {"ok", s.ok},
       {"unsupported", s.unsupported},
       {"error", s.errors},
+      {"inconsistent", s.inconsistent},
       {"supported_fraction", s.supported_fraction},
       {"throughput", StatsJson(s.throughput)},
       {"memory", StatsJson(s.memory)},
@@ -130,6 +131,11 @@ std::string ReportText(const io::ValidationReport& report, bool all_rows) {
   out += io::RenderAligned(t);
   out += fmt::format("\n{} rows: {} ok, {} unsupported, {} error ({} supported)\n", s.total, s.ok,
                      s.unsupported, s.errors, Pct(s.supported_fraction));
+  if (s.inconsistent > 0) {
+    out += fmt::format(
+        "{} row(s) inconsistent: faster than their labels allow physically; listed, not scored\n",
+        s.inconsistent);
+  }
   if (s.fits_rows > 0) {
     out += fmt::format("fits verdicts: {} of {} right ({})\n", s.fits_correct, s.fits_rows,
                        Pct(s.fits_accuracy));

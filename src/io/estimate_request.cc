@@ -307,6 +307,12 @@ nlohmann::json EstimateJson(const Workload& w, const ModelArch& arch, const perf
                       {"requests_per_s", it.requests_per_s},
                       {"decode_memory_bound", it.decode_memory_bound}};
   }
+  if (e.inference_floor) {
+    const perf::InferenceTimes& f = *e.inference_floor;
+    j["inference_floor"] = {{"ttft_ms", f.ttft_ms},
+                            {"tpot_ms", f.tpot_ms},
+                            {"tokens_per_s_per_gpu", f.tokens_per_s_per_gpu}};
+  }
   return j;
 }
 

@@ -46,6 +46,15 @@ int CostDirection(const std::string& m) {
   return 0;
 }
 
+// Whether a measurement is better than a physical bound on its metric by more than the 5% a
+// datasheet figure's rounding and expected (not worst-case) MoE routing could hide.
+bool BeatsBound(const std::string& metric, double measured, double bound) {
+  constexpr double kSlack = 1.05;
+  const int dir = CostDirection(metric);
+  return bound > 0 && measured > 0 &&
+         (dir > 0 ? measured * kSlack < bound : dir < 0 && measured > bound * kSlack);
+}
+
 // The value of a `key=value` token in the notes column ("impl=vLLM 0.6.3; ..."), or "".
 std::string NoteToken(const std::string& notes, std::string_view key) {
   const std::string k = std::string(key) + "=";
@@ -725,9 +734,27 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
   return std::nullopt;
 }
 
-// Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot.
+// The best `metric` an inference run could reach if it only read what it must at the GPU's
+// datasheet bandwidth (Estimate::inference_floor), counted as the row counts it; nullopt for
+// other metrics.
+std::optional<double> PhysicalBound(const std::string& metric, const RowInputs& in,
+                                    const perf::Estimate& e) {
+  static const std::set<std::string> kServingRates = {
+      "output_tokens_per_s_per_gpu",  "tokens_per_s_per_gpu",       "ttft_ms", "tpot_ms",
+      "prefill_tokens_per_s_per_gpu", "decode_tokens_per_s_per_gpu"};
+  if (!e.inference_floor || !kServingRates.contains(metric))
+    return std::nullopt;
+  perf::Estimate floor = e;
+  floor.inference = e.inference_floor;
+  floor.throughput.tokens_per_s_per_gpu = e.inference_floor->tokens_per_s_per_gpu;
+  return SpeedValue(metric, in, floor);
+}
+
+// Predicts `metric` for the inputs; returns nullopt with `reason` set when it cannot. `bound`
+// receives the metric's physical best (PhysicalBound) where there is one.
 std::optional<double> Predict(const std::string& metric, RowInputs& in, const Calibration& cal,
-                              std::string& reason, bool& predicted_fits) {
+                              std::string& reason, bool& predicted_fits,
+                              std::optional<double>& bound) {
   FitServingBatch(metric, in, cal);
   FitTrainingMicroBatch(in, cal);
   Calibration row_cal = cal;
@@ -739,6 +766,7 @@ std::optional<double> Predict(const std::string& metric, RowInputs& in, const Ca
     return std::nullopt;
   }
   predicted_fits = e->memory.fits;
+  bound = PhysicalBound(metric, in, *e);
   if (std::optional<double> v = MemoryValue(metric, in, cal, *e))
     return v;
   if (std::optional<double> v = SpeedValue(metric, in, *e))
@@ -812,6 +840,8 @@ void Summarise(ValidationReport& report) {
       ++s.unsupported;
     if (row.status == RowStatus::kError)
       ++s.errors;
+    if (row.status == RowStatus::kInconsistent)
+      ++s.inconsistent;
     if (row.status != RowStatus::kOk)
       continue;
     ++s.ok;
@@ -835,7 +865,9 @@ void Summarise(ValidationReport& report) {
     if (IsMemoryMetric(row.metric))
       memory.push_back(row.ape);
   }
-  s.supported_fraction = s.total > 0 ? static_cast<double>(s.ok) / s.total : 0;
+  // A measurement its own labels rule out says nothing about what the model covers.
+  const int judged = s.total - s.inconsistent;
+  s.supported_fraction = judged > 0 ? static_cast<double>(s.ok) / judged : 0;
   s.fits_accuracy = s.fits_rows > 0 ? static_cast<double>(s.fits_correct) / s.fits_rows : 1;
   for (auto& [k, v] : by_metric)
     s.by_metric[k] = Stats(std::move(v));
@@ -849,9 +881,10 @@ void Summarise(ValidationReport& report) {
 
 }  // namespace
 
-constexpr EnumNames<RowStatus, 3> kRowStatusNames = {{{RowStatus::kOk, "ok"},
+constexpr EnumNames<RowStatus, 4> kRowStatusNames = {{{RowStatus::kOk, "ok"},
                                                       {RowStatus::kUnsupported, "unsupported"},
-                                                      {RowStatus::kError, "error"}}};
+                                                      {RowStatus::kError, "error"},
+                                                      {RowStatus::kInconsistent, "inconsistent"}}};
 std::string_view RowStatusName(RowStatus s) { return NameOf(kRowStatusNames, s); }
 
 ErrorStats Stats(std::vector<double> values) {
@@ -912,14 +945,23 @@ Result<ValidationReport> Validate(std::string_view csv_text, const std::string& 
       row.measured = *measured;
       std::string reason;
       bool predicted_fits = false;
-      std::optional<double> predicted = Predict(row.metric, in, cal, reason, predicted_fits);
+      std::optional<double> bound;
+      std::optional<double> predicted = Predict(row.metric, in, cal, reason, predicted_fits, bound);
       if (predicted && !(*predicted > 0) && CostDirection(row.metric) != 0) {
         // A rate or a time of 0 is the model not knowing, never a prediction to score.
         reason =
             fmt::format("the model predicts {} for {}: nothing to compare", *predicted, row.metric);
         predicted.reset();
       }
-      if (!predicted) {
+      if (predicted && bound && BeatsBound(row.metric, row.measured, *bound)) {
+        row.status = RowStatus::kInconsistent;
+        row.predicted = *predicted;
+        row.reason = fmt::format(
+            "measured {:.4g} beats {:.4g}, the best these labels allow (reading only the "
+            "weights and KV cache each step needs at the datasheet bandwidth, no arithmetic): "
+            "the row's precision, GPU count or counting is off; not scored",
+            row.measured, *bound);
+      } else if (!predicted) {
         row.status = RowStatus::kUnsupported;
         row.reason = reason;
       } else {

@@ -22,8 +22,11 @@
 
 namespace gpuplan::io {
 
-enum class RowStatus { kOk, kUnsupported, kError };
-std::string_view RowStatusName(RowStatus s);  // "ok", "unsupported", "error"
+// kInconsistent: the measurement beats what its own labels allow physically (an inference run
+// faster than reading the weights its tokens need at the GPU's datasheet bandwidth): its
+// precision, GPU count or way of counting is off, so it is reported and not scored.
+enum class RowStatus { kOk, kUnsupported, kError, kInconsistent };
+std::string_view RowStatusName(RowStatus s);  // "ok", "unsupported", "error", "inconsistent"
 
 struct ValidationRow {
   std::string id;
@@ -58,8 +61,8 @@ struct ErrorStats {
 };
 
 struct ValidationSummary {
-  int total = 0, ok = 0, unsupported = 0, errors = 0;
-  double supported_fraction = 0;  // ok / total
+  int total = 0, ok = 0, unsupported = 0, errors = 0, inconsistent = 0;
+  double supported_fraction = 0;  // ok / (total - inconsistent)
   std::map<std::string, ErrorStats> by_metric;
   std::map<std::string, ErrorStats> by_gpu;
   std::map<std::string, ErrorStats> by_task;

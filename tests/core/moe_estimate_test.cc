@@ -282,6 +282,71 @@ TEST(MoeEstimateTest, LoadImbalanceSlowsTheArithmeticNotTheWeightRead) {
   }
 }
 
+// The read floor (Estimate::inference_floor): what a batch would take if every step only read
+// what it must at the datasheet bandwidth. Qwen3-30B-A3B in BF16 on one A100 (2,039 GB/s), one
+// request of 128 + 128 tokens: a decode step reads the non-expert weights less the input
+// embedding (a lookup of the token's row; the untied head is read in full), the 8 of 128
+// experts the token routes to, and the KV cache at its mean length (192 tokens x 48 layers x
+// 2 x 4 x 128 x 2 bytes); the prefill of 128 tokens reaches 1 - (120/128)^128 of the experts.
+TEST(MoeEstimateTest, TheReadFloorIsTheTouchedWeightsAtDatasheetBandwidth) {
+  constexpr double kExperts = 28991029248.0, kOther = 1541079040.0, kBw = 2039e9;
+  constexpr double kLookup = 151936.0 * 2048 * 2;
+  Workload w;
+  w.task = Task::kInference;
+  w.precision = Precision::kBf16;
+  w.inference.prompt_tokens = 128;
+  w.inference.output_tokens = 128;
+  w.inference.batch = 1;
+  Result<Estimate> e =
+      EstimateRun(w, Qwen3_30B_A3B(), HardwareFor(A100(), 1, 8), Layout{}, Plain());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_TRUE(e->inference_floor.has_value());
+  const double kv = 192.0 * 48 * 2 * 4 * 128 * 2;
+  const double step = (kOther * 2 - kLookup + kExperts * 2 * 8 / 128 + kv) / kBw;
+  const double prefill =
+      (kOther * 2 - kLookup + kExperts * 2 * (1 - std::pow(120.0 / 128, 128))) / kBw;
+  EXPECT_NEAR(e->inference_floor->tpot_ms, step * 1e3, 1e-9);
+  EXPECT_NEAR(e->inference_floor->ttft_ms, prefill * 1e3, 1e-9);
+  EXPECT_NEAR(e->inference_floor->request_s, prefill + 127 * step, 1e-12);
+}
+
+// No prediction is faster than the floor: the model's reads run at memory_bw_fraction of the
+// datasheet and its arithmetic, launches and collectives only add.
+TEST(MoeEstimateTest, NoPredictionBeatsTheReadFloor) {
+  struct Case {
+    const char* name;
+    bool moe;
+    int batch, tp;
+    Engine engine;
+  };
+  const Case kCases[] = {
+      {"moe_batch1_vllm", true, 1, 1, Engine::kVllm},
+      {"moe_batch64_trtllm", true, 64, 1, Engine::kTrtllm},
+      {"moe_batch256_tp2_vllm", true, 256, 2, Engine::kVllm},
+      {"dense_batch1_hf", false, 1, 1, Engine::kHf},
+      {"dense_batch32_tp2_trtllm", false, 32, 2, Engine::kTrtllm},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Workload w;
+    w.task = Task::kInference;
+    w.precision = Precision::kBf16;
+    w.inference.prompt_tokens = 512;
+    w.inference.output_tokens = 256;
+    w.inference.batch = c.batch;
+    w.inference.engine = c.engine;
+    Layout l;
+    l.tp = c.tp;
+    const ModelArch m = c.moe ? Qwen3_30B_A3B() : testing::Llama3_8B();
+    Result<Estimate> e = EstimateRun(w, m, HardwareFor(A100(), c.tp, 8), l, Plain());
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const InferenceTimes& floor = *e->inference_floor;
+    EXPECT_LT(floor.ttft_ms, e->inference->ttft_ms);
+    EXPECT_LT(floor.tpot_ms, e->inference->tpot_ms);
+    EXPECT_GT(floor.tokens_per_s_per_gpu, e->inference->tokens_per_s_per_gpu);
+  }
+}
+
 TEST(MoeEstimateTest, LayoutErrorsNameTheDegree) {
   const Gpu gpu = A100();
   Layout l;

@@ -300,6 +300,40 @@ TEST(ValidationTest, AZeroPredictionIsNeverOk) {
   EXPECT_NE(r->rows[0].reason.find("predicts 0"), std::string::npos) << r->rows[0].reason;
 }
 
+// A measurement faster than its own labels allow (Llama 3 8B in BF16 on one H100 at batch 1:
+// reading 15 GB of weights a token at 3.35 TB/s caps decode near 220 tokens/s and a token's step
+// near 4.5 ms) is reported inconsistent with the bound in its reason, not scored, and not counted
+// against the model's coverage; a plausible one is predicted as usual.
+TEST(ValidationTest, AMeasurementFasterThanItsLabelsAllowIsInconsistent) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string csv =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,batch_size_inference,output_tokens,"
+      "metric,value,notes\n"
+      "plausible,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,1,256,"
+      "output_tokens_per_s_per_gpu,150,impl=TensorRT-LLM\n"
+      "too-fast,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,1,256,"
+      "output_tokens_per_s_per_gpu,400,impl=TensorRT-LLM\n"
+      "tpot-too-short,llama-3-8b,512,inference_offline,bf16,H100-80G-SXM,1,1,1,1,1,256,"
+      "tpot_ms,3,impl=TensorRT-LLM\n"
+      "ttft-too-short,llama-3-8b,512,inference_prefill,bf16,H100-80G-SXM,1,1,1,1,1,1,"
+      "ttft_ms,2,impl=TensorRT-LLM\n";
+  Result<ValidationReport> r = Validate(csv, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 4u);
+  EXPECT_EQ(r->rows[0].status, RowStatus::kOk) << r->rows[0].reason;
+  for (size_t i = 1; i < 4; ++i) {
+    SCOPED_TRACE(r->rows[i].id);
+    EXPECT_EQ(r->rows[i].status, RowStatus::kInconsistent);
+    EXPECT_NE(r->rows[i].reason.find("datasheet bandwidth"), std::string::npos)
+        << r->rows[i].reason;
+  }
+  EXPECT_EQ(RowStatusName(RowStatus::kInconsistent), "inconsistent");
+  EXPECT_EQ(r->summary.inconsistent, 3);
+  EXPECT_EQ(r->summary.throughput.rows, 1);
+  EXPECT_DOUBLE_EQ(r->summary.supported_fraction, 1.0);
+}
+
 // A hybrid whose notes count Mamba-2 layers is refused with the count, not predicted as a
 // transformer with an attention and an MLP in every layer; the same row without it is predicted.
 TEST(ValidationTest, HybridMambaRowsAreUnsupportedNotReadAsTransformers) {

@@ -213,6 +213,22 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
   return std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm;
 }
 
+// Bytes of weights a pass over `tokens` reads on this GPU (all pipeline stages): MoE reads
+// only the experts the tokens route to (the ep group's tokens together).
+double TouchedWeightBytes(const Serving& s, const ModelArch& arch, const Layout& l, double tokens) {
+  const double touched =
+      arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, tokens * l.ep) /
+                         arch.moe.experts
+                   : 1;
+  return (s.weight_bytes - s.expert_bytes * (1 - touched)) * s.pp;
+}
+
+// Bytes of KV cache one decode step of the batch reads (all stages), at the cache's mean
+// length over the decode (it grows linearly).
+double KvStepBytes(const Serving& s, const ModelArch& arch) {
+  return KvSequenceBytes(s, arch, s.prompt + s.out / 2) * s.pp * s.batch;
+}
+
 // One decode step of the batch: the GEMMs over `batch` rows (bandwidth-bound GEMVs at small
 // batch, compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022), then the
 // attention kernels, which read the KV cache so far: separate kernels, so their times add.
@@ -222,7 +238,7 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
   const Dims& d = s.d;
   const double tp = s.tp, pp = s.pp, batch = s.batch;
   const double mid_ctx = s.prompt + s.out / 2;  // cache grows linearly: average length
-  double kv_bytes = KvSequenceBytes(s, arch, mid_ctx) * pp * batch;
+  double kv_bytes = KvStepBytes(s, arch);
   // Eager HF attention with grouped-query attention expands K and V to every query head
   // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
   // copy of the cache.
@@ -234,12 +250,8 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
   const double eff_dec = GemmEfficiency(s.eff_row, cal, *hw.gpu, peak, d.h / tp, kSaturatedGemmRows,
                                         w.precision, s.layer_bytes);
   const double t_arithmetic = 2 * s.gemm_weights * batch / tp / (s.peak_flops * eff_dec) * pp;
-  // MoE: a step reads only the experts its tokens route to (the ep group's tokens together).
-  const double touched =
-      arch.IsMoe() ? ExpectedDistinctExperts(arch.moe.experts, arch.moe.top_k, batch * l.ep) /
-                         arch.moe.experts
-                   : 1;
-  const double t_weights = (s.weight_bytes - s.expert_bytes * (1 - touched)) * pp / s.bw;
+  // MoE: a step reads only the experts its tokens route to.
+  const double t_weights = TouchedWeightBytes(s, arch, l, batch) / s.bw;
   const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share,
                                          CollectiveForwardPasses(s.ops, OpGroup::kExpert),
                                          s.act_bytes, cal.moe_a2a_overlap);
@@ -253,6 +265,36 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
          d.layers * tp_comm_layer + t_ep;
 }
 
+// The times and rates of one batch from its prefill (the whole batch's, `prefill_s`, and one
+// request's, `prefill_one_s`) and one decode step (`t_token`).
+InferenceTimes TimesOf(const Serving& s, const Workload& w, const Layout& l, double prefill_s,
+                       double prefill_one_s, double t_token) {
+  const double batch = s.batch, out = s.out;
+  InferenceTimes it;
+  it.batch = static_cast<int>(batch);
+  it.prefill_s = prefill_s;
+  it.ttft_ms = prefill_s * 1e3;
+  if (out > 0) {
+    it.tpot_ms = t_token * 1e3;
+    it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
+    // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
+    // prompt is prefilled on its own while the others decode, so its first token waits for
+    // that prefill and the running step, not for the whole batch's prefill; the batch's
+    // prefill work is interleaved with the decode steps, so each token also carries its share.
+    // The GPU time per batch of requests (request_s), hence throughput, is the same.
+    if (w.inference.ContinuousBatching() && batch > 1) {
+      it.ttft_ms = (prefill_one_s + t_token) * 1e3;
+      it.tpot_ms = (t_token + prefill_s / out) * 1e3;
+    }
+  }
+  it.request_s = it.prefill_s + it.decode_s;
+  // Data-parallel replicas (dp) serve independent batches.
+  it.tokens_per_s_per_gpu = out > 0 ? batch * out / it.request_s / (s.tp * s.pp) : 0;
+  it.prefill_tokens_per_s_per_gpu = s.prompt * batch / it.prefill_s / (s.tp * s.pp);
+  it.requests_per_s = batch / it.request_s * l.dp;
+  return it;
+}
+
 }  // namespace
 
 Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, const Hardware& hw,
@@ -263,30 +305,26 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   const Serving s = ServingOf(w, arch, hw, l, cal, peak);
   ServingMemory(s, w, arch, hw, cal, est);
   const double tp = s.tp, pp = s.pp, batch = s.batch, out = s.out;
-  InferenceTimes it;
-  it.batch = static_cast<int>(batch);
-  it.prefill_s = PrefillSeconds(s, batch, w, arch, hw, l, cal, peak);
-  it.ttft_ms = it.prefill_s * 1e3;
-  if (out > 0) {
-    const double t_token = DecodeStepSeconds(s, w, arch, hw, l, cal, peak, it.decode_memory_bound);
-    it.tpot_ms = t_token * 1e3;
-    it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
-    // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
-    // prompt is prefilled on its own while the others decode, so its first token waits for
-    // that prefill and the running step, not for the whole batch's prefill; the batch's
-    // prefill work is interleaved with the decode steps, so each token also carries its share.
-    // The GPU time per batch of requests (request_s), hence throughput, is the same.
-    if (w.inference.ContinuousBatching() && batch > 1) {
-      it.ttft_ms = (PrefillSeconds(s, 1, w, arch, hw, l, cal, peak) + t_token) * 1e3;
-      it.tpot_ms = (t_token + it.prefill_s / out) * 1e3;
-    }
-  }
-  it.request_s = it.prefill_s + it.decode_s;
-  // Data-parallel replicas (dp) serve independent batches.
+  bool memory_bound = true;
+  const double t_token =
+      out > 0 ? DecodeStepSeconds(s, w, arch, hw, l, cal, peak, memory_bound) : 0;
+  InferenceTimes it = TimesOf(s, w, l, PrefillSeconds(s, batch, w, arch, hw, l, cal, peak),
+                              PrefillSeconds(s, 1, w, arch, hw, l, cal, peak), t_token);
+  it.decode_memory_bound = memory_bound;
+  // The floor: reads only, at the datasheet bandwidth. A decoder's input embedding is a
+  // lookup of the tokens' rows, not a read of the table (an untied head is read in full).
+  const double datasheet_bw = hw.gpu->memory_bandwidth_gbs * 1e9;
+  const double lookup_only =
+      std::max(0.0, s.d.embed_params - s.d.head_params) / tp * s.act_bytes * (l.pp > 1 ? 0 : 1);
+  const auto prefill_floor = [&](double n) {
+    return (TouchedWeightBytes(s, arch, l, s.prompt * n) - lookup_only) / datasheet_bw;
+  };
+  est.inference_floor = TimesOf(
+      s, w, l, prefill_floor(batch), prefill_floor(1),
+      out > 0 ? (TouchedWeightBytes(s, arch, l, batch) - lookup_only + KvStepBytes(s, arch)) /
+                    datasheet_bw
+              : 0);
   const double prefill_tokens = s.prompt * batch;
-  it.tokens_per_s_per_gpu = out > 0 ? batch * out / it.request_s / (tp * pp) : 0;
-  it.prefill_tokens_per_s_per_gpu = prefill_tokens / it.prefill_s / (tp * pp);
-  it.requests_per_s = batch / it.request_s * l.dp;
   est.time.step_s = it.request_s;
   est.time.breakdown.compute = it.request_s;
   est.throughput.tokens_per_s_per_gpu = it.tokens_per_s_per_gpu;
