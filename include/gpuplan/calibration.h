@@ -145,6 +145,9 @@ struct Calibration {
   double rdma_efficiency = kNotLoaded;        // eRDMA / InfiniBand / RoCE
   double tcp_efficiency = kNotLoaded;         // plain VPC TCP
   double collective_latency_us = kNotLoaded;  // per collective step (per ring hop)
+  // One tensor-parallel all-reduce of a vLLM-class serving engine inside an NVLink domain: its
+  // own one-shot kernel (custom all-reduce), whose latency does not grow with the group.
+  double engine_allreduce_us = kNotLoaded;
   // Bandwidth assumed for a link whose speed the catalog does not give (no NVLink and no PCIe
   // generation, or no network), GB/s: a placeholder that keeps an estimate finite, not a
   // measurement.

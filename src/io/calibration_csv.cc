@@ -41,6 +41,7 @@ constexpr Global kGlobals[] = {
     {"rdma_efficiency", &Calibration::rdma_efficiency, {0.01, 1}},
     {"tcp_efficiency", &Calibration::tcp_efficiency, {0.01, 1}},
     {"collective_latency_us", &Calibration::collective_latency_us, {0, 1e4}},
+    {"engine_allreduce_us", &Calibration::engine_allreduce_us, {0, 1e4}},
     {"dp_overlap", &Calibration::dp_overlap, {0, 1}},
     {"zero3_overlap", &Calibration::zero3_overlap, {0, 1}},
     {"moe_load_imbalance", &Calibration::moe_load_imbalance, {1, 8}},

@@ -269,14 +269,14 @@ TEST(MoeEstimateTest, LoadImbalanceSlowsTheArithmeticNotTheWeightRead) {
     SCOPED_TRACE(tokens);
     const double at_rows = flops / (peak * 1e12 *
                                     internal::ExpertGemmEfficiency(m, eff, cal, gpu, peak, tokens,
-                                                                   Precision::kBf16, 2));
+                                                                   1, Precision::kBf16, 2));
     const double math = flops / (peak * 1e12 * eff.gemm_fraction * 768 / (768 + 256.0));
     cal.moe_load_imbalance = 1;
     const double balanced =
-        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, Precision::kBf16, 2, flops);
+        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, 1, Precision::kBf16, 2, flops);
     cal.moe_load_imbalance = 1.5;
     const double skewed =
-        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, Precision::kBf16, 2, flops);
+        internal::ExpertGemmSeconds(m, eff, cal, gpu, peak, tokens, 1, Precision::kBf16, 2, flops);
     EXPECT_NEAR(balanced, at_rows, 1e-9 * at_rows);
     EXPECT_NEAR(skewed - balanced, 0.5 * math, 1e-6 * math);
   }
@@ -344,6 +344,37 @@ TEST(MoeEstimateTest, NoPredictionBeatsTheReadFloor) {
     EXPECT_LT(floor.ttft_ms, e->inference->ttft_ms);
     EXPECT_LT(floor.tpot_ms, e->inference->tpot_ms);
     EXPECT_GT(floor.tokens_per_s_per_gpu, e->inference->tokens_per_s_per_gpu);
+  }
+}
+
+// Tensor parallelism without expert parallelism splits every expert's matrices over the group
+// (vLLM's and SGLang's default for an MoE): each GPU multiplies 1 / tp of an expert's width, a
+// narrower GEMM; expert parallelism over the group keeps whole experts (Megatron's MoE parallel
+// folding: ep x tp beyond the group's GPUs takes the experts' tp down to 1).
+TEST(MoeEstimateTest, TensorParallelismSplitsEachExpertsGemm) {
+  struct Case {
+    const char* name;
+    int tp, ep, dp;
+    double want_split;
+  };
+  const Case kCases[] = {
+      {"tp8_serving", 8, 1, 1, 8},          {"tp8_ep8_serving", 8, 8, 1, 1},
+      {"tp1_ep8_training", 1, 8, 8, 1},     {"tp2_ep8_folded", 2, 8, 8, 2},
+      {"tp2_ep32_over_dp16", 2, 32, 16, 1},
+  };
+  const Gpu gpu = A100();
+  const ModelArch m = Qwen3_30B_A3B();  // expert_ffn 768
+  const Calibration cal = Plain();
+  const ArchEfficiency eff = cal.For(gpu);
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Layout l;
+    l.tp = c.tp, l.ep = c.ep, l.dp = c.dp;
+    EXPECT_DOUBLE_EQ(internal::ExpertTensorSplit(l), c.want_split);
+    EXPECT_DOUBLE_EQ(internal::ExpertGemmEfficiency(m, eff, cal, gpu, 312, 1e7, c.want_split,
+                                                    Precision::kBf16, 2),
+                     internal::GemmEfficiency(eff, cal, gpu, 312, 768 / c.want_split, 1e7 * 8 / 128,
+                                              Precision::kBf16, 2));
   }
 }
 

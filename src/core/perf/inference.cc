@@ -39,6 +39,7 @@ struct Serving {
   double launch_s = 0;              // host launches of one forward (overlap the GPU)
   double step_s = 0;                // serial per-pass work of the engine
   double tp_bw = 1, tp_latency = 0;
+  bool engine_allreduce = false;  // the engine's own all-reduce kernel (ServingAllReduceSeconds)
 };
 
 Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& l,
@@ -128,7 +129,33 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   s.step_s = cal.StepOverheadUs(inf.engine) * 1e-6;
   s.tp_bw = l.tp > 1 ? GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node) : 1;
   s.tp_latency = cal.collective_latency_us * 1e-6;
+  // vLLM (custom_all_reduce, on by default since 0.4.1: vllm-project/vllm PR #4040) and SGLang
+  // all-reduce a tensor-parallel group inside one node with their own kernel where the GPUs
+  // reach each other by NVLink, or are two on PCIe; NCCL elsewhere and in other engines.
+  const bool nvlink = hw.intra_link == LinkKind::kNvlink || hw.intra_link == LinkKind::kNvswitch;
+  s.engine_allreduce = inf.engine == Engine::kVllm && l.tp <= hw.gpus_per_node &&
+                       (nvlink || (hw.intra_link == LinkKind::kPcie && l.tp == 2));
   return s;
+}
+
+// One tensor-parallel all-reduce of `bytes` per GPU. The engines' own kernel (vLLM's
+// csrc/custom_all_reduce.cuh, which SGLang and TensorRT-LLM's share) has a fixed cost that does
+// not grow with the group (engine_allreduce_us) plus its traffic: one-shot, every rank reading
+// each peer's whole buffer ((n - 1) x bytes), for two ranks and below 512 KB (4 ranks) or
+// 256 KB (8 ranks); two-shot above (reduce-scatter then all-gather, 2 (n - 1) / n x bytes); its
+// 8 MB buffer's worth at most, NCCL's ring beyond. NCCL's ring otherwise: 2 (n - 1) steps of
+// collective_latency_us.
+double ServingAllReduceSeconds(const Serving& s, double bytes, const Calibration& cal) {
+  constexpr double kKiB = 1024, kOneShotBelow4 = 512 * kKiB, kOneShotBelow8 = 256 * kKiB;
+  constexpr double kEngineBufferBytes = 8 * kKiB * kKiB;
+  const int n = static_cast<int>(s.tp);
+  if (n <= 1 || bytes <= 0)
+    return 0;
+  if (!s.engine_allreduce || bytes > kEngineBufferBytes)
+    return RingTime(bytes, n, 2, s.tp_bw, s.tp_latency);
+  const bool one_shot = n == 2 || bytes < (n <= 4 ? kOneShotBelow4 : kOneShotBelow8);
+  const double traffic = one_shot ? (n - 1) * bytes : 2.0 * (n - 1) / n * bytes;
+  return cal.engine_allreduce_us * 1e-6 + traffic / s.tp_bw;
 }
 
 // Bytes of one sequence's KV cache on this GPU at `tokens` of context.
@@ -193,19 +220,19 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
                     pp / s.bw;
   // Expert GEMMs run at the rows each expert receives (the ep group's tokens together).
   const double expert_flops = 2 * s.expert_weights * tokens / (tp * pp);
-  const double expert_s = arch.IsMoe()
-                              ? ExpertGemmSeconds(arch, s.eff_row, cal, gpu, peak, tokens * l.ep,
-                                                  w.precision, s.expert_layer_bytes, expert_flops)
-                              : expert_flops / (s.peak_flops * eff);
+  const double expert_s =
+      arch.IsMoe()
+          ? ExpertGemmSeconds(arch, s.eff_row, cal, gpu, peak, tokens * l.ep, ExpertTensorSplit(l),
+                              w.precision, s.expert_layer_bytes, expert_flops)
+          : expert_flops / (s.peak_flops * eff);
   const double compute =
       2 * (s.gemm_weights - s.expert_weights) * tokens / (tp * pp) / (s.peak_flops * eff) +
       expert_s + attention +
       s.elementwise * ElementwiseElementsPerLayer(s.ops) / tp * s.e * tokens * d.layers / pp / s.bw;
   // Tensor parallel: the two all-reduce records of the activations per layer (Megatron).
-  const double tp_comm =
-      l.tp > 1 ? d.layers * CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
-                     RingTime(tokens * d.h * s.act_bytes, l.tp, 2, s.tp_bw, s.tp_latency)
-               : 0;
+  const double tp_comm = l.tp > 1 ? d.layers * CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
+                                        ServingAllReduceSeconds(s, tokens * d.h * s.act_bytes, cal)
+                                  : 0;
   const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
                                             CollectiveForwardPasses(s.ops, OpGroup::kExpert),
                                             s.act_bytes, cal.moe_a2a_overlap);
@@ -257,10 +284,10 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
                                          s.act_bytes, cal.moe_a2a_overlap);
   const double t_kv = kv_bytes / s.bw;
   memory_bound = t_weights + t_kv >= t_arithmetic;
-  const double tp_comm_layer =
-      l.tp > 1 ? CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
-                     RingTime(batch * d.h * s.act_bytes, l.tp, 2, s.tp_bw, s.tp_latency)
-               : 0;
+  const double tp_comm_layer = l.tp > 1
+                                   ? CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
+                                         ServingAllReduceSeconds(s, batch * d.h * s.act_bytes, cal)
+                                   : 0;
   return std::max(std::max(t_arithmetic, t_weights) + t_kv, s.launch_s) + s.step_s +
          d.layers * tp_comm_layer + t_ep;
 }

@@ -87,15 +87,20 @@ double ExpertShards(const Layout& l);
 double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
                           const Calibration& cal, double tokens, double moe_layers, double passes,
                           double act_bytes, double hidden);
-// Achieved efficiency of the expert GEMMs at the rows each expert receives from `tokens`.
+// GPUs one expert's matrices are split over by tensor parallelism: ExpertShards over the ep
+// ranks holding whole experts (1 with expert parallelism over the tensor-parallel group; tp
+// without expert parallelism, as vLLM and SGLang serve an MoE by default).
+double ExpertTensorSplit(const Layout& l);
+// Achieved efficiency of the expert GEMMs at the rows each expert receives from `tokens`, on
+// this GPU's 1 / `split` of each expert's width.
 double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                             const Calibration& cal, const Gpu& gpu, double peak, double tokens,
-                            Precision p, double weight_bytes);
+                            double split, Precision p, double weight_bytes);
 // Seconds of `flops` of this GPU's expert GEMMs at the rows `tokens` give each expert: their
 // arithmetic waits for the busiest expert (Calibration::moe_load_imbalance more rows than the
 // mean), while every expert's weights are read once however many rows it gets.
 double ExpertGemmSeconds(const ModelArch& arch, const ArchEfficiency& eff, const Calibration& cal,
-                         const Gpu& gpu, double peak, double tokens, Precision p,
+                         const Gpu& gpu, double peak, double tokens, double split, Precision p,
                          double weight_bytes, double flops);
 
 // Fills the overhead, totals and fit of `e.memory` from its breakdown.

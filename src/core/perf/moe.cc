@@ -75,26 +75,32 @@ double MoeAllToAllSeconds(const Dims& d, const Layout& l, const Hardware& hw,
          (1 - hidden);
 }
 
+double ExpertTensorSplit(const Layout& l) {
+  return std::max(1.0, ExpertShards(l) / std::max(1, l.ep));
+}
+
 // Achieved GEMM efficiency of the expert GEMMs: each expert multiplies only the tokens routed
-// to it, `tokens` x top_k / experts rows (the ep ranks' tokens together), through its
-// expert_ffn-wide matrices, so small batches run as weight-bound GEMVs.
+// to it, `tokens` x top_k / experts rows (the ep ranks' tokens together), through this GPU's
+// share of its expert_ffn-wide matrices (expert_ffn / split: tensor parallelism splits each
+// expert as it splits a dense MLP), so small batches run as weight-bound GEMVs and narrow
+// shards as small GEMMs.
 double ExpertGemmEfficiency(const ModelArch& arch, const ArchEfficiency& eff,
                             const Calibration& cal, const Gpu& gpu, double peak, double tokens,
-                            Precision p, double weight_bytes) {
+                            double split, Precision p, double weight_bytes) {
   const double rows = tokens * arch.moe.top_k / arch.moe.experts;
-  return GemmEfficiency(eff, cal, gpu, peak, arch.moe.expert_ffn, std::max(1e-3, rows), p,
-                        weight_bytes);
+  return GemmEfficiency(eff, cal, gpu, peak, arch.moe.expert_ffn / std::max(1.0, split),
+                        std::max(1e-3, rows), p, weight_bytes);
 }
 
 double ExpertGemmSeconds(const ModelArch& arch, const ArchEfficiency& eff, const Calibration& cal,
-                         const Gpu& gpu, double peak, double tokens, Precision p,
+                         const Gpu& gpu, double peak, double tokens, double split, Precision p,
                          double weight_bytes, double flops) {
   const double at_rows =
-      flops /
-      (peak * 1e12 * ExpertGemmEfficiency(arch, eff, cal, gpu, peak, tokens, p, weight_bytes));
+      flops / (peak * 1e12 *
+               ExpertGemmEfficiency(arch, eff, cal, gpu, peak, tokens, split, p, weight_bytes));
   const double math = flops / (peak * 1e12 *
                                ExpertGemmEfficiency(arch, eff, cal, gpu, peak, kSaturatedGemmRows,
-                                                    p, weight_bytes));
+                                                    split, p, weight_bytes));
   return math * cal.moe_load_imbalance + (at_rows - math);
 }
 

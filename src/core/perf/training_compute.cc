@@ -216,8 +216,8 @@ MicroBatchCompute MicroBatchSeconds(const TrainingShape& t, const TrainingFlops&
     const double active = d.active_params - d.embed_params + d.head_params;
     const double expert_share = d.layers * d.active_expert_layer_params / std::max(1.0, active);
     const double expert_flops = c.gemm_mb * expert_share;
-    c.expert_extra = ExpertGemmSeconds(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep, w.precision,
-                                       t.e, expert_flops) -
+    c.expert_extra = ExpertGemmSeconds(arch, eff_row, cal, gpu, peak, tokens_mb * l.ep,
+                                       ExpertTensorSplit(l), w.precision, t.e, expert_flops) -
                      expert_flops / c.gemm_rate;
   }
   // Memory-bound elementwise records (norms, activation functions, residual adds, dropout, MoE
