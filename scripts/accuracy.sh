@@ -121,7 +121,10 @@ check heldout_published.csv      0.09    0.30    0.06    0.19    0.99      1.00 
 # at tp 8 on H20 0.40-0.71x -> 0.9-1.07x) and experts split by tensor parallelism run narrower
 # GEMMs (ExpertTensorSplit): 18.5 / 59.8% -> 16.2 / 60.7%. The p90 rows are GPUStack's vLLM V1
 # bursts and DeepSeek-R1 at tp 8, which the ring's 140 us per call had made look closer.
-check calibration_moe.csv        0.17    0.61    0.01    0.01    0.96      0.00 || status=1
+# Then the Megatron-Bridge/NeMo runs at tp > 1 read their recipes' tensor-parallel overlap
+# (tp_comm_overlap=True in their notes; tp_comm_overlap_on 0.8, derived from the userbuffers
+# configs): those 15 runs 16.2 -> 13.6% median, the set 16.2 -> 15.2%.
+check calibration_moe.csv        0.16    0.61    0.01    0.01    0.96      0.00 || status=1
 # 15 published runs of the techniques the layout added (NeMo context parallelism on H100 from
 # 4K to 1M tokens, torchtune 8-bit paged AdamW with the optimizer in backward, FSDP CPU offload).
 # One parameter is fitted on its nine CP rows: cudnn_attention_fraction (Hopper 0.30, the cuDNN
@@ -201,7 +204,8 @@ coverage h200_device_training.csv  0.85  0.97  -     -    || status=1
 # runs sit inside time/serving/Hopper/vllm/moe, whose band (p90 / p10 3.95) is set by the spread
 # between its four sources (GPUStack's vLLM bursts 0.2-2.4x): 82.2 -> 86.8%. That band is what a
 # new source needs (this set left out of the fit: 48.8 -> 55.0% inside, still narrow), so the
-# shipped-set check takes the split check's 75-88%, as that one did on 2026-12-06.
+# shipped-set check takes the split check's 75-88%, as that one did on 2026-12-06. With the
+# recipes' tensor-parallel overlap read, 87.6% (held out 83.7%, left out 56.6%).
 coverage calibration_moe.csv       0.75  0.88  0.75  0.88 || status=1
 # Each set left out of a fit on the other shipped sets (validate --fit-uncertainty's last column):
 # heldout_published, never fitted, must hold 75-85% of its runs; the others are reported (MoE on

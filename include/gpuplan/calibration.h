@@ -164,6 +164,9 @@ struct Calibration {
   // The fraction of those all-to-alls hidden when training turns the overlap on
   // (Workload::moe_a2a_overlap).
   double moe_a2a_overlap_on = kNotLoaded;
+  // The fraction of training's tensor-parallel communication hidden behind the GEMMs when the
+  // run turns the overlap on (Workload::tp_comm_overlap).
+  double tp_comm_overlap_on = kNotLoaded;
   // Fixed time per MoE layer per training pass (router, permute and grouped-GEMM launches and
   // the host sync for the dispatch's token counts), microseconds.
   double moe_layer_overhead_us = kNotLoaded;

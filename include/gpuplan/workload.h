@@ -357,6 +357,11 @@ struct Workload {
   // (Megatron-Core --overlap-moe-expert-parallel-comm, Megatron-Bridge moe_a2a_overlap; YAML key
   // moe_a2a_overlap, flag --moe-a2a-overlap). Off by default, as in Megatron-Core.
   bool moe_a2a_overlap = false;
+  // Training overlaps the tensor-parallel all-gathers and reduce-scatters with the GEMMs that
+  // consume or produce them (Megatron-Core --tp-comm-overlap: Transformer Engine userbuffers,
+  // sequence parallel; YAML key tp_comm_overlap, flag --tp-comm-overlap). Off by default, as in
+  // Megatron-Core; Megatron-Bridge's and NeMo's performance recipes turn it on.
+  bool tp_comm_overlap = false;
   // A convolutional network's activation layout (MemoryFormat above); unset = nhwc.
   std::optional<MemoryFormat> memory_format;
   Dataset dataset;

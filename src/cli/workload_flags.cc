@@ -121,6 +121,8 @@ void ApplyNumberFlags(const WorkloadFlags& f, Workload& w) {
     w.flash_attention = false;
   if (f.moe_a2a_overlap)
     w.moe_a2a_overlap = true;
+  if (f.tp_comm_overlap)
+    w.tp_comm_overlap = true;
   if (f.no_master_weights)
     w.master_weights = false;
   SetIfGiven(f.prompt_tokens, &w.inference.prompt_tokens);
@@ -289,6 +291,7 @@ Status NameTheFlag(const WorkloadFlags& f, const Status& s) {
       {"weight_format", "--weight-format", !f.weight_format.empty()},
       {"quantized_layers", "--quantized-layers", !f.quantized_layers.empty()},
       {"moe_a2a_overlap", "--moe-a2a-overlap", f.moe_a2a_overlap},
+      {"tp_comm_overlap", "--tp-comm-overlap", f.tp_comm_overlap},
       {"cross_entropy", "--cross-entropy", !f.cross_entropy.empty()},
       {"memory_format", "--memory-format", !f.memory_format.empty()},
       {"precision", "--precision", !f.precision.empty()},
@@ -436,6 +439,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
   cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
                 "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "
                 "another's compute (Megatron-Core --overlap-moe-expert-parallel-comm)");
+  cmd->add_flag("--tp-comm-overlap", f->tp_comm_overlap,
+                "Training: overlap the tensor-parallel all-gathers and reduce-scatters with the "
+                "GEMMs (Megatron-Core --tp-comm-overlap, Transformer Engine userbuffers)");
   cmd->add_option(
       "--cross-entropy", f->cross_entropy,
       "Training: how the loss holds the logits, for its memory: fp32 (upcast, as "

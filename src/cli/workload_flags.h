@@ -54,6 +54,7 @@ struct WorkloadFlags {
   std::optional<int> prompt_tokens, output_tokens, batch;
   bool no_flash_attention = false;
   bool moe_a2a_overlap = false;
+  bool tp_comm_overlap = false;
   std::string cross_entropy;       // --cross-entropy fp32 | chunked | fused | native
   std::string memory_format;       // --memory-format nhwc | nchw
   std::string weight_format;       // --weight-format int | mxfp4

@@ -148,6 +148,21 @@ void MoeAllToAllOverlap(const Context& c, std::vector<Advice>& out) {
           "it, set moe_a2a_overlap: true (--moe-a2a-overlap) and gpuplan plans with it");
 }
 
+// Tensor-parallel training whose all-gathers and reduce-scatters are a large part of the step,
+// in the open: Transformer Engine's userbuffers run them inside the GEMMs (calibration.csv
+// tp_comm_overlap_on). Same threshold as moe-a2a-overlap.
+void TensorParallelOverlap(const Context& c, std::vector<Advice>& out) {
+  if (c.workload->tp_comm_overlap || c.step_s <= 0 || c.tp_comm_s < 0.1 * c.step_s)
+    return;
+  Add(out, "tp-comm-overlap", Severity::kInfo,
+      "the tensor-parallel all-gathers and reduce-scatters take " +
+          Num(100 * c.tp_comm_s / c.step_s) +
+          "% of each step in the open; Megatron-Core's --tp-comm-overlap (Transformer Engine "
+          "userbuffers, with sequence parallelism; on in Megatron-Bridge's and NeMo's performance "
+          "recipes) runs them inside the GEMMs: if your stack runs it, set tp_comm_overlap: true "
+          "(--tp-comm-overlap) and gpuplan plans with it");
+}
+
 // A training whose loss holds the logits whole and takes a large share of each GPU's memory (a
 // large vocabulary: Llama 3's 128K, Qwen's 152K): a loss fused with the output projection never
 // materialises them (Liger Kernel's FusedLinearCrossEntropy, Cut Cross-Entropy), which buys a
@@ -342,13 +357,21 @@ void MemoryHeadroom(const Context& c, std::vector<Advice>& out) {
   }
 }
 
-constexpr Rule kRules[] = {PrecisionSupport,  TrainingOnInferenceGpus,
-                           MultiNodeNetwork,  TensorParallelLink,
-                           PipelineHeadStage, MoeAllToAllOverlap,
-                           FusedLinearLoss,   CpuPerGpu,
-                           JpegDecode,        RamPerGpu,
-                           MemoryHeadroom,    LegacyGeneration,
-                           Storage,           Billing,
+constexpr Rule kRules[] = {PrecisionSupport,
+                           TrainingOnInferenceGpus,
+                           MultiNodeNetwork,
+                           TensorParallelLink,
+                           PipelineHeadStage,
+                           MoeAllToAllOverlap,
+                           TensorParallelOverlap,
+                           FusedLinearLoss,
+                           CpuPerGpu,
+                           JpegDecode,
+                           RamPerGpu,
+                           MemoryHeadroom,
+                           LegacyGeneration,
+                           Storage,
+                           Billing,
                            Security};
 
 }  // namespace

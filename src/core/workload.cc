@@ -323,6 +323,9 @@ Status ValidateMethod(const Workload& w) {
   if (w.moe_a2a_overlap && !w.IsTraining()) {
     return Bad("moe_a2a_overlap", "false unless the task trains (pretrain or finetune)", "true");
   }
+  if (w.tp_comm_overlap && !w.IsTraining()) {
+    return Bad("tp_comm_overlap", "false unless the task trains (pretrain or finetune)", "true");
+  }
   // A KV cache is a serving engine's; training keeps none.
   if (w.inference.kv_cache_dtype && w.IsTraining()) {
     return Bad("inference.kv_cache_dtype", "unset unless the task is inference",

@@ -47,6 +47,7 @@ constexpr Global kGlobals[] = {
     {"moe_load_imbalance", &Calibration::moe_load_imbalance, {1, 8}},
     {"moe_a2a_overlap", &Calibration::moe_a2a_overlap, {0, 1}},
     {"moe_a2a_overlap_on", &Calibration::moe_a2a_overlap_on, {0, 1}},
+    {"tp_comm_overlap_on", &Calibration::tp_comm_overlap_on, {0, 1}},
     {"moe_layer_overhead_us", &Calibration::moe_layer_overhead_us, {0, 1e5}},
     {"cpu_adam_gparams_per_s", &Calibration::cpu_adam_gparams_per_s, {0.001, 1000}},
     {"host_ram_usable_fraction", &Calibration::host_ram_usable_fraction, {0.05, 1}},

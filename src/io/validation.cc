@@ -388,6 +388,9 @@ std::string ReadLayout(CsvRowReader& r, const std::string& notes, const Gpu& gpu
   // The recipe overlaps the MoE all-to-alls with another micro-batch's compute (Megatron-Bridge
   // moe_a2a_overlap=True; matched in lower case).
   in.w.moe_a2a_overlap = Contains(notes, "moe_a2a_overlap=true");
+  // The recipe overlaps the tensor-parallel communication with the GEMMs (Megatron-Bridge's
+  // CommOverlapConfig / NeMo's MegatronCommOverlapCallback tp_comm_overlap=True).
+  in.w.tp_comm_overlap = Contains(notes, "tp_comm_overlap=true");
   // How the run's loss held the logits where its stack's version differs from the framework
   // row's (torchtune before v0.3 upcast them whole: cross_entropy=fp32).
   if (std::string why =

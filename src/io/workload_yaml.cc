@@ -55,6 +55,7 @@ constexpr std::string_view kWorkloadKeys[] = {"name",
                                               "master_weights",
                                               "flash_attention",
                                               "moe_a2a_overlap",
+                                              "tp_comm_overlap",
                                               "cross_entropy",
                                               "memory_format",
                                               "dataset",
@@ -588,6 +589,8 @@ bool ReadTrainingKey(Reader& r, const std::string& key, const YAML::Node& v, Wor
     w.flash_attention = r.Bool(v, key).value_or(true);
   } else if (key == "moe_a2a_overlap") {
     w.moe_a2a_overlap = r.Bool(v, key).value_or(false);
+  } else if (key == "tp_comm_overlap") {
+    w.tp_comm_overlap = r.Bool(v, key).value_or(false);
   } else if (key == "cross_entropy") {
     w.cross_entropy = r.Enum(v, key, kCrossEntropyNames);
   } else if (key == "memory_format") {

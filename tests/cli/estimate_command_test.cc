@@ -634,6 +634,28 @@ TEST(EstimateCommandTest, MoeAllToAllOverlapHidesMostOfTheDispatch) {
   EXPECT_NEAR(after / before, 0.2, 1e-9);
 }
 
+TEST(EstimateCommandTest, TensorParallelCommOverlapHidesMostOfItsCommunication) {
+  // Llama 3 70B at tp 4 on 8 A100s: --tp-comm-overlap hides tp_comm_overlap_on (0.8) of the
+  // tensor-parallel all-gathers and reduce-scatters behind the GEMMs.
+  const std::vector<std::string> args = {
+      "estimate", "--model",     "llama-3-70b", "--task",        "pretrain", "--gpu",
+      "A100",     "--gpus",      "8",           "--tp",          "4",        "--pp",
+      "2",        "--dp",        "1",           "--micro-batch", "1",        "--global-batch",
+      "16",       "--recompute", "full",        "--json"};
+  const CliRun plain = RunGpuplan(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> overlapped_args = args;
+  overlapped_args.push_back("--tp-comm-overlap");
+  const CliRun overlapped = RunGpuplan(overlapped_args);
+  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
+  const double before =
+      nlohmann::json::parse(plain.out)["time"]["breakdown"]["tp_comm"].get<double>();
+  const double after =
+      nlohmann::json::parse(overlapped.out)["time"]["breakdown"]["tp_comm"].get<double>();
+  ASSERT_GT(before, 0);
+  EXPECT_NEAR(after / before, 0.2, 1e-9);
+}
+
 TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
   // A probe that measured a slow GEMM (30% of peak) on this A100 must slow the estimate down.
   const std::string path = ::testing::TempDir() + "probe_a100.json";

@@ -81,6 +81,39 @@ objective: time
   EXPECT_DOUBLE_EQ(*w->constraints.deadline_hours, 12.5);
 }
 
+// tp_comm_overlap (Megatron-Core --tp-comm-overlap): off unless the workload says so, for training
+// only, a boolean.
+TEST(WorkloadYamlTest, TensorParallelCommOverlapIsOffUnlessAsked) {
+  struct Case {
+    const char* name;
+    const char* line;
+    bool want;
+  };
+  const Case kCases[] = {{"unset", "", false},
+                         {"on", "tp_comm_overlap: true\n", true},
+                         {"off", "tp_comm_overlap: false\n", false}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Result<Workload> w = ParseWorkloadYaml(
+        std::string("task: pretrain\nmodel: llama-3-70b\ntokens: 1B\n") + c.line, "m.yaml");
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    EXPECT_EQ(w->tp_comm_overlap, c.want);
+  }
+  Result<Workload> serving = ParseWorkloadYaml(
+      "task: inference\nmodel: llama-3-70b\ninference: {requests_per_s: 1}\n"
+      "tp_comm_overlap: true\n",
+      "m.yaml");
+  ASSERT_FALSE(serving.ok());
+  EXPECT_NE(serving.status().message().find("field \"tp_comm_overlap\": expected false unless"),
+            std::string::npos)
+      << serving.status().message();
+  Result<Workload> bad =
+      ParseWorkloadYaml("task: pretrain\nmodel: llama-3-70b\ntp_comm_overlap: yes-ish\n", "m.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("tp_comm_overlap"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(WorkloadYamlTest, MoeAllToAllOverlapIsOffUnlessAsked) {
   struct Case {
     const char* name;

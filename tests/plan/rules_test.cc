@@ -168,6 +168,18 @@ const RuleCase kRuleCases[] = {
        c.ep_comm_s = 0.5;
      },
      "moe-a2a-overlap", std::nullopt},
+    {"ExposedTensorParallelCommSuggestsTheOverlap", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.step_s = 10;
+       c.tp_comm_s = 2;
+     },
+     "tp-comm-overlap", Severity::kInfo},
+    {"ASmallTensorParallelShareSaysNothing", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
+     [](Context& c) {
+       c.step_s = 10;
+       c.tp_comm_s = 0.5;
+     },
+     "tp-comm-overlap", std::nullopt},
     // Llama 3.1 8B LoRA, 2 x 4096 tokens per GPU under Transformers' fp32 loss: 13.7 GiB of
     // 35.7 hold the logits.
     {"ALargeLossSuggestsTheFusedLinearLoss", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,

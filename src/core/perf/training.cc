@@ -61,6 +61,7 @@ TrainingShape ShapeOf(const Workload& w, const ModelArch& arch, const Layout& l,
   t.mixed = MixedPrecision(w);
   t.flash = l.flash_attention && w.flash_attention;
   t.a2a_overlap = w.moe_a2a_overlap;
+  t.tp_overlap = w.tp_comm_overlap;
   t.rc = l.recompute;
   t.runner = FrameworkFor(w.frameworks, l);
   t.rerun = RerunOf(l.recompute, t.runner != nullptr && t.runner->selective_keeps_matmuls);

@@ -76,12 +76,14 @@ void TrainingComm(const TrainingShape& t, const TrainingFlops& f, const MicroBat
     // Tensor parallel: the all-reduce records of s b h activations after attention and after
     // the MLP, forward and backward (Megatron-LM, Shoeybi et al. 2019, Fig. 4), again in a
     // full-recompute forward; sequence parallel replaces each by a reduce-scatter + all-gather
-    // of the same volume.
+    // of the same volume. With the overlap on (Transformer Engine userbuffers), tp_comm_overlap_on
+    // of it runs inside the GEMMs it feeds or drains, split into chunks.
     if (l.tp > 1) {
       const double bw = GroupBandwidth(hw, cal, l.tp, hw.gpus_per_node);
       tb.tp_comm =
           m * t.stage_layers * CollectivePasses(r, OpGroup::kTensor, t.rerun) *
-          RingTime(tokens_mb * CollectiveElements(r, OpGroup::kTensor) * e, l.tp, 2, bw, latency);
+          RingTime(tokens_mb * CollectiveElements(r, OpGroup::kTensor) * e, l.tp, 2, bw, latency) *
+          (t.tp_overlap ? 1 - cal.tp_comm_overlap_on : 1);
     }
     // Context parallel (ring attention; Liu et al. 2023, Megatron-Core CP): each layer passes
     // the key/value blocks of s/cp tokens around the cp ranks (cp - 1 hops) while computing on

@@ -67,6 +67,7 @@ struct TrainingShape {
   int m = 1;                      // micro-batches per step per pipeline
   double stage_layers = 0;        // transformer layers on the busiest (first) stage
   bool a2a_overlap = false;       // MoE all-to-alls overlapped with another micro-batch
+  bool tp_overlap = false;        // tensor-parallel communication overlapped with the GEMMs
   double stage_embed = 0;         // embedding / head parameters on that stage
   double stage_params = 0;        // parameters on one GPU of that stage before ZeRO
   double stage_layer_params = 0;  // of which in transformer layers
