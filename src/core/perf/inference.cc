@@ -139,7 +139,7 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
 }
 
 // One tensor-parallel all-reduce of `bytes` per GPU. The engines' own kernel (vLLM's
-// csrc/custom_all_reduce.cuh, which SGLang and TensorRT-LLM's share) has a fixed cost that does
+// csrc/custom_all_reduce.cuh; SGLang runs a port of it) has a fixed cost that does
 // not grow with the group (engine_allreduce_us) plus its traffic: one-shot, every rank reading
 // each peer's whole buffer ((n - 1) x bytes), for two ranks and below 512 KB (4 ranks) or
 // 256 KB (8 ranks); two-shot above (reduce-scatter then all-gather, 2 (n - 1) / n x bytes); its
