@@ -250,10 +250,12 @@ double TouchedWeightBytes(const Serving& s, const ModelArch& arch, const Layout&
   return (s.weight_bytes - s.expert_bytes * (1 - touched)) * s.pp;
 }
 
-// Bytes of KV cache one decode step of the batch reads (all stages), at the cache's mean
-// length over the decode (it grows linearly).
+// A sequence's mean context over its decode: the cache grows linearly from the prompt.
+double MeanDecodeContext(const Serving& s) { return s.prompt + s.out / 2; }
+
+// Bytes of KV cache one decode step of the batch reads (all stages), at that mean context.
 double KvStepBytes(const Serving& s, const ModelArch& arch) {
-  return KvSequenceBytes(s, arch, s.prompt + s.out / 2) * s.pp * s.batch;
+  return KvSequenceBytes(s, arch, MeanDecodeContext(s)) * s.pp * s.batch;
 }
 
 // One decode step of the batch: the GEMMs over `batch` rows (bandwidth-bound GEMVs at small
@@ -264,13 +266,13 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
                          bool& memory_bound) {
   const Dims& d = s.d;
   const double tp = s.tp, pp = s.pp, batch = s.batch;
-  const double mid_ctx = s.prompt + s.out / 2;  // cache grows linearly: average length
   double kv_bytes = KvStepBytes(s, arch);
   // Eager HF attention with grouped-query attention expands K and V to every query head
   // (repeat_kv) and concatenates the cache each step: extra passes over an all-heads-sized
   // copy of the cache.
   if (w.inference.engine == Engine::kHf) {
-    kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * s.kv_bytes * mid_ctx * batch;
+    kv_bytes += cal.hf_kv_expand_passes * 2 * d.layers * d.h / tp * s.kv_bytes *
+                MeanDecodeContext(s) * batch;
   }
   // GEMMs: the larger of their arithmetic (at the full-rows efficiency) and one read of the
   // weights (the embedding table too).
@@ -341,8 +343,9 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   // The floor: reads only, at the datasheet bandwidth. A decoder's input embedding is a
   // lookup of the tokens' rows, not a read of the table (an untied head is read in full).
   const double datasheet_bw = hw.gpu->memory_bandwidth_gbs * 1e9;
+  // (With pipeline stages the weights already count only the head's table, not the lookup's.)
   const double lookup_only =
-      std::max(0.0, s.d.embed_params - s.d.head_params) / tp * s.act_bytes * (l.pp > 1 ? 0 : 1);
+      l.pp > 1 ? 0 : std::max(0.0, s.d.embed_params - s.d.head_params) / tp * s.act_bytes;
   const auto prefill_floor = [&](double n) {
     return (TouchedWeightBytes(s, arch, l, s.prompt * n) - lookup_only) / datasheet_bw;
   };
