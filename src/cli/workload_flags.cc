@@ -437,8 +437,9 @@ void AddWorkloadFlags(CLI::App* cmd, WorkloadFlags* f) {
                   "MoE's routed experts only, as gpt-oss is released)");
   cmd->add_flag("--no-flash-attention", f->no_flash_attention, "Unfused attention (s^2 scores)");
   cmd->add_flag("--moe-a2a-overlap", f->moe_a2a_overlap,
-                "MoE training: overlap each micro-batch's expert-parallel all-to-alls with "
-                "another's compute (Megatron-Core --overlap-moe-expert-parallel-comm)");
+                "MoE: overlap each micro-batch's expert-parallel all-to-alls with another's "
+                "compute (training: Megatron-Core --overlap-moe-expert-parallel-comm; serving: "
+                "SGLang --enable-two-batch-overlap, vLLM --enable-dbo)");
   cmd->add_flag("--tp-comm-overlap", f->tp_comm_overlap,
                 "Training: overlap the tensor-parallel all-gathers and reduce-scatters with the "
                 "GEMMs (Megatron-Core --tp-comm-overlap, Transformer Engine userbuffers)");

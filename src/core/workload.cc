@@ -318,11 +318,6 @@ Status ValidateMethod(const Workload& w) {
     return Bad("quantized_layers", "all unless the task is inference with weight_bits 4 or 8",
                "experts");
   }
-  // The overlap of one micro-batch's expert all-to-alls with another's compute is a training
-  // schedule; serving engines overlap theirs as the engine does.
-  if (w.moe_a2a_overlap && !w.IsTraining()) {
-    return Bad("moe_a2a_overlap", "false unless the task trains (pretrain or finetune)", "true");
-  }
   if (w.tp_comm_overlap && !w.IsTraining()) {
     return Bad("tp_comm_overlap", "false unless the task trains (pretrain or finetune)", "true");
   }

@@ -40,6 +40,7 @@ struct Serving {
   double step_s = 0;                // serial per-pass work of the engine
   double tp_bw = 1, tp_latency = 0;
   bool engine_allreduce = false;  // the engine's own all-reduce kernel (ServingAllReduceSeconds)
+  double a2a_overlap = 0;         // of the expert all-to-alls hidden behind compute
 };
 
 Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, const Layout& l,
@@ -135,6 +136,10 @@ Serving ServingOf(const Workload& w, const ModelArch& arch, const Hardware& hw, 
   const bool nvlink = hw.intra_link == LinkKind::kNvlink || hw.intra_link == LinkKind::kNvswitch;
   s.engine_allreduce = inf.engine == Engine::kVllm && l.tp <= hw.gpus_per_node &&
                        (nvlink || (hw.intra_link == LinkKind::kPcie && l.tp == 2));
+  // Expert-parallel serving that splits each batch in two and runs one half's dispatch and
+  // combine while the other computes (SGLang --enable-two-batch-overlap; vLLM --enable-dbo)
+  // hides as much of them as training's overlap of two micro-batches does: the same schedule.
+  s.a2a_overlap = w.moe_a2a_overlap ? cal.moe_a2a_overlap_on : cal.moe_a2a_overlap;
   return s;
 }
 
@@ -235,7 +240,7 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
                                   : 0;
   const double ep_comm = MoeAllToAllSeconds(d, l, hw, cal, tokens, d.layers * d.moe_layer_share,
                                             CollectiveForwardPasses(s.ops, OpGroup::kExpert),
-                                            s.act_bytes, cal.moe_a2a_overlap);
+                                            s.act_bytes, s.a2a_overlap);
   const double prefill_mem = s.weight_bytes * pp / s.bw;
   return std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm;
 }
@@ -283,7 +288,7 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
   const double t_weights = TouchedWeightBytes(s, arch, l, batch) / s.bw;
   const double t_ep = MoeAllToAllSeconds(d, l, hw, cal, batch, d.layers * d.moe_layer_share,
                                          CollectiveForwardPasses(s.ops, OpGroup::kExpert),
-                                         s.act_bytes, cal.moe_a2a_overlap);
+                                         s.act_bytes, s.a2a_overlap);
   const double t_kv = kv_bytes / s.bw;
   memory_bound = t_weights + t_kv >= t_arithmetic;
   const double tp_comm_layer = l.tp > 1
