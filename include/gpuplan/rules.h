@@ -52,7 +52,8 @@ struct Context {
   double step_s = 0;     // 0 = not a training step
   double dp_comm_s = 0;  // exposed data-parallel communication per step
   double tp_comm_s = 0;  // exposed tensor-parallel communication per step
-  double ep_comm_s = 0;  // exposed MoE expert-parallel all-to-alls per step
+  double ep_comm_s = 0;  // exposed MoE expert-parallel all-to-alls per step (or serving batch)
+  double serving_s = 0;  // a service: one batch's prefill and decode (0 = not a service)
   // Pipelines: the last stage's extra time over the others' (Estimate::Time::head_stage_extra).
   double head_stage_extra = 0;
   double memory_per_gpu_gib = 0;

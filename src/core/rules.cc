@@ -136,16 +136,24 @@ void PipelineHeadStage(const Context& c, std::vector<Advice>& out) {
           "split, torchtitan's per-stage layer counts) or use fewer stages");
 }
 
-// MoE training whose expert all-to-alls are a large part of the step, not overlapped: Megatron-
-// Core can run them behind another micro-batch's compute (calibration.csv moe_a2a_overlap_on).
+// MoE training or serving whose expert all-to-alls are a large part of the step, not
+// overlapped: Megatron-Core runs them behind another micro-batch's compute, SGLang and vLLM
+// behind the other half of a split batch (calibration.csv moe_a2a_overlap_on).
 void MoeAllToAllOverlap(const Context& c, std::vector<Advice>& out) {
-  if (c.workload->moe_a2a_overlap || c.step_s <= 0 || c.ep_comm_s < 0.1 * c.step_s)
+  const bool training = c.workload->IsTraining();
+  const double span = training ? c.step_s : c.serving_s;
+  if (c.workload->moe_a2a_overlap || span <= 0 || c.ep_comm_s < 0.1 * span)
     return;
+  const std::string how =
+      training ? "Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge "
+                 "moe_a2a_overlap) runs them behind another micro-batch's compute"
+               : "SGLang's --enable-two-batch-overlap and vLLM's --enable-dbo run one half of "
+                 "each batch's dispatch and combine behind the other half's compute";
   Add(out, "moe-a2a-overlap", Severity::kInfo,
-      "the experts' all-to-alls take " + Num(100 * c.ep_comm_s / c.step_s) +
-          "% of each step; Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge "
-          "moe_a2a_overlap) runs them behind another micro-batch's compute: if your stack runs "
-          "it, set moe_a2a_overlap: true (--moe-a2a-overlap) and gpuplan plans with it");
+      "the experts' all-to-alls take " + Num(100 * c.ep_comm_s / span) + "% of each " +
+          (training ? "step" : "batch's time") + "; " + how +
+          ": if your stack runs it, set moe_a2a_overlap: true (--moe-a2a-overlap) and gpuplan "
+          "plans with it");
 }
 
 // Tensor-parallel training whose all-gathers and reduce-scatters are a large part of the step,

@@ -378,16 +378,14 @@ TEST(MoeEstimateTest, TensorParallelismSplitsEachExpertsGemm) {
   }
 }
 
-// Serving with expert parallelism over two nodes: a two-batch overlap (SGLang
-// --enable-two-batch-overlap, vLLM --enable-dbo; moe_a2a_overlap in the workload) hides
-// moe_a2a_overlap_on of the dispatch and combine in the prefill and in every decode step, as
-// training's overlap does. The all-to-all adds to the rest of each pass, so the time falls
-// by exactly that share of it: the fully hidden run (on = 1) measures the all-to-all.
-TEST(MoeEstimateTest, ServingTwoBatchOverlapHidesItsShareOfTheAllToAll) {
+// Qwen3-30B-A3B served by vLLM with its experts over 16 A100s on two nodes (DGX A100's
+// 8 x 200 Gbit/s RDMA per node), 8 prompts of 512 tokens, 64 generated, the all-to-all's
+// overlap on or off, moe_a2a_overlap_on `on` of it hidden when on.
+Estimate CrossNodeExpertServing(bool overlap, double on) {
   Layout l;
   l.ep = 16, l.dp = 16;
   Hardware hw = HardwareFor(A100(), 16, 8);
-  hw.inter_node_gbps = 1600;  // DGX A100's 8 x 200 Gbit/s RDMA per node
+  hw.inter_node_gbps = 1600;
   hw.rdma = true;
   Workload w;
   w.task = Task::kInference;
@@ -396,22 +394,42 @@ TEST(MoeEstimateTest, ServingTwoBatchOverlapHidesItsShareOfTheAllToAll) {
   w.inference.prompt_tokens = 512;
   w.inference.output_tokens = 64;
   w.inference.batch = 8;
-  auto run = [&](bool overlap, double on) {
-    Calibration cal = Plain();
-    cal.moe_a2a_overlap_on = on;
-    Workload v = w;
-    v.moe_a2a_overlap = overlap;
-    Result<Estimate> e = EstimateRun(v, Qwen3_30B_A3B(), hw, l, cal);
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return *e->inference;
-  };
-  const InferenceTimes off = run(false, 0.8), hidden = run(true, 1.0), on = run(true, 0.8);
+  w.moe_a2a_overlap = overlap;
+  Calibration cal = Plain();
+  cal.moe_a2a_overlap_on = on;
+  Result<Estimate> e = EstimateRun(w, Qwen3_30B_A3B(), hw, l, cal);
+  EXPECT_TRUE(e.ok() && e->inference) << e.status().message();
+  return e.ok() ? *e : Estimate{};
+}
+
+// Serving with expert parallelism over two nodes: a two-batch overlap (SGLang
+// --enable-two-batch-overlap, vLLM --enable-dbo; moe_a2a_overlap in the workload) hides
+// moe_a2a_overlap_on of the dispatch and combine in the prefill and in every decode step, as
+// training's overlap does. The all-to-all adds to the rest of each pass, so the time falls
+// by exactly that share of it: the fully hidden run (on = 1) measures the all-to-all.
+TEST(MoeEstimateTest, ServingTwoBatchOverlapHidesItsShareOfTheAllToAll) {
+  const InferenceTimes off = *CrossNodeExpertServing(false, 0.8).inference;
+  const InferenceTimes hidden = *CrossNodeExpertServing(true, 1.0).inference;
+  const InferenceTimes on = *CrossNodeExpertServing(true, 0.8).inference;
   const double a2a_prefill = off.prefill_s - hidden.prefill_s;
   const double a2a_token_ms = off.tpot_ms - hidden.tpot_ms;
   EXPECT_GT(a2a_prefill, 0.05 * off.prefill_s);  // two nodes: the all-to-all is no rounding
   EXPECT_GT(a2a_token_ms, 0.05 * off.tpot_ms);
   EXPECT_NEAR(on.prefill_s, off.prefill_s - 0.8 * a2a_prefill, 1e-12);
   EXPECT_NEAR(on.tpot_ms, off.tpot_ms - 0.8 * a2a_token_ms, 1e-9);
+}
+
+// A service's time splits as a training step's does: the all-to-alls of its prefill and of its
+// out - 1 decode steps are ep_comm, what the fully hidden run saves; no tensor parallelism here.
+TEST(MoeEstimateTest, ServingBreakdownNamesItsAllToAlls) {
+  const Estimate open = CrossNodeExpertServing(false, 1.0);
+  const Estimate hidden = CrossNodeExpertServing(true, 1.0);
+  const Estimate::Time& t = open.time;
+  EXPECT_NEAR(t.breakdown.ep_comm, t.step_s - hidden.time.step_s, 1e-9 * t.step_s);
+  EXPECT_GT(t.breakdown.ep_comm, 0.05 * t.step_s);
+  EXPECT_EQ(t.breakdown.tp_comm, 0);
+  EXPECT_NEAR(t.breakdown.compute + t.breakdown.ep_comm, t.step_s, 1e-12 * t.step_s);
+  EXPECT_EQ(hidden.time.breakdown.ep_comm, 0);
 }
 
 TEST(MoeEstimateTest, LayoutErrorsNameTheDegree) {

@@ -168,6 +168,25 @@ const RuleCase kRuleCases[] = {
        c.ep_comm_s = 0.5;
      },
      "moe-a2a-overlap", std::nullopt},
+    // A service's expert all-to-alls over nodes: the same advice, for the serving engines'
+    // two-batch overlap.
+    {"ServingExpertAllToAllsSuggestTheTwoBatchOverlap", "ecs.gn7e-c16g1.32xlarge", Serving,
+     [](Context& c) {
+       c.serving_s = 20;
+       c.ep_comm_s = 5;
+     },
+     "moe-a2a-overlap", Severity::kInfo},
+    {"ServingAllToAllsAlreadyOverlappedSayNothing", "ecs.gn7e-c16g1.32xlarge",
+     [] {
+       Workload w = Serving();
+       w.moe_a2a_overlap = true;
+       return w;
+     },
+     [](Context& c) {
+       c.serving_s = 20;
+       c.ep_comm_s = 5;
+     },
+     "moe-a2a-overlap", std::nullopt},
     {"ExposedTensorParallelCommSuggestsTheOverlap", "ecs.gn7e-c16g1.32xlarge", LoraFinetune,
      [](Context& c) {
        c.step_s = 10;

@@ -203,12 +203,19 @@ void ServingMemory(const Serving& s, const Workload& w, const ModelArch& arch, c
                                                          est.memory.per_gpu_gib - mem.kv_cache);
 }
 
+// One forward pass's time and the communication inside it (the rest is the GPU's own work).
+struct PassTime {
+  double total = 0;
+  double tp_comm = 0;  // tensor-parallel all-reduces
+  double ep_comm = 0;  // expert-parallel dispatch and combine, less what an overlap hides
+};
+
 // The prefill of `n` prompts together: GEMMs, attention and elementwise records (or one read of
 // the weights, or the host's launches, whichever is longest), then the tensor-parallel
 // all-reduces. Pipeline stages run one after another for one batch (no micro-batching in HF
 // device_map=auto), so latency sums over stages: all weights are read once.
-double PrefillSeconds(const Serving& s, double n, const Workload& w, const ModelArch& arch,
-                      const Hardware& hw, const Layout& l, const Calibration& cal, double peak) {
+PassTime PrefillTime(const Serving& s, double n, const Workload& w, const ModelArch& arch,
+                     const Hardware& hw, const Layout& l, const Calibration& cal, double peak) {
   const Dims& d = s.d;
   const Gpu& gpu = *hw.gpu;
   const double tp = s.tp, pp = s.pp;
@@ -242,7 +249,8 @@ double PrefillSeconds(const Serving& s, double n, const Workload& w, const Model
                                             CollectiveForwardPasses(s.ops, OpGroup::kExpert),
                                             s.act_bytes, s.a2a_overlap);
   const double prefill_mem = s.weight_bytes * pp / s.bw;
-  return std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm;
+  return {std::max({compute * pp, prefill_mem, s.launch_s}) + s.step_s + tp_comm + ep_comm, tp_comm,
+          ep_comm};
 }
 
 // Bytes of weights a pass over `tokens` reads on this GPU (all pipeline stages): MoE reads
@@ -266,9 +274,9 @@ double KvStepBytes(const Serving& s, const ModelArch& arch) {
 // One decode step of the batch: the GEMMs over `batch` rows (bandwidth-bound GEMVs at small
 // batch, compute-bound once 2 N batch FLOPs outweigh the bytes: Pope et al. 2022), then the
 // attention kernels, which read the KV cache so far: separate kernels, so their times add.
-double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& arch,
-                         const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
-                         bool& memory_bound) {
+PassTime DecodeStepTime(const Serving& s, const Workload& w, const ModelArch& arch,
+                        const Hardware& hw, const Layout& l, const Calibration& cal, double peak,
+                        bool& memory_bound) {
   const Dims& d = s.d;
   const double tp = s.tp, pp = s.pp, batch = s.batch;
   double kv_bytes = KvStepBytes(s, arch);
@@ -295,8 +303,10 @@ double DecodeStepSeconds(const Serving& s, const Workload& w, const ModelArch& a
                                    ? CollectiveForwardPasses(s.ops, OpGroup::kTensor) *
                                          ServingAllReduceSeconds(s, batch * d.h * s.act_bytes, cal)
                                    : 0;
-  return std::max(std::max(t_arithmetic, t_weights) + t_kv, s.launch_s) + s.step_s +
-         d.layers * tp_comm_layer + t_ep;
+  const double tp_comm = d.layers * tp_comm_layer;
+  return {
+      std::max(std::max(t_arithmetic, t_weights) + t_kv, s.launch_s) + s.step_s + tp_comm + t_ep,
+      tp_comm, t_ep};
 }
 
 // The times and rates of one batch from its prefill (the whole batch's, `prefill_s`, and one
@@ -340,10 +350,11 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
   ServingMemory(s, w, arch, hw, cal, est);
   const double tp = s.tp, pp = s.pp, batch = s.batch, out = s.out;
   bool memory_bound = true;
-  const double t_token =
-      out > 0 ? DecodeStepSeconds(s, w, arch, hw, l, cal, peak, memory_bound) : 0;
-  InferenceTimes it = TimesOf(s, w, l, PrefillSeconds(s, batch, w, arch, hw, l, cal, peak),
-                              PrefillSeconds(s, 1, w, arch, hw, l, cal, peak), t_token);
+  const PassTime step =
+      out > 0 ? DecodeStepTime(s, w, arch, hw, l, cal, peak, memory_bound) : PassTime{};
+  const PassTime prefill = PrefillTime(s, batch, w, arch, hw, l, cal, peak);
+  InferenceTimes it = TimesOf(s, w, l, prefill.total,
+                              PrefillTime(s, 1, w, arch, hw, l, cal, peak).total, step.total);
   it.decode_memory_bound = memory_bound;
   // The floor: reads only, at the datasheet bandwidth. A decoder's input embedding is a
   // lookup of the tokens' rows, not a read of the table (an untied head is read in full).
@@ -360,8 +371,13 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                     datasheet_bw
               : 0);
   const double prefill_tokens = s.prompt * batch;
+  // One batch's lifetime: its prefill and out - 1 decode steps (TimesOf), split as they are.
+  const double steps = std::max(out - 1, 0.0);
   est.time.step_s = it.request_s;
-  est.time.breakdown.compute = it.request_s;
+  est.time.breakdown.tp_comm = prefill.tp_comm + steps * step.tp_comm;
+  est.time.breakdown.ep_comm = prefill.ep_comm + steps * step.ep_comm;
+  est.time.breakdown.compute =
+      it.request_s - est.time.breakdown.tp_comm - est.time.breakdown.ep_comm;
   est.throughput.tokens_per_s_per_gpu = it.tokens_per_s_per_gpu;
   est.throughput.samples_per_s_per_gpu = batch / it.request_s / (tp * pp);
   const double flops_req =

@@ -60,9 +60,10 @@ void Annotate(const PlanInputs& in, const LatencyTargets& targets, Candidate& c)
   ctx.job_hours = c.job_hours;
   ctx.step_s = w.IsTraining() ? c.estimate.time.step_s : 0;
   ctx.dp_comm_s = c.estimate.time.breakdown.dp_comm;
-  ctx.tp_comm_s = c.estimate.time.breakdown.tp_comm;
+  ctx.tp_comm_s = w.IsTraining() ? c.estimate.time.breakdown.tp_comm : 0;
   ctx.head_stage_extra = w.IsTraining() ? c.estimate.time.head_stage_extra : 0;
-  ctx.ep_comm_s = w.IsTraining() ? c.estimate.time.breakdown.ep_comm : 0;
+  ctx.ep_comm_s = c.estimate.time.breakdown.ep_comm;
+  ctx.serving_s = w.IsTraining() ? 0 : c.estimate.time.step_s;
   ctx.memory_per_gpu_gib = c.estimate.memory.per_gpu_gib;
   ctx.memory_capacity_gib = c.estimate.memory.capacity_gib;
   ctx.memory_p90_gib = c.ranges && w.IsTraining() ? c.ranges->memory_gib.p90 : 0;
