@@ -100,14 +100,16 @@ std::string EstimateText(const Workload& w, const ModelArch& arch, const perf::H
   mem.rows.push_back({"capacity", fmt::format("{:.2f}", e.memory.capacity_gib)});
   s += io::RenderAligned(mem);
   s += FitText(w, e);
-  io::Table time{{"time per step", "s", "share"}, {}};
+  // A served batch's "step" is its whole life: the prefill and every decode step.
+  const bool serving = e.inference.has_value();
+  io::Table time{{serving ? "time per batch" : "time per step", "s", "share"}, {}};
   for (const auto& [k, v] : e.time.breakdown.Named()) {
     if (v > 0) {
       time.rows.push_back({std::string(k), fmt::format("{:.4g}", v),
                            fmt::format("{:.1f}%", 100 * v / e.time.step_s)});
     }
   }
-  time.rows.push_back({"step", fmt::format("{:.4g}", e.time.step_s), "100%"});
+  time.rows.push_back({serving ? "batch" : "step", fmt::format("{:.4g}", e.time.step_s), "100%"});
   s += io::RenderAligned(time);
   s += fmt::format(
       "\nthroughput: {:.0f} tokens/s per GPU, {:.1f} TFLOPS per GPU, MFU {:.1f}% of "

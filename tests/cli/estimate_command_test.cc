@@ -656,6 +656,55 @@ TEST(EstimateCommandTest, TensorParallelCommOverlapHidesMostOfItsCommunication) 
   EXPECT_NEAR(after / before, 0.2, 1e-9);
 }
 
+TEST(EstimateCommandTest, AServedBatchSplitsItsTimeIntoItsCommunication) {
+  // Qwen3-30B-A3B served by vLLM with its experts over 16 A100s on two nodes: the batch's time
+  // (prefill and decode) names its all-to-alls, and --moe-a2a-overlap (SGLang's two-batch
+  // overlap, vLLM's dual-batch overlap) hides moe_a2a_overlap_on (0.8) of them, as in training.
+  const std::vector<std::string> args = {"estimate",
+                                         "--model",
+                                         "qwen3-30b-a3b",
+                                         "--task",
+                                         "inference",
+                                         "--engine",
+                                         "vllm",
+                                         "--gpu",
+                                         "A100",
+                                         "--gpus",
+                                         "16",
+                                         "--ep",
+                                         "16",
+                                         "--dp",
+                                         "16",
+                                         "--tp",
+                                         "1",
+                                         "--prompt-tokens",
+                                         "512",
+                                         "--output-tokens",
+                                         "64",
+                                         "--batch",
+                                         "8"};
+  const CliRun text = RunGpuplan(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("time per batch"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ep_comm"), std::string::npos) << text.out;
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const CliRun plain = RunGpuplan(json_args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  json_args.push_back("--moe-a2a-overlap");
+  const CliRun overlapped = RunGpuplan(json_args);
+  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
+  const nlohmann::json before = nlohmann::json::parse(plain.out)["time"];
+  const nlohmann::json after = nlohmann::json::parse(overlapped.out)["time"];
+  const double a2a = before["breakdown"]["ep_comm"].get<double>();
+  ASSERT_GT(a2a, 0);
+  EXPECT_NEAR(before["breakdown"]["compute"].get<double>() + a2a, before["step_s"].get<double>(),
+              1e-9 * a2a);
+  EXPECT_NEAR(after["breakdown"]["ep_comm"].get<double>() / a2a, 0.2, 1e-9);
+  EXPECT_NEAR(before["step_s"].get<double>() - after["step_s"].get<double>(), 0.8 * a2a,
+              1e-9 * a2a);
+}
+
 TEST(EstimateCommandTest, ProbeCalibrationReplacesFittedEfficiency) {
   // A probe that measured a slow GEMM (30% of peak) on this A100 must slow the estimate down.
   const std::string path = ::testing::TempDir() + "probe_a100.json";
