@@ -205,6 +205,9 @@ struct Estimate {
   int grad_accum = 1;          // micro-batches per optimizer step per pipeline
   double peak_tflops = 0;      // dense peak of the GPU at the workload's precision
   double flops_per_token = 0;  // model FLOPs per token (training: fwd+bwd)
+  // Of which the attention core (QK^T and AV over the full square: a causal mask's half is
+  // counted, as in "6N + 12Lhs"); training only, 0 elsewhere.
+  double attention_flops_per_token = 0;
   // What the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention" (a static string:
   // the layout search copies estimates by the thousand).
   std::string_view mfu_basis;

@@ -87,6 +87,9 @@ struct RowInputs {
   std::string memory_kind;      // allocated | reserved | nvidia_smi | ""
   double mfu_peak = 0;          // peak_tflops from mfu_basis; 0 = the GPU's own peak
   bool hardware_flops = false;  // mfu_basis flops=hardware
+  // mfu_basis attention=causal: the source's model FLOPs count the attention core's causal half
+  // only (Megatron-Bridge's flop_utils), where gpuplan's count the full square.
+  bool causal_attention_flops = false;
   std::optional<double> vram_budget_gib;
   std::optional<double> train_tokens;
   std::string task;               // the row's task column
@@ -513,6 +516,7 @@ void ReadMeasurementBasis(CsvRowReader& r, const std::string& notes, RowInputs& 
   if (!peak.empty())
     in.mfu_peak = ParseDecimal(peak).value_or(0);
   in.hardware_flops = NoteToken(basis, "flops") == "hardware";
+  in.causal_attention_flops = NoteToken(basis, "attention") == "causal";
   const std::string tt = NoteToken(notes, "train_tokens");
   if (!tt.empty())
     in.train_tokens = ParseDecimal(tt);
@@ -726,8 +730,11 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
       return e.inference->batch / (e.inference->tpot_ms / 1e3) / in.hw.Gpus();
     }
   }
-  const double tflops =
+  double tflops =
       in.hardware_flops ? e.throughput.hardware_tflops_per_gpu : e.throughput.tflops_per_gpu;
+  // The same speed counted as the source counts: without the masked half of attention.
+  if (in.causal_attention_flops && e.flops_per_token > 0)
+    tflops *= 1 - 0.5 * e.attention_flops_per_token / e.flops_per_token;
   if (metric == "tflops_per_gpu")
     return tflops;
   if (metric == "mfu")

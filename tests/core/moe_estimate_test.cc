@@ -384,7 +384,8 @@ TEST(MoeEstimateTest, TensorParallelismSplitsEachExpertsGemm) {
 Estimate CrossNodeExpertServing(bool overlap, double on) {
   Layout l;
   l.ep = 16, l.dp = 16;
-  Hardware hw = HardwareFor(A100(), 16, 8);
+  const Gpu gpu = A100();  // the hardware points at it: it outlives the estimate
+  Hardware hw = HardwareFor(gpu, 16, 8);
   hw.inter_node_gbps = 1600;
   hw.rdma = true;
   Workload w;

@@ -105,7 +105,8 @@ TEST(StepFloorTest, NoFloorWithoutATrainingStep) {
   Workload serve;
   serve.task = Task::kInference;
   serve.seq_len = 2048;
-  const Hardware hw = HardwareFor(A100(), 8, 8);
+  const Gpu gpu = A100();  // the hardware points at it
+  const Hardware hw = HardwareFor(gpu, 8, 8);
   EXPECT_EQ(StepFloorSeconds(serve, Llama(32, 4096, 32, 32, 11008), hw, cal), 0);
   Workload train = Training(Method::kFull, 2048, 16);
   Hardware no_gpu = hw;

@@ -233,6 +233,33 @@ TEST(ValidationTest, ANotedTensorParallelOverlapHidesItsCommunication) {
   EXPECT_GT(r->rows[1].predicted, 1.02 * r->rows[0].predicted);
 }
 
+// Megatron-Bridge prints model TFLOP/s with the attention core counted at seq / 2 (its
+// flop_utils attn_layer_flops), gpuplan's model FLOPs count the full square (6N + 12Lhs): a row
+// whose basis says attention=causal is predicted as the source counts, so the speed compares,
+// not the convention. Llama 3 8B at 8,192 tokens: 12 x 32 layers x 4,096 x 8,192 = 12.9 GFLOP
+// a token of attention, half of it left out.
+TEST(ValidationTest, ACausalFlopsBasisCountsHalfTheAttentionSquare) {
+  const EmbeddedData data = LoadEmbedded();
+  ASSERT_TRUE(data.ok());
+  const std::string header =
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,metric,value,"
+      "mfu_basis\n";
+  const std::string run = "llama-3-8b,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,1,64,";
+  const std::string rows = "tokens," + run + "tokens_per_s_per_gpu,9000,\n" + "full," + run +
+                           "tflops_per_gpu,500,flops=model\n" + "causal," + run +
+                           "tflops_per_gpu,500,flops=model;attention=causal\n";
+  Result<ValidationReport> r =
+      Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  for (const auto& row : r->rows)
+    ASSERT_EQ(row.status, RowStatus::kOk) << row.id << ": " << row.reason;
+  const double flops_per_token = r->rows[1].predicted * 1e12 / r->rows[0].predicted;
+  const double attention = 12.0 * 32 * 4096 * 8192;
+  EXPECT_NEAR(r->rows[2].predicted / r->rows[1].predicted, 1 - 0.5 * attention / flops_per_token,
+              1e-9);
+}
+
 // A convolutional network's run that states its layout (memory_format=nchw: DeepLearningExamples'
 // TF32 configs) is predicted with cuDNN's transposes, slower than the channels-last default; an
 // unknown layout is the row's error.

@@ -193,6 +193,7 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
     return est;
   const TrainingFlops& f = shared->flops[static_cast<size_t>(t.rerun)];
   est.flops_per_token = f.model_per_token;
+  est.attention_flops_per_token = f.attention_per_token;
   est.mfu_basis = f.basis;
   TrainingTime(t, f, w, arch, hw, l, cal, peak, est);
 
