@@ -208,6 +208,9 @@ struct Estimate {
   // Of which the attention core (QK^T and AV over the full square: a causal mask's half is
   // counted, as in "6N + 12Lhs"); training only, 0 elsewhere.
   double attention_flops_per_token = 0;
+  // The same two counted as the GPU runs them (recomputation included: hardware TFLOP/s).
+  double hardware_flops_per_token = 0;
+  double hardware_attention_flops_per_token = 0;
   // What the model FLOPs behind the MFU count, e.g. "6N + 12Lhs attention" (a static string:
   // the layout search copies estimates by the thousand).
   std::string_view mfu_basis;

@@ -733,8 +733,11 @@ std::optional<double> SpeedValue(const std::string& metric, const RowInputs& in,
   double tflops =
       in.hardware_flops ? e.throughput.hardware_tflops_per_gpu : e.throughput.tflops_per_gpu;
   // The same speed counted as the source counts: without the masked half of attention.
-  if (in.causal_attention_flops && e.flops_per_token > 0)
-    tflops *= 1 - 0.5 * e.attention_flops_per_token / e.flops_per_token;
+  const double all = in.hardware_flops ? e.hardware_flops_per_token : e.flops_per_token;
+  const double attention =
+      in.hardware_flops ? e.hardware_attention_flops_per_token : e.attention_flops_per_token;
+  if (in.causal_attention_flops && all > 0)
+    tflops *= 1 - 0.5 * attention / all;
   if (metric == "tflops_per_gpu")
     return tflops;
   if (metric == "mfu")

@@ -237,27 +237,47 @@ TEST(ValidationTest, ANotedTensorParallelOverlapHidesItsCommunication) {
 // flop_utils attn_layer_flops), gpuplan's model FLOPs count the full square (6N + 12Lhs): a row
 // whose basis says attention=causal is predicted as the source counts, so the speed compares,
 // not the convention. Llama 3 8B at 8,192 tokens: 12 x 32 layers x 4,096 x 8,192 = 12.9 GFLOP
-// a token of attention, half of it left out.
+// a token of attention, half of it left out; counted as the GPU runs it with full recomputation
+// (flops=hardware), attention runs four passes: 16 x 32 x 4,096 x 8,192.
 TEST(ValidationTest, ACausalFlopsBasisCountsHalfTheAttentionSquare) {
   const EmbeddedData data = LoadEmbedded();
   ASSERT_TRUE(data.ok());
   const std::string header =
-      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,metric,value,"
-      "mfu_basis\n";
+      "id,model,seq_len,task,precision,gpu,gpus,tp,pp,dp,micro_batch,global_batch,recompute,"
+      "metric,value,mfu_basis\n";
   const std::string run = "llama-3-8b,8192,pretrain,bf16,H100-80G-SXM,8,1,1,8,1,64,";
-  const std::string rows = "tokens," + run + "tokens_per_s_per_gpu,9000,\n" + "full," + run +
-                           "tflops_per_gpu,500,flops=model\n" + "causal," + run +
-                           "tflops_per_gpu,500,flops=model;attention=causal\n";
+  std::string rows;
+  for (const char* recompute : {"none", "full"}) {
+    const std::string r = run + recompute + ",";
+    rows += std::string("tokens,") + r + "tokens_per_s_per_gpu,9000,\n";
+    for (const char* flops : {"model", "hardware"}) {
+      rows += std::string("full,") + r + "tflops_per_gpu,500,flops=" + flops + "\n";
+      rows +=
+          std::string("causal,") + r + "tflops_per_gpu,500,flops=" + flops + ";attention=causal\n";
+    }
+  }
   Result<ValidationReport> r =
       Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->rows.size(), 3u);
+  ASSERT_EQ(r->rows.size(), 10u);
   for (const auto& row : r->rows)
     ASSERT_EQ(row.status, RowStatus::kOk) << row.id << ": " << row.reason;
-  const double flops_per_token = r->rows[1].predicted * 1e12 / r->rows[0].predicted;
-  const double attention = 12.0 * 32 * 4096 * 8192;
-  EXPECT_NEAR(r->rows[2].predicted / r->rows[1].predicted, 1 - 0.5 * attention / flops_per_token,
-              1e-9);
+  const double attention_pass = 4.0 * 32 * 4096 * 8192;  // one pass over the full square
+  struct Case {
+    const char* name;
+    size_t tokens, full, causal;
+    double attention;
+  };
+  const Case kCases[] = {{"model", 0, 1, 2, 3 * attention_pass},
+                         {"hardware_no_recompute", 0, 3, 4, 3 * attention_pass},
+                         {"model_recompute", 5, 6, 7, 3 * attention_pass},
+                         {"hardware_recompute", 5, 8, 9, 4 * attention_pass}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const double flops_per_token = r->rows[c.full].predicted * 1e12 / r->rows[c.tokens].predicted;
+    EXPECT_NEAR(r->rows[c.causal].predicted / r->rows[c.full].predicted,
+                1 - 0.5 * c.attention / flops_per_token, 1e-9);
+  }
 }
 
 // A convolutional network's run that states its layout (memory_format=nchw: DeepLearningExamples'

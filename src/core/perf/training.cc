@@ -194,6 +194,8 @@ Result<Estimate> EstimateTraining(const Workload& w, const ModelArch& arch, cons
   const TrainingFlops& f = shared->flops[static_cast<size_t>(t.rerun)];
   est.flops_per_token = f.model_per_token;
   est.attention_flops_per_token = f.attention_per_token;
+  est.hardware_flops_per_token = f.hardware_per_token;
+  est.hardware_attention_flops_per_token = f.attention_hw_per_token;
   est.mfu_basis = f.basis;
   TrainingTime(t, f, w, arch, hw, l, cal, peak, est);
 
