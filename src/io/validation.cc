@@ -516,7 +516,10 @@ void ReadMeasurementBasis(CsvRowReader& r, const std::string& notes, RowInputs& 
   if (!peak.empty())
     in.mfu_peak = ParseDecimal(peak).value_or(0);
   in.hardware_flops = NoteToken(basis, "flops") == "hardware";
-  in.causal_attention_flops = NoteToken(basis, "attention") == "causal";
+  const std::string attention = NoteToken(basis, "attention");
+  if (!attention.empty() && attention != "causal" && attention != "full")
+    r.Fail("mfu_basis", "attention= expects causal or full, got \"" + attention + "\"");
+  in.causal_attention_flops = attention == "causal";
   const std::string tt = NoteToken(notes, "train_tokens");
   if (!tt.empty())
     in.train_tokens = ParseDecimal(tt);

@@ -256,10 +256,19 @@ TEST(ValidationTest, ACausalFlopsBasisCountsHalfTheAttentionSquare) {
           std::string("causal,") + r + "tflops_per_gpu,500,flops=" + flops + ";attention=causal\n";
     }
   }
+  rows += "typo," + run + "none,tflops_per_gpu,500,flops=model;attention=casual\n";
   Result<ValidationReport> r =
       Validate(header + rows, "v.csv", *data.catalog, *data.zoo, *data.cal);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->rows.size(), 10u);
+  ASSERT_EQ(r->rows.size(), 11u);
+  // A basis the validator cannot read is the row's error, naming the field, not a silent default.
+  EXPECT_EQ(r->rows[10].status, RowStatus::kError);
+  EXPECT_NE(r->rows[10].reason.find(
+                "v.csv:12:86: field \"mfu_basis\": attention= expects causal or full, got "
+                "\"casual\""),
+            std::string::npos)
+      << r->rows[10].reason;
+  r->rows.pop_back();
   for (const auto& row : r->rows)
     ASSERT_EQ(row.status, RowStatus::kOk) << row.id << ": " << row.reason;
   const double attention_pass = 4.0 * 32 * 4096 * 8192;  // one pass over the full square
