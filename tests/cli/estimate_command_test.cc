@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testing/cli_runner.h"
@@ -597,6 +598,20 @@ TEST(EstimateCommandTest, TheHeadsPipelineStageIsReported) {
   }
 }
 
+// The JSON "time" object of `estimate args --json`, without and with `flag` (an overlap).
+std::pair<nlohmann::json, nlohmann::json> TimeWithoutAndWith(std::vector<std::string> args,
+                                                             const std::string& flag) {
+  args.push_back("--json");
+  const CliRun plain = RunGpuplan(args);
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  args.push_back(flag);
+  const CliRun with = RunGpuplan(args);
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+  if (plain.exit_code != 0 || with.exit_code != 0)
+    return {};
+  return {nlohmann::json::parse(plain.out)["time"], nlohmann::json::parse(with.out)["time"]};
+}
+
 TEST(EstimateCommandTest, MoeAllToAllOverlapHidesMostOfTheDispatch) {
   // Qwen3-30B-A3B, experts over 16 A100s on two nodes: --moe-a2a-overlap hides
   // moe_a2a_overlap_on (0.8) of the dispatch and combine behind another micro-batch.
@@ -618,18 +633,11 @@ TEST(EstimateCommandTest, MoeAllToAllOverlapHidesMostOfTheDispatch) {
                                          "--micro-batch",
                                          "1",
                                          "--global-batch",
-                                         "64",
-                                         "--json"};
-  const CliRun plain = RunGpuplan(args);
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  std::vector<std::string> overlapped_args = args;
-  overlapped_args.push_back("--moe-a2a-overlap");
-  const CliRun overlapped = RunGpuplan(overlapped_args);
-  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
-  const double before =
-      nlohmann::json::parse(plain.out)["time"]["breakdown"]["ep_comm"].get<double>();
-  const double after =
-      nlohmann::json::parse(overlapped.out)["time"]["breakdown"]["ep_comm"].get<double>();
+                                         "64"};
+  const auto [plain, overlapped] = TimeWithoutAndWith(args, "--moe-a2a-overlap");
+  ASSERT_FALSE(plain.is_null() || overlapped.is_null());
+  const double before = plain["breakdown"]["ep_comm"].get<double>();
+  const double after = overlapped["breakdown"]["ep_comm"].get<double>();
   ASSERT_GT(before, 0);
   EXPECT_NEAR(after / before, 0.2, 1e-9);
 }
@@ -641,17 +649,11 @@ TEST(EstimateCommandTest, TensorParallelCommOverlapHidesMostOfItsCommunication) 
       "estimate", "--model",     "llama-3-70b", "--task",        "pretrain", "--gpu",
       "A100",     "--gpus",      "8",           "--tp",          "4",        "--pp",
       "2",        "--dp",        "1",           "--micro-batch", "1",        "--global-batch",
-      "16",       "--recompute", "full",        "--json"};
-  const CliRun plain = RunGpuplan(args);
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  std::vector<std::string> overlapped_args = args;
-  overlapped_args.push_back("--tp-comm-overlap");
-  const CliRun overlapped = RunGpuplan(overlapped_args);
-  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
-  const double before =
-      nlohmann::json::parse(plain.out)["time"]["breakdown"]["tp_comm"].get<double>();
-  const double after =
-      nlohmann::json::parse(overlapped.out)["time"]["breakdown"]["tp_comm"].get<double>();
+      "16",       "--recompute", "full"};
+  const auto [plain, overlapped] = TimeWithoutAndWith(args, "--tp-comm-overlap");
+  ASSERT_FALSE(plain.is_null() || overlapped.is_null());
+  const double before = plain["breakdown"]["tp_comm"].get<double>();
+  const double after = overlapped["breakdown"]["tp_comm"].get<double>();
   ASSERT_GT(before, 0);
   EXPECT_NEAR(after / before, 0.2, 1e-9);
 }
@@ -687,15 +689,8 @@ TEST(EstimateCommandTest, AServedBatchSplitsItsTimeIntoItsCommunication) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("time per batch"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("ep_comm"), std::string::npos) << text.out;
-  std::vector<std::string> json_args = args;
-  json_args.push_back("--json");
-  const CliRun plain = RunGpuplan(json_args);
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  json_args.push_back("--moe-a2a-overlap");
-  const CliRun overlapped = RunGpuplan(json_args);
-  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
-  const nlohmann::json before = nlohmann::json::parse(plain.out)["time"];
-  const nlohmann::json after = nlohmann::json::parse(overlapped.out)["time"];
+  const auto [before, after] = TimeWithoutAndWith(args, "--moe-a2a-overlap");
+  ASSERT_FALSE(before.is_null() || after.is_null());
   const double a2a = before["breakdown"]["ep_comm"].get<double>();
   ASSERT_GT(a2a, 0);
   EXPECT_NEAR(before["breakdown"]["compute"].get<double>() + a2a, before["step_s"].get<double>(),

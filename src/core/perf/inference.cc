@@ -309,6 +309,9 @@ PassTime DecodeStepTime(const Serving& s, const Workload& w, const ModelArch& ar
       tp_comm, t_ep};
 }
 
+// Decode steps of one batch after the prefill's first token: out - 1 (none for an encoder).
+double DecodeSteps(const Serving& s) { return std::max(s.out - 1, 0.0); }
+
 // The times and rates of one batch from its prefill (the whole batch's, `prefill_s`, and one
 // request's, `prefill_one_s`) and one decode step (`t_token`).
 InferenceTimes TimesOf(const Serving& s, const Workload& w, const Layout& l, double prefill_s,
@@ -320,7 +323,7 @@ InferenceTimes TimesOf(const Serving& s, const Workload& w, const Layout& l, dou
   it.ttft_ms = prefill_s * 1e3;
   if (out > 0) {
     it.tpot_ms = t_token * 1e3;
-    it.decode_s = t_token * (out - 1 > 0 ? out - 1 : 0);
+    it.decode_s = t_token * DecodeSteps(s);
     // Continuous batching (Orca, Yu et al. 2022; vLLM, Kwon et al. 2023): a new request's
     // prompt is prefilled on its own while the others decode, so its first token waits for
     // that prefill and the running step, not for the whole batch's prefill; the batch's
@@ -371,11 +374,10 @@ Result<Estimate> EstimateInference(const Workload& w, const ModelArch& arch, con
                     datasheet_bw
               : 0);
   const double prefill_tokens = s.prompt * batch;
-  // One batch's lifetime: its prefill and out - 1 decode steps (TimesOf), split as they are.
-  const double steps = std::max(out - 1, 0.0);
+  // One batch's lifetime, its prefill and decode steps (TimesOf), split as they are.
   est.time.step_s = it.request_s;
-  est.time.breakdown.tp_comm = prefill.tp_comm + steps * step.tp_comm;
-  est.time.breakdown.ep_comm = prefill.ep_comm + steps * step.ep_comm;
+  est.time.breakdown.tp_comm = prefill.tp_comm + DecodeSteps(s) * step.tp_comm;
+  est.time.breakdown.ep_comm = prefill.ep_comm + DecodeSteps(s) * step.ep_comm;
   est.time.breakdown.compute =
       it.request_s - est.time.breakdown.tp_comm - est.time.breakdown.ep_comm;
   est.throughput.tokens_per_s_per_gpu = it.tokens_per_s_per_gpu;
